@@ -1,0 +1,117 @@
+# avrr — record/replay debugger for interrupt-driven AVR firmware.
+#
+#   make               build ./avrr and the bundled firmware (traces/*.elf)
+#   make test          unit + integration tests, then again under ASan+UBSan
+#   make bench         side-by-side ratios against plain simavr
+#   make install PREFIX=/usr/local
+#   make deps          install the Debian packages the build and tests need
+#
+# Sources are found by directory: every .c under the module directories is
+# part of the core library; cli/main.c is the binary's entry point; each
+# tests/{unit,integration}/test_*.c is its own cmocka test program.
+
+PREFIX    ?= /usr/local
+BUILD     ?= build
+CC        ?= cc
+PKGS      := simavr libelf libdw sqlite3 readline libsodium jansson
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=c11 -Wall -Wextra -Werror -Wshadow -D_DEFAULT_SOURCE \
+             $(shell pkg-config --cflags $(PKGS)) -I. -I$(BUILD)/gen -MMD -MP
+LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lm
+
+ifeq ($(SAN),1)
+BUILD     := build-san
+CFLAGS    += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=undefined
+LDFLAGS   += -fsanitize=address,undefined
+endif
+
+MODULES   := util sim db recorder fingerprint replayer shell cli
+CORE_SRC  := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ioregs.o
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+INTEG_SRC := $(wildcard tests/integration/test_*.c)
+TEST_BIN  := $(UNIT_SRC:%.c=$(BUILD)/%) $(INTEG_SRC:%.c=$(BUILD)/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
+
+# Bundled firmware: ATmega16 at 8 MHz, built with debug info.
+AVR_CC    := avr-gcc
+AVR_MCU   := atmega16
+AVR_FREQ  := 8000000
+AVR_FLAGS := -mmcu=$(AVR_MCU) -DF_CPU=$(AVR_FREQ)UL -Os -g -std=gnu11 -Wall \
+             -Wextra -Werror -I/usr/include/simavr
+FIRMWARE  := $(patsubst %.c,%.elf,$(wildcard traces/*.c))
+
+# MCUs whose I/O register names avrr knows (generated from avr-libc).
+IOREG_MCUS := atmega8 atmega16 atmega32 atmega64 atmega128 atmega48 atmega88 \
+              atmega168 atmega328p atmega164p atmega324p atmega644p \
+              atmega1284p atmega1280 atmega2560 attiny85 attiny2313
+
+AVRR := ./avrr
+ifeq ($(SAN),1)
+AVRR := $(BUILD)/avrr
+endif
+
+.PHONY: all test test-plain test-san bench install uninstall deps clean firmware figures
+all: $(AVRR) firmware
+
+firmware: $(FIRMWARE)
+
+$(AVRR): $(BUILD)/cli/main.o $(CORE_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c | $(BUILD)/gen/ioregs.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/ioregs.c $(BUILD)/gen/ioregs.h: scripts/gen-ioregs.sh
+	@mkdir -p $(BUILD)/gen
+	sh scripts/gen-ioregs.sh $(BUILD)/gen $(IOREG_MCUS)
+
+$(BUILD)/gen/ioregs.o: $(BUILD)/gen/ioregs.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(CORE_OBJ) tests/testlib.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+$(BUILD)/bench/%: bench/%.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
+
+traces/%.elf: traces/%.c
+	$(AVR_CC) $(AVR_FLAGS) -o $@ $<
+
+# The test suite runs twice: as built, and under AddressSanitizer + UBSan.
+test: test-plain test-san
+
+test-plain: $(AVRR) $(TEST_BIN) $(FIRMWARE)
+	sh tests/run.sh $(BUILD) $(AVRR)
+
+test-san:
+	$(MAKE) --no-print-directory SAN=1 test-plain
+
+bench: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
+	sh bench/run.sh $(BUILD)
+
+install: $(AVRR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/avrr/traces \
+		$(DESTDIR)$(PREFIX)/share/doc/avrr
+	install -m 755 $(AVRR) $(DESTDIR)$(PREFIX)/bin/avrr
+	install -m 644 $(FIRMWARE) $(wildcard traces/*.stim) $(wildcard traces/*.c) \
+		$(DESTDIR)$(PREFIX)/share/avrr/traces
+	install -m 644 README.md $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/avrr
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/bin/avrr $(DESTDIR)$(PREFIX)/share/avrr \
+		$(DESTDIR)$(PREFIX)/share/doc/avrr
+
+deps:
+	@sh scripts/install-deps.sh
+
+clean:
+	rm -rf build build-san avrr traces/*.elf
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,61 @@
+/*
+ * testlib.h — shared scaffolding for avrr's cmocka test programs.
+ *
+ * Tests run from the repository root (tests/run.sh does so).  The avrr binary
+ * under test is $AVRR_BIN (default ./avrr); scratch files go to a per-test
+ * temporary directory made with test_tmpdir().
+ */
+#ifndef AVRR_TESTLIB_H
+#define AVRR_TESTLIB_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+/* Path of the avrr binary under test. */
+static inline const char *test_avrr(void)
+{
+	const char *p = getenv("AVRR_BIN");
+	return p && *p ? p : "./avrr";
+}
+
+/* A fresh directory under $TMPDIR (or /tmp); the caller may leave it. */
+static inline const char *test_tmpdir(char *buf, size_t n)
+{
+	const char *base = getenv("TMPDIR");
+	snprintf(buf, n, "%s/avrr-test-XXXXXX", base && *base ? base : "/tmp");
+	return mkdtemp(buf);
+}
+
+/* Runs a shell command line, capturing stdout+stderr into out (NUL-
+ * terminated, truncated to n-1 bytes); returns the exit status, or -1. */
+static inline int test_run(char *out, size_t n, const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	char full[4200];
+	snprintf(full, sizeof full, "(%s) 2>&1", cmd);
+	FILE *p = popen(full, "r");
+	if (!p)
+		return -1;
+	size_t len = 0;
+	if (out && n) {
+		len = fread(out, 1, n - 1, p);
+		out[len] = 0;
+	}
+	char sink[4096];
+	while (fread(sink, 1, sizeof sink, p) > 0)
+		;
+	int st = pclose(p);
+	return st == -1 ? -1 : (st >> 8) & 0xff;
+}
+
+#endif
