@@ -1,0 +1,45 @@
+/*
+ * cli.h — the batch front-end: one function per subcommand, and the few
+ * helpers they share for parsing options and reporting errors.
+ *
+ * Exit statuses: 0 success, 1 a run that did not succeed (e.g. a replay that
+ * diverged), 2 bad input (usage, files, numbers), 130 interrupted.
+ */
+#ifndef AVRR_CLI_H
+#define AVRR_CLI_H
+
+#include <stdint.h>
+
+#define EXIT_BAD_INPUT 2
+#define EXIT_INTERRUPTED 130
+
+typedef struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+	const char *usage;  /* full --help text */
+} cli_command;
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Prints "avrr CMD: message" to stderr and returns EXIT_BAD_INPUT. */
+int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a non-negative integer (decimal, 0x hex, or with a k/M/G suffix
+ * for 10^3/10^6/10^9) for option `opt`; on failure prints why and returns
+ * non-zero. */
+int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *out);
+
+/* Prints the command's usage (for --help) and returns 0. */
+int cli_help(const char *cmd);
+
+/* Set by SIGINT/SIGTERM.  The one piece of global state: a signal handler
+ * has no other way to speak. */
+extern volatile int cli_interrupted;
+void cli_catch_signals(void);
+
+/* The registry, for `avrr --help` and dispatch. */
+extern const cli_command cli_commands[];
+
+#endif

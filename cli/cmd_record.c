@@ -1,0 +1,113 @@
+/* cmd_record.c — `avrr record`: parse options, run the recorder, summarise. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "info.h"
+#include "../recorder/recorder.h"
+
+typedef struct progress {
+	int tty;
+	time_t start;
+	int shown;
+} progress;
+
+/* Progress on stderr, only for a terminal and only once a run is long. */
+static void show_progress(void *ud, uint64_t done, uint64_t goal)
+{
+	progress *p = ud;
+	if (!p->tty || !goal || time(NULL) - p->start < 1)
+		return;
+	fprintf(stderr, "\rrecording: %3u%%", (unsigned)(done * 100 / goal));
+	p->shown = 1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "mcu", required_argument, NULL, 'm' },
+		{ "freq", required_argument, NULL, 'f' },
+		{ "stimuli", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "instructions", required_argument, NULL, 'i' },
+		{ "cycles", required_argument, NULL, 'c' },
+		{ "interrupts", required_argument, NULL, 'I' },
+		{ "contexts", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	rec_options o = { 0 };
+	progress prog = { .tty = isatty(2), .start = time(NULL) };
+	int json = 0, c;
+	uint64_t freq = 0;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.out_path = optarg; break;
+		case 'm': o.mcu = optarg; break;
+		case 'f':
+			if (cli_parse_u64("record", "--freq", optarg, &freq))
+				return EXIT_BAD_INPUT;
+			if (freq == 0 || freq > 1000000000)
+				return cli_fail("record", "--freq: %s Hz is not a plausible AVR clock", optarg);
+			break;
+		case 's': o.stimuli_path = optarg; break;
+		case 'S':
+			if (cli_parse_u64("record", "--seed", optarg, &o.seed))
+				return EXIT_BAD_INPUT;
+			o.seed_given = 1;
+			break;
+		case 'i':
+			if (cli_parse_u64("record", "--instructions", optarg, &o.max_instructions))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'c':
+			if (cli_parse_u64("record", "--cycles", optarg, &o.max_cycles))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'I':
+			if (cli_parse_u64("record", "--interrupts", optarg, &o.max_interrupts))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'C': o.store_contexts = 1; break;
+		case 'j': json = 1; break;
+		case 'h': return cli_help("record");
+		case ':': return cli_fail("record", "%s needs a value", argv[optind - 1]);
+		default: return cli_fail("record", "unknown option '%s'; see 'avrr record --help'",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_fail("record", "no firmware given; usage: avrr record FIRMWARE.elf -o RUN.db");
+	if (optind < argc - 1)
+		return cli_fail("record", "one firmware at a time (extra argument '%s')", argv[optind + 1]);
+	if (!o.out_path)
+		return cli_fail("record", "no output given; use -o RUN.db");
+	o.firmware_path = argv[optind];
+	o.frequency = (uint32_t)freq;
+	if (!o.max_instructions && !o.max_cycles && !o.max_interrupts)
+		o.max_instructions = 10000000;
+	if ((o.max_instructions != 0) + (o.max_cycles != 0) + (o.max_interrupts != 0) > 1)
+		return cli_fail("record", "give one of --instructions, --cycles, --interrupts");
+	o.interrupted = &cli_interrupted;
+	o.progress = show_progress;
+	o.progress_ud = &prog;
+
+	cli_catch_signals();
+	avrr_err err = { "" };
+	int interrupted = 0;
+	int rc = rec_record(&o, &interrupted, &err);
+	if (prog.shown)
+		fputs("\r\033[K", stderr);
+	if (rc) {
+		fprintf(stderr, "avrr record: %s\n", err.msg);
+		return interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
+	}
+	return info_print(o.out_path, json, "record");
+}

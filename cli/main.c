@@ -1,0 +1,77 @@
+/*
+ * main.c — `avrr CMD [ARGS]`: dispatch to a subcommand, git style.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "cli.h"
+#include "../util/version.h"
+
+const cli_command cli_commands[] = {
+	{ "record", cmd_record, "record a firmware run in simulation into a database",
+	  "usage: avrr record FIRMWARE.elf -o RUN.db [options]\n"
+	  "\n"
+	  "Runs FIRMWARE in simavr and records every interrupt (ground truth) and the\n"
+	  "happens-before event log into RUN.db, then prints a summary.\n"
+	  "\n"
+	  "  -o, --output RUN.db     where to write the recording (required)\n"
+	  "      --mcu NAME          MCU, e.g. atmega16 (default: from the ELF's .mmcu)\n"
+	  "      --freq HZ           clock in Hz (default: from the ELF's .mmcu)\n"
+	  "      --stimuli FILE      the outside world (see docs/stimuli.md)\n"
+	  "      --seed N            seed for the stimuli's randomness\n"
+	  "      --instructions N    stop after exactly N instructions\n"
+	  "      --cycles N          stop at the first instruction boundary at or past cycle N\n"
+	  "      --interrupts N      stop after the Nth interrupt entry\n"
+	  "                          (default: --instructions 10M; N takes k, M, G suffixes)\n"
+	  "      --contexts          also store each interrupt's whole context\n"
+	  "      --json              print the summary as JSON\n"
+	  "  -h, --help              this help\n" },
+	{ "info", cmd_info, "summarise a recording",
+	  "usage: avrr info RUN.db [--json]\n"
+	  "\n"
+	  "Prints the recording's firmware, SHA-256, MCU, clock, length, interrupts\n"
+	  "(total and per vector), events (total and per type) and schema version.\n"
+	  "\n"
+	  "      --json              machine-readable output\n"
+	  "  -h, --help              this help\n" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: avrr [--version] [--help] COMMAND [ARGS]\n\n"
+		   "avrr records interrupt-driven AVR firmware in simulation and replays it,\n"
+		   "re-creating each interrupt from a fingerprint of the machine state.\n\n"
+		   "commands:\n");
+	for (const cli_command *c = cli_commands; c->name; c++)
+		fprintf(f, "   %-12s %s\n", c->name, c->summary);
+	fprintf(f, "\nRun 'avrr COMMAND --help' for a command's options.\n");
+	return f == stdout ? 0 : EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+	if (sodium_init() < 0) {
+		fprintf(stderr, "avrr: libsodium failed to initialise\n");
+		return 1;
+	}
+	if (argc < 2)
+		return usage(stderr);
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		if (argc > 2 && strcmp(cmd, "help") == 0)
+			return cli_help(argv[2]);
+		return usage(stdout);
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("avrr %s\n", AVRR_VERSION);
+		return 0;
+	}
+	for (const cli_command *c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, cmd))
+			return c->run(argc - 1, argv + 1);
+	fprintf(stderr, "avrr: '%s' is not an avrr command; see 'avrr --help'\n", cmd);
+	return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,69 @@
+/* util.c — option parsing and error reporting shared by the subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile int cli_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
+void cli_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_fail(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "avrr %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return EXIT_BAD_INPUT;
+}
+
+int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *out)
+{
+	const char *p = text;
+	if (!*p || *p == '-' || *p == '+' || *p == ' ')
+		return cli_fail(cmd, "%s: '%s' is not a non-negative integer", opt, text);
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 0);
+	uint64_t mul = 1;
+	if (*end == 'k' || *end == 'K')
+		mul = 1000, end++;
+	else if (*end == 'M')
+		mul = 1000000, end++;
+	else if (*end == 'G')
+		mul = 1000000000, end++;
+	if (end == p || *end || errno == ERANGE || (mul > 1 && v > UINT64_MAX / mul))
+		return cli_fail(cmd, "%s: '%s' is not a non-negative integer", opt, text);
+	*out = (uint64_t)v * mul;
+	return 0;
+}
+
+int cli_help(const char *cmd)
+{
+	for (const cli_command *c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, cmd)) {
+			fputs(c->usage, stdout);
+			return 0;
+		}
+	return 0;
+}

@@ -1,0 +1,593 @@
+/*
+ * db.c — the SQLite store (see db.h and docs/schema.md).
+ *
+ * Rows are written through prepared statements, in transactions of
+ * BATCH_ROWS rows.  A recording under construction lives in
+ * "DIR/.NAME.tmp-PID" with journaling off: if the process dies, what is left
+ * is a hidden temporary, never a file at the path the user asked for.
+ */
+#include "db.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BATCH_ROWS 50000
+
+enum { ST_EVENT, ST_IRQ, ST_COUNT };
+
+struct db {
+	sqlite3 *h;
+	char *path;          /* the user's path */
+	char *tmp;           /* the temporary being built, or NULL */
+	sqlite3_stmt *st[ST_COUNT];
+	unsigned pending;    /* rows in the open transaction */
+	unsigned fail_after; /* fault injection for tests; 0 = off */
+	int version;         /* the file's schema version */
+};
+
+static const char *const SCHEMA =
+	"PRAGMA application_id = 1096176210;" /* DB_APPLICATION_ID */
+	"PRAGMA user_version = 1;"            /* DB_SCHEMA_VERSION */
+	"CREATE TABLE run ("
+	" id INTEGER PRIMARY KEY CHECK (id = 1),"
+	" firmware_path TEXT NOT NULL, firmware_sha256 TEXT NOT NULL,"
+	" mcu TEXT NOT NULL, frequency INTEGER NOT NULL, seed INTEGER NOT NULL,"
+	" stimuli_path TEXT, stimuli TEXT, tool_version TEXT NOT NULL,"
+	" interrupt_rule TEXT NOT NULL, data_size INTEGER NOT NULL,"
+	" instructions INTEGER NOT NULL, cycles INTEGER NOT NULL,"
+	" stop_reason TEXT NOT NULL, has_ground_truth INTEGER NOT NULL,"
+	" created TEXT NOT NULL);"
+	"CREATE TABLE firmware (sha256 TEXT PRIMARY KEY, elf BLOB NOT NULL);"
+	"CREATE TABLE interrupts ("
+	" idx INTEGER PRIMARY KEY, icount INTEGER NOT NULL, cycle INTEGER NOT NULL,"
+	" vector INTEGER NOT NULL, ra INTEGER NOT NULL, sp INTEGER NOT NULL,"
+	" digest BLOB NOT NULL, context BLOB);"
+	"CREATE TABLE event_types (type INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+	"INSERT INTO event_types VALUES (1,'reset'),(2,'irq'),(3,'reti'),(4,'read'),"
+	" (5,'write'),(6,'sleep'),(7,'wake');"
+	"CREATE TABLE events ("
+	" seq INTEGER PRIMARY KEY, prev INTEGER NOT NULL, ctx INTEGER NOT NULL,"
+	" type INTEGER NOT NULL REFERENCES event_types(type),"
+	" icount INTEGER NOT NULL, cycle INTEGER NOT NULL, pc INTEGER NOT NULL,"
+	" addr INTEGER NOT NULL, value INTEGER NOT NULL);"
+	"CREATE TABLE fp_configs (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+	" spec TEXT NOT NULL);"
+	"CREATE TABLE fingerprints ("
+	" config INTEGER NOT NULL REFERENCES fp_configs(id), n INTEGER NOT NULL,"
+	" vector INTEGER NOT NULL, ra_part INTEGER NOT NULL, hash_part INTEGER NOT NULL,"
+	" PRIMARY KEY (config, n)) WITHOUT ROWID;";
+
+static const char *const EVENT_NAMES[DB_EV_COUNT] = {
+	[DB_EV_RESET] = "reset", [DB_EV_IRQ] = "irq", [DB_EV_RETI] = "reti",
+	[DB_EV_READ] = "read", [DB_EV_WRITE] = "write", [DB_EV_SLEEP] = "sleep",
+	[DB_EV_WAKE] = "wake",
+};
+
+const char *db_event_type_name(int type)
+{
+	return type > 0 && type < DB_EV_COUNT ? EVENT_NAMES[type] : "?";
+}
+
+static int sql_err(db *d, avrr_err *err, const char *what)
+{
+	return avrr_errf(err, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->h));
+}
+
+static int exec(db *d, const char *sql, avrr_err *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		avrr_errf(err, "%s: %s", d->path, msg ? msg : sqlite3_errmsg(d->h));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void db_free(db *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(d->st[i]);
+	sqlite3_close(d->h);
+	free(d->path);
+	free(d->tmp);
+	free(d);
+}
+
+static db *db_alloc(const char *path, avrr_err *err)
+{
+	db *d = calloc(1, sizeof *d);
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		avrr_errf(err, "out of memory");
+		return NULL;
+	}
+	return d;
+}
+
+static int prepare(db *d, avrr_err *err)
+{
+	static const char *const sql[ST_COUNT] = {
+		[ST_EVENT] = "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?)",
+		[ST_IRQ] = "INSERT INTO interrupts VALUES (?,?,?,?,?,?,?,?)",
+	};
+	for (int i = 0; i < ST_COUNT; i++)
+		if (sqlite3_prepare_v2(d->h, sql[i], -1, &d->st[i], NULL) != SQLITE_OK)
+			return sql_err(d, err, "preparing statements");
+	return 0;
+}
+
+int db_create(const char *path, db **out, avrr_err *err)
+{
+	*out = NULL;
+	db *d = db_alloc(path, err);
+	if (!d)
+		return -1;
+	/* The temporary sits beside the target so the final rename cannot
+	 * cross file systems. */
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+	size_t n = strlen(path) + 32;
+	d->tmp = malloc(n);
+	if (!d->tmp) {
+		db_free(d);
+		return avrr_errf(err, "out of memory");
+	}
+	snprintf(d->tmp, n, "%.*s.%s.tmp-%ld", (int)dirlen, path, path + dirlen, (long)getpid());
+	struct stat sb;
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		db_free(d);
+		return avrr_errf(err, "%s: is a directory", path);
+	}
+	unlink(d->tmp);
+	if (sqlite3_open_v2(d->tmp, &d->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		avrr_errf(err, "%s: cannot create: %s", path,
+			  d->h ? sqlite3_errmsg(d->h) : "out of memory");
+		db_free(d);
+		return -1;
+	}
+	/* Probe writability now, so a bad -o fails before the run starts. */
+	if (exec(d, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", err) ||
+	    exec(d, "BEGIN", err) || exec(d, SCHEMA, err) || prepare(d, err)) {
+		avrr_errf(err, "%s: cannot write here (%s)", path,
+			  errno ? strerror(errno) : sqlite3_errmsg(d->h));
+		db_discard(d);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+/* Counts one written row; commits the batch when it is full. */
+static int row_done(db *d, avrr_err *err)
+{
+	if (++d->pending < BATCH_ROWS)
+		return 0;
+	d->pending = 0;
+	return exec(d, "COMMIT; BEGIN", err);
+}
+
+/* Runs a bound insert.  Fault injection stands in for a full disk. */
+static int step_insert(db *d, sqlite3_stmt *st, avrr_err *err)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (d->fail_after && --d->fail_after == 0)
+		return avrr_errf(err, "%s: disk I/O error (injected)", d->path);
+	if (rc != SQLITE_DONE)
+		return sql_err(d, err, "writing");
+	return row_done(d, err);
+}
+
+int db_finish(db *d, avrr_err *err)
+{
+	int rc = exec(d, "COMMIT", err);
+	for (int i = 0; i < ST_COUNT; i++) {
+		sqlite3_finalize(d->st[i]);
+		d->st[i] = NULL;
+	}
+	if (!rc && sqlite3_close(d->h) != SQLITE_OK)
+		rc = sql_err(d, err, "closing");
+	else
+		d->h = NULL;
+	if (!rc && rename(d->tmp, d->path) != 0)
+		rc = avrr_errf(err, "%s: %s", d->path, strerror(errno));
+	if (rc) {
+		db_discard(d);
+		return rc;
+	}
+	db_free(d);
+	return 0;
+}
+
+void db_discard(db *d)
+{
+	if (!d)
+		return;
+	for (int i = 0; i < ST_COUNT; i++) {
+		sqlite3_finalize(d->st[i]);
+		d->st[i] = NULL;
+	}
+	sqlite3_close(d->h);
+	d->h = NULL;
+	if (d->tmp)
+		unlink(d->tmp);
+	db_free(d);
+}
+
+static int pragma_int(db *d, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+	if (!rc)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_open(const char *path, int writable, db **out, avrr_err *err)
+{
+	*out = NULL;
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return avrr_errf(err, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(sb.st_mode))
+		return avrr_errf(err, "%s: is a directory", path);
+	db *d = db_alloc(path, err);
+	if (!d)
+		return -1;
+	int flags = writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+	if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
+		avrr_errf(err, "%s: cannot open: %s", path, d->h ? sqlite3_errmsg(d->h) : "out of memory");
+		db_free(d);
+		return -1;
+	}
+	int64_t app = 0, ver = 0;
+	if (pragma_int(d, "PRAGMA application_id", &app) ||
+	    pragma_int(d, "PRAGMA user_version", &ver)) {
+		avrr_errf(err, "%s: not an avrr recording (%s)", path, sqlite3_errmsg(d->h));
+		db_free(d);
+		return -1;
+	}
+	if (app != DB_APPLICATION_ID || ver < 1) {
+		avrr_errf(err, "%s: not an avrr recording (an SQLite file of another kind)", path);
+		db_free(d);
+		return -1;
+	}
+	if (ver > DB_SCHEMA_VERSION) {
+		avrr_errf(err, "%s: schema version %lld is newer than this avrr reads (%d); upgrade avrr",
+			  path, (long long)ver, DB_SCHEMA_VERSION);
+		db_free(d);
+		return -1;
+	}
+	d->version = (int)ver;
+	if (prepare(d, err)) {
+		db_free(d);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+void db_close(db *d)
+{
+	db_free(d);
+}
+
+int db_schema_version(const db *d)
+{
+	return d->version;
+}
+
+void db_fail_after(db *d, unsigned n)
+{
+	d->fail_after = n;
+}
+
+/* ---- run metadata and firmware -------------------------------------- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int db_put_run(db *d, const db_run *r, avrr_err *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h,
+			       "INSERT OR REPLACE INTO run VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_err(d, err, "writing run metadata");
+	bind_text(st, 1, r->firmware_path);
+	bind_text(st, 2, r->firmware_sha256);
+	bind_text(st, 3, r->mcu);
+	sqlite3_bind_int64(st, 4, r->frequency);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)r->seed);
+	bind_text(st, 6, r->stimuli_path);
+	bind_text(st, 7, r->stimuli);
+	bind_text(st, 8, r->tool_version);
+	bind_text(st, 9, r->interrupt_rule);
+	sqlite3_bind_int64(st, 10, r->data_size);
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)r->instructions);
+	sqlite3_bind_int64(st, 12, (sqlite3_int64)r->cycles);
+	bind_text(st, 13, r->stop_reason);
+	sqlite3_bind_int(st, 14, r->has_ground_truth);
+	bind_text(st, 15, r->created);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_err(d, err, "writing run metadata");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? strdup((const char *)t) : NULL;
+}
+
+int db_get_run(db *d, db_run *r, avrr_err *err)
+{
+	memset(r, 0, sizeof *r);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h,
+			       "SELECT firmware_path, firmware_sha256, mcu, frequency, seed,"
+			       " stimuli_path, stimuli, tool_version, interrupt_rule, data_size,"
+			       " instructions, cycles, stop_reason, has_ground_truth, created"
+			       " FROM run WHERE id = 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	int rc = 0;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = avrr_errf(err, "%s: damaged recording: no run metadata", d->path);
+	} else {
+		r->firmware_path = col_text(st, 0);
+		r->firmware_sha256 = col_text(st, 1);
+		r->mcu = col_text(st, 2);
+		r->frequency = (uint32_t)sqlite3_column_int64(st, 3);
+		r->seed = (uint64_t)sqlite3_column_int64(st, 4);
+		r->stimuli_path = col_text(st, 5);
+		r->stimuli = col_text(st, 6);
+		r->tool_version = col_text(st, 7);
+		r->interrupt_rule = col_text(st, 8);
+		r->data_size = (uint32_t)sqlite3_column_int64(st, 9);
+		r->instructions = (uint64_t)sqlite3_column_int64(st, 10);
+		r->cycles = (uint64_t)sqlite3_column_int64(st, 11);
+		r->stop_reason = col_text(st, 12);
+		r->has_ground_truth = sqlite3_column_int(st, 13);
+		r->created = col_text(st, 14);
+		if (!r->firmware_path || !r->firmware_sha256 || !r->mcu || !r->stop_reason)
+			rc = avrr_errf(err, "%s: damaged recording: incomplete run metadata", d->path);
+	}
+	sqlite3_finalize(st);
+	if (rc)
+		db_run_free(r);
+	return rc;
+}
+
+void db_run_free(db_run *r)
+{
+	free(r->firmware_path);
+	free(r->firmware_sha256);
+	free(r->mcu);
+	free(r->stimuli_path);
+	free(r->stimuli);
+	free(r->tool_version);
+	free(r->interrupt_rule);
+	free(r->stop_reason);
+	free(r->created);
+	memset(r, 0, sizeof *r);
+}
+
+int db_put_firmware(db *d, const char *sha256, const void *elf, size_t n, avrr_err *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h, "INSERT OR REPLACE INTO firmware VALUES (?,?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_err(d, err, "writing firmware");
+	bind_text(st, 1, sha256);
+	sqlite3_bind_blob64(st, 2, elf, n, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_err(d, err, "writing firmware");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err)
+{
+	*elf = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h,
+			       "SELECT elf FROM firmware WHERE sha256 = (SELECT firmware_sha256 FROM run)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_err(d, err, "reading firmware");
+	int rc = 0;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = avrr_errf(err, "%s: damaged recording: the firmware copy is missing", d->path);
+	} else {
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+		const void *b = sqlite3_column_blob(st, 0);
+		*elf = malloc(len ? len : 1);
+		if (!*elf)
+			rc = avrr_errf(err, "out of memory");
+		else if (len)
+			memcpy(*elf, b, len);
+		*n = len;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- rows ----------------------------------------------------------- */
+
+int db_add_interrupt(db *d, const db_interrupt *q, avrr_err *err)
+{
+	sqlite3_stmt *st = d->st[ST_IRQ];
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)q->idx);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)q->icount);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)q->cycle);
+	sqlite3_bind_int64(st, 4, q->vector);
+	sqlite3_bind_int64(st, 5, q->ra);
+	sqlite3_bind_int64(st, 6, q->sp);
+	sqlite3_bind_blob(st, 7, q->digest, sizeof q->digest, SQLITE_STATIC);
+	if (q->context)
+		sqlite3_bind_blob(st, 8, q->context, (int)q->context_size, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 8);
+	return step_insert(d, st, err);
+}
+
+int db_add_event(db *d, const db_event *e, avrr_err *err)
+{
+	sqlite3_stmt *st = d->st[ST_EVENT];
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)e->seq);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)e->prev);
+	sqlite3_bind_int64(st, 3, e->ctx);
+	sqlite3_bind_int64(st, 4, e->type);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)e->icount);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)e->cycle);
+	sqlite3_bind_int64(st, 7, e->pc);
+	sqlite3_bind_int64(st, 8, e->addr);
+	sqlite3_bind_int64(st, 9, e->value);
+	return step_insert(d, st, err);
+}
+
+/* Runs `sql` and hands each row to fn; stops at the first non-zero. */
+static int each_row(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), void *arg,
+		    avrr_err *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	int rc, r = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((r = fn(st, arg)) != 0)
+			break;
+	if (!r && rc != SQLITE_DONE)
+		r = avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	else if (r)
+		r = avrr_errf(err, "out of memory");
+	sqlite3_finalize(st);
+	return r;
+}
+
+typedef struct growbuf {
+	void *items;
+	size_t n, cap, size;
+} growbuf;
+
+static void *grow(growbuf *g)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 1024;
+		void *p = realloc(g->items, cap * g->size);
+		if (!p)
+			return NULL;
+		g->items = p;
+		g->cap = cap;
+	}
+	return (char *)g->items + g->n++ * g->size;
+}
+
+static int event_row(sqlite3_stmt *st, void *arg)
+{
+	db_event *e = grow(arg);
+	if (!e)
+		return -1;
+	e->seq = (uint64_t)sqlite3_column_int64(st, 0);
+	e->prev = (uint64_t)sqlite3_column_int64(st, 1);
+	e->ctx = (uint32_t)sqlite3_column_int64(st, 2);
+	e->type = (uint32_t)sqlite3_column_int64(st, 3);
+	e->icount = (uint64_t)sqlite3_column_int64(st, 4);
+	e->cycle = (uint64_t)sqlite3_column_int64(st, 5);
+	e->pc = (uint32_t)sqlite3_column_int64(st, 6);
+	e->addr = (uint32_t)sqlite3_column_int64(st, 7);
+	e->value = (uint32_t)sqlite3_column_int64(st, 8);
+	return 0;
+}
+
+int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err)
+{
+	growbuf g = { .size = sizeof(db_event) };
+	int rc = each_row(d, "SELECT seq, prev, ctx, type, icount, cycle, pc, addr, value"
+			     " FROM events ORDER BY seq", event_row, &g, err);
+	if (rc) {
+		free(g.items);
+		g.items = NULL;
+		g.n = 0;
+	}
+	*out = g.items;
+	*n = g.n;
+	return rc;
+}
+
+static int irq_row(sqlite3_stmt *st, void *arg)
+{
+	db_interrupt *q = grow(arg);
+	if (!q)
+		return -1;
+	memset(q, 0, sizeof *q);
+	q->idx = (uint64_t)sqlite3_column_int64(st, 0);
+	q->icount = (uint64_t)sqlite3_column_int64(st, 1);
+	q->cycle = (uint64_t)sqlite3_column_int64(st, 2);
+	q->vector = (uint32_t)sqlite3_column_int64(st, 3);
+	q->ra = (uint32_t)sqlite3_column_int64(st, 4);
+	q->sp = (uint32_t)sqlite3_column_int64(st, 5);
+	if (sqlite3_column_bytes(st, 6) == (int)sizeof q->digest)
+		memcpy(q->digest, sqlite3_column_blob(st, 6), sizeof q->digest);
+	return 0;
+}
+
+int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
+{
+	growbuf g = { .size = sizeof(db_interrupt) };
+	int rc = each_row(d, "SELECT idx, icount, cycle, vector, ra, sp, digest"
+			     " FROM interrupts ORDER BY idx", irq_row, &g, err);
+	if (rc) {
+		free(g.items);
+		g.items = NULL;
+		g.n = 0;
+	}
+	*out = g.items;
+	*n = g.n;
+	return rc;
+}
+
+typedef struct histogram {
+	uint64_t *counts;
+	unsigned size;
+} histogram;
+
+static int histogram_row(sqlite3_stmt *st, void *arg)
+{
+	histogram *h = arg;
+	sqlite3_int64 k = sqlite3_column_int64(st, 0);
+	if (k >= 0 && k < (sqlite3_int64)h->size)
+		h->counts[k] = (uint64_t)sqlite3_column_int64(st, 1);
+	return 0;
+}
+
+int db_count_vectors(db *d, uint64_t counts[256], avrr_err *err)
+{
+	memset(counts, 0, 256 * sizeof counts[0]);
+	histogram h = { counts, 256 };
+	return each_row(d, "SELECT addr, count(*) FROM events WHERE type = 2 GROUP BY addr",
+			histogram_row, &h, err);
+}
+
+int db_count_event_types(db *d, uint64_t counts[DB_EV_COUNT], avrr_err *err)
+{
+	memset(counts, 0, DB_EV_COUNT * sizeof counts[0]);
+	histogram h = { counts, DB_EV_COUNT };
+	return each_row(d, "SELECT type, count(*) FROM events GROUP BY type", histogram_row, &h, err);
+}

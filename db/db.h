@@ -1,0 +1,126 @@
+/*
+ * db.h — the recording store: one SQLite file per recording.
+ *
+ * Only this module talks to SQLite.  The schema is documented in
+ * docs/schema.md and versioned: PRAGMA application_id marks the file as
+ * avrr's, PRAGMA user_version holds DB_SCHEMA_VERSION.  Bump the version, and
+ * document the change, whenever a table or the meaning of a column changes;
+ * db_open() refuses newer versions and foreign files.
+ *
+ * A new recording is built in a temporary file beside its final path, in
+ * batched transactions, and renamed into place by db_finish() only when it is
+ * complete: a recording that was killed leaves no file that looks finished.
+ */
+#ifndef AVRR_DB_H
+#define AVRR_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/err.h"
+
+#define DB_SCHEMA_VERSION 1
+#define DB_APPLICATION_ID 0x41565252 /* "AVRR" */
+
+typedef struct db db;
+
+/* Event types of the happens-before log (the numbers are stored). */
+typedef enum {
+	DB_EV_RESET = 1,  /* start of the run */
+	DB_EV_IRQ = 2,    /* interrupt entry: addr = vector, value = ra */
+	DB_EV_RETI = 3,   /* return from interrupt: addr = vector */
+	DB_EV_READ = 4,   /* CPU read of an input register: addr, value */
+	DB_EV_WRITE = 5,  /* CPU write to an output register: addr, value */
+	DB_EV_SLEEP = 6,
+	DB_EV_WAKE = 7,
+	DB_EV_COUNT
+} db_event_type;
+
+const char *db_event_type_name(int type); /* "irq", ...; "?" if unknown */
+
+typedef struct db_event {
+	uint64_t seq;     /* 1-based global order */
+	uint64_t prev;    /* seq of the previous event of the same ctx; 0 = none */
+	uint32_t ctx;     /* 0 = main program, else the running ISR's vector */
+	uint32_t type;
+	uint64_t icount;  /* instructions retired when it happened */
+	uint64_t cycle;
+	uint32_t pc;      /* byte address */
+	uint32_t addr;
+	uint32_t value;
+} db_event;
+
+/* Ground truth of one interrupt, for scoring only. */
+typedef struct db_interrupt {
+	uint64_t idx;     /* 1-based, in order of entry */
+	uint64_t icount;
+	uint64_t cycle;
+	uint32_t vector;
+	uint32_t ra;      /* byte address of the next instruction */
+	uint32_t sp;      /* before the push */
+	uint8_t digest[32];      /* SHA-256 of context || ra as 4 bytes LE */
+	const uint8_t *context;  /* data space bytes, or NULL */
+	uint32_t context_size;
+} db_interrupt;
+
+/* The run's metadata; strings are owned by the struct after db_get_run. */
+typedef struct db_run {
+	char *firmware_path;
+	char *firmware_sha256;
+	char *mcu;
+	uint32_t frequency;
+	uint64_t seed;
+	char *stimuli_path;      /* NULL when recorded without stimuli */
+	char *stimuli;
+	char *tool_version;
+	char *interrupt_rule;
+	uint32_t data_size;      /* bytes of data space in a context */
+	uint64_t instructions;
+	uint64_t cycles;
+	char *stop_reason;
+	int has_ground_truth;
+	char *created;           /* ISO-8601 UTC */
+} db_run;
+
+void db_run_free(db_run *r);
+
+/* Starts a new recording that will become `path`. */
+int db_create(const char *path, db **out, avrr_err *err);
+/* Commits, closes and renames into place.  Frees d in every case. */
+int db_finish(db *d, avrr_err *err);
+/* Closes and deletes the temporary file.  Frees d. */
+void db_discard(db *d);
+
+/* Opens an existing recording, read-only unless `writable`.  Refuses a file
+ * that is not an avrr recording or has a newer schema. */
+int db_open(const char *path, int writable, db **out, avrr_err *err);
+void db_close(db *d);
+
+/* The file's PRAGMA user_version. */
+int db_schema_version(const db *d);
+
+int db_put_run(db *d, const db_run *r, avrr_err *err);
+int db_get_run(db *d, db_run *r, avrr_err *err);
+
+int db_put_firmware(db *d, const char *sha256, const void *elf, size_t n, avrr_err *err);
+/* The firmware copy kept in the recording; *elf is malloc'ed. */
+int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err);
+
+int db_add_interrupt(db *d, const db_interrupt *irq, avrr_err *err);
+int db_add_event(db *d, const db_event *ev, avrr_err *err);
+
+/* All events in seq order; *out is malloc'ed (NULL when there are none). */
+int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err);
+/* All ground-truth interrupts in order (context pointers are NULL). */
+int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err);
+
+/* Counts: interrupts per vector (from the event log, so a stripped
+ * recording counts too) and events per type. */
+int db_count_vectors(db *d, uint64_t counts[256], avrr_err *err);
+int db_count_event_types(db *d, uint64_t counts[DB_EV_COUNT], avrr_err *err);
+
+/* For tests: fail the Nth write from now (1 = the next) with an I/O error,
+ * as a full disk would.  0 disables. */
+void db_fail_after(db *d, unsigned n);
+
+#endif

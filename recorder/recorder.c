@@ -1,0 +1,326 @@
+/*
+ * recorder.c — the record workflow (see recorder.h).
+ *
+ * Every event goes through log_event(), which stamps it with the global
+ * sequence number and links it to the previous event of its context (the
+ * main program, or the vector of the ISR running), as P-Replayer's
+ * happens-before log does.  A failed write stops the run at the next step.
+ */
+#include "recorder.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../db/db.h"
+#include "../sim/sim.h"
+#include "../sim/stimuli.h"
+#include "../util/digest.h"
+#include "../util/version.h"
+
+/* Register names (fnmatch patterns) of inputs and outputs, see recorder.h. */
+static const char *const INPUT_NAMES[] = {
+	"PIN[A-L]", "ADCL", "ADCH", "UDR", "UDR[0-3]", "UCSRA", "UCSR[0-3]A",
+	"GIFR", "EIFR", "PCIFR", "ACSR", "SPDR", "SPSR", "TWDR", "TWSR",
+};
+static const char *const OUTPUT_NAMES[] = {
+	"PORT[A-L]", "UDR", "UDR[0-3]", "SPDR", "TWDR",
+};
+
+typedef struct recorder {
+	const rec_options *o;
+	sim *s;
+	db *d;
+	avrr_err *err;
+	int failed;
+	volatile int stop;
+	uint64_t seq;
+	uint64_t last_of_ctx[256];  /* seq of each context's latest event */
+	uint64_t interrupts;
+} recorder;
+
+static unsigned registers_matching(const sim *s, const char *const *pats, unsigned npats,
+				   uint16_t *addrs, unsigned max)
+{
+	unsigned n = 0;
+	if (!s->names)
+		return 0;
+	for (unsigned i = 0; i < s->names->nregs && n < max; i++)
+		for (unsigned p = 0; p < npats; p++)
+			if (fnmatch(pats[p], s->names->regs[i].name, 0) == 0) {
+				addrs[n++] = s->names->regs[i].addr;
+				break;
+			}
+	return n;
+}
+
+unsigned rec_input_registers(const sim *s, uint16_t *addrs, unsigned max)
+{
+	return registers_matching(s, INPUT_NAMES, sizeof INPUT_NAMES / sizeof *INPUT_NAMES,
+				  addrs, max);
+}
+
+unsigned rec_output_registers(const sim *s, uint16_t *addrs, unsigned max)
+{
+	return registers_matching(s, OUTPUT_NAMES, sizeof OUTPUT_NAMES / sizeof *OUTPUT_NAMES,
+				  addrs, max);
+}
+
+static void fail(recorder *r)
+{
+	r->failed = 1;
+	r->stop = 1;
+}
+
+static void log_event(recorder *r, uint8_t ctx, db_event_type type, uint32_t pc,
+		      uint32_t addr, uint32_t value)
+{
+	if (r->failed)
+		return;
+	db_event e = {
+		.seq = ++r->seq,
+		.prev = r->last_of_ctx[ctx],
+		.ctx = ctx,
+		.type = type,
+		.icount = r->s->icount,
+		.cycle = sim_cycle(r->s),
+		.pc = pc,
+		.addr = addr,
+		.value = value,
+	};
+	r->last_of_ctx[ctx] = e.seq;
+	if (db_add_event(r->d, &e, r->err))
+		fail(r);
+}
+
+static void on_irq(void *ud, const sim_irq_point *p)
+{
+	recorder *r = ud;
+	log_event(r, p->vector, DB_EV_IRQ, p->ra, p->vector, p->ra);
+	uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
+			     (uint8_t)(p->ra >> 24) };
+	db_interrupt q = {
+		.idx = ++r->interrupts,
+		.icount = p->icount,
+		.cycle = p->cycle,
+		.vector = p->vector,
+		.ra = p->ra,
+		.sp = p->sp,
+		.context = r->o->store_contexts ? p->data : NULL,
+		.context_size = p->data_size,
+	};
+	digest_sha256_2(p->data, p->data_size, ra_le, sizeof ra_le, q.digest);
+	if (!r->failed && db_add_interrupt(r->d, &q, r->err))
+		fail(r);
+	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)
+		r->stop = 1;
+}
+
+static void on_reti(void *ud, uint8_t vector)
+{
+	recorder *r = ud;
+	log_event(r, vector, DB_EV_RETI, sim_pc(r->s), vector, 0);
+}
+
+static void on_sleep(void *ud)
+{
+	recorder *r = ud;
+	log_event(r, sim_running_vector(r->s), DB_EV_SLEEP, sim_pc(r->s), 0, 0);
+}
+
+static void on_wake(void *ud)
+{
+	recorder *r = ud;
+	log_event(r, sim_running_vector(r->s), DB_EV_WAKE, sim_pc(r->s), 0, 0);
+}
+
+static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
+{
+	recorder *r = ud;
+	log_event(r, sim_running_vector(r->s), DB_EV_READ, sim_pc(r->s), addr, value);
+	return value;
+}
+
+static void on_write(void *ud, uint16_t addr, uint8_t value)
+{
+	recorder *r = ud;
+	log_event(r, sim_running_vector(r->s), DB_EV_WRITE, sim_pc(r->s), addr, value);
+}
+
+static char *read_text_file(const char *path, avrr_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		avrr_errf(err, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		len += fread(buf + len, 1, cap - len - 1, f);
+		if (len < cap - 1)
+			break;
+		char *n = cap < (16u << 20) ? realloc(buf, cap *= 2) : NULL;
+		if (!n) {
+			free(buf);
+			buf = NULL;
+			avrr_errf(err, "%s: too large for a stimuli file", path);
+			fclose(f);
+			return NULL;
+		}
+		buf = n;
+	}
+	if (!buf) {
+		avrr_errf(err, "out of memory");
+	} else if (ferror(f)) {
+		avrr_errf(err, "%s: read error (is it a directory?)", path);
+		free(buf);
+		buf = NULL;
+	} else {
+		buf[len] = 0;
+		if (strlen(buf) != len) {
+			avrr_errf(err, "%s: not a text file (contains NUL bytes)", path);
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static void utc_now(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Installs the hooks on every input and output register of the MCU. */
+static int watch_io(recorder *r)
+{
+	uint16_t addrs[64];
+	unsigned n = rec_input_registers(r->s, addrs, 64);
+	for (unsigned i = 0; i < n; i++)
+		if (sim_watch_read(r->s, addrs[i], r->err))
+			return -1;
+	n = rec_output_registers(r->s, addrs, 64);
+	for (unsigned i = 0; i < n; i++)
+		if (sim_watch_write(r->s, addrs[i], r->err))
+			return -1;
+	return 0;
+}
+
+/* Runs in slices so progress can be reported and stop requests honoured. */
+static sim_stop run(recorder *r)
+{
+	const rec_options *o = r->o;
+	const uint64_t slice = 1u << 20;
+	for (;;) {
+		uint64_t ilim = r->s->icount + slice;
+		if (o->max_instructions && ilim > o->max_instructions)
+			ilim = o->max_instructions;
+		sim_stop why = sim_run(r->s, ilim, o->max_cycles, &r->stop);
+		if (why != SIM_STOP_LIMIT ||
+		    (o->max_instructions && r->s->icount >= o->max_instructions) ||
+		    (o->max_cycles && sim_cycle(r->s) >= o->max_cycles))
+			return why;
+		if (o->interrupted && *o->interrupted)
+			return SIM_STOP_REQUEST;
+		if (o->progress) {
+			if (o->max_instructions)
+				o->progress(o->progress_ud, r->s->icount, o->max_instructions);
+			else if (o->max_cycles)
+				o->progress(o->progress_ud, sim_cycle(r->s), o->max_cycles);
+			else
+				o->progress(o->progress_ud, r->interrupts, o->max_interrupts);
+		}
+	}
+}
+
+int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
+{
+	*was_interrupted = 0;
+	recorder r = { .o = o, .err = err };
+	firmware *fw = NULL;
+	stim_script *script = NULL;
+	char *stimuli = NULL;
+	int rc = -1;
+
+	if (!o->max_instructions && !o->max_cycles && !o->max_interrupts) {
+		avrr_errf(err, "no stop condition: give --instructions, --cycles or --interrupts");
+		goto out;
+	}
+	if (fw_load_file(o->firmware_path, &fw, err))
+		goto out;
+	if (o->stimuli_path) {
+		if (!(stimuli = read_text_file(o->stimuli_path, err)) ||
+		    stim_parse(stimuli, o->stimuli_path, &script, err))
+			goto out;
+	}
+	if (sim_open(fw, o->mcu, o->frequency, &r.s, err))
+		goto out;
+	uint64_t seed = o->seed_given ? o->seed : script ? stim_default_seed(script) : 0;
+	if (script && sim_attach_stimuli(r.s, script, seed, err))
+		goto out;
+	if (watch_io(&r))
+		goto out;
+	if (db_create(o->out_path, &r.d, err))
+		goto out;
+	if (db_put_firmware(r.d, fw->sha256, fw->elf, fw->elf_size, err))
+		goto out;
+	r.s->hooks = (sim_hooks){
+		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
+		.on_wake = on_wake, .on_read = on_read, .on_write = on_write,
+	};
+	log_event(&r, 0, DB_EV_RESET, sim_pc(r.s), 0, 0);
+
+	sim_stop why = run(&r);
+	if (r.failed)
+		goto out;
+	const char *reason =
+		why == SIM_STOP_DONE ? REC_STOP_CPU_DONE :
+		why == SIM_STOP_CRASHED ? REC_STOP_CPU_CRASHED :
+		(o->max_interrupts && r.interrupts >= o->max_interrupts) ? REC_STOP_INTERRUPTS :
+		(o->max_instructions && r.s->icount >= o->max_instructions) ? REC_STOP_INSTRUCTIONS :
+		(o->max_cycles && sim_cycle(r.s) >= o->max_cycles) ? REC_STOP_CYCLES : NULL;
+	if (!reason) {
+		*was_interrupted = 1;
+		avrr_errf(err, "interrupted; no recording written");
+		goto out;
+	}
+	char created[32];
+	utc_now(created, sizeof created);
+	db_run run_meta = {
+		.firmware_path = (char *)o->firmware_path,
+		.firmware_sha256 = fw->sha256,
+		.mcu = r.s->mcu,
+		.frequency = r.s->frequency,
+		.seed = seed,
+		.stimuli_path = (char *)o->stimuli_path,
+		.stimuli = stimuli,
+		.tool_version = AVRR_VERSION,
+		.interrupt_rule = SIM_INTERRUPT_RULE,
+		.data_size = r.s->data_size,
+		.instructions = r.s->icount,
+		.cycles = sim_cycle(r.s),
+		.stop_reason = (char *)reason,
+		.has_ground_truth = 1,
+		.created = created,
+	};
+	if (db_put_run(r.d, &run_meta, err))
+		goto out;
+	rc = db_finish(r.d, err);
+	r.d = NULL;
+out:
+	db_discard(r.d);
+	sim_close(r.s);
+	if (script)
+		stim_free(script);
+	free(stimuli);
+	fw_free(fw);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/*
+ * recorder.h — record a firmware run into a recording (a db file).
+ *
+ * The recorder runs the firmware in the sim layer with its stimuli and
+ * writes what a device-side tracer would have logged — the happens-before
+ * event log: interrupt entries and RETIs, reads of input registers, writes
+ * to output registers, sleep and wake — plus, for scoring only, the ground
+ * truth of every interrupt (where and when it hit, and a SHA-256 digest of
+ * the whole pre-interrupt context).
+ *
+ * Inputs are the registers through which the outside world reaches the CPU
+ * (DESIGN.md): PINx, ADC data, UART data and status, SPI and TWI data and
+ * status, the analog comparator, and the external interrupt flags.  Timers,
+ * the watchdog and EEPROM are internal and deterministic, so not logged.
+ */
+#ifndef AVRR_RECORDER_H
+#define AVRR_RECORDER_H
+
+#include <stdint.h>
+
+#include "../util/err.h"
+
+typedef struct rec_options {
+	const char *firmware_path;
+	const char *out_path;
+	const char *mcu;            /* NULL: from the ELF */
+	uint32_t frequency;         /* 0: from the ELF */
+	const char *stimuli_path;   /* NULL: no stimuli */
+	uint64_t seed;
+	int seed_given;             /* else the stimuli's `seed`, else 0 */
+	uint64_t max_instructions;  /* stop conditions; 0 = not set */
+	uint64_t max_cycles;
+	uint64_t max_interrupts;
+	int store_contexts;         /* keep each interrupt's whole context */
+	volatile int *interrupted;  /* set by a signal handler: abandon */
+	/* Called now and then with the progress towards the stop condition
+	 * (done/goal in its own unit); may be NULL. */
+	void (*progress)(void *ud, uint64_t done, uint64_t goal);
+	void *progress_ud;
+} rec_options;
+
+/* What stopped the run, as stored in the recording's stop_reason. */
+#define REC_STOP_INSTRUCTIONS "instructions"
+#define REC_STOP_CYCLES       "cycles"
+#define REC_STOP_INTERRUPTS   "interrupts"
+#define REC_STOP_CPU_DONE     "cpu-done"    /* slept with interrupts off */
+#define REC_STOP_CPU_CRASHED  "cpu-crashed"
+
+/* Records one run into o->out_path.  On failure (bad input, a full disk,
+ * an interruption) nothing is left at out_path.  Returns 0, or non-zero
+ * with err set; *was_interrupted tells the two failures apart. */
+int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err);
+
+/* The data addresses of the MCU's input (output) registers, by the names
+ * in its register table.  Returns how many were written to `addrs`. */
+struct sim;
+unsigned rec_input_registers(const struct sim *s, uint16_t *addrs, unsigned max);
+unsigned rec_output_registers(const struct sim *s, uint16_t *addrs, unsigned max);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * firmware.h — an AVR ELF image, read with libelf, independent of simavr.
+ *
+ * A firmware is loaded from memory (a file's bytes, or the copy a recording
+ * keeps), validated (ELF32, machine AVR, something to run), and reduced to
+ * what avrr needs: the flash and EEPROM images from the program headers, the
+ * MCU name and clock from simavr's `.mmcu` section when the firmware has one,
+ * and the symbol table (functions and variables, with sizes).
+ *
+ * Addresses follow avr-gcc's conventions inside the ELF (data at 0x800000,
+ * EEPROM at 0x810000) but are stored here in each space's own terms: code
+ * symbols as flash byte addresses, variables as data-space addresses.
+ */
+#ifndef AVRR_FIRMWARE_H
+#define AVRR_FIRMWARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/err.h"
+
+typedef enum { FW_SYM_CODE, FW_SYM_DATA, FW_SYM_EEPROM } fw_sym_space;
+
+typedef struct fw_symbol {
+	char *name;
+	uint32_t addr;          /* byte address in its own space */
+	uint32_t size;          /* bytes; 0 when the ELF does not say */
+	fw_sym_space space;
+	int is_func;
+} fw_symbol;
+
+typedef struct firmware {
+	char *path;             /* where it was loaded from (for messages) */
+	uint8_t *elf;           /* the file's bytes, kept for the recording */
+	size_t elf_size;
+	char sha256[65];        /* hex digest of the file's bytes */
+
+	uint8_t *flash;         /* flash image, flash_size bytes */
+	uint32_t flash_size;
+	uint32_t code_end;      /* end of .text (the data load image follows) */
+	uint8_t *eeprom;        /* may be NULL */
+	uint32_t eeprom_size;
+
+	char mcu[64];           /* from .mmcu; "" when absent */
+	uint32_t frequency;     /* from .mmcu; 0 when absent */
+	uint32_t vcc, avcc, aref; /* millivolts from .mmcu; 0 when absent */
+
+	fw_symbol *syms;        /* sorted by (space, addr, name) */
+	size_t nsyms;
+} firmware;
+
+/* Reads and validates the file at `path`.  Errors name the path:
+ * "x.elf: No such file or directory", "x.elf: not an ELF file",
+ * "x.elf: ELF for machine 62, not AVR (83)". */
+int fw_load_file(const char *path, firmware **out, avrr_err *err);
+
+/* The same from bytes already in memory (copied); `path` names them. */
+int fw_load_memory(const void *bytes, size_t size, const char *path,
+		   firmware **out, avrr_err *err);
+
+void fw_free(firmware *fw);
+
+/* The symbol named `name` (first in space order), or NULL. */
+const fw_symbol *fw_find_symbol(const firmware *fw, const char *name);
+
+/* The code symbol that contains byte address `pc` (the nearest function or
+ * label at or below it), or NULL.  Used for "symbol+offset". */
+const fw_symbol *fw_code_symbol_at(const firmware *fw, uint32_t pc);
+
+/* The data symbol covering data address `addr`, or NULL. */
+const fw_symbol *fw_data_symbol_at(const firmware *fw, uint32_t addr);
+
+/* Writes "name+0xoff" (or "name", or "0x1234" with no symbol) into buf. */
+void fw_describe_pc(const firmware *fw, uint32_t pc, char *buf, size_t n);
+
+#endif

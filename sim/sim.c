@@ -1,0 +1,393 @@
+/*
+ * sim.c — stepping simavr exactly, and the hooks avrr records through
+ * (see sim.h for the model).
+ *
+ * sim_run's loop body is simavr 1.6's avr_callback_run_raw, instruction for
+ * instruction, plus three cheap observations: an instruction counter, a
+ * compare of the interrupt nesting depth (a RETI pops it), and — only when
+ * the CPU is able to vector (I set and an interrupt pending) — a copy of the
+ * data space taken before servicing, so that the entry hook sees the state
+ * at the interrupt point rather than after the push.
+ */
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sim_avr.h>
+#include <sim_core.h>
+#include <sim_cycle_timers.h>
+#include <sim_interrupts.h>
+#include <sim_io.h>
+#include <avr_eeprom.h>
+#include <avr_uart.h>
+
+/* A watched I/O register: simavr's own callbacks, kept to be chained. */
+struct sim_io_hook {
+	sim *s;
+	uint16_t addr;
+	avr_io_read_t orig_read;
+	void *orig_read_param;
+	avr_io_write_t orig_write;
+	void *orig_write_param;
+};
+
+/* simavr logs through one process-wide function; avrr's core never prints,
+ * so only errors (a crashed core) reach stderr. */
+static void quiet_logger(avr_t *avr, const int level, const char *fmt, va_list ap)
+{
+	(void)avr;
+	if (level <= LOG_ERROR) {
+		fputs("simavr: ", stderr);
+		vfprintf(stderr, fmt, ap);
+	}
+}
+
+/* The stock sleep callback usleep()s to keep pace with real time. */
+static void no_sleep(avr_t *avr, avr_cycle_count_t how_long)
+{
+	(void)avr;
+	(void)how_long;
+}
+
+int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
+	     sim **out, avrr_err *err)
+{
+	*out = NULL;
+	const char *name = mcu && *mcu ? mcu : fw->mcu;
+	uint32_t freq = frequency ? frequency : fw->frequency;
+	if (!*name)
+		return avrr_errf(err, "%s: the ELF names no MCU (no .mmcu section); pass --mcu NAME",
+				 fw->path);
+	if (!freq)
+		return avrr_errf(err, "%s: the ELF gives no clock (no .mmcu section); pass --freq HZ",
+				 fw->path);
+	avr_global_logger_set(quiet_logger);
+	avr_t *avr = avr_make_mcu_by_name(name);
+	if (!avr)
+		return avrr_errf(err, "unknown MCU '%s' (simavr has no core by that name)", name);
+	if (avr_init(avr) != 0) {
+		free(avr);
+		return avrr_errf(err, "simavr could not initialise MCU '%s'", name);
+	}
+	sim *s = calloc(1, sizeof *s);
+	if (!s) {
+		avr_terminate(avr);
+		free(avr);
+		return avrr_errf(err, "out of memory");
+	}
+	s->avr = avr;
+	s->fw = fw;
+	snprintf(s->mcu, sizeof s->mcu, "%s", name);
+	s->frequency = freq;
+	s->names = ioregs_lookup(name);
+	s->data_size = (uint32_t)avr->ramend + 1;
+
+	if (fw->flash_size > (uint32_t)avr->flashend + 1) {
+		sim_close(s);
+		return avrr_errf(err, "%s: %u bytes of code do not fit the %s's %u bytes of flash",
+				 fw->path, fw->flash_size, name, avr->flashend + 1);
+	}
+	avr->frequency = freq;
+	/* Without .mmcu voltages the ADC would scale against simavr's
+	 * fallback of 3.3 V and warn on every conversion: assume 5 V. */
+	avr->vcc = fw->vcc ? fw->vcc : 5000;
+	avr->avcc = fw->avcc ? fw->avcc : avr->vcc;
+	avr->aref = fw->aref ? fw->aref : avr->vcc;
+	avr_loadcode(avr, fw->flash, fw->flash_size, 0);
+	avr->codeend = fw->code_end;
+	if (fw->eeprom && fw->eeprom_size) {
+		avr_eeprom_desc_t d = { .ee = fw->eeprom, .offset = 0, .size = fw->eeprom_size };
+		avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &d);
+	}
+	avr->sleep = no_sleep;
+	for (char u = '0'; u <= '3'; u++) {
+		uint32_t flags = 0; /* no stdout echo, no usleep while polling */
+		avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS(u), &flags);
+	}
+	s->pre = malloc(s->data_size);
+	if (!s->pre) {
+		sim_close(s);
+		return avrr_errf(err, "out of memory");
+	}
+	*out = s;
+	return 0;
+}
+
+void sim_close(sim *s)
+{
+	if (!s)
+		return;
+	if (s->avr) {
+		avr_terminate(s->avr);
+		free(s->avr);
+	}
+	stim_detach(s->stim);
+	free(s->io_hooks);
+	free(s->pre);
+	free(s);
+}
+
+/* ---- I/O hooks ------------------------------------------------------ */
+
+static uint8_t io_read(avr_t *avr, avr_io_addr_t addr, void *param)
+{
+	sim_io_hook *h = param;
+	uint8_t v = h->orig_read ? h->orig_read(avr, addr, h->orig_read_param)
+				 : avr->data[addr];
+	sim *s = h->s;
+	return s->hooks.on_read ? s->hooks.on_read(s->hooks.ud, addr, v) : v;
+}
+
+static void io_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+	sim_io_hook *h = param;
+	sim *s = h->s;
+	if (s->hooks.on_write)
+		s->hooks.on_write(s->hooks.ud, addr, v);
+	if (h->orig_write)
+		h->orig_write(avr, addr, v, h->orig_write_param);
+	else
+		avr->data[addr] = v;
+}
+
+/* The hook for `addr`, created on first use.  The array is sized once for
+ * every I/O slot, so simavr may keep pointers into it. */
+static sim_io_hook *io_hook_for(sim *s, uint16_t addr, avrr_err *err)
+{
+	if (addr < 32 || addr >= 32 + MAX_IOs || addr > s->avr->ioend) {
+		avrr_errf(err, "0x%x is not an I/O register address of the %s", addr, s->mcu);
+		return NULL;
+	}
+	if (!s->io_hooks) {
+		s->io_hooks = calloc(MAX_IOs, sizeof *s->io_hooks);
+		if (!s->io_hooks) {
+			avrr_errf(err, "out of memory");
+			return NULL;
+		}
+	}
+	for (unsigned i = 0; i < s->nio_hooks; i++)
+		if (s->io_hooks[i].addr == addr)
+			return &s->io_hooks[i];
+	sim_io_hook *h = &s->io_hooks[s->nio_hooks++];
+	h->s = s;
+	h->addr = addr;
+	return h;
+}
+
+int sim_watch_read(sim *s, uint16_t addr, avrr_err *err)
+{
+	sim_io_hook *h = io_hook_for(s, addr, err);
+	if (!h)
+		return -1;
+	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
+	if (s->avr->io[io].r.c == io_read)
+		return 0;
+	/* avr_register_io_read() refuses a second reader, so chain by hand. */
+	h->orig_read = s->avr->io[io].r.c;
+	h->orig_read_param = s->avr->io[io].r.param;
+	s->avr->io[io].r.c = io_read;
+	s->avr->io[io].r.param = h;
+	return 0;
+}
+
+int sim_watch_write(sim *s, uint16_t addr, avrr_err *err)
+{
+	sim_io_hook *h = io_hook_for(s, addr, err);
+	if (!h)
+		return -1;
+	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
+	if (s->avr->io[io].w.c == io_write)
+		return 0;
+	h->orig_write = s->avr->io[io].w.c;
+	h->orig_write_param = s->avr->io[io].w.param;
+	s->avr->io[io].w.c = io_write;
+	s->avr->io[io].w.param = h;
+	return 0;
+}
+
+/* ---- stepping ------------------------------------------------------- */
+
+static uint8_t sreg_byte(const avr_t *avr)
+{
+	uint8_t v = 0;
+	for (int i = 0; i < 8; i++)
+		if (avr->sreg[i])
+			v |= (uint8_t)(1u << i);
+	return v;
+}
+
+/* Services interrupts as simavr does, reporting an entry to on_irq with the
+ * state from before the push. */
+static void service_with_hook(sim *s)
+{
+	avr_t *avr = s->avr;
+	uint8_t depth = avr->interrupts.running_ptr;
+	uint32_t ra = avr->pc;
+	uint16_t sp = _avr_sp_get(avr);
+	memcpy(s->pre, avr->data, s->data_size);
+	s->pre[R_SREG] = sreg_byte(avr); /* data[SREG] is stale; sreg[] is live */
+	avr_service_interrupts(avr);
+	if (avr->interrupts.running_ptr == depth)
+		return; /* masked or cleared meanwhile: no entry */
+	sim_irq_point p = {
+		.vector = avr->interrupts.running[avr->interrupts.running_ptr - 1]->vector,
+		.ra = ra,
+		.sp = sp,
+		.icount = s->icount,
+		.cycle = avr->cycle,
+		.data = s->pre,
+		.data_size = s->data_size,
+	};
+	s->hooks.on_irq(s->hooks.ud, &p);
+}
+
+/* One turn of simavr's run loop (avr_callback_run_raw) with observations. */
+static inline void step(sim *s)
+{
+	avr_t *avr = s->avr;
+	int was_sleeping = avr->state == cpu_Sleeping;
+	avr_flashaddr_t new_pc = avr->pc;
+	if (avr->state == cpu_Running) {
+		uint8_t depth = avr->interrupts.running_ptr;
+		new_pc = avr_run_one(avr);
+		s->icount++;
+		if (avr->interrupts.running_ptr < depth && s->hooks.on_reti)
+			s->hooks.on_reti(s->hooks.ud,
+					 avr->interrupts.running[avr->interrupts.running_ptr]->vector);
+	}
+	avr_cycle_count_t sleep = avr_cycle_timer_process(avr);
+	avr->pc = new_pc;
+	if (avr->state == cpu_Sleeping) {
+		if (!avr->sreg[S_I]) {
+			avr->state = cpu_Done;
+			return;
+		}
+		if (!was_sleeping && s->hooks.on_sleep)
+			s->hooks.on_sleep(s->hooks.ud);
+		avr->cycle += 1 + sleep;
+	} else if (was_sleeping && avr->state == cpu_Running && s->hooks.on_wake) {
+		s->hooks.on_wake(s->hooks.ud);
+	}
+	if ((avr->state == cpu_Running || avr->state == cpu_Sleeping) && avr->interrupt_state) {
+		if (avr->interrupt_state > 0 && avr->sreg[S_I] && s->hooks.on_irq)
+			service_with_hook(s);
+		else
+			avr_service_interrupts(avr);
+	}
+}
+
+static sim_stop stop_reason(const avr_t *avr)
+{
+	return avr->state == cpu_Crashed ? SIM_STOP_CRASHED : SIM_STOP_DONE;
+}
+
+sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile int *stop)
+{
+	avr_t *avr = s->avr;
+	uint64_t ilim = icount_limit ? icount_limit : UINT64_MAX;
+	uint64_t clim = cycle_limit ? cycle_limit : UINT64_MAX;
+	static const int never = 0;
+	volatile const int *flag = stop ? stop : &never;
+	for (;;) {
+		if (s->icount >= ilim || avr->cycle >= clim)
+			return SIM_STOP_LIMIT;
+		if (*flag)
+			return SIM_STOP_REQUEST;
+		if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
+			return stop_reason(avr);
+		step(s);
+	}
+}
+
+sim_stop sim_run_plain(sim *s, uint64_t cycle_limit)
+{
+	avr_t *avr = s->avr;
+	while (avr->cycle < cycle_limit) {
+		int st = avr_run(avr);
+		if (st != cpu_Running && st != cpu_Sleeping)
+			return stop_reason(avr);
+	}
+	return SIM_STOP_LIMIT;
+}
+
+static void on_running_irq(avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	(void)value;
+	sim *s = param;
+	/* The global RUNNING irq fires on entry and on RETI alike; only a
+	 * rising nesting depth is an entry. */
+	uint8_t depth = s->avr->interrupts.running_ptr;
+	if (depth > s->observe_depth)
+		s->observe_fn(s->observe_ud, s->avr->cycle,
+			      s->avr->interrupts.running[depth - 1]->vector);
+	s->observe_depth = depth;
+}
+
+int sim_observe_vectors(sim *s, void (*fn)(void *ud, uint64_t cycle, uint8_t vector),
+			void *ud, avrr_err *err)
+{
+	if (s->observe_fn)
+		return avrr_errf(err, "vectors are already observed");
+	s->observe_fn = fn;
+	s->observe_ud = ud;
+	s->observe_depth = s->avr->interrupts.running_ptr;
+	avr_irq_register_notify(avr_get_interrupt_irq(s->avr, AVR_INT_ANY) + AVR_INT_IRQ_RUNNING,
+				on_running_irq, s);
+	return 0;
+}
+
+int sim_attach_stimuli(sim *s, const stim_script *script, uint64_t seed, avrr_err *err)
+{
+	if (s->stim)
+		return avrr_errf(err, "stimuli are already attached");
+	return stim_attach(script, s->avr, seed, &s->stim, err);
+}
+
+uint8_t sim_running_vector(const sim *s)
+{
+	const avr_int_table_t *t = &s->avr->interrupts;
+	return t->running_ptr ? t->running[t->running_ptr - 1]->vector : 0;
+}
+
+uint64_t sim_cycle(const sim *s)
+{
+	return s->avr->cycle;
+}
+
+uint32_t sim_pc(const sim *s)
+{
+	return s->avr->pc;
+}
+
+int sim_ioreg_addr(const sim *s, const char *name)
+{
+	if (!s->names)
+		return -1;
+	for (unsigned i = 0; i < s->names->nregs; i++)
+		if (!strcmp(s->names->regs[i].name, name))
+			return s->names->regs[i].addr;
+	return -1;
+}
+
+const char *sim_ioreg_name(const sim *s, uint16_t addr)
+{
+	if (!s->names)
+		return NULL;
+	for (unsigned i = 0; i < s->names->nregs; i++)
+		if (s->names->regs[i].addr == addr)
+			return s->names->regs[i].name;
+	return NULL;
+}
+
+const char *sim_vector_name(const sim *s, uint8_t vector)
+{
+	if (!s->names)
+		return NULL;
+	for (unsigned i = 0; i < s->names->nvectors; i++)
+		if (s->names->vectors[i].addr == vector)
+			return s->names->vectors[i].name;
+	return NULL;
+}

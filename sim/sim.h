@@ -1,0 +1,139 @@
+/*
+ * sim.h — the one layer that owns simavr.
+ *
+ * A sim is one simulated chip running one firmware.  It steps exactly one
+ * instruction at a time (simavr's avr_run_one, then its cycle timers, then
+ * interrupt servicing, as simavr's own run loop does) and keeps an exact
+ * instruction count, `icount`: the number of instructions retired so far.
+ * While the CPU sleeps, steps advance time without retiring instructions.
+ *
+ * Positions are instruction boundaries: "at icount k" is the state after k
+ * instructions (and after any interrupt entry taken at that boundary, except
+ * in the hooks below, which see the state before it).
+ *
+ * Two ways to run:
+ *  - sim_run() with hooks: every interrupt entry is reported with the state
+ *    at the interrupt point — the instruction boundary where the CPU takes
+ *    it, before it pushes the return address (SP and SREG as the program left
+ *    them, I set; ra = the next instruction) — and chosen I/O registers report
+ *    each CPU read and write as it happens.
+ *  - sim_run_plain(): simavr's stock run loop, untouched, for baselines and
+ *    for checking that the hooks do not perturb the run.
+ *
+ * simavr's quirks are handled here and nowhere else: the stock sleep
+ * callback (which waits in real time) is replaced by one that does not, and
+ * the UARTs' stdout echo and poll-sleeps are switched off.
+ */
+#ifndef AVRR_SIM_H
+#define AVRR_SIM_H
+
+#include <stdint.h>
+
+#include "../util/err.h"
+#include "firmware.h"
+#include "ioregs.h"
+#include "stimuli.h"
+
+struct avr_t;
+
+/* The state at an interrupt point (see the header note). */
+typedef struct sim_irq_point {
+	uint8_t vector;
+	uint32_t ra;            /* byte address of the next instruction */
+	uint16_t sp;            /* SP before the push */
+	uint64_t icount;
+	uint64_t cycle;
+	const uint8_t *data;    /* data space 0..ramend, SREG byte current */
+	uint32_t data_size;
+} sim_irq_point;
+
+/* Callbacks a front-end installs; any may be NULL. `ud` is passed back. */
+typedef struct sim_hooks {
+	void *ud;
+	void (*on_irq)(void *ud, const sim_irq_point *p);
+	/* After a RETI retired; `vector` is the one it returns from. */
+	void (*on_reti)(void *ud, uint8_t vector);
+	void (*on_sleep)(void *ud);
+	void (*on_wake)(void *ud);
+	/* A CPU read of a watched register: `value` is what the hardware
+	 * gives; the return value is what the CPU sees. */
+	uint8_t (*on_read)(void *ud, uint16_t addr, uint8_t value);
+	void (*on_write)(void *ud, uint16_t addr, uint8_t value);
+} sim_hooks;
+
+typedef struct sim_io_hook sim_io_hook;
+
+typedef struct sim {
+	struct avr_t *avr;
+	const firmware *fw;
+	const mcu_names *names; /* the MCU's register and vector names; may be NULL */
+	char mcu[64];
+	uint32_t frequency;
+	uint32_t data_size;     /* ramend + 1 */
+	uint64_t icount;
+	sim_hooks hooks;
+	uint8_t *pre;           /* scratch: the data space at an interrupt point */
+	sim_io_hook *io_hooks;  /* one per watched I/O address */
+	unsigned nio_hooks;
+	void (*observe_fn)(void *ud, uint64_t cycle, uint8_t vector);
+	void *observe_ud;
+	uint8_t observe_depth;
+	stim_runtime *stim;     /* the attached stimuli, or NULL */
+} sim;
+
+/* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
+ * when given (non-NULL / non-zero), else from the ELF's .mmcu section;
+ * having neither is an error, as is an MCU simavr does not know.  The
+ * firmware must outlive the sim. */
+int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
+	     sim **out, avrr_err *err);
+void sim_close(sim *s);
+
+/* Reports every CPU read (or write) of the I/O register at data address
+ * `addr` to hooks.on_read (on_write).  Call before running. */
+int sim_watch_read(sim *s, uint16_t addr, avrr_err *err);
+int sim_watch_write(sim *s, uint16_t addr, avrr_err *err);
+
+/* Why sim_run returned. */
+typedef enum {
+	SIM_STOP_LIMIT,         /* icount or cycle limit reached */
+	SIM_STOP_REQUEST,       /* *stop became non-zero */
+	SIM_STOP_DONE,          /* the CPU stopped: sleep with interrupts off */
+	SIM_STOP_CRASHED,       /* the CPU crashed (bad opcode, stack, ...) */
+} sim_stop;
+
+/* Runs with hooks until icount == icount_limit or cycle >= cycle_limit
+ * (0 = no limit), the CPU stops, or *stop (may be NULL) becomes non-zero —
+ * a hook or a signal handler may set it; it is checked between steps. */
+sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit,
+		 volatile int *stop);
+
+/* simavr's own run loop, no hooks, until cycle >= cycle_limit or the CPU
+ * stops.  icount is not maintained. */
+sim_stop sim_run_plain(sim *s, uint64_t cycle_limit);
+
+/* Calls fn(ud, cycle, vector) at every interrupt entry, through simavr's
+ * own notification (works with sim_run_plain). */
+int sim_observe_vectors(sim *s, void (*fn)(void *ud, uint64_t cycle, uint8_t vector),
+			void *ud, avrr_err *err);
+
+/* Drives the chip's inputs from `script` (which must outlive the sim),
+ * with randomness from `seed`.  Call before running. */
+int sim_attach_stimuli(sim *s, const stim_script *script, uint64_t seed, avrr_err *err);
+
+/* The vector of the innermost running ISR, or 0 in the main program. */
+uint8_t sim_running_vector(const sim *s);
+
+uint64_t sim_cycle(const sim *s);
+uint32_t sim_pc(const sim *s);
+
+/* Name lookups in the MCU's own terms.  Return -1 when unknown. */
+int sim_ioreg_addr(const sim *s, const char *name);
+const char *sim_ioreg_name(const sim *s, uint16_t addr);  /* NULL if none */
+const char *sim_vector_name(const sim *s, uint8_t vector); /* NULL if none */
+
+/* The rule by which this simulator delays interrupts after an instruction
+ * sets I (stored in each recording's metadata). */
+#define SIM_INTERRUPT_RULE "simavr-1.6: 2 instructions after SEI/RETI/SREG write"
+
+#endif
