@@ -7,8 +7,9 @@
 #   make deps          install the Debian packages the build and tests need
 #
 # Sources are found by directory: every .c under the module directories is
-# part of the core library; cli/main.c is the binary's entry point; each
+# part of the core library; cli/ holds the binary's entry point; each
 # tests/{unit,integration}/test_*.c is its own cmocka test program.
+# The front-ends (cli/) link only into the binary.
 
 PREFIX    ?= /usr/local
 BUILD     ?= build
@@ -27,9 +28,10 @@ CFLAGS    += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS   += -fsanitize=address,undefined
 endif
 
-MODULES   := util sim db recorder fingerprint replayer shell cli
-CORE_SRC  := $(filter-out cli/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+MODULES   := util sim db recorder fingerprint replayer shell
+CORE_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ioregs.o
+CLI_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 INTEG_SRC := $(wildcard tests/integration/test_*.c)
 TEST_BIN  := $(UNIT_SRC:%.c=$(BUILD)/%) $(INTEG_SRC:%.c=$(BUILD)/%)
@@ -41,7 +43,8 @@ AVR_CC    := avr-gcc
 AVR_MCU   := atmega16
 AVR_FREQ  := 8000000
 AVR_FLAGS := -mmcu=$(AVR_MCU) -DF_CPU=$(AVR_FREQ)UL -Os -g -std=gnu11 -Wall \
-             -Wextra -Werror -I/usr/include/simavr
+             -Wextra -Werror -I/usr/include/simavr \
+             -Wl,--section-start=.mmcu=0x910000
 FIRMWARE  := $(patsubst %.c,%.elf,$(wildcard traces/*.c))
 
 # MCUs whose I/O register names avrr knows (generated from avr-libc).
@@ -59,7 +62,7 @@ all: $(AVRR) firmware
 
 firmware: $(FIRMWARE)
 
-$(AVRR): $(BUILD)/cli/main.o $(CORE_OBJ)
+$(AVRR): $(CLI_OBJ) $(CORE_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c | $(BUILD)/gen/ioregs_gen.h
@@ -81,7 +84,7 @@ $(BUILD)/bench/%: bench/%.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
 
-traces/%.elf: traces/%.c
+traces/%.elf: traces/%.c Makefile
 	$(AVR_CC) $(AVR_FLAGS) -o $@ $<
 
 # The test suite runs twice: as built, and under AddressSanitizer + UBSan.
