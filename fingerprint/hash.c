@@ -1,0 +1,123 @@
+/*
+ * hash.c — fingerprint hash functions and return-address reduction (see
+ * hash.h for the definitions and why each is shaped the way it is).
+ *
+ * fp_hash runs once per simulated instruction during replay, so each kind is
+ * one tight loop over the input with no allocation and one switch on kind.
+ */
+#include "hash.h"
+
+#include <string.h>
+
+/* Second-word seed for jenkins hashes wider than 32 bits (hash.h). */
+#define FP_OAAT2_SEED 0x9e3779b9u
+
+/* Largest two primes below 2^16, for twomod. */
+#define FP_TWOMOD_P1 65521u
+#define FP_TWOMOD_P2 65519u
+
+/* Knuth's multiplier: floor(2^64 / golden ratio), which happens to be odd
+ * (Knuth asks for A relatively prime to the word size). */
+#define FP_KNUTH_A UINT64_C(0x9E3779B97F4A7C15)
+
+static const char *const fp_hash_names[FP_HASH_COUNT] = {
+	[FP_HASH_MODULAR] = "modular",
+	[FP_HASH_TWOMOD] = "twomod",
+	[FP_HASH_JENKINS] = "jenkins",
+	[FP_HASH_KNUTH] = "knuth",
+};
+
+const char *fp_hash_name(fp_hash_kind k)
+{
+	/* Compare as unsigned so a negative out-of-range enum is caught too. */
+	return (unsigned)k < FP_HASH_COUNT ? fp_hash_names[k] : NULL;
+}
+
+int fp_hash_parse(const char *name, fp_hash_kind *out)
+{
+	if (!name)
+		return -1;
+	for (unsigned i = 0; i < FP_HASH_COUNT; i++) {
+		if (strcmp(name, fp_hash_names[i]) == 0) {
+			*out = (fp_hash_kind)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* One-at-a-time from an arbitrary starting hash; seed 0 is the published
+ * function. */
+static uint32_t oaat_seeded(uint32_t hash, const uint8_t *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		hash += x[i];
+		hash += hash << 10;
+		hash ^= hash >> 6;
+	}
+	hash += hash << 3;
+	hash ^= hash >> 11;
+	hash += hash << 15;
+	return hash;
+}
+
+uint32_t fp_jenkins_oaat(const uint8_t *x, size_t n)
+{
+	return oaat_seeded(0, x, n);
+}
+
+static uint64_t byte_sum(const uint8_t *x, size_t n)
+{
+	uint64_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return s;
+}
+
+uint64_t fp_hash(fp_hash_kind k, const uint8_t *x, size_t n, unsigned bits)
+{
+	uint64_t mask = fp_hash_mask(bits);
+
+	switch (k) {
+	case FP_HASH_MODULAR:
+		return byte_sum(x, n) & mask;
+
+	case FP_HASH_TWOMOD: {
+		uint64_t s = 0, w = 0;
+		for (size_t i = 0; i < n; i++) {
+			s += x[i];
+			w += (uint64_t)(i + 1) * x[i];
+		}
+		uint64_t v = (s % FP_TWOMOD_P1) * FP_TWOMOD_P2 + w % FP_TWOMOD_P2;
+		return v & mask;
+	}
+
+	case FP_HASH_JENKINS: {
+		uint64_t v = oaat_seeded(0, x, n);
+		/* The second pass costs as much as the first; only pay for it
+		 * when the high word survives the mask. */
+		if (bits > 32)
+			v |= (uint64_t)oaat_seeded(FP_OAAT2_SEED, x, n) << 32;
+		return v & mask;
+	}
+
+	case FP_HASH_KNUTH: {
+		uint64_t p = byte_sum(x, n) * FP_KNUTH_A;
+		if (bits >= 64)
+			return p;
+		/* bits == 0 (no hash portion) must not become a shift by 64. */
+		return bits ? p >> (64 - bits) : 0;
+	}
+
+	case FP_HASH_COUNT:
+		break;
+	}
+	return 0;
+}
+
+uint64_t fp_reduce_ra(uint32_t ra_byte_addr, unsigned k)
+{
+	/* ra/2 fits in 31 bits, so any k >= 31 keeps all of it; masking with
+	 * fp_hash_mask covers k > 32 without a separate clamp. */
+	return (uint64_t)(ra_byte_addr >> 1) & fp_hash_mask(k);
+}
