@@ -58,7 +58,7 @@ typedef struct db_interrupt {
 	uint32_t vector;
 	uint32_t ra;      /* byte address of the next instruction */
 	uint32_t sp;      /* before the push */
-	uint8_t digest[32];      /* SHA-256 of context || ra as 4 bytes LE */
+	uint8_t digest[32];      /* BLAKE2b-256 of context || ra as 4 bytes LE */
 	const uint8_t *context;  /* data space bytes, or NULL */
 	uint32_t context_size;
 } db_interrupt;

@@ -112,7 +112,7 @@ static void on_irq(void *ud, const sim_irq_point *p)
 		.context = r->o->store_contexts ? p->data : NULL,
 		.context_size = p->data_size,
 	};
-	digest_sha256_2(p->data, p->data_size, ra_le, sizeof ra_le, q.digest);
+	digest_context(p->data, p->data_size, ra_le, sizeof ra_le, q.digest);
 	if (!r->failed && db_add_interrupt(r->d, &q, r->err))
 		fail(r);
 	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)

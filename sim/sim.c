@@ -315,15 +315,17 @@ sim_stop sim_run_plain(sim *s, uint64_t cycle_limit)
 static void on_running_irq(avr_irq_t *irq, uint32_t value, void *param)
 {
 	(void)irq;
-	(void)value;
 	sim *s = param;
-	/* The global RUNNING irq fires on entry and on RETI alike; only a
-	 * rising nesting depth is an entry. */
+	/* The global RUNNING irq fires on entry (before simavr pushes the
+	 * vector on its nesting stack) and on RETI (after it pops it): a
+	 * depth below the last one seen is a return, anything else an entry. */
 	uint8_t depth = s->avr->interrupts.running_ptr;
-	if (depth > s->observe_depth)
-		s->observe_fn(s->observe_ud, s->avr->cycle,
-			      s->avr->interrupts.running[depth - 1]->vector);
-	s->observe_depth = depth;
+	if (depth < s->observe_depth) {
+		s->observe_depth = depth;
+		return;
+	}
+	s->observe_depth = depth + 1;
+	s->observe_fn(s->observe_ud, s->avr->cycle, (uint8_t)value);
 }
 
 int sim_observe_vectors(sim *s, void (*fn)(void *ud, uint64_t cycle, uint8_t vector),

@@ -1,0 +1,264 @@
+/*
+ * test_record.c — recording the bundled firmware, end to end.
+ *
+ * For each firmware in traces/ with its stimuli, over 10^6 instructions:
+ *  - the run stops after exactly that many instructions;
+ *  - recording does not perturb the run: simavr's stock loop with the same
+ *    stimuli and seed, observed only through simavr's own notifications,
+ *    takes the same interrupts at the same cycles;
+ *  - two recordings are identical, event for event and digest for digest;
+ *  - the event log is consistent: each `prev` is the latest earlier event
+ *    of the same context, and interrupt entries and RETIs nest properly.
+ */
+#include "../testlib.h"
+
+#include <sodium.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "recorder/recorder.h"
+#include "sim/sim.h"
+
+#define N_INSN 1000000
+
+static const char *const FIRMWARE[] = { "adcapp", "funcsheap", "funcsheap_noloop" };
+
+typedef struct recording {
+	char path[256];
+	db_run run;
+	db_event *ev;
+	size_t nev;
+	db_interrupt *irq;
+	size_t nirq;
+} recording;
+
+static void record_fw(const char *name, uint64_t insns, uint64_t seed, recording *out)
+{
+	char dir[128], elf[128], stim[128];
+	assert_non_null(test_tmpdir(dir, sizeof dir));
+	snprintf(elf, sizeof elf, "traces/%s.elf", name);
+	snprintf(stim, sizeof stim, "traces/%s.stim", name);
+	snprintf(out->path, sizeof out->path, "%s/%s.db", dir, name);
+	rec_options o = {
+		.firmware_path = elf, .out_path = out->path, .stimuli_path = stim,
+		.seed = seed, .seed_given = 1, .max_instructions = insns,
+	};
+	avrr_err err = { "" };
+	int interrupted;
+	int rc = rec_record(&o, &interrupted, &err);
+	if (rc)
+		fail_msg("record %s: %s", name, err.msg);
+	db *d;
+	assert_int_equal(db_open(out->path, 0, &d, &err), 0);
+	assert_int_equal(db_get_run(d, &out->run, &err), 0);
+	assert_int_equal(db_load_events(d, &out->ev, &out->nev, &err), 0);
+	assert_int_equal(db_load_interrupts(d, &out->irq, &out->nirq, &err), 0);
+	db_close(d);
+}
+
+static void recording_free(recording *r)
+{
+	db_run_free(&r->run);
+	free(r->ev);
+	free(r->irq);
+	unlink(r->path);
+}
+
+static void test_exact_instruction_count(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
+		recording r = { 0 };
+		record_fw(FIRMWARE[f], N_INSN, 1, &r);
+		assert_int_equal(r.run.instructions, N_INSN);
+		assert_string_equal(r.run.stop_reason, "instructions");
+		for (size_t i = 0; i < r.nev; i++)
+			assert_true(r.ev[i].icount <= N_INSN);
+		/* The paper's workloads are interrupt-heavy: so must ours be. */
+		assert_true(r.nirq > 100);
+		recording_free(&r);
+	}
+	/* An odd count, to show it is not a multiple of some slice. */
+	recording r = { 0 };
+	record_fw("funcsheap", 123457, 1, &r);
+	assert_int_equal(r.run.instructions, 123457);
+	recording_free(&r);
+}
+
+typedef struct observed {
+	uint64_t cycle[1 << 16];
+	uint8_t vector[1 << 16];
+	size_t n;
+} observed;
+
+static void observe(void *ud, uint64_t cycle, uint8_t vector)
+{
+	observed *o = ud;
+	if (o->n < sizeof o->cycle / sizeof o->cycle[0]) {
+		o->cycle[o->n] = cycle;
+		o->vector[o->n] = vector;
+	}
+	o->n++;
+}
+
+/* The same firmware, stimuli and seed under simavr's own run loop. */
+static void plain_run(const char *name, uint64_t seed, uint64_t cycles, observed *obs)
+{
+	char elf[128], stim[128];
+	snprintf(elf, sizeof elf, "traces/%s.elf", name);
+	snprintf(stim, sizeof stim, "traces/%s.stim", name);
+	avrr_err err = { "" };
+	firmware *fw;
+	assert_int_equal(fw_load_file(elf, &fw, &err), 0);
+	FILE *f = fopen(stim, "rb");
+	assert_non_null(f);
+	static char text[1 << 16];
+	size_t len = fread(text, 1, sizeof text - 1, f);
+	text[len] = 0;
+	fclose(f);
+	stim_script *script;
+	if (stim_parse(text, stim, &script, &err))
+		fail_msg("%s", err.msg);
+	sim *s;
+	assert_int_equal(sim_open(fw, NULL, 0, &s, &err), 0);
+	assert_int_equal(sim_attach_stimuli(s, script, seed, &err), 0);
+	assert_int_equal(sim_observe_vectors(s, observe, obs, &err), 0);
+	assert_int_equal(sim_run_plain(s, cycles), SIM_STOP_LIMIT);
+	sim_close(s);
+	stim_free(script);
+	fw_free(fw);
+}
+
+static void test_recording_does_not_perturb(void **state)
+{
+	(void)state;
+	static observed obs;
+	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
+		recording r = { 0 };
+		record_fw(FIRMWARE[f], N_INSN, 7, &r);
+		obs.n = 0;
+		plain_run(FIRMWARE[f], 7, r.run.cycles, &obs);
+		assert_int_equal(obs.n, r.nirq);
+		for (size_t i = 0; i < r.nirq; i++) {
+			assert_int_equal(obs.cycle[i], r.irq[i].cycle);
+			assert_int_equal(obs.vector[i], r.irq[i].vector);
+		}
+		recording_free(&r);
+	}
+}
+
+static void test_recordings_are_deterministic(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
+		recording a = { 0 }, b = { 0 };
+		record_fw(FIRMWARE[f], N_INSN, 3, &a);
+		record_fw(FIRMWARE[f], N_INSN, 3, &b);
+		assert_int_equal(a.nev, b.nev);
+		assert_int_equal(a.nirq, b.nirq);
+		for (size_t i = 0; i < a.nev; i++) {
+			const db_event *x = &a.ev[i], *y = &b.ev[i];
+			assert_int_equal(x->seq, y->seq);
+			assert_int_equal(x->prev, y->prev);
+			assert_int_equal(x->ctx, y->ctx);
+			assert_int_equal(x->type, y->type);
+			assert_int_equal(x->icount, y->icount);
+			assert_int_equal(x->cycle, y->cycle);
+			assert_int_equal(x->pc, y->pc);
+			assert_int_equal(x->addr, y->addr);
+			assert_int_equal(x->value, y->value);
+		}
+		for (size_t i = 0; i < a.nirq; i++) {
+			assert_int_equal(a.irq[i].icount, b.irq[i].icount);
+			assert_int_equal(a.irq[i].cycle, b.irq[i].cycle);
+			assert_int_equal(a.irq[i].vector, b.irq[i].vector);
+			assert_int_equal(a.irq[i].ra, b.irq[i].ra);
+			assert_memory_equal(a.irq[i].digest, b.irq[i].digest, 32);
+		}
+		assert_int_equal(a.run.cycles, b.run.cycles);
+		recording_free(&a);
+		recording_free(&b);
+	}
+}
+
+static void test_seed_changes_the_run(void **state)
+{
+	(void)state;
+	recording a = { 0 }, b = { 0 };
+	record_fw("funcsheap", N_INSN, 1, &a);
+	record_fw("funcsheap", N_INSN, 2, &b);
+	int differ = a.nirq != b.nirq;
+	for (size_t i = 0; !differ && i < a.nirq; i++)
+		differ = a.irq[i].cycle != b.irq[i].cycle || a.irq[i].ra != b.irq[i].ra;
+	assert_true(differ);
+	recording_free(&a);
+	recording_free(&b);
+}
+
+static void test_event_log_is_consistent(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
+		recording r = { 0 };
+		record_fw(FIRMWARE[f], N_INSN, 1, &r);
+		uint64_t last[256] = { 0 };
+		uint32_t stack[64];
+		int depth = 0;
+		size_t irqs = 0;
+		assert_true(r.nev > 0);
+		assert_int_equal(r.ev[0].type, DB_EV_RESET);
+		for (size_t i = 0; i < r.nev; i++) {
+			const db_event *e = &r.ev[i];
+			assert_int_equal(e->seq, i + 1);
+			assert_true(e->ctx < 256);
+			/* prev: the latest earlier event of the same context. */
+			assert_int_equal(e->prev, last[e->ctx]);
+			if (e->prev) {
+				assert_true(e->prev < e->seq);
+				assert_int_equal(r.ev[e->prev - 1].ctx, e->ctx);
+			}
+			last[e->ctx] = e->seq;
+			if (i)
+				assert_true(e->icount >= r.ev[i - 1].icount);
+			switch (e->type) {
+			case DB_EV_IRQ:
+				assert_int_equal(e->ctx, e->addr);
+				assert_true(depth < 64);
+				stack[depth++] = e->addr;
+				/* Entry events match the ground truth one to one. */
+				assert_true(irqs < r.nirq);
+				assert_int_equal(r.irq[irqs].vector, e->addr);
+				assert_int_equal(r.irq[irqs].ra, e->value);
+				assert_int_equal(r.irq[irqs].icount, e->icount);
+				irqs++;
+				break;
+			case DB_EV_RETI:
+				assert_true(depth > 0);
+				assert_int_equal(stack[depth - 1], e->addr);
+				assert_int_equal(e->ctx, e->addr);
+				depth--;
+				break;
+			default:
+				/* Anything else happens in the innermost context. */
+				assert_int_equal(e->ctx, depth ? stack[depth - 1] : 0);
+			}
+		}
+		assert_int_equal(irqs, r.nirq);
+		assert_true(depth <= 2); /* at most the ISRs still open at the end */
+		recording_free(&r);
+	}
+}
+
+int main(void)
+{
+	if (sodium_init() < 0)
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_instruction_count),
+		cmocka_unit_test(test_recording_does_not_perturb),
+		cmocka_unit_test(test_recordings_are_deterministic),
+		cmocka_unit_test(test_seed_changes_the_run),
+		cmocka_unit_test(test_event_log_is_consistent),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
