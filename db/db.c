@@ -198,10 +198,13 @@ int db_finish(db *d, avrr_err *err)
 		sqlite3_finalize(d->st[i]);
 		d->st[i] = NULL;
 	}
-	if (!rc && sqlite3_close(d->h) != SQLITE_OK)
-		rc = sql_err(d, err, "closing");
-	else
-		d->h = NULL;
+	/* After a failed COMMIT the connection stays open for db_discard. */
+	if (!rc) {
+		if (sqlite3_close(d->h) != SQLITE_OK)
+			rc = sql_err(d, err, "closing");
+		else
+			d->h = NULL;
+	}
 	if (!rc && rename(d->tmp, d->path) != 0)
 		rc = avrr_errf(err, "%s: %s", d->path, strerror(errno));
 	if (rc) {

@@ -34,11 +34,11 @@ struct sim_io_hook {
 };
 
 /* simavr logs through one process-wide function; avrr's core never prints,
- * so only errors (a crashed core) reach stderr. */
+ * so only a running core's errors (a crash's details) reach stderr.  Errors
+ * without a core (an unknown MCU) are reported by sim_open itself. */
 static void quiet_logger(avr_t *avr, const int level, const char *fmt, va_list ap)
 {
-	(void)avr;
-	if (level <= LOG_ERROR) {
+	if (avr && level <= LOG_ERROR) {
 		fputs("simavr: ", stderr);
 		vfprintf(stderr, fmt, ap);
 	}

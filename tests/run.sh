@@ -7,6 +7,10 @@ set -u
 build=$1
 AVRR_BIN=$2
 export AVRR_BIN CMOCKA_MESSAGE_OUTPUT=TAP
+# Under the sanitizer build: simavr's own leaks are suppressed, ours are not.
+LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
+UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS UBSAN_OPTIONS
 passed=0 failed=0
 log=$(mktemp)
 for t in "$build"/tests/unit/test_* "$build"/tests/integration/test_*; do

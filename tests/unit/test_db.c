@@ -1,0 +1,842 @@
+/*
+ * test_db.c — unit tests for db/db.{h,c}, the recording store:
+ *   - a full round trip (every run field, the firmware blob, > BATCH_ROWS
+ *     events with 64-bit counters, interrupts with and without contexts)
+ *     read back exactly, with exact histograms and the schema version;
+ *   - the temporary-file discipline: nothing at the target path before
+ *     db_finish, no hidden ".NAME.tmp-PID" after it, nothing at all after
+ *     db_discard, and an existing file at the path untouched until finish;
+ *   - write failures, injected (db_fail_after) and real (RLIMIT_FSIZE
+ *     standing in for a full disk, at a batch commit and at db_finish),
+ *     leave nothing behind;
+ *   - db_open refusing missing paths, directories, text and empty files,
+ *     foreign SQLite files, newer and unset schema versions; db_get_run and
+ *     db_get_firmware reporting a damaged recording; db_create refusing a
+ *     path in a missing directory and a directory.
+ * Each test works in its own temporary directory.
+ */
+#include "../testlib.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "util/digest.h"
+
+#define BATCH 50000 /* db.c's BATCH_ROWS */
+
+/* ------------------------------------------------------------ scaffolding */
+
+typedef struct fixture {
+	char dir[256];
+	char path[320]; /* DIR/run.db */
+	char tmp[320];  /* DIR/.run.db.tmp-PID */
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof *f);
+	if (!f || !test_tmpdir(f->dir, sizeof f->dir))
+		return -1;
+	snprintf(f->path, sizeof f->path, "%s/run.db", f->dir);
+	snprintf(f->tmp, sizeof f->tmp, "%s/.run.db.tmp-%ld", f->dir, (long)getpid());
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+	char out[64];
+	test_run(out, sizeof out, "rm -rf '%s'", f->dir);
+	free(f);
+	return 0;
+}
+
+static int exists(const char *path)
+{
+	struct stat sb;
+	return lstat(path, &sb) == 0;
+}
+
+/* Number of entries in dir other than . and ..; the first one's name goes
+ * to `first` (if given). */
+static int dir_entries(const char *dir, char *first, size_t n)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int count = 0;
+	struct dirent *e;
+	if (first && n)
+		first[0] = 0;
+	while ((e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (count++ == 0 && first)
+			snprintf(first, n, "%s", e->d_name);
+	}
+	closedir(d);
+	return count;
+}
+
+static void assert_dir_empty(const char *dir)
+{
+	char name[256];
+	int n = dir_entries(dir, name, sizeof name);
+	if (n != 0)
+		fail_msg("%s: %d entries left, e.g. '%s'", dir, n, name);
+}
+
+/* Asserts that dir holds exactly one entry, called `name`. */
+static void assert_dir_only(const char *dir, const char *name)
+{
+	char first[256];
+	assert_int_equal(dir_entries(dir, first, sizeof first), 1);
+	assert_string_equal(first, name);
+}
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+	if (!strstr(haystack, needle))
+		fail_msg("'%s' does not contain '%s'", haystack, needle);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+	FILE *fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(data, 1, n, fp), n);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* Runs SQL on a file through the sqlite3 API directly (to doctor files). */
+static void doctor(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	char *msg = NULL;
+	int rc = sqlite3_exec(h, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg ? msg : "?");
+	assert_int_equal(sqlite3_close(h), SQLITE_OK);
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* ------------------------------------------------------------ test data */
+
+static const uint8_t FIRMWARE[] = {
+	0x7f, 'E', 'L', 'F', 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* NULs inside */
+	0x02, 0x00, 0x53, 0x00, 0xff, 0xfe, 0x00, 0x80, 'x',
+};
+
+static db_run sample_run(void)
+{
+	return (db_run){
+		.firmware_path = "traces/some firmware 'quoted' \xc3\xa9.elf",
+		.firmware_sha256 = "912972f3666140a647a8170284ede244c48973f146a9d241b2774be0d860a46a",
+		.mcu = "atmega1284p",
+		.frequency = UINT32_C(4294967295),
+		.seed = UINT64_C(0xfedcba9876543210), /* >= 2^63 */
+		.stimuli_path = "traces/x.stim",
+		.stimuli = "# a comment\nseed 7\nadc 0 const 1000\n",
+		.tool_version = "0.1.0-test",
+		.interrupt_rule = "simavr-1.6: 2 instructions after SEI/RETI/SREG write",
+		.data_size = 16640,
+		.instructions = UINT64_C(5000000000),        /* > 2^32 */
+		.cycles = UINT64_C(0x8000000000000001),      /* > 2^63 */
+		.stop_reason = "instructions",
+		.has_ground_truth = 1,
+		.created = "2024-02-29T23:59:58Z",
+	};
+}
+
+static void assert_str_or_null_equal(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void assert_run_equal(const db_run *a, const db_run *b)
+{
+	assert_str_or_null_equal(a->firmware_path, b->firmware_path);
+	assert_str_or_null_equal(a->firmware_sha256, b->firmware_sha256);
+	assert_str_or_null_equal(a->mcu, b->mcu);
+	assert_int_equal(a->frequency, b->frequency);
+	assert_true(a->seed == b->seed);
+	assert_str_or_null_equal(a->stimuli_path, b->stimuli_path);
+	assert_str_or_null_equal(a->stimuli, b->stimuli);
+	assert_str_or_null_equal(a->tool_version, b->tool_version);
+	assert_str_or_null_equal(a->interrupt_rule, b->interrupt_rule);
+	assert_int_equal(a->data_size, b->data_size);
+	assert_true(a->instructions == b->instructions);
+	assert_true(a->cycles == b->cycles);
+	assert_str_or_null_equal(a->stop_reason, b->stop_reason);
+	assert_int_equal(a->has_ground_truth, b->has_ground_truth);
+	assert_str_or_null_equal(a->created, b->created);
+}
+
+/* Field by field: the struct has padding. */
+static int event_equal(const db_event *a, const db_event *b)
+{
+	return a->seq == b->seq && a->prev == b->prev && a->ctx == b->ctx &&
+	       a->type == b->type && a->icount == b->icount && a->cycle == b->cycle &&
+	       a->pc == b->pc && a->addr == b->addr && a->value == b->value;
+}
+
+/* n events with every field varied; fills the expected histograms. */
+static db_event *make_events(size_t n, uint64_t vec[256], uint64_t types[DB_EV_COUNT])
+{
+	db_event *ev = calloc(n, sizeof *ev);
+	assert_non_null(ev);
+	memset(vec, 0, 256 * sizeof vec[0]);
+	memset(types, 0, DB_EV_COUNT * sizeof types[0]);
+	uint64_t s = 42, last[256] = { 0 };
+	uint64_t icount = UINT64_C(0x7fffff00), cycle = UINT64_C(0xfffffe00); /* near 2^31, 2^32 */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = splitmix64(&s);
+		db_event *e = &ev[i];
+		e->seq = i + 1;
+		e->type = i == 0 ? DB_EV_RESET : 2 + (uint32_t)(r % (DB_EV_COUNT - 2));
+		e->ctx = r >> 60 ? (uint32_t)((r >> 8) % 40) : 0;
+		e->prev = last[e->ctx];
+		last[e->ctx] = e->seq;
+		icount += 1 + (r >> 20) % 7;
+		cycle += 1 + (r >> 24) % 13;
+		e->icount = icount;
+		e->cycle = cycle;
+		e->pc = (uint32_t)(r >> 32) | (i % 3 == 0 ? UINT32_C(0x80000000) : 0);
+		if (e->type == DB_EV_IRQ) {
+			e->addr = (uint32_t)((r >> 40) % 256);
+			vec[e->addr]++;
+		} else {
+			e->addr = (uint32_t)r ^ (uint32_t)(r >> 17);
+		}
+		e->value = (uint32_t)(r >> 16);
+		types[e->type]++;
+	}
+	/* The extremes of the 64-bit counters. */
+	ev[n - 1].icount = UINT64_MAX;
+	ev[n - 1].cycle = UINT64_C(0x8000000000000000);
+	ev[n - 1].value = UINT32_MAX;
+	ev[n - 1].pc = UINT32_MAX;
+	return ev;
+}
+
+/* m interrupts; every third has no context, one has an empty context. */
+static db_interrupt *make_interrupts(size_t m, uint8_t **ctxbuf)
+{
+	db_interrupt *q = calloc(m, sizeof *q);
+	uint8_t *buf = malloc(m * 64 + 1);
+	assert_non_null(q);
+	assert_non_null(buf);
+	uint64_t s = 7;
+	for (size_t i = 0; i < m; i++) {
+		uint64_t r = splitmix64(&s);
+		uint8_t *c = buf + i * 64;
+		for (int k = 0; k < 64; k++)
+			c[k] = (uint8_t)(splitmix64(&s) >> 7);
+		q[i].idx = i + 1;
+		q[i].icount = UINT64_C(3000000000) + i * 1000 + (r & 0xff); /* > 2^31 */
+		q[i].cycle = UINT64_C(0x9000000000000000) + i * 2000;      /* > 2^63 */
+		q[i].vector = (uint32_t)(i % 256);
+		q[i].ra = (uint32_t)(r >> 32) | UINT32_C(0x80000000);
+		q[i].sp = (uint32_t)(r & 0xffff);
+		q[i].context_size = (uint32_t)(1 + i % 64);
+		q[i].context = i % 3 == 2 ? NULL : c;
+		if (i == 4)
+			q[i].context_size = 0; /* present but empty */
+		uint8_t ra_le[4] = { (uint8_t)q[i].ra, (uint8_t)(q[i].ra >> 8),
+				     (uint8_t)(q[i].ra >> 16), (uint8_t)(q[i].ra >> 24) };
+		digest_context(c, q[i].context_size, ra_le, 4, q[i].digest);
+	}
+	*ctxbuf = buf;
+	return q;
+}
+
+/* Checks each interrupt's stored context (db_load_interrupts omits them). */
+static void assert_contexts(const char *path, const db_interrupt *q, size_t m)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT idx, context FROM interrupts ORDER BY idx",
+					    -1, &st, NULL), SQLITE_OK);
+	size_t i = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		assert_true(i < m);
+		assert_int_equal(sqlite3_column_int64(st, 0), (sqlite3_int64)q[i].idx);
+		if (!q[i].context) {
+			assert_int_equal(sqlite3_column_type(st, 1), SQLITE_NULL);
+		} else {
+			assert_int_equal(sqlite3_column_type(st, 1), SQLITE_BLOB);
+			assert_int_equal(sqlite3_column_bytes(st, 1), q[i].context_size);
+			if (q[i].context_size)
+				assert_memory_equal(sqlite3_column_blob(st, 1), q[i].context,
+						    q[i].context_size);
+		}
+		i++;
+	}
+	assert_int_equal(i, m);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
+/* Creates a small finished recording at f->path. */
+static void make_small_recording(const fixture *f)
+{
+	avrr_err err = { "" };
+	db *d = NULL;
+	db_run run = sample_run();
+	assert_int_equal(db_create(f->path, &d, &err), 0);
+	assert_int_equal(db_put_run(d, &run, &err), 0);
+	assert_int_equal(db_put_firmware(d, run.firmware_sha256, FIRMWARE, sizeof FIRMWARE, &err), 0);
+	db_event e = { .seq = 1, .type = DB_EV_RESET };
+	assert_int_equal(db_add_event(d, &e, &err), 0);
+	assert_int_equal(db_finish(d, &err), 0);
+	assert_dir_only(f->dir, "run.db");
+}
+
+/* ------------------------------------------------------------ round trips */
+
+static void round_trip(fixture *f, size_t n, size_t m)
+{
+	avrr_err err = { "" };
+	db *d = NULL;
+	uint64_t vec[256], types[DB_EV_COUNT];
+	db_event *ev = make_events(n, vec, types);
+	uint8_t *ctxbuf = NULL;
+	db_interrupt *q = make_interrupts(m, &ctxbuf);
+	db_run run = sample_run();
+
+	assert_int_equal(db_create(f->path, &d, &err), 0);
+	assert_non_null(d);
+	assert_int_equal(db_put_run(d, &run, &err), 0);
+	assert_int_equal(db_put_firmware(d, run.firmware_sha256, FIRMWARE, sizeof FIRMWARE, &err), 0);
+	/* Interleaved, as the recorder writes them. */
+	size_t qi = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (db_add_event(d, &ev[i], &err))
+			fail_msg("event %zu: %s", i, err.msg);
+		if (qi < m && i % (n / m + 1) == 0)
+			assert_int_equal(db_add_interrupt(d, &q[qi++], &err), 0);
+		if (i == n / 2)
+			assert_false(exists(f->path)); /* not even after a batch commit */
+	}
+	while (qi < m)
+		assert_int_equal(db_add_interrupt(d, &q[qi++], &err), 0);
+	assert_true(exists(f->tmp));
+	assert_false(exists(f->path));
+	if (db_finish(d, &err))
+		fail_msg("db_finish: %s", err.msg);
+	assert_dir_only(f->dir, "run.db");
+
+	assert_int_equal(db_open(f->path, 0, &d, &err), 0);
+	assert_non_null(d);
+	assert_int_equal(db_schema_version(d), DB_SCHEMA_VERSION);
+
+	db_run got;
+	assert_int_equal(db_get_run(d, &got, &err), 0);
+	assert_run_equal(&got, &run);
+	db_run_free(&got);
+	assert_null(got.mcu); /* db_run_free clears */
+
+	uint8_t *elf = NULL;
+	size_t elf_n = 0;
+	assert_int_equal(db_get_firmware(d, &elf, &elf_n, &err), 0);
+	assert_int_equal(elf_n, sizeof FIRMWARE);
+	assert_memory_equal(elf, FIRMWARE, sizeof FIRMWARE);
+	free(elf);
+
+	db_event *lev = NULL;
+	size_t ln = 0;
+	assert_int_equal(db_load_events(d, &lev, &ln, &err), 0);
+	assert_int_equal(ln, n);
+	for (size_t i = 0; i < n; i++)
+		if (!event_equal(&lev[i], &ev[i]))
+			fail_msg("event %zu differs: seq %llu icount %llu cycle %llu vs %llu %llu %llu",
+				 i, (unsigned long long)lev[i].seq, (unsigned long long)lev[i].icount,
+				 (unsigned long long)lev[i].cycle, (unsigned long long)ev[i].seq,
+				 (unsigned long long)ev[i].icount, (unsigned long long)ev[i].cycle);
+	free(lev);
+
+	db_interrupt *lq = NULL;
+	size_t lm = 0;
+	assert_int_equal(db_load_interrupts(d, &lq, &lm, &err), 0);
+	assert_int_equal(lm, m);
+	for (size_t i = 0; i < m; i++) {
+		assert_true(lq[i].idx == q[i].idx);
+		assert_true(lq[i].icount == q[i].icount);
+		assert_true(lq[i].cycle == q[i].cycle);
+		assert_int_equal(lq[i].vector, q[i].vector);
+		assert_int_equal(lq[i].ra, q[i].ra);
+		assert_int_equal(lq[i].sp, q[i].sp);
+		assert_memory_equal(lq[i].digest, q[i].digest, DIGEST_SIZE);
+		assert_null(lq[i].context);
+	}
+	free(lq);
+
+	uint64_t gvec[256], gtypes[DB_EV_COUNT];
+	memset(gvec, 0xee, sizeof gvec);
+	memset(gtypes, 0xee, sizeof gtypes);
+	assert_int_equal(db_count_vectors(d, gvec, &err), 0);
+	assert_int_equal(db_count_event_types(d, gtypes, &err), 0);
+	assert_memory_equal(gvec, vec, sizeof vec);
+	assert_memory_equal(gtypes, types, sizeof types);
+	assert_int_equal(gtypes[DB_EV_RESET], 1);
+
+	/* Read-only really is read-only. */
+	db_event extra = { .seq = n + 1, .type = DB_EV_WAKE };
+	assert_int_not_equal(db_add_event(d, &extra, &err), 0);
+	db_close(d);
+
+	assert_contexts(f->path, q, m);
+	assert_dir_only(f->dir, "run.db");
+	free(ev);
+	free(q);
+	free(ctxbuf);
+}
+
+/* More than two batches of events, and interrupts across them. */
+static void test_round_trip_large(void **state)
+{
+	round_trip(*state, 2 * BATCH + 7, 301);
+}
+
+/* Fewer rows than a batch: everything rides on db_finish's commit. */
+static void test_round_trip_small(void **state)
+{
+	round_trip(*state, 40, 9);
+}
+
+/* Exactly one batch: the last add commits, db_finish commits nothing new. */
+static void test_round_trip_exact_batch(void **state)
+{
+	round_trip(*state, BATCH, 3);
+}
+
+/* Optional fields come back NULL/zero, not as empty strings. */
+static void test_run_optional_fields(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	db_run run = sample_run();
+	run.stimuli_path = NULL;
+	run.stimuli = NULL;
+	run.seed = 0;
+	run.has_ground_truth = 0;
+	run.instructions = 0;
+	run.cycles = 0;
+	run.stop_reason = "cpu-done";
+	assert_int_equal(db_create(f->path, &d, &err), 0);
+	assert_int_equal(db_put_run(d, &run, &err), 0);
+	/* A second put replaces the first. */
+	run.mcu = "atmega16";
+	run.frequency = 8000000;
+	assert_int_equal(db_put_run(d, &run, &err), 0);
+	assert_int_equal(db_put_firmware(d, run.firmware_sha256, FIRMWARE, sizeof FIRMWARE, &err), 0);
+	assert_int_equal(db_finish(d, &err), 0);
+	assert_int_equal(db_open(f->path, 0, &d, &err), 0);
+	db_run got;
+	assert_int_equal(db_get_run(d, &got, &err), 0);
+	assert_run_equal(&got, &run);
+	assert_null(got.stimuli_path);
+	assert_null(got.stimuli);
+	db_run_free(&got);
+	db_event *ev = (db_event *)&err;
+	size_t n = 99;
+	assert_int_equal(db_load_events(d, &ev, &n, &err), 0);
+	assert_null(ev);
+	assert_int_equal(n, 0);
+	uint64_t types[DB_EV_COUNT];
+	memset(types, 0xee, sizeof types);
+	assert_int_equal(db_count_event_types(d, types, &err), 0);
+	for (int t = 0; t < DB_EV_COUNT; t++)
+		assert_int_equal(types[t], 0);
+	db_close(d);
+}
+
+/* ------------------------------------------------------------ temporaries */
+
+static void test_nothing_at_path_before_finish(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	assert_int_equal(db_create(f->path, &d, &err), 0);
+	assert_false(exists(f->path));
+	char name[64];
+	snprintf(name, sizeof name, ".run.db.tmp-%ld", (long)getpid());
+	assert_dir_only(f->dir, name);
+	for (uint64_t i = 1; i <= BATCH + 10; i++) {
+		db_event e = { .seq = i, .type = DB_EV_READ, .icount = i };
+		assert_int_equal(db_add_event(d, &e, &err), 0);
+	}
+	/* A batch was committed to the temporary; the path is still free. */
+	assert_false(exists(f->path));
+	assert_dir_only(f->dir, name);
+	db_discard(d);
+	assert_dir_empty(f->dir);
+	db_discard(NULL); /* harmless */
+}
+
+/* A recording being replaced stays intact until the new one is finished. */
+static void test_existing_file_kept_until_finish(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	write_file(f->path, "old recording", 13);
+	assert_int_equal(db_create(f->path, &d, &err), 0);
+	db_event e = { .seq = 1, .type = DB_EV_RESET };
+	assert_int_equal(db_add_event(d, &e, &err), 0);
+	db_discard(d);
+	assert_dir_only(f->dir, "run.db");
+	char buf[32] = "";
+	FILE *fp = fopen(f->path, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fread(buf, 1, sizeof buf - 1, fp), 13);
+	fclose(fp);
+	assert_string_equal(buf, "old recording");
+	/* Finishing replaces it. */
+	make_small_recording(f);
+	assert_int_equal(db_open(f->path, 0, &d, &err), 0);
+	db_close(d);
+}
+
+/* A relative path without a directory puts the temporary in the cwd. */
+static void test_relative_path(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(f->dir), 0);
+	int rc = db_create("rel.db", &d, &err);
+	char name[64];
+	snprintf(name, sizeof name, ".rel.db.tmp-%ld", (long)getpid());
+	int tmp_there = exists(name);
+	int fin = rc ? -1 : db_finish(d, &err);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(rc, 0);
+	assert_true(tmp_there);
+	assert_int_equal(fin, 0);
+	assert_dir_only(f->dir, "rel.db");
+}
+
+/* ------------------------------------------------------------ write failures */
+
+static void test_fail_after_injected(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	db_run run = sample_run();
+	assert_int_equal(db_create(f->path, &d, &err), 0);
+	assert_int_equal(db_put_run(d, &run, &err), 0);
+	db_fail_after(d, 3);
+	db_event e1 = { .seq = 1, .type = DB_EV_RESET };
+	db_event e2 = { .seq = 2, .type = DB_EV_WRITE, .addr = 0x38, .value = 1 };
+	db_interrupt q = { .idx = 1, .vector = 1, .ra = 0x100 };
+	assert_int_equal(db_add_event(d, &e1, &err), 0);
+	assert_int_equal(db_add_interrupt(d, &q, &err), 0);
+	assert_string_equal(err.msg, "");
+	assert_int_not_equal(db_add_event(d, &e2, &err), 0);
+	assert_contains(err.msg, "disk I/O error");
+	assert_contains(err.msg, f->path);
+	assert_false(exists(f->path));
+	db_discard(d);
+	assert_dir_empty(f->dir);
+}
+
+/* Fault injection with 1 fails the very next row, an interrupt too. */
+static void test_fail_after_one(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	assert_int_equal(db_create(f->path, &d, &err), 0);
+	db_fail_after(d, 1);
+	db_interrupt q = { .idx = 1, .vector = 1, .ra = 0x100 };
+	assert_int_not_equal(db_add_interrupt(d, &q, &err), 0);
+	assert_contains(err.msg, "disk I/O error");
+	db_discard(d);
+	assert_dir_empty(f->dir);
+}
+
+/* Runs fn with the process's file-size limit at `limit` bytes (SIGXFSZ
+ * ignored, so writes fail with EFBIG as on a full disk). */
+typedef struct limited_call {
+	fixture *f;
+	db *d;
+	avrr_err err;
+	int rc;
+	uint64_t rows_ok;
+} limited_call;
+
+static void with_fsize_limit(rlim_t limit, void (*fn)(limited_call *), limited_call *c)
+{
+	struct rlimit old, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+	fflush(NULL); /* nothing buffered may hit the limit */
+	lim = old;
+	lim.rlim_cur = limit;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	fn(c); /* no cmocka calls in there: its output may go to a file */
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, oldsig);
+}
+
+static void add_until_failure(limited_call *c)
+{
+	c->rc = 0;
+	for (uint64_t i = 1; i <= 3 * BATCH && !c->rc; i++) {
+		db_event e = { .seq = i, .type = DB_EV_READ, .icount = i, .value = (uint32_t)i };
+		c->rc = db_add_event(c->d, &e, &c->err);
+		if (!c->rc)
+			c->rows_ok++;
+	}
+}
+
+/* A real write failure when a batch is committed: the add fails, and the
+ * discarded recording leaves nothing. */
+static void test_full_disk_at_batch_commit(void **state)
+{
+	fixture *f = *state;
+	limited_call c = { .f = f };
+	assert_int_equal(db_create(f->path, &c.d, &c.err), 0);
+	with_fsize_limit(4096, add_until_failure, &c);
+	assert_int_not_equal(c.rc, 0);
+	/* At the latest, the BATCH-th row's commit fails (earlier if SQLite's
+	 * cache spills to the file first). */
+	assert_in_range(c.rows_ok, 0, BATCH - 1);
+	assert_contains(c.err.msg, f->path);
+	db_discard(c.d);
+	assert_dir_empty(f->dir);
+}
+
+static void finish(limited_call *c)
+{
+	c->rc = db_finish(c->d, &c->err);
+	c->d = NULL;
+}
+
+/* A real write failure in db_finish's commit: it fails, frees everything
+ * and leaves nothing (the sanitizer run catches a leaked connection). */
+static void test_full_disk_at_finish(void **state)
+{
+	fixture *f = *state;
+	limited_call c = { .f = f };
+	db_run run = sample_run();
+	assert_int_equal(db_create(f->path, &c.d, &c.err), 0);
+	assert_int_equal(db_put_run(c.d, &run, &c.err), 0);
+	assert_int_equal(db_put_firmware(c.d, run.firmware_sha256, FIRMWARE, sizeof FIRMWARE, &c.err), 0);
+	for (uint64_t i = 1; i <= 1000; i++) {
+		db_event e = { .seq = i, .type = DB_EV_WRITE, .icount = i };
+		assert_int_equal(db_add_event(c.d, &e, &c.err), 0);
+	}
+	with_fsize_limit(0, finish, &c);
+	assert_int_not_equal(c.rc, 0);
+	assert_contains(c.err.msg, f->path);
+	assert_dir_empty(f->dir);
+}
+
+/* ------------------------------------------------------------ db_open refusals */
+
+static void expect_open_fails(const char *path, int writable, const char *needle)
+{
+	avrr_err err = { "" };
+	db *d = (db *)&err;
+	assert_int_not_equal(db_open(path, writable, &d, &err), 0);
+	assert_null(d);
+	assert_contains(err.msg, path);
+	assert_contains(err.msg, needle);
+}
+
+static void test_open_missing(void **state)
+{
+	fixture *f = *state;
+	expect_open_fails(f->path, 0, "No such file or directory");
+	expect_open_fails(f->path, 1, "No such file or directory");
+	assert_dir_empty(f->dir); /* not created by the attempt */
+}
+
+static void test_open_directory(void **state)
+{
+	fixture *f = *state;
+	expect_open_fails(f->dir, 0, "is a directory");
+}
+
+static void test_open_text_file(void **state)
+{
+	fixture *f = *state;
+	const char *text = "this is not a database, just some text\nline two\n";
+	write_file(f->path, text, strlen(text));
+	expect_open_fails(f->path, 0, "not an avrr recording");
+	expect_open_fails(f->path, 1, "not an avrr recording");
+	/* A long text file (more than a page) too. */
+	char big[8192];
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (char)('a' + i % 26);
+	write_file(f->path, big, sizeof big);
+	expect_open_fails(f->path, 0, "not an avrr recording");
+}
+
+static void test_open_empty_file(void **state)
+{
+	fixture *f = *state;
+	write_file(f->path, "", 0);
+	expect_open_fails(f->path, 0, "not an avrr recording");
+	struct stat sb;
+	assert_int_equal(stat(f->path, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
+}
+
+static void test_open_foreign_sqlite(void **state)
+{
+	fixture *f = *state;
+	doctor(f->path, "CREATE TABLE x(y); INSERT INTO x VALUES (1);");
+	expect_open_fails(f->path, 0, "not an avrr recording");
+	expect_open_fails(f->path, 1, "not an avrr recording");
+	/* Another program's application_id, even with our version number. */
+	doctor(f->path, "PRAGMA application_id = 1234; PRAGMA user_version = 1;");
+	expect_open_fails(f->path, 0, "not an avrr recording");
+}
+
+static void test_open_newer_schema(void **state)
+{
+	fixture *f = *state;
+	make_small_recording(f);
+	char sql[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", DB_SCHEMA_VERSION + 1);
+	doctor(f->path, sql);
+	expect_open_fails(f->path, 0, "newer");
+	expect_open_fails(f->path, 1, "newer");
+}
+
+static void test_open_unset_version(void **state)
+{
+	fixture *f = *state;
+	make_small_recording(f);
+	doctor(f->path, "PRAGMA user_version = 0");
+	expect_open_fails(f->path, 0, "not an avrr recording");
+}
+
+static void test_damaged_recording(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	make_small_recording(f);
+	doctor(f->path, "DELETE FROM firmware");
+	assert_int_equal(db_open(f->path, 0, &d, &err), 0);
+	uint8_t *elf = (uint8_t *)&err;
+	size_t n = 99;
+	assert_int_not_equal(db_get_firmware(d, &elf, &n, &err), 0);
+	assert_contains(err.msg, "damaged recording");
+	assert_null(elf);
+	assert_int_equal(n, 0);
+	db_close(d);
+
+	doctor(f->path, "DELETE FROM run");
+	assert_int_equal(db_open(f->path, 0, &d, &err), 0);
+	db_run r;
+	assert_int_not_equal(db_get_run(d, &r, &err), 0);
+	assert_contains(err.msg, "damaged recording");
+	assert_contains(err.msg, f->path);
+	assert_null(r.mcu);
+	db_close(d);
+}
+
+/* ------------------------------------------------------------ db_create refusals */
+
+static void test_create_in_missing_directory(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = (db *)&err;
+	char path[400], sub[360];
+	snprintf(sub, sizeof sub, "%s/no-such-dir", f->dir);
+	snprintf(path, sizeof path, "%s/x.db", sub);
+	assert_int_not_equal(db_create(path, &d, &err), 0);
+	assert_null(d);
+	assert_contains(err.msg, path);
+	assert_dir_empty(f->dir);
+}
+
+static void test_create_on_directory(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = (db *)&err;
+	char sub[360];
+	snprintf(sub, sizeof sub, "%s/adir", f->dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_not_equal(db_create(sub, &d, &err), 0);
+	assert_null(d);
+	assert_contains(err.msg, sub);
+	assert_contains(err.msg, "is a directory");
+	assert_dir_only(f->dir, "adir");
+	assert_dir_empty(sub);
+}
+
+static void test_event_type_names(void **state)
+{
+	(void)state;
+	assert_string_equal(db_event_type_name(DB_EV_RESET), "reset");
+	assert_string_equal(db_event_type_name(DB_EV_IRQ), "irq");
+	assert_string_equal(db_event_type_name(DB_EV_RETI), "reti");
+	assert_string_equal(db_event_type_name(DB_EV_READ), "read");
+	assert_string_equal(db_event_type_name(DB_EV_WRITE), "write");
+	assert_string_equal(db_event_type_name(DB_EV_SLEEP), "sleep");
+	assert_string_equal(db_event_type_name(DB_EV_WAKE), "wake");
+	assert_string_equal(db_event_type_name(0), "?");
+	assert_string_equal(db_event_type_name(DB_EV_COUNT), "?");
+	assert_string_equal(db_event_type_name(-1), "?");
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_round_trip_large),
+		T(test_round_trip_small),
+		T(test_round_trip_exact_batch),
+		T(test_run_optional_fields),
+		T(test_nothing_at_path_before_finish),
+		T(test_existing_file_kept_until_finish),
+		T(test_relative_path),
+		T(test_fail_after_injected),
+		T(test_fail_after_one),
+		T(test_full_disk_at_batch_commit),
+		T(test_full_disk_at_finish),
+		T(test_open_missing),
+		T(test_open_directory),
+		T(test_open_text_file),
+		T(test_open_empty_file),
+		T(test_open_foreign_sqlite),
+		T(test_open_newer_schema),
+		T(test_open_unset_version),
+		T(test_damaged_recording),
+		T(test_create_in_missing_directory),
+		T(test_create_on_directory),
+		cmocka_unit_test(test_event_type_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
