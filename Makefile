@@ -19,7 +19,7 @@ PKGS      := simavr libelf libdw sqlite3 readline libsodium jansson
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 -Wall -Wextra -Werror -Wshadow -D_DEFAULT_SOURCE \
              $(shell pkg-config --cflags $(PKGS)) -I. -I$(BUILD)/gen -MMD -MP
-LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lm
+LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lm -pthread
 
 ifeq ($(SAN),1)
 BUILD     := build-san

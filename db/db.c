@@ -1,33 +1,63 @@
 /*
  * db.c — the SQLite store (see db.h and docs/schema.md).
  *
- * Rows are written through prepared statements, in transactions of
- * BATCH_ROWS rows.  A recording under construction lives in
+ * Rows are collected in batches and inserted through prepared statements,
+ * one transaction per batch.  Once a first batch fills, a writer thread
+ * takes over the inserts, so a recording's SQLite work runs on another core
+ * than the simulation; three batches rotate between the two threads (one
+ * filling, one handed over, one being written), and the connection belongs
+ * to exactly one thread at a time.  A recording under construction lives in
  * "DIR/.NAME.tmp-PID" with journaling off: if the process dies, what is left
  * is a hidden temporary, never a file at the path the user asked for.
  */
 #include "db.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BATCH_ROWS 50000
+#define BATCH_EVENTS 8192
+#define BATCH_IRQS 2048
+#define NBATCHES 3
 
 enum { ST_EVENT, ST_IRQ, ST_COUNT };
+
+typedef struct batch {
+	db_event ev[BATCH_EVENTS];
+	unsigned nev;
+	db_interrupt irq[BATCH_IRQS];  /* context pointers are set at write time */
+	size_t ctx_off[BATCH_IRQS];    /* offset into ctx, or SIZE_MAX for none */
+	unsigned nirq;
+	uint8_t *ctx;                  /* copied contexts */
+	size_t ctx_len, ctx_cap;
+} batch;
 
 struct db {
 	sqlite3 *h;
 	char *path;          /* the user's path */
 	char *tmp;           /* the temporary being built, or NULL */
 	sqlite3_stmt *st[ST_COUNT];
-	unsigned pending;    /* rows in the open transaction */
 	unsigned fail_after; /* fault injection for tests; 0 = off */
 	int version;         /* the file's schema version */
+	int writable;
+
+	batch *fill;         /* filled by the caller's thread */
+	batch *handoff;      /* full, waiting for the writer; NULL when empty */
+	batch *spare[NBATCHES];
+	int nspare;
+	pthread_t writer;
+	int writer_running;
+	int quit;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	atomic_int failed;   /* set once by whichever thread failed to write */
+	avrr_err werr;       /* its message; written before `failed` is set */
 };
 
 static const char *const SCHEMA =
@@ -89,10 +119,24 @@ static int exec(db *d, const char *sql, avrr_err *err)
 	return 0;
 }
 
+static void batch_free(batch *b)
+{
+	if (b) {
+		free(b->ctx);
+		free(b);
+	}
+}
+
 static void db_free(db *d)
 {
 	if (!d)
 		return;
+	batch_free(d->fill);
+	batch_free(d->handoff);
+	for (int i = 0; i < d->nspare; i++)
+		batch_free(d->spare[i]);
+	pthread_mutex_destroy(&d->mu);
+	pthread_cond_destroy(&d->cv);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_close(d->h);
@@ -109,6 +153,8 @@ static db *db_alloc(const char *path, avrr_err *err)
 		avrr_errf(err, "out of memory");
 		return NULL;
 	}
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->cv, NULL);
 	return d;
 }
 
@@ -156,6 +202,7 @@ int db_create(const char *path, db **out, avrr_err *err)
 		db_free(d);
 		return -1;
 	}
+	d->writable = 1;
 	/* Probe writability now, so a bad -o fails before the run starts. */
 	if (exec(d, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF;"
 		    " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
@@ -170,13 +217,27 @@ int db_create(const char *path, db **out, avrr_err *err)
 	return 0;
 }
 
-/* Counts one written row; commits the batch when it is full. */
-static int row_done(db *d, avrr_err *err)
+/* Records the first write failure, from whichever thread met it. */
+static void set_failed(db *d, const avrr_err *e)
 {
-	if (++d->pending < BATCH_ROWS)
-		return 0;
-	d->pending = 0;
-	return exec(d, "COMMIT; BEGIN", err);
+	if (!atomic_load(&d->failed)) {
+		d->werr = *e;
+		atomic_store(&d->failed, 1);
+	}
+}
+
+static int report_failure(db *d, avrr_err *err)
+{
+	if (err)
+		*err = d->werr;
+	return -1;
+}
+
+static int drain(db *d, avrr_err *err);
+
+static int check_writable(db *d, avrr_err *err)
+{
+	return d->writable ? 0 : avrr_errf(err, "%s: opened read-only", d->path);
 }
 
 /* Runs a bound insert.  Fault injection stands in for a full disk. */
@@ -188,12 +249,150 @@ static int step_insert(db *d, sqlite3_stmt *st, avrr_err *err)
 		return avrr_errf(err, "%s: disk I/O error (injected)", d->path);
 	if (rc != SQLITE_DONE)
 		return sql_err(d, err, "writing");
-	return row_done(d, err);
+	return 0;
+}
+
+static int insert_event(db *d, const db_event *e, avrr_err *err)
+{
+	sqlite3_stmt *st = d->st[ST_EVENT];
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)e->seq);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)e->prev);
+	sqlite3_bind_int64(st, 3, e->ctx);
+	sqlite3_bind_int64(st, 4, e->type);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)e->icount);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)e->cycle);
+	sqlite3_bind_int64(st, 7, e->pc);
+	sqlite3_bind_int64(st, 8, e->addr);
+	sqlite3_bind_int64(st, 9, e->value);
+	return step_insert(d, st, err);
+}
+
+static int insert_interrupt(db *d, const db_interrupt *q, avrr_err *err)
+{
+	sqlite3_stmt *st = d->st[ST_IRQ];
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)q->idx);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)q->icount);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)q->cycle);
+	sqlite3_bind_int64(st, 4, q->vector);
+	sqlite3_bind_int64(st, 5, q->ra);
+	sqlite3_bind_int64(st, 6, q->sp);
+	sqlite3_bind_blob(st, 7, q->digest, sizeof q->digest, SQLITE_STATIC);
+	if (q->context)
+		sqlite3_bind_blob(st, 8, q->context, (int)q->context_size, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 8);
+	return step_insert(d, st, err);
+}
+
+/* Inserts a batch's rows and commits them; empties the batch.  After a
+ * failure nothing more is written, but batches keep being recycled. */
+static void write_batch(db *d, batch *b)
+{
+	avrr_err e = { "" };
+	int rc = 0;
+	for (unsigned i = 0; i < b->nev && !rc && !atomic_load(&d->failed); i++)
+		rc = insert_event(d, &b->ev[i], &e);
+	for (unsigned i = 0; i < b->nirq && !rc && !atomic_load(&d->failed); i++) {
+		db_interrupt *q = &b->irq[i];
+		q->context = b->ctx_off[i] == SIZE_MAX ? NULL : b->ctx + b->ctx_off[i];
+		rc = insert_interrupt(d, q, &e);
+	}
+	if (!rc && !atomic_load(&d->failed))
+		rc = exec(d, "COMMIT; BEGIN", &e);
+	if (rc)
+		set_failed(d, &e);
+	b->nev = b->nirq = 0;
+	b->ctx_len = 0;
+}
+
+static void *writer_main(void *arg)
+{
+	db *d = arg;
+	pthread_mutex_lock(&d->mu);
+	for (;;) {
+		while (!d->handoff && !d->quit)
+			pthread_cond_wait(&d->cv, &d->mu);
+		if (!d->handoff)
+			break;
+		batch *b = d->handoff;
+		d->handoff = NULL;
+		pthread_cond_broadcast(&d->cv);
+		pthread_mutex_unlock(&d->mu);
+		write_batch(d, b);
+		pthread_mutex_lock(&d->mu);
+		d->spare[d->nspare++] = b;
+		pthread_cond_broadcast(&d->cv);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return NULL;
+}
+
+/* Hands the full batch to the writer (starting it on first use) and takes
+ * an empty one. */
+static int submit(db *d, avrr_err *err)
+{
+	if (!d->writer_running) {
+		for (int i = 0; i < NBATCHES - 1; i++) {
+			batch *b = calloc(1, sizeof *b);
+			if (!b)
+				return avrr_errf(err, "out of memory");
+			d->spare[d->nspare++] = b;
+		}
+		if (pthread_create(&d->writer, NULL, writer_main, d) != 0)
+			return avrr_errf(err, "cannot start the writer thread");
+		d->writer_running = 1;
+	}
+	pthread_mutex_lock(&d->mu);
+	while (d->handoff || !d->nspare)
+		pthread_cond_wait(&d->cv, &d->mu);
+	d->handoff = d->fill;
+	d->fill = d->spare[--d->nspare];
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+	return atomic_load(&d->failed) ? report_failure(d, err) : 0;
+}
+
+/* Writes every row added so far and returns the connection to the
+ * caller's thread.  Reports any write failure. */
+static int drain(db *d, avrr_err *err)
+{
+	if (d->writer_running) {
+		if (d->fill && (d->fill->nev || d->fill->nirq)) {
+			pthread_mutex_lock(&d->mu);
+			while (d->handoff)
+				pthread_cond_wait(&d->cv, &d->mu);
+			d->handoff = d->fill;
+			d->fill = NULL;
+			pthread_cond_broadcast(&d->cv);
+			pthread_mutex_unlock(&d->mu);
+		}
+		pthread_mutex_lock(&d->mu);
+		d->quit = 1;
+		pthread_cond_broadcast(&d->cv);
+		pthread_mutex_unlock(&d->mu);
+		pthread_join(d->writer, NULL);
+		d->writer_running = 0;
+		d->quit = 0;
+		if (!d->fill && d->nspare)
+			d->fill = d->spare[--d->nspare];
+	} else if (d->fill && (d->fill->nev || d->fill->nirq)) {
+		write_batch(d, d->fill);
+	}
+	return atomic_load(&d->failed) ? report_failure(d, err) : 0;
+}
+
+static batch *fill_batch(db *d, avrr_err *err)
+{
+	if (!d->fill && !(d->fill = calloc(1, sizeof *d->fill)))
+		avrr_errf(err, "out of memory");
+	return d->fill;
 }
 
 int db_finish(db *d, avrr_err *err)
 {
-	int rc = exec(d, "COMMIT", err);
+	int rc = drain(d, err);
+	if (!rc)
+		rc = exec(d, "COMMIT", err);
 	for (int i = 0; i < ST_COUNT; i++) {
 		sqlite3_finalize(d->st[i]);
 		d->st[i] = NULL;
@@ -219,6 +418,8 @@ void db_discard(db *d)
 {
 	if (!d)
 		return;
+	d->fail_after = 0;
+	drain(d, NULL);
 	for (int i = 0; i < ST_COUNT; i++) {
 		sqlite3_finalize(d->st[i]);
 		d->st[i] = NULL;
@@ -278,7 +479,8 @@ int db_open(const char *path, int writable, db **out, avrr_err *err)
 		return -1;
 	}
 	d->version = (int)ver;
-	if (prepare(d, err)) {
+	d->writable = writable;
+	if (prepare(d, err) || (writable && exec(d, "BEGIN", err))) {
 		db_free(d);
 		return -1;
 	}
@@ -286,8 +488,22 @@ int db_open(const char *path, int writable, db **out, avrr_err *err)
 	return 0;
 }
 
+int db_commit(db *d, avrr_err *err)
+{
+	if (check_writable(d, err) || drain(d, err) || exec(d, "COMMIT; BEGIN", err))
+		return -1;
+	return 0;
+}
+
 void db_close(db *d)
 {
+	if (d && d->writable && d->h) {
+		/* Whatever was not committed is abandoned. */
+		d->fail_after = 0;
+		atomic_store(&d->failed, 1);
+		drain(d, NULL);
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	}
 	db_free(d);
 }
 
@@ -313,6 +529,8 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 
 int db_put_run(db *d, const db_run *r, avrr_err *err)
 {
+	if (drain(d, err))
+		return -1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(d->h,
 			       "INSERT OR REPLACE INTO run VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -399,6 +617,8 @@ void db_run_free(db_run *r)
 
 int db_put_firmware(db *d, const char *sha256, const void *elf, size_t n, avrr_err *err)
 {
+	if (drain(d, err))
+		return -1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(d->h, "INSERT OR REPLACE INTO firmware VALUES (?,?)", -1, &st,
 			       NULL) != SQLITE_OK)
@@ -440,34 +660,42 @@ int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err)
 
 int db_add_interrupt(db *d, const db_interrupt *q, avrr_err *err)
 {
-	sqlite3_stmt *st = d->st[ST_IRQ];
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)q->idx);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)q->icount);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)q->cycle);
-	sqlite3_bind_int64(st, 4, q->vector);
-	sqlite3_bind_int64(st, 5, q->ra);
-	sqlite3_bind_int64(st, 6, q->sp);
-	sqlite3_bind_blob(st, 7, q->digest, sizeof q->digest, SQLITE_STATIC);
-	if (q->context)
-		sqlite3_bind_blob(st, 8, q->context, (int)q->context_size, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 8);
-	return step_insert(d, st, err);
+	if (check_writable(d, err))
+		return -1;
+	if (atomic_load(&d->failed))
+		return report_failure(d, err);
+	batch *b = fill_batch(d, err);
+	if (!b)
+		return -1;
+	b->ctx_off[b->nirq] = SIZE_MAX;
+	if (q->context) {
+		if (b->ctx_len + q->context_size > b->ctx_cap) {
+			size_t cap = (b->ctx_len + q->context_size) * 2;
+			uint8_t *n = realloc(b->ctx, cap);
+			if (!n)
+				return avrr_errf(err, "out of memory");
+			b->ctx = n;
+			b->ctx_cap = cap;
+		}
+		memcpy(b->ctx + b->ctx_len, q->context, q->context_size);
+		b->ctx_off[b->nirq] = b->ctx_len;
+		b->ctx_len += q->context_size;
+	}
+	b->irq[b->nirq++] = *q;
+	return b->nirq == BATCH_IRQS ? submit(d, err) : 0;
 }
 
 int db_add_event(db *d, const db_event *e, avrr_err *err)
 {
-	sqlite3_stmt *st = d->st[ST_EVENT];
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)e->seq);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)e->prev);
-	sqlite3_bind_int64(st, 3, e->ctx);
-	sqlite3_bind_int64(st, 4, e->type);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)e->icount);
-	sqlite3_bind_int64(st, 6, (sqlite3_int64)e->cycle);
-	sqlite3_bind_int64(st, 7, e->pc);
-	sqlite3_bind_int64(st, 8, e->addr);
-	sqlite3_bind_int64(st, 9, e->value);
-	return step_insert(d, st, err);
+	if (check_writable(d, err))
+		return -1;
+	if (atomic_load(&d->failed))
+		return report_failure(d, err);
+	batch *b = fill_batch(d, err);
+	if (!b)
+		return -1;
+	b->ev[b->nev++] = *e;
+	return b->nev == BATCH_EVENTS ? submit(d, err) : 0;
 }
 
 /* Runs `sql` and hands each row to fn; stops at the first non-zero. */

@@ -92,8 +92,10 @@ int db_finish(db *d, avrr_err *err);
 void db_discard(db *d);
 
 /* Opens an existing recording, read-only unless `writable`.  Refuses a file
- * that is not an avrr recording or has a newer schema. */
+ * that is not an avrr recording or has a newer schema.  Changes to a
+ * writable recording take effect at db_commit; db_close abandons the rest. */
 int db_open(const char *path, int writable, db **out, avrr_err *err);
+int db_commit(db *d, avrr_err *err);
 void db_close(db *d);
 
 /* The file's PRAGMA user_version. */
@@ -106,6 +108,9 @@ int db_put_firmware(db *d, const char *sha256, const void *elf, size_t n, avrr_e
 /* The firmware copy kept in the recording; *elf is malloc'ed. */
 int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err);
 
+/* Queue rows for writing (the context, if any, is copied).  Writes happen
+ * in batches, possibly on another thread: an add may report the failure of
+ * an earlier row, and db_finish reports any failure not yet reported. */
 int db_add_interrupt(db *d, const db_interrupt *irq, avrr_err *err);
 int db_add_event(db *d, const db_event *ev, avrr_err *err);
 

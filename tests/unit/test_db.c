@@ -552,12 +552,34 @@ static void test_fail_after_injected(void **state)
 	db_event e1 = { .seq = 1, .type = DB_EV_RESET };
 	db_event e2 = { .seq = 2, .type = DB_EV_WRITE, .addr = 0x38, .value = 1 };
 	db_interrupt q = { .idx = 1, .vector = 1, .ra = 0x100 };
+	/* Rows are written in batches: the failure of the third row surfaces
+	 * no later than db_finish, which then leaves nothing behind. */
 	assert_int_equal(db_add_event(d, &e1, &err), 0);
 	assert_int_equal(db_add_interrupt(d, &q, &err), 0);
-	assert_string_equal(err.msg, "");
-	assert_int_not_equal(db_add_event(d, &e2, &err), 0);
+	assert_int_equal(db_add_event(d, &e2, &err), 0);
+	assert_int_not_equal(db_finish(d, &err), 0);
 	assert_contains(err.msg, "disk I/O error");
 	assert_contains(err.msg, f->path);
+	assert_dir_empty(f->dir);
+}
+
+/* A failure in a batch handed to the writer thread is reported by a later
+ * add, and nothing more is written. */
+static void test_fail_reported_by_later_add(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	assert_int_equal(db_create(f->path, &d, &err), 0);
+	db_fail_after(d, 10);
+	int rc = 0;
+	uint64_t i;
+	for (i = 1; i <= 10 * BATCH && !rc; i++) {
+		db_event e = { .seq = i, .type = DB_EV_READ, .icount = i };
+		rc = db_add_event(d, &e, &err);
+	}
+	assert_int_not_equal(rc, 0);
+	assert_contains(err.msg, "disk I/O error");
 	assert_false(exists(f->path));
 	db_discard(d);
 	assert_dir_empty(f->dir);
@@ -572,9 +594,9 @@ static void test_fail_after_one(void **state)
 	assert_int_equal(db_create(f->path, &d, &err), 0);
 	db_fail_after(d, 1);
 	db_interrupt q = { .idx = 1, .vector = 1, .ra = 0x100 };
-	assert_int_not_equal(db_add_interrupt(d, &q, &err), 0);
+	assert_int_equal(db_add_interrupt(d, &q, &err), 0);
+	assert_int_not_equal(db_finish(d, &err), 0);
 	assert_contains(err.msg, "disk I/O error");
-	db_discard(d);
 	assert_dir_empty(f->dir);
 }
 
@@ -823,6 +845,7 @@ int main(void)
 		T(test_existing_file_kept_until_finish),
 		T(test_relative_path),
 		T(test_fail_after_injected),
+		T(test_fail_reported_by_later_add),
 		T(test_fail_after_one),
 		T(test_full_disk_at_batch_commit),
 		T(test_full_disk_at_finish),
