@@ -71,7 +71,7 @@ int freqsel_rank_gp(const freqsel_counts *c, uint8_t *regs, int max)
 {
 	if (!c || !regs || max <= 0)
 		return 0;
-	uint16_t order[32];
+	uint16_t order[32] = { 0 };
 	int n = 0;
 	for (uint16_t r = 0; r < 32; r++)
 		if (c->gp[r])
@@ -90,7 +90,7 @@ int freqsel_rank_io(const freqsel_counts *c, uint16_t io_end, uint16_t *addrs,
 		return 0;
 	if (io_end > 256)
 		io_end = 256;
-	uint16_t order[256];
+	uint16_t order[256] = { 0 };
 	int n = 0;
 	for (uint16_t a = 0x20; a < io_end; a++)
 		if (c->io[a])

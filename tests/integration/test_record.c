@@ -13,17 +13,20 @@
 #include "../testlib.h"
 
 #include <sodium.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "db/db.h"
 #include "recorder/recorder.h"
 #include "sim/sim.h"
+#include "util/digest.h"
 
 #define N_INSN 1000000
 
 static const char *const FIRMWARE[] = { "adcapp", "funcsheap", "funcsheap_noloop" };
 
 typedef struct recording {
+	char dir[128];
 	char path[256];
 	db_run run;
 	db_event *ev;
@@ -34,11 +37,11 @@ typedef struct recording {
 
 static void record_fw(const char *name, uint64_t insns, uint64_t seed, recording *out)
 {
-	char dir[128], elf[128], stim[128];
-	assert_non_null(test_tmpdir(dir, sizeof dir));
+	char elf[128], stim[128];
+	assert_non_null(test_tmpdir(out->dir, sizeof out->dir));
 	snprintf(elf, sizeof elf, "traces/%s.elf", name);
 	snprintf(stim, sizeof stim, "traces/%s.stim", name);
-	snprintf(out->path, sizeof out->path, "%s/%s.db", dir, name);
+	snprintf(out->path, sizeof out->path, "%s/%s.db", out->dir, name);
 	rec_options o = {
 		.firmware_path = elf, .out_path = out->path, .stimuli_path = stim,
 		.seed = seed, .seed_given = 1, .max_instructions = insns,
@@ -62,6 +65,7 @@ static void recording_free(recording *r)
 	free(r->ev);
 	free(r->irq);
 	unlink(r->path);
+	rmdir(r->dir);
 }
 
 static void test_exact_instruction_count(void **state)
@@ -249,6 +253,51 @@ static void test_event_log_is_consistent(void **state)
 	}
 }
 
+/* With --contexts each interrupt keeps its whole pre-interrupt context, and
+ * that context is the interrupt point as DESIGN.md defines it: SP as the
+ * program left it (the `sp` column, before the push), SREG with I set, and
+ * the digest is over exactly these bytes followed by the RA. */
+static void test_contexts_are_the_interrupt_point(void **state)
+{
+	(void)state;
+	char dir[128], path[256];
+	assert_non_null(test_tmpdir(dir, sizeof dir));
+	snprintf(path, sizeof path, "%s/ctx.db", dir);
+	rec_options o = {
+		.firmware_path = "traces/funcsheap_noloop.elf", .out_path = path,
+		.stimuli_path = "traces/funcsheap_noloop.stim", .max_instructions = 200000,
+		.store_contexts = 1,
+	};
+	avrr_err err = { "" };
+	int interrupted;
+	if (rec_record(&o, &interrupted, &err))
+		fail_msg("%s", err.msg);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT context, digest, ra, sp FROM interrupts",
+					    -1, &st, NULL), SQLITE_OK);
+	int rows = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const uint8_t *ctx = sqlite3_column_blob(st, 0);
+		int n = sqlite3_column_bytes(st, 0);
+		uint32_t ra = (uint32_t)sqlite3_column_int64(st, 2);
+		uint32_t sp = (uint32_t)sqlite3_column_int64(st, 3);
+		assert_int_equal(n, 0x460); /* ATmega16: RAMEND 0x45f */
+		assert_int_equal(ctx[0x5d] | ctx[0x5e] << 8, sp);
+		assert_true(ctx[0x5f] & 0x80);
+		uint8_t ra_le[4] = { (uint8_t)ra, (uint8_t)(ra >> 8), 0, 0 }, d[DIGEST_SIZE];
+		digest_context(ctx, (size_t)n, ra_le, 4, d);
+		assert_memory_equal(d, sqlite3_column_blob(st, 1), DIGEST_SIZE);
+		rows++;
+	}
+	assert_true(rows > 10);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -259,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_recordings_are_deterministic),
 		cmocka_unit_test(test_seed_changes_the_run),
 		cmocka_unit_test(test_event_log_is_consistent),
+		cmocka_unit_test(test_contexts_are_the_interrupt_point),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
