@@ -87,6 +87,8 @@ $(BUILD)/bench/%: bench/%.c $(CORE_OBJ)
 traces/%.elf: traces/%.c Makefile
 	$(AVR_CC) $(AVR_FLAGS) -o $@ $<
 
+traces/funcsheap_noloop.elf: traces/funcsheap.c
+
 # The test suite runs twice: as built, and under AddressSanitizer + UBSan.
 test: test-plain test-san
 

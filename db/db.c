@@ -752,11 +752,12 @@ static int event_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
-int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err)
+/* Loads every row of `sql` into a malloc'ed array of `size`-byte items. */
+static int load_all(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), size_t size,
+		    void **out, size_t *n, avrr_err *err)
 {
-	growbuf g = { .size = sizeof(db_event) };
-	int rc = each_row(d, "SELECT seq, prev, ctx, type, icount, cycle, pc, addr, value"
-			     " FROM events ORDER BY seq", event_row, &g, err);
+	growbuf g = { .size = size };
+	int rc = drain(d, err) ? -1 : each_row(d, sql, fn, &g, err);
 	if (rc) {
 		free(g.items);
 		g.items = NULL;
@@ -764,6 +765,15 @@ int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err)
 	}
 	*out = g.items;
 	*n = g.n;
+	return rc;
+}
+
+int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err)
+{
+	void *rows;
+	int rc = load_all(d, "SELECT seq, prev, ctx, type, icount, cycle, pc, addr, value"
+			     " FROM events ORDER BY seq", event_row, sizeof **out, &rows, n, err);
+	*out = rows;
 	return rc;
 }
 
@@ -786,16 +796,10 @@ static int irq_row(sqlite3_stmt *st, void *arg)
 
 int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 {
-	growbuf g = { .size = sizeof(db_interrupt) };
-	int rc = each_row(d, "SELECT idx, icount, cycle, vector, ra, sp, digest"
-			     " FROM interrupts ORDER BY idx", irq_row, &g, err);
-	if (rc) {
-		free(g.items);
-		g.items = NULL;
-		g.n = 0;
-	}
-	*out = g.items;
-	*n = g.n;
+	void *rows;
+	int rc = load_all(d, "SELECT idx, icount, cycle, vector, ra, sp, digest"
+			     " FROM interrupts ORDER BY idx", irq_row, sizeof **out, &rows, n, err);
+	*out = rows;
 	return rc;
 }
 

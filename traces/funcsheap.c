@@ -178,9 +178,11 @@ int main(void)
 		ATOMIC_BLOCK(ATOMIC_FORCEON)             /* the ISRs toggle PB3/PB2 */
 			PORTB = (PORTB & 0x0f) | (g_led << 4);
 
+#ifndef FUNCSHEAP_NOLOOP
 		/* delay loop: arbitrary computation */
 		for (volatile uint16_t d = 0; d != 0xffff; d++)
 			;
+#endif
 
 		func_a();
 	}
