@@ -1,0 +1,337 @@
+/*
+ * fingerprint.c — parsing fingerprint specs and computing fingerprints
+ * (see fingerprint.h for the spec language).
+ *
+ * fp_compute runs at every interrupt while recording and at every
+ * instruction boundary while replaying, so it gathers the selected bytes
+ * into a stack buffer and hashes them in one call, without allocating.
+ */
+#include "fingerprint.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Classic AVRs keep SP at these data-space addresses. */
+#define SPL_ADDR 0x5d
+#define SPH_ADDR 0x5e
+
+/* Round-robin order: a marker value (or block number) modulo 4 picks. */
+static const fp_hash_kind RR_ORDER[4] = {
+	FP_HASH_MODULAR, FP_HASH_TWOMOD, FP_HASH_JENKINS, FP_HASH_KNUTH,
+};
+
+typedef struct parser {
+	const char *spec;   /* the whole spec, for messages */
+	avrr_err *err;
+} parser;
+
+static int bad(parser *p, const char *token, size_t len, const char *why)
+{
+	return avrr_errf(p->err, "bad fingerprint spec '%s': '%.*s': %s", p->spec, (int)len, token,
+			 why);
+}
+
+/* Parses a whole unsigned number (decimal or 0x hex) of len chars. */
+static int number(const char *t, size_t len, uint64_t *out)
+{
+	char buf[32];
+	if (len == 0 || len >= sizeof buf || t[0] == '-' || t[0] == '+')
+		return -1;
+	memcpy(buf, t, len);
+	buf[len] = 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(buf, &end, 0);
+	if (*end || errno)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int add_bytes(parser *p, fp_config *c, const char *t, size_t len, uint64_t addr,
+		     uint64_t n, uint32_t data_size)
+{
+	if (c->ncomp == FP_MAX_COMPONENTS)
+		return bad(p, t, len, "too many components");
+	if (n == 0 || addr >= data_size || n > data_size - addr)
+		return bad(p, t, len, "outside the data space");
+	c->comp[c->ncomp++] = (fp_component){ FP_COMP_BYTES, (uint16_t)addr, (uint16_t)n };
+	return 0;
+}
+
+static int parse_component(parser *p, fp_config *c, const char *t, size_t len,
+			   const mcu_names *names, const firmware *fw, uint32_t data_size)
+{
+	char tok[128];
+	if (len == 0)
+		return bad(p, t, len, "empty selector component");
+	if (len >= sizeof tok)
+		return bad(p, t, len, "too long");
+	memcpy(tok, t, len);
+	tok[len] = 0;
+	uint64_t a, b;
+	if (!strcmp(tok, "all")) {
+		if (c->ncomp == FP_MAX_COMPONENTS)
+			return bad(p, t, len, "too many components");
+		c->comp[c->ncomp++] = (fp_component){ FP_COMP_ALL, 0, 0 };
+		return 0;
+	}
+	if (tok[0] == 'r' && len >= 2 && len <= 3 && tok[1] >= '0' && tok[1] <= '9') {
+		if (number(tok + 1, len - 1, &a) || a > 31 || (len == 3 && tok[1] == '0'))
+			return bad(p, t, len, "no such register (r0..r31)");
+		return add_bytes(p, c, t, len, a, 1, data_size);
+	}
+	if (!strncmp(tok, "stack:", 6)) {
+		if (number(tok + 6, len - 6, &a) || a == 0 || a > 256)
+			return bad(p, t, len, "stack:N takes N from 1 to 256");
+		if (c->ncomp == FP_MAX_COMPONENTS)
+			return bad(p, t, len, "too many components");
+		c->comp[c->ncomp++] = (fp_component){ FP_COMP_STACK, 0, (uint16_t)a };
+		return 0;
+	}
+	if (!strncmp(tok, "var:", 4)) {
+		const fw_symbol *s = fw ? fw_find_symbol(fw, tok + 4) : NULL;
+		if (!s || s->space != FW_SYM_DATA)
+			return bad(p, t, len, "no such variable in the firmware");
+		return add_bytes(p, c, t, len, s->addr, s->size ? s->size : 1, data_size);
+	}
+	if (tok[0] >= '0' && tok[0] <= '9') {
+		char *dash = strchr(tok, '-');
+		if (dash) {
+			if (number(tok, (size_t)(dash - tok), &a) || number(dash + 1, strlen(dash + 1), &b) ||
+			    b < a)
+				return bad(p, t, len, "expected an address or a range LO-HI");
+			return add_bytes(p, c, t, len, a, b - a + 1, data_size);
+		}
+		if (number(tok, len, &a))
+			return bad(p, t, len, "expected an address or a range LO-HI");
+		return add_bytes(p, c, t, len, a, 1, data_size);
+	}
+	for (unsigned i = 0; names && i < names->nregs; i++)
+		if (!strcmp(names->regs[i].name, tok))
+			return add_bytes(p, c, t, len, names->regs[i].addr, 1, data_size);
+	return bad(p, t, len, names ? "not a register, I/O register, address, stack:N, var:NAME or all"
+				    : "I/O register names are unknown for this MCU");
+}
+
+static int parse_selector(parser *p, fp_config *c, const char *v, size_t len,
+			  const mcu_names *names, const firmware *fw, uint32_t data_size)
+{
+	const char *end = v + len;
+	while (v <= end) {
+		const char *plus = memchr(v, '+', (size_t)(end - v));
+		const char *stop = plus ? plus : end;
+		if (parse_component(p, c, v, (size_t)(stop - v), names, fw, data_size))
+			return -1;
+		v = stop + 1;
+	}
+	return 0;
+}
+
+static int parse_hash(parser *p, const char *t, size_t len, fp_hash_kind *out)
+{
+	char tok[32];
+	if (len >= sizeof tok || (memcpy(tok, t, len), tok[len] = 0, fp_hash_parse(tok, out)))
+		return bad(p, t, len, "unknown hash (modular, twomod, jenkins, knuth or rr)");
+	return 0;
+}
+
+static int parse_marker(parser *p, fp_config *c, const char *v, size_t len, const firmware *fw)
+{
+	if (len > 4 && !strncmp(v, "var:", 4)) {
+		char sym[128];
+		if (len - 4 >= sizeof sym)
+			return bad(p, v, len, "too long");
+		memcpy(sym, v + 4, len - 4);
+		sym[len - 4] = 0;
+		const fw_symbol *s = fw ? fw_find_symbol(fw, sym) : NULL;
+		if (!s || s->space != FW_SYM_DATA)
+			return bad(p, v, len, "no such variable in the firmware");
+		c->marker = FP_MARK_VAR;
+		c->marker_addr = (uint16_t)s->addr;
+		return 0;
+	}
+	const char *end = v + len;
+	c->marker = FP_MARK_REGIONS;
+	while (v < end) {
+		const char *plus = memchr(v, '+', (size_t)(end - v));
+		const char *stop = plus ? plus : end;
+		const char *dash = memchr(v, '-', (size_t)(stop - v));
+		const char *colon = memchr(v, ':', (size_t)(stop - v));
+		uint64_t lo, hi;
+		fp_region *r = &c->region[c->nregions];
+		if (c->nregions == FP_MAX_REGIONS)
+			return bad(p, v, (size_t)(stop - v), "too many regions");
+		if (!dash || !colon || colon < dash || number(v, (size_t)(dash - v), &lo) ||
+		    number(dash + 1, (size_t)(colon - dash - 1), &hi) || hi < lo || hi > UINT32_MAX)
+			return bad(p, v, (size_t)(stop - v), "expected var:NAME or regions LO-HI:HASH+...");
+		if (parse_hash(p, colon + 1, (size_t)(stop - colon - 1), &r->hash))
+			return -1;
+		r->lo = (uint32_t)lo;
+		r->hi = (uint32_t)hi;
+		c->nregions++;
+		v = stop + 1;
+	}
+	return 0;
+}
+
+int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
+	     uint32_t data_size, const char *default_name, fp_config *out, avrr_err *err)
+{
+	parser p = { spec, err };
+	memset(out, 0, sizeof *out);
+	out->hash = FP_HASH_JENKINS;
+	out->ra_bits = 8;
+	unsigned width = 16;
+	int have_sel = 0, have_marker = 0;
+	const char *body = spec;
+	const char *colon = strchr(spec, ':'), *eq = strchr(spec, '=');
+	if (colon && (!eq || colon < eq)) {
+		size_t n = (size_t)(colon - spec);
+		if (n == 0 || n >= sizeof out->name)
+			return bad(&p, spec, n, "a name is 1 to 63 characters");
+		for (size_t i = 0; i < n; i++)
+			if (!(spec[i] == '_' || spec[i] == '-' || spec[i] == '.' ||
+			      (spec[i] >= '0' && spec[i] <= '9') || ((spec[i] | 32) >= 'a' && (spec[i] | 32) <= 'z')))
+				return bad(&p, spec, n, "a name uses letters, digits, '_', '-' and '.'");
+		memcpy(out->name, spec, n);
+		body = colon + 1;
+	} else {
+		snprintf(out->name, sizeof out->name, "%s", default_name ? default_name : "fp");
+	}
+	if (strlen(body) >= sizeof out->spec)
+		return avrr_errf(err, "bad fingerprint spec '%s': too long", spec);
+	snprintf(out->spec, sizeof out->spec, "%s", body);
+	const char *t = body;
+	while (*t) {
+		const char *comma = strchr(t, ',');
+		size_t len = comma ? (size_t)(comma - t) : strlen(t);
+		const char *e = memchr(t, '=', len);
+		if (!e)
+			return bad(&p, t, len, "expected KEY=VALUE (sel, hash, marker, ra, width)");
+		size_t klen = (size_t)(e - t), vlen = len - klen - 1;
+		const char *v = e + 1;
+		uint64_t n;
+		if (klen == 3 && !strncmp(t, "sel", 3)) {
+			if (have_sel++)
+				return bad(&p, t, len, "sel given twice");
+			if (parse_selector(&p, out, v, vlen, names, fw, data_size))
+				return -1;
+		} else if (klen == 4 && !strncmp(t, "hash", 4)) {
+			if (vlen == 2 && !strncmp(v, "rr", 2))
+				out->round_robin = 1;
+			else if (parse_hash(&p, v, vlen, &out->hash))
+				return -1;
+		} else if (klen == 6 && !strncmp(t, "marker", 6)) {
+			have_marker = 1;
+			if (parse_marker(&p, out, v, vlen, fw))
+				return -1;
+		} else if (klen == 2 && !strncmp(t, "ra", 2)) {
+			if (number(v, vlen, &n) || n > 32)
+				return bad(&p, t, len, "ra takes 0 to 32 bits");
+			out->ra_bits = (unsigned)n;
+		} else if (klen == 5 && !strncmp(t, "width", 5)) {
+			if (number(v, vlen, &n) || n < 1 || n > 64)
+				return bad(&p, t, len, "width takes 1 to 64 bits");
+			width = (unsigned)n;
+		} else {
+			return bad(&p, t, len, "unknown key (sel, hash, marker, ra, width)");
+		}
+		t += len;
+		if (*t == ',') {
+			t++;
+			if (!*t)
+				return avrr_errf(err, "bad fingerprint spec '%s': trailing ','", spec);
+		}
+	}
+	if (!have_sel)
+		return avrr_errf(err, "bad fingerprint spec '%s': no selector (sel=...)", spec);
+	uint32_t total = 0;
+	for (unsigned i = 0; i < out->ncomp; i++) {
+		if (out->comp[i].kind == FP_COMP_ALL && out->ncomp > 1)
+			return avrr_errf(err, "bad fingerprint spec '%s': 'all' already selects everything;"
+					      " it stands alone", spec);
+		if (out->comp[i].kind != FP_COMP_ALL)
+			total += out->comp[i].len;
+	}
+	if (total > FP_MAX_SELECTED)
+		return avrr_errf(err, "bad fingerprint spec '%s': selects %u bytes (at most %u, or 'all')",
+				 spec, total, FP_MAX_SELECTED);
+	if (have_marker && !out->round_robin)
+		return avrr_errf(err, "bad fingerprint spec '%s': marker= needs hash=rr", spec);
+	if (out->ra_bits > width)
+		return avrr_errf(err, "bad fingerprint spec '%s': ra=%u exceeds width=%u", spec,
+				 out->ra_bits, width);
+	out->hash_bits = width - out->ra_bits;
+	return 0;
+}
+
+fp_hash_kind fp_pick_hash(const fp_config *c, const fp_state *s)
+{
+	if (!c->round_robin)
+		return c->hash;
+	if (c->marker == FP_MARK_VAR)
+		return RR_ORDER[s->data[c->marker_addr] & 3];
+	for (unsigned i = 0; i < c->nregions; i++)
+		if (s->ra >= c->region[i].lo && s->ra <= c->region[i].hi)
+			return c->region[i].hash;
+	return RR_ORDER[(s->ra >> 7) & 3];
+}
+
+uint32_t fp_select(const fp_config *c, const fp_state *s, uint8_t *buf, uint32_t cap,
+		   const uint8_t **direct)
+{
+	*direct = NULL;
+	if (c->ncomp == 1 && c->comp[0].kind == FP_COMP_ALL) {
+		*direct = s->data;
+		return s->data_size;
+	}
+	uint32_t n = 0;
+	uint16_t sp = (uint16_t)(s->data[SPL_ADDR] | s->data[SPH_ADDR] << 8);
+	for (unsigned i = 0; i < c->ncomp; i++) {
+		const fp_component *k = &c->comp[i];
+		const uint8_t *src;
+		uint32_t len;
+		switch (k->kind) {
+		case FP_COMP_BYTES:
+			src = s->data + k->addr;
+			len = k->len;
+			break;
+		case FP_COMP_STACK:
+			/* The stack grows down: its top bytes sit just above SP.
+			 * Past the end of RAM there is nothing to read. */
+			if (sp + 1u >= s->data_size)
+				continue;
+			src = s->data + sp + 1;
+			len = s->data_size - sp - 1u;
+			if (len > k->len)
+				len = k->len;
+			break;
+		default: /* FP_COMP_ALL stands alone: handled above */
+			continue;
+		}
+		if (len > cap - n)
+			len = cap - n;
+		memcpy(buf + n, src, len);
+		n += len;
+	}
+	return n;
+}
+
+fp_value fp_compute(const fp_config *c, const fp_state *s)
+{
+	uint8_t buf[FP_MAX_SELECTED]; /* fp_parse bounds every selector but `all` */
+	const uint8_t *direct;
+	uint32_t n = fp_select(c, s, buf, sizeof buf, &direct);
+	fp_value v;
+	v.ra_part = fp_reduce_ra(s->ra, c->ra_bits);
+	v.hash_part = fp_hash(fp_pick_hash(c, s), direct ? direct : buf, n, c->hash_bits);
+	return v;
+}
+
+void fp_format(const fp_config *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s:%s", c->name, c->spec);
+}

@@ -1,0 +1,111 @@
+/*
+ * fingerprint.h — fingerprint configurations and their computation
+ * (seed 004, §2 and §4): f(s) = <r(s.ra), h(g(s))>.
+ *
+ * A configuration is written as a spec, e.g.
+ *
+ *   fast:sel=SPL+SPH+SREG+r24+r25+r30,hash=jenkins,ra=8,width=16
+ *
+ * `NAME:` is optional.  Parameters, comma-separated, in any order:
+ *   sel=C+C+...   the selector g: an ordered list of components —
+ *                   r0..r31            a general-purpose register
+ *                   SPL, PINB, TCNT1L  an I/O register by the MCU's own name
+ *                   0x60  0x60-0x7f    a data-space byte, or range (inclusive)
+ *                   stack:N            the top N bytes of the stack (above SP)
+ *                   var:NAME           a firmware variable, all its bytes
+ *                   all                the whole data space
+ *   hash=H        modular, twomod, jenkins, knuth, or rr (round-robin)
+ *   marker=M      for rr, what picks the function: var:NAME (its value
+ *                 modulo 4 indexes modular, twomod, jenkins, knuth) or code
+ *                 regions LO-HI:HASH joined by '+' (byte addresses of the
+ *                 return address).  Without a marker, or outside every
+ *                 region, the return address's 128-byte code block picks:
+ *                 block number modulo 4.
+ *   ra=K          bits of the return address (as a word address), 0..32
+ *   width=W       total bits, ra + hash, 1..64 (default 16)
+ * Defaults: hash=jenkins, ra=8, width=16; sel is required.
+ *
+ * The selector reads a state view: the data space at the interrupt point
+ * (r0..r31, I/O with the live SREG, SRAM) and the return address, exactly
+ * what the recorder's hook and the replayer both see.
+ */
+#ifndef AVRR_FINGERPRINT_H
+#define AVRR_FINGERPRINT_H
+
+#include <stdint.h>
+
+#include "../sim/firmware.h"
+#include "../sim/ioregs.h"
+#include "../util/err.h"
+#include "hash.h"
+
+#define FP_MAX_COMPONENTS 64
+#define FP_MAX_REGIONS 16
+#define FP_MAX_SELECTED 4096  /* bytes a selector may gather (`all` excepted) */
+
+typedef enum { FP_COMP_BYTES, FP_COMP_STACK, FP_COMP_ALL } fp_comp_kind;
+
+typedef struct fp_component {
+	fp_comp_kind kind;
+	uint16_t addr;   /* BYTES: first data-space address */
+	uint16_t len;    /* BYTES: byte count; STACK: N */
+} fp_component;
+
+typedef enum { FP_MARK_BLOCKS, FP_MARK_VAR, FP_MARK_REGIONS } fp_marker_kind;
+
+typedef struct fp_region {
+	uint32_t lo, hi;     /* inclusive byte addresses */
+	fp_hash_kind hash;
+} fp_region;
+
+typedef struct fp_config {
+	char name[64];
+	char spec[512];          /* as given (without the name) */
+	fp_component comp[FP_MAX_COMPONENTS];
+	unsigned ncomp;
+	int round_robin;
+	fp_hash_kind hash;       /* when !round_robin */
+	fp_marker_kind marker;
+	uint16_t marker_addr;    /* FP_MARK_VAR */
+	fp_region region[FP_MAX_REGIONS];
+	unsigned nregions;
+	unsigned ra_bits;
+	unsigned hash_bits;      /* width - ra_bits */
+} fp_config;
+
+/* The state a fingerprint is computed from. */
+typedef struct fp_state {
+	const uint8_t *data;     /* data space, data_size bytes */
+	uint32_t data_size;
+	uint32_t ra;             /* byte address */
+} fp_state;
+
+typedef struct fp_value {
+	uint64_t ra_part;
+	uint64_t hash_part;
+} fp_value;
+
+/* Parses `spec` for a firmware whose MCU has register names `names` (may be
+ * NULL: then I/O names are refused) and symbols in `fw` (may be NULL: then
+ * var: is refused).  `data_size` bounds addresses.  An unnamed spec gets
+ * `default_name`.  Errors quote the bad token:
+ * "bad fingerprint spec 'sel=r99': no register 'r99'". */
+int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
+	     uint32_t data_size, const char *default_name, fp_config *out, avrr_err *err);
+
+/* The hash function that applies in state s (the configured one, or the
+ * round-robin marker's pick). */
+fp_hash_kind fp_pick_hash(const fp_config *c, const fp_state *s);
+
+/* The selector's bytes g(s), in order, into buf (at most cap bytes);
+ * returns the count.  For a selector that is exactly `all`, *direct is set
+ * to s->data and nothing is copied. */
+uint32_t fp_select(const fp_config *c, const fp_state *s, uint8_t *buf, uint32_t cap,
+		   const uint8_t **direct);
+
+fp_value fp_compute(const fp_config *c, const fp_state *s);
+
+/* Writes the canonical "NAME:spec" into buf. */
+void fp_format(const fp_config *c, char *buf, size_t n);
+
+#endif
