@@ -24,6 +24,7 @@
 
 #include "db/db.h"
 #include "sim/sim.h"
+#include "util/file.h"
 
 #define REPS 5
 
@@ -48,18 +49,6 @@ static double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof *v, cmp_double);
 	return v[n / 2];
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	static char buf[1 << 16];
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
 }
 
 /* simavr's own loop over `cycles`, with the firmware's stimuli. */
@@ -106,7 +95,8 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	avrr_err err;
 	firmware *fw;
 	stim_script *script;
-	if (fw_load_file(elf, &fw, &err) || stim_parse(slurp(stim), stim, &script, &err)) {
+	char *text = util_read_text(stim, &err);
+	if (!text || fw_load_file(elf, &fw, &err) || stim_parse(text, stim, &script, &err)) {
 		fprintf(stderr, "bench: %s\n", err.msg);
 		exit(1);
 	}
@@ -150,6 +140,7 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	fflush(stdout);
 	unlink(db_path);
 	stim_free(script);
+	free(text);
 	fw_free(fw);
 }
 

@@ -381,13 +381,6 @@ static int drain(db *d, avrr_err *err)
 	return atomic_load(&d->failed) ? report_failure(d, err) : 0;
 }
 
-static batch *fill_batch(db *d, avrr_err *err)
-{
-	if (!d->fill && !(d->fill = calloc(1, sizeof *d->fill)))
-		avrr_errf(err, "out of memory");
-	return d->fill;
-}
-
 int db_finish(db *d, avrr_err *err)
 {
 	int rc = drain(d, err);
@@ -658,13 +651,24 @@ int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err)
 
 /* ---- rows ----------------------------------------------------------- */
 
-int db_add_interrupt(db *d, const db_interrupt *q, avrr_err *err)
+/* The batch a new row goes into, or NULL (err set) when rows cannot be
+ * added: read-only, an earlier write failed, or out of memory. */
+static batch *batch_for_row(db *d, avrr_err *err)
 {
 	if (check_writable(d, err))
-		return -1;
-	if (atomic_load(&d->failed))
-		return report_failure(d, err);
-	batch *b = fill_batch(d, err);
+		return NULL;
+	if (atomic_load(&d->failed)) {
+		report_failure(d, err);
+		return NULL;
+	}
+	if (!d->fill && !(d->fill = calloc(1, sizeof *d->fill)))
+		avrr_errf(err, "out of memory");
+	return d->fill;
+}
+
+int db_add_interrupt(db *d, const db_interrupt *q, avrr_err *err)
+{
+	batch *b = batch_for_row(d, err);
 	if (!b)
 		return -1;
 	b->ctx_off[b->nirq] = SIZE_MAX;
@@ -687,11 +691,7 @@ int db_add_interrupt(db *d, const db_interrupt *q, avrr_err *err)
 
 int db_add_event(db *d, const db_event *e, avrr_err *err)
 {
-	if (check_writable(d, err))
-		return -1;
-	if (atomic_load(&d->failed))
-		return report_failure(d, err);
-	batch *b = fill_batch(d, err);
+	batch *b = batch_for_row(d, err);
 	if (!b)
 		return -1;
 	b->ev[b->nev++] = *e;

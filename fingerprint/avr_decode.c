@@ -9,14 +9,9 @@
  */
 #include "fingerprint/avr_decode.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* How avr_format lays out each operation's operands. */
 enum fmt {
@@ -592,130 +587,4 @@ int avr_insn_io(const avr_insn *in)
 	default:
 		return -1;
 	}
-}
-
-/* ---- ELF loading ---- */
-
-static const char *machine_name(unsigned m)
-{
-	switch (m) {
-	case EM_386: return "i386";
-	case EM_ARM: return "ARM";
-	case EM_X86_64: return "x86-64";
-	case EM_AARCH64: return "AArch64";
-	case EM_MIPS: return "MIPS";
-	case EM_PPC: return "PowerPC";
-	case EM_PPC64: return "PowerPC64";
-	case EM_RISCV: return "RISC-V";
-	case EM_MSP430: return "MSP430";
-	default: return NULL;
-	}
-}
-
-/* Flash images larger than this are not AVR firmware (the largest AVR has
- * 384 KiB); the cap keeps a corrupt sh_addr from asking for gigabytes. */
-#define AVR_FLASH_MAX (UINT32_C(4) << 20)
-
-int avr_code_load(const char *elf_path, uint8_t **code, uint32_t *size,
-		  avrr_err *err)
-{
-	if (!elf_path || !code || !size)
-		return avrr_errf(err, "avr_code_load: missing argument");
-	*code = NULL;
-	*size = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return avrr_errf(err, "%s: libelf: %s", elf_path, elf_errmsg(-1));
-	int fd = open(elf_path, O_RDONLY);
-	if (fd < 0)
-		return avrr_errf(err, "%s: %s", elf_path, strerror(errno));
-
-	int rc = -1;
-	uint8_t *img = NULL;
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	GElf_Ehdr eh;
-	size_t shstrndx;
-	Elf_Scn *text = NULL;
-	GElf_Shdr tsh;
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		avrr_errf(err, "%s: not an ELF file", elf_path);
-		goto out;
-	}
-	if (!gelf_getehdr(e, &eh)) {
-		avrr_errf(err, "%s: bad ELF header: %s", elf_path, elf_errmsg(-1));
-		goto out;
-	}
-	if (eh.e_machine != EM_AVR) {
-		const char *mn = machine_name(eh.e_machine);
-		if (mn)
-			avrr_errf(err, "%s: ELF for machine %u (%s), not AVR (%d)",
-				  elf_path, (unsigned)eh.e_machine, mn, EM_AVR);
-		else
-			avrr_errf(err, "%s: ELF for machine %u, not AVR (%d)",
-				  elf_path, (unsigned)eh.e_machine, EM_AVR);
-		goto out;
-	}
-	if (elf_getshdrstrndx(e, &shstrndx) != 0) {
-		avrr_errf(err, "%s: no section names: %s", elf_path, elf_errmsg(-1));
-		goto out;
-	}
-	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(s, &sh))
-			continue;
-		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name && strcmp(name, ".text") == 0) {
-			text = s;
-			tsh = sh;
-			break;
-		}
-	}
-	if (!text) {
-		avrr_errf(err, "%s: no .text section", elf_path);
-		goto out;
-	}
-	if (tsh.sh_type != SHT_PROGBITS || tsh.sh_size == 0) {
-		avrr_errf(err, "%s: .text is empty", elf_path);
-		goto out;
-	}
-	if (tsh.sh_addr > AVR_FLASH_MAX || tsh.sh_size > AVR_FLASH_MAX - tsh.sh_addr) {
-		avrr_errf(err, "%s: .text at 0x%llx, %llu bytes, does not fit AVR flash",
-			  elf_path, (unsigned long long)tsh.sh_addr,
-			  (unsigned long long)tsh.sh_size);
-		goto out;
-	}
-	uint32_t start = (uint32_t)tsh.sh_addr;
-	uint32_t end = start + (uint32_t)tsh.sh_size;
-	img = malloc(end);
-	if (!img) {
-		avrr_errf(err, "%s: out of memory for %u bytes of flash", elf_path, end);
-		goto out;
-	}
-	memset(img, 0xff, start);
-	/* elf_getdata may hand the section back in pieces. */
-	uint64_t filled = 0;
-	for (Elf_Data *d = elf_getdata(text, NULL); d; d = elf_getdata(text, d)) {
-		if (!d->d_buf || d->d_off < 0 || (uint64_t)d->d_off > tsh.sh_size ||
-		    d->d_size > tsh.sh_size - (uint64_t)d->d_off) {
-			avrr_errf(err, "%s: .text data is corrupt", elf_path);
-			goto out;
-		}
-		memcpy(img + start + d->d_off, d->d_buf, d->d_size);
-		filled += d->d_size;
-	}
-	if (filled < tsh.sh_size) {
-		avrr_errf(err, "%s: .text is truncated (%llu of %llu bytes): %s",
-			  elf_path, (unsigned long long)filled,
-			  (unsigned long long)tsh.sh_size, elf_errmsg(-1));
-		goto out;
-	}
-	*code = img;
-	*size = end;
-	img = NULL;
-	rc = 0;
-out:
-	free(img);
-	if (e)
-		elf_end(e);
-	close(fd);
-	return rc;
 }

@@ -120,11 +120,4 @@ uint32_t avr_insn_all_regs(const avr_insn *insn);
  * and the stack pointer use of push/pop/call/ret are not reported. */
 int avr_insn_io(const avr_insn *insn);
 
-/* Reads an AVR ELF file's .text into a flash image: *code (malloc'd, for the
- * caller to free) holds flash bytes 0 .. *size-1, where *size is the end of
- * .text; bytes below .text's start (a bootloader's, say) read as erased
- * flash, 0xFF.  Returns 0, or -1 with err set ("x.elf: not an ELF file"). */
-int avr_code_load(const char *elf_path, uint8_t **code, uint32_t *size,
-		  avrr_err *err);
-
 #endif

@@ -55,7 +55,7 @@ bool freqsel_counts_insn(const avr_insn *insn);
 void freqsel_add(freqsel_counts *c, const avr_insn *insn);
 
 /* Zeroes *out and counts every instruction of code[0..size) (a flash image
- * from address 0, e.g. from avr_code_load).  A trailing odd byte is
+ * from address 0, e.g. a firmware's flash up to code_end).  A trailing odd byte is
  * ignored.  Returns 0, or -1 if code is NULL while size > 0, or out NULL. */
 int freqsel_count(const uint8_t *code, uint32_t size, freqsel_counts *out);
 

@@ -19,6 +19,7 @@
 #include "../sim/sim.h"
 #include "../sim/stimuli.h"
 #include "../util/digest.h"
+#include "../util/file.h"
 #include "../util/version.h"
 
 /* Register names (fnmatch patterns) of inputs and outputs, see recorder.h. */
@@ -150,47 +151,6 @@ static void on_write(void *ud, uint16_t addr, uint8_t value)
 	log_event(r, sim_running_vector(r->s), DB_EV_WRITE, sim_pc(r->s), addr, value);
 }
 
-static char *read_text_file(const char *path, avrr_err *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		avrr_errf(err, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		len += fread(buf + len, 1, cap - len - 1, f);
-		if (len < cap - 1)
-			break;
-		char *n = cap < (16u << 20) ? realloc(buf, cap *= 2) : NULL;
-		if (!n) {
-			free(buf);
-			buf = NULL;
-			avrr_errf(err, "%s: too large for a stimuli file", path);
-			fclose(f);
-			return NULL;
-		}
-		buf = n;
-	}
-	if (!buf) {
-		avrr_errf(err, "out of memory");
-	} else if (ferror(f)) {
-		avrr_errf(err, "%s: read error (is it a directory?)", path);
-		free(buf);
-		buf = NULL;
-	} else {
-		buf[len] = 0;
-		if (strlen(buf) != len) {
-			avrr_errf(err, "%s: not a text file (contains NUL bytes)", path);
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 static void utc_now(char *buf, size_t n)
 {
 	time_t t = time(NULL);
@@ -257,7 +217,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	if (fw_load_file(o->firmware_path, &fw, err))
 		goto out;
 	if (o->stimuli_path) {
-		if (!(stimuli = read_text_file(o->stimuli_path, err)) ||
+		if (!(stimuli = util_read_text(o->stimuli_path, err)) ||
 		    stim_parse(stimuli, o->stimuli_path, &script, err))
 			goto out;
 	}

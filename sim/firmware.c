@@ -30,6 +30,23 @@
 /* .mmcu tags (simavr's avr_mcu_section.h) that avrr reads. */
 enum { MMCU_NAME = 1, MMCU_FREQUENCY = 2, MMCU_VCC = 3, MMCU_AVCC = 4, MMCU_AREF = 5 };
 
+/* A few machines worth naming when someone hands us the wrong ELF. */
+static const char *machine_name(unsigned m)
+{
+	switch (m) {
+	case EM_386: return " (i386)";
+	case EM_ARM: return " (ARM)";
+	case EM_X86_64: return " (x86-64)";
+	case EM_AARCH64: return " (AArch64)";
+	case EM_MIPS: return " (MIPS)";
+	case EM_PPC: return " (PowerPC)";
+	case EM_PPC64: return " (PowerPC64)";
+	case EM_RISCV: return " (RISC-V)";
+	case EM_MSP430: return " (MSP430)";
+	default: return "";
+	}
+}
+
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -182,8 +199,8 @@ static int parse_elf(firmware *fw, avrr_err *err)
 		goto out;
 	}
 	if (eh.e_machine != EM_AVR) {
-		rc = avrr_errf(err, "%s: ELF for machine %u, not AVR (%u)", fw->path,
-			       (unsigned)eh.e_machine, (unsigned)EM_AVR);
+		rc = avrr_errf(err, "%s: ELF for machine %u%s, not AVR (%u)", fw->path,
+			       (unsigned)eh.e_machine, machine_name(eh.e_machine), (unsigned)EM_AVR);
 		goto out;
 	}
 	size_t nph = 0;

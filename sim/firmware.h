@@ -51,7 +51,7 @@ typedef struct firmware {
 
 /* Reads and validates the file at `path`.  Errors name the path:
  * "x.elf: No such file or directory", "x.elf: not an ELF file",
- * "x.elf: ELF for machine 62, not AVR (83)". */
+ * "x.elf: ELF for machine 62 (x86-64), not AVR (83)". */
 int fw_load_file(const char *path, firmware **out, avrr_err *err);
 
 /* The same from bytes already in memory (copied); `path` names them. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fingerprint/avr_decode.h"
+#include "sim/firmware.h"
 #include "util/err.h"
 
 #define FIXTURE_SRC "tests/integration/fixtures/decode_fixture.c"
@@ -212,18 +213,17 @@ static void test_all_words_match_objdump(void **state)
 /* Compares one ELF's .text; returns the number of instructions compared. */
 static unsigned long compare_elf(const char *elf, struct tally *t)
 {
-	uint8_t *code = NULL;
-	uint32_t size = 0;
+	firmware *fw = NULL;
 	avrr_err err = { { 0 } };
-	if (avr_code_load(elf, &code, &size, &err) != 0) {
+	if (fw_load_file(elf, &fw, &err) != 0) {
 		print_error("%s\n", err.msg);
 		fail();
 	}
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "avr-objdump -d -z -j .text '%s'", elf);
 	unsigned long before = t->compared, bad = t->mismatches;
-	assert_int_equal(compare_with_objdump(cmd, code, size, elf, t), 0);
-	free(code);
+	assert_int_equal(compare_with_objdump(cmd, fw->flash, fw->code_end, elf, t), 0);
+	fw_free(fw);
 	unsigned long n = t->compared - before;
 	printf("# %s: %lu instructions compared, %lu mismatches\n", elf, n,
 	       t->mismatches - bad);
@@ -426,26 +426,26 @@ static void test_truncated_and_garbage(void **state)
 	assert_string_equal(tiny, "r24");
 }
 
+/* The firmware loader the decoder reads from: clear errors, and never a
+ * crash on truncated or corrupted ELFs; what loads decodes throughout. */
 static void test_code_load_errors(void **state)
 {
 	(void)state;
-	uint8_t *code = (uint8_t *)1;
-	uint32_t size = 7;
+	firmware *fw = (firmware *)1;
 	avrr_err err = { { 0 } };
 	char dir[256], path[300];
 	assert_non_null(test_tmpdir(dir, sizeof dir));
 
-	assert_int_equal(avr_code_load("no/such.elf", &code, &size, &err), -1);
-	assert_null(code);
-	assert_int_equal(size, 0);
-	assert_non_null(strstr(err.msg, "no/such.elf: "));
+	assert_int_equal(fw_load_file("no/such.elf", &fw, &err), -1);
+	assert_null(fw);
+	assert_string_equal(err.msg, "no/such.elf: No such file or directory");
 
 	snprintf(path, sizeof path, "%s/x.elf", dir);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("this is not an ELF file\n", f);
 	fclose(f);
-	assert_int_equal(avr_code_load(path, &code, &size, &err), -1);
+	assert_int_equal(fw_load_file(path, &fw, &err), -1);
 	char want[400];
 	snprintf(want, sizeof want, "%s: not an ELF file", path);
 	assert_string_equal(err.msg, want);
@@ -454,70 +454,62 @@ static void test_code_load_errors(void **state)
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fclose(f);
-	assert_int_equal(avr_code_load(path, &code, &size, &err), -1);
+	assert_int_equal(fw_load_file(path, &fw, &err), -1);
 	assert_string_equal(err.msg, want);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fwrite("\177ELF\1\1\1", 1, 7, f);
 	fclose(f);
-	assert_int_equal(avr_code_load(path, &code, &size, &err), -1);
+	assert_int_equal(fw_load_file(path, &fw, &err), -1);
 	assert_true(err.msg[0] != 0);
 
 	/* This test program: an ELF, but for the host. */
-	assert_int_equal(avr_code_load("/proc/self/exe", &code, &size, &err), -1);
-	assert_non_null(strstr(err.msg, "/proc/self/exe: ELF for machine "));
-	assert_non_null(strstr(err.msg, ", not AVR (83)"));
+	assert_int_equal(fw_load_file("/proc/self/exe", &fw, &err), -1);
+	assert_non_null(strstr(err.msg, "/proc/self/exe: ELF for machine 62 (x86-64), not AVR (83)"));
 
-	/* An AVR ELF cut short: an error, never a crash. */
+	/* An AVR ELF cut short, or with bytes of its headers overwritten
+	 * (xorshift32 picks where and what): an error, never a crash. */
 	glob_t g;
-	if (glob("traces/*.elf", 0, NULL, &g) == 0) {
-		FILE *in = fopen(g.gl_pathv[0], "rb");
-		assert_non_null(in);
-		static uint8_t whole[1 << 20];
-		size_t n = fread(whole, 1, sizeof whole, in);
-		fclose(in);
-		for (size_t cut = 0; cut < n; cut += n / 37 + 1) {
-			f = fopen(path, "wb");
-			assert_non_null(f);
-			fwrite(whole, 1, cut, f);
-			fclose(f);
-			code = NULL;
-			if (avr_code_load(path, &code, &size, &err) == 0) {
-				assert_non_null(code);
-				free(code);
-			}
+	assert_int_equal(glob("traces/*.elf", 0, NULL, &g), 0);
+	FILE *in = fopen(g.gl_pathv[0], "rb");
+	assert_non_null(in);
+	static uint8_t whole[1 << 20], bad[1 << 20];
+	size_t n = fread(whole, 1, sizeof whole, in);
+	fclose(in);
+	globfree(&g);
+	int loaded = 0, refused = 0;
+	for (size_t cut = 0; cut < n; cut += n / 37 + 1) {
+		if (fw_load_memory(whole, cut, "cut.elf", &fw, &err) == 0) {
+			loaded++;
+			fw_free(fw);
+		} else {
+			refused++;
+			assert_true(err.msg[0] != 0);
 		}
-		/* ... or with bytes of its headers overwritten (xorshift32
-		 * picks where and what), then decoded throughout if loaded. */
-		uint32_t x = 2463534242u;
-		for (int round = 0; round < 300 && n > 64; round++) {
-			static uint8_t bad[1 << 20];
-			memcpy(bad, whole, n);
-			for (int k = 0; k < 4; k++) {
-				x ^= x << 13;
-				x ^= x >> 17;
-				x ^= x << 5;
-				/* half in the ELF header, half anywhere */
-				size_t at = (k & 1) ? x % n : x % 52;
-				bad[at] = (uint8_t)(x >> 8);
-			}
-			f = fopen(path, "wb");
-			assert_non_null(f);
-			fwrite(bad, 1, n, f);
-			fclose(f);
-			code = NULL;
-			if (avr_code_load(path, &code, &size, &err) == 0) {
-				avr_insn insn;
-				for (uint32_t a = 0; a + 1 < size; a += 2u * insn.words)
-					assert_int_equal(avr_decode(code, size, a, &insn), 0);
-				free(code);
-			} else {
-				assert_true(err.msg[0] != 0);
-			}
-		}
-		globfree(&g);
 	}
-	unlink(path);
+	uint32_t x = 2463534242u;
+	for (int round = 0; round < 300; round++) {
+		memcpy(bad, whole, n);
+		for (int k = 0; k < 4; k++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			size_t at = (k & 1) ? x % n : x % 52; /* half in the ELF header */
+			bad[at] = (uint8_t)(x >> 8);
+		}
+		if (fw_load_memory(bad, n, "bad.elf", &fw, &err) == 0) {
+			avr_insn insn;
+			for (uint32_t a = 0; a + 1 < fw->code_end; a += 2u * insn.words)
+				assert_int_equal(avr_decode(fw->flash, fw->code_end, a, &insn), 0);
+			loaded++;
+			fw_free(fw);
+		} else {
+			refused++;
+			assert_true(err.msg[0] != 0);
+		}
+	}
+	/* Both outcomes occurred, so both paths were exercised. */
+	assert_true(loaded > 0 && refused > 0);
 	rmdir(dir);
 }
 

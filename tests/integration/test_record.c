@@ -20,6 +20,7 @@
 #include "recorder/recorder.h"
 #include "sim/sim.h"
 #include "util/digest.h"
+#include "util/file.h"
 
 #define N_INSN 1000000
 
@@ -35,17 +36,25 @@ typedef struct recording {
 	size_t nirq;
 } recording;
 
+/* Records `name` until the stop condition in `o` (limits only). */
+static void record_with(const char *name, rec_options o, recording *out);
+
 static void record_fw(const char *name, uint64_t insns, uint64_t seed, recording *out)
+{
+	rec_options o = { .seed = seed, .seed_given = 1, .max_instructions = insns };
+	record_with(name, o, out);
+}
+
+static void record_with(const char *name, rec_options o, recording *out)
 {
 	char elf[128], stim[128];
 	assert_non_null(test_tmpdir(out->dir, sizeof out->dir));
 	snprintf(elf, sizeof elf, "traces/%s.elf", name);
 	snprintf(stim, sizeof stim, "traces/%s.stim", name);
 	snprintf(out->path, sizeof out->path, "%s/%s.db", out->dir, name);
-	rec_options o = {
-		.firmware_path = elf, .out_path = out->path, .stimuli_path = stim,
-		.seed = seed, .seed_given = 1, .max_instructions = insns,
-	};
+	o.firmware_path = elf;
+	o.out_path = out->path;
+	o.stimuli_path = stim;
 	avrr_err err = { "" };
 	int interrupted;
 	int rc = rec_record(&o, &interrupted, &err);
@@ -89,6 +98,38 @@ static void test_exact_instruction_count(void **state)
 	recording_free(&r);
 }
 
+/* --interrupts N stops right after the Nth entry. */
+static void test_stop_after_interrupts(void **state)
+{
+	(void)state;
+	recording r = { 0 };
+	record_with("adcapp", (rec_options){ .max_interrupts = 250 }, &r);
+	assert_string_equal(r.run.stop_reason, "interrupts");
+	assert_int_equal(r.nirq, 250);
+	/* The 250th entry happened in the last step: nothing after it but
+	 * what the same step did (its interrupt entry is the last event). */
+	assert_int_equal(r.ev[r.nev - 1].type, DB_EV_IRQ);
+	assert_int_equal(r.ev[r.nev - 1].icount, r.run.instructions);
+	recording_free(&r);
+}
+
+/* --cycles N stops at the first instruction boundary at or past cycle N:
+ * one instruction fewer ends before N. */
+static void test_stop_at_cycles(void **state)
+{
+	(void)state;
+	const uint64_t n = 777777;
+	recording r = { 0 }, shorter = { 0 };
+	record_with("funcsheap", (rec_options){ .max_cycles = n }, &r);
+	assert_string_equal(r.run.stop_reason, "cycles");
+	assert_true(r.run.cycles >= n);
+	record_with("funcsheap", (rec_options){ .max_instructions = r.run.instructions - 1 },
+		    &shorter);
+	assert_true(shorter.run.cycles < n);
+	recording_free(&r);
+	recording_free(&shorter);
+}
+
 typedef struct observed {
 	uint64_t cycle[1 << 16];
 	uint8_t vector[1 << 16];
@@ -114,14 +155,9 @@ static void plain_run(const char *name, uint64_t seed, uint64_t cycles, observed
 	avrr_err err = { "" };
 	firmware *fw;
 	assert_int_equal(fw_load_file(elf, &fw, &err), 0);
-	FILE *f = fopen(stim, "rb");
-	assert_non_null(f);
-	static char text[1 << 16];
-	size_t len = fread(text, 1, sizeof text - 1, f);
-	text[len] = 0;
-	fclose(f);
+	char *text = util_read_text(stim, &err);
 	stim_script *script;
-	if (stim_parse(text, stim, &script, &err))
+	if (!text || stim_parse(text, stim, &script, &err))
 		fail_msg("%s", err.msg);
 	sim *s;
 	assert_int_equal(sim_open(fw, NULL, 0, &s, &err), 0);
@@ -130,6 +166,7 @@ static void plain_run(const char *name, uint64_t seed, uint64_t cycles, observed
 	assert_int_equal(sim_run_plain(s, cycles), SIM_STOP_LIMIT);
 	sim_close(s);
 	stim_free(script);
+	free(text);
 	fw_free(fw);
 }
 
@@ -304,6 +341,8 @@ int main(void)
 		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_instruction_count),
+		cmocka_unit_test(test_stop_after_interrupts),
+		cmocka_unit_test(test_stop_at_cycles),
 		cmocka_unit_test(test_recording_does_not_perturb),
 		cmocka_unit_test(test_recordings_are_deterministic),
 		cmocka_unit_test(test_seed_changes_the_run),

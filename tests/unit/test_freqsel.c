@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fingerprint/freqsel.h"
+#include "sim/firmware.h"
 
 #define FIXTURE_SRC "tests/integration/fixtures/decode_fixture.c"
 
@@ -197,14 +198,13 @@ static void test_malformed(void **state)
  * every ISR prologue, so both must rank near the top. */
 static void check_elf(const char *elf)
 {
-	uint8_t *code = NULL;
-	uint32_t size = 0;
+	firmware *fw = NULL;
 	avrr_err err = { { 0 } };
-	if (avr_code_load(elf, &code, &size, &err) != 0)
+	if (fw_load_file(elf, &fw, &err) != 0)
 		fail_msg("%s", err.msg);
 	freqsel_counts c;
-	assert_int_equal(freqsel_count(code, size, &c), 0);
-	free(code);
+	assert_int_equal(freqsel_count(fw->flash, fw->code_end, &c), 0);
+	fw_free(fw);
 	uint8_t regs[32];
 	uint16_t io[256];
 	int ng = freqsel_rank_gp(&c, regs, 32);

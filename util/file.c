@@ -1,0 +1,48 @@
+/* file.c — reading whole text files (see file.h). */
+#include "file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *util_read_text(const char *path, avrr_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		avrr_errf(err, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		len += fread(buf + len, 1, cap - len - 1, f);
+		if (len < cap - 1)
+			break;
+		char *n = cap < (16u << 20) ? realloc(buf, cap *= 2) : NULL;
+		if (!n) {
+			free(buf);
+			buf = NULL;
+			avrr_errf(err, "%s: too large for a text file (over 16 MiB)", path);
+			fclose(f);
+			return NULL;
+		}
+		buf = n;
+	}
+	if (!buf) {
+		avrr_errf(err, "out of memory");
+	} else if (ferror(f)) {
+		avrr_errf(err, "%s: read error (is it a directory?)", path);
+		free(buf);
+		buf = NULL;
+	} else {
+		buf[len] = 0;
+		if (strlen(buf) != len) {
+			avrr_errf(err, "%s: not a text file (contains NUL bytes)", path);
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}

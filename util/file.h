@@ -1,0 +1,12 @@
+/* file.h — reading a whole text file, with the checks input files need. */
+#ifndef AVRR_FILE_H
+#define AVRR_FILE_H
+
+#include "err.h"
+
+/* The file's text, NUL-terminated and malloc'ed, or NULL with err set:
+ * "PATH: No such file or directory", "PATH: read error (is it a
+ * directory?)", "PATH: not a text file (contains NUL bytes)". */
+char *util_read_text(const char *path, avrr_err *err);
+
+#endif
