@@ -12,6 +12,7 @@
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_INTERRUPTED 130
+#define CLI_MAX_FP 256  /* --fp options per command */
 
 typedef struct cli_command {
 	const char *name;
@@ -22,6 +23,8 @@ typedef struct cli_command {
 
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_select(int argc, char **argv);
+int cmd_fingerprint(int argc, char **argv);
 
 /* Prints "avrr CMD: message" to stderr and returns EXIT_BAD_INPUT. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -2,23 +2,68 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "info.h"
 #include "../db/db.h"
+#include "../fingerprint/metrics.h"
 #include "../sim/ioregs.h"
 
-static const char *vector_name(const mcu_names *names, unsigned v)
+/* One configuration and its record-time metrics. */
+typedef struct config_metrics {
+	db_fp_config cfg;
+	fp_metrics m;
+} config_metrics;
+
+/* Loads every configuration of d with its metrics; *out is malloc'ed. */
+static int load_metrics(db *d, config_metrics **out, size_t *n, avrr_err *err)
 {
-	for (unsigned i = 0; names && i < names->nvectors; i++)
-		if (names->vectors[i].addr == v)
-			return names->vectors[i].name;
-	return NULL;
+	db_fp_config *cfgs = NULL;
+	size_t ncfg = 0;
+	*out = NULL;
+	*n = 0;
+	if (db_load_fp_configs(d, &cfgs, &ncfg, err))
+		return -1;
+	config_metrics *cm = calloc(ncfg ? ncfg : 1, sizeof *cm);
+	if (!cm) {
+		free(cfgs);
+		return avrr_errf(err, "out of memory");
+	}
+	int rc = 0;
+	for (size_t i = 0; i < ncfg && !rc; i++) {
+		db_fingerprint *rows = NULL;
+		size_t nrows = 0;
+		cm[i].cfg = cfgs[i];
+		if ((rc = db_load_fingerprints(d, cfgs[i].id, &rows, &nrows, err)))
+			break;
+		fp_sample *s = malloc((nrows ? nrows : 1) * sizeof *s);
+		int truth = 1;
+		for (size_t k = 0; s && k < nrows; k++) {
+			s[k].ra_part = rows[k].ra_part;
+			s[k].hash_part = rows[k].hash_part;
+			s[k].input_key = rows[k].input_key;
+			memcpy(s[k].context, rows[k].digest, sizeof s[k].context);
+			truth &= rows[k].has_digest && rows[k].has_input_key;
+		}
+		if (!s || fp_metrics_compute(s, nrows, truth, &cm[i].m))
+			rc = avrr_errf(err, "out of memory");
+		free(s);
+		free(rows);
+	}
+	free(cfgs);
+	if (rc) {
+		free(cm);
+		return -1;
+	}
+	*out = cm;
+	*n = ncfg;
+	return 0;
 }
 
 static void print_text(const char *path, const db_run *r, const uint64_t *vec,
-		       const uint64_t *types, int version)
+		       const uint64_t *types, int version, const config_metrics *cm, size_t ncm)
 {
 	const mcu_names *names = ioregs_lookup(r->mcu);
 	uint64_t nirq = 0, nev = 0;
@@ -41,28 +86,65 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 	printf("interrupts    %llu\n", (unsigned long long)nirq);
 	for (unsigned v = 0; v < 256; v++)
 		if (vec[v]) {
-			const char *n = vector_name(names, v);
+			const char *n = ioregs_vector_name(names, v);
 			printf("  %3u %-20s %llu\n", v, n ? n : "", (unsigned long long)vec[v]);
 		}
 	printf("events        %llu\n", (unsigned long long)nev);
 	for (int t = 1; t < DB_EV_COUNT; t++)
 		if (types[t])
 			printf("  %-24s %llu\n", db_event_type_name(t), (unsigned long long)types[t]);
+	printf("fingerprints  %zu configuration%s\n", ncm, ncm == 1 ? "" : "s");
+	for (size_t i = 0; i < ncm; i++) {
+		const fp_metrics *m = &cm[i].m;
+		printf("  %s:%s\n", cm[i].cfg.name, cm[i].cfg.spec);
+		printf("    %llu fingerprints, %llu distinct", (unsigned long long)m->fingerprints,
+		       (unsigned long long)m->distinct);
+		if (m->has_truth)
+			printf(", %llu duplicates (median %g per ra), %llu input duplicates\n",
+			       (unsigned long long)m->duplicates, m->median_duplicates_per_ra,
+			       (unsigned long long)m->input_duplicates);
+		else
+			printf(" (duplicates need the ground truth)\n");
+	}
 	printf("ground truth  %s\n", r->has_ground_truth ? "yes" : "stripped");
 	printf("schema        %d (recorded by avrr %s; %s)\n", version,
 	       r->tool_version ? r->tool_version : "?",
 	       r->interrupt_rule ? r->interrupt_rule : "?");
 }
 
+static json_t *metrics_json(const config_metrics *cm, size_t ncm)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < ncm; i++) {
+		const fp_metrics *m = &cm[i].m;
+		json_t *o = json_pack("{s:s,s:s,s:I,s:I}", "name", cm[i].cfg.name, "spec",
+				      cm[i].cfg.spec, "fingerprints", (json_int_t)m->fingerprints,
+				      "distinct", (json_int_t)m->distinct);
+		if (m->has_truth) {
+			json_object_set_new(o, "duplicates", json_integer((json_int_t)m->duplicates));
+			json_object_set_new(o, "median_duplicates_per_ra",
+					    json_real(m->median_duplicates_per_ra));
+			json_object_set_new(o, "input_duplicates",
+					    json_integer((json_int_t)m->input_duplicates));
+		} else {
+			json_object_set_new(o, "duplicates", json_null());
+			json_object_set_new(o, "median_duplicates_per_ra", json_null());
+			json_object_set_new(o, "input_duplicates", json_null());
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static int print_json(const char *path, const db_run *r, const uint64_t *vec,
-		      const uint64_t *types, int version)
+		      const uint64_t *types, int version, const config_metrics *cm, size_t ncm)
 {
 	const mcu_names *names = ioregs_lookup(r->mcu);
 	uint64_t nirq = 0, nev = 0;
 	json_t *per_vec = json_array(), *per_type = json_object();
 	for (unsigned v = 0; v < 256; v++)
 		if (vec[v]) {
-			const char *n = vector_name(names, v);
+			const char *n = ioregs_vector_name(names, v);
 			json_array_append_new(per_vec, json_pack("{s:i,s:s?,s:I}", "vector", (int)v,
 								 "name", n, "count", (json_int_t)vec[v]));
 			nirq += vec[v];
@@ -72,13 +154,14 @@ static int print_json(const char *path, const db_run *r, const uint64_t *vec,
 		nev += types[t];
 	}
 	json_t *o = json_pack(
-		"{s:s,s:s,s:s,s:s,s:I,s:s?,s:I,s:I,s:I,s:s,s:I,s:o,s:I,s:o,s:b,s:i,s:s?,s:s?}",
+		"{s:s,s:s,s:s,s:s,s:I,s:s?,s:I,s:I,s:I,s:s,s:I,s:o,s:I,s:o,s:o,s:b,s:i,s:s?,s:s?}",
 		"recording", path, "firmware", r->firmware_path, "firmware_sha256", r->firmware_sha256,
 		"mcu", r->mcu, "frequency", (json_int_t)r->frequency, "stimuli", r->stimuli_path,
 		"seed", (json_int_t)r->seed, "instructions", (json_int_t)r->instructions,
 		"cycles", (json_int_t)r->cycles, "stop_reason", r->stop_reason,
 		"interrupts", (json_int_t)nirq, "interrupts_per_vector", per_vec,
 		"events", (json_int_t)nev, "events_per_type", per_type,
+		"fingerprint_configs", metrics_json(cm, ncm),
 		"ground_truth", r->has_ground_truth, "schema_version", version,
 		"tool_version", r->tool_version, "interrupt_rule", r->interrupt_rule);
 	if (!o)
@@ -98,6 +181,8 @@ int info_print(const char *path, int json, const char *cmd)
 	db *d = NULL;
 	db_run r;
 	uint64_t vec[256], types[DB_EV_COUNT];
+	config_metrics *cm = NULL;
+	size_t ncm = 0;
 	if (db_open(path, 0, &d, &err))
 		return cli_fail(cmd, "%s", err.msg);
 	if (db_get_run(d, &r, &err)) {
@@ -105,14 +190,16 @@ int info_print(const char *path, int json, const char *cmd)
 		return cli_fail(cmd, "%s", err.msg);
 	}
 	int rc = 0;
-	if (db_count_vectors(d, vec, &err) || db_count_event_types(d, types, &err)) {
+	if (db_count_vectors(d, vec, &err) || db_count_event_types(d, types, &err) ||
+	    load_metrics(d, &cm, &ncm, &err)) {
 		rc = cli_fail(cmd, "%s", err.msg);
 	} else if (json) {
-		if (print_json(path, &r, vec, types, db_schema_version(d)))
+		if (print_json(path, &r, vec, types, db_schema_version(d), cm, ncm))
 			rc = cli_fail(cmd, "out of memory");
 	} else {
-		print_text(path, &r, vec, types, db_schema_version(d));
+		print_text(path, &r, vec, types, db_schema_version(d), cm, ncm);
 	}
+	free(cm);
 	db_run_free(&r);
 	db_close(d);
 	return rc;

@@ -37,11 +37,13 @@ int cmd_record(int argc, char **argv)
 		{ "cycles", required_argument, NULL, 'c' },
 		{ "interrupts", required_argument, NULL, 'I' },
 		{ "contexts", no_argument, NULL, 'C' },
+		{ "fp", required_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	rec_options o = { 0 };
+	const char *specs[CLI_MAX_FP];
 	progress prog = { .tty = isatty(2), .start = time(NULL) };
 	int json = 0, c;
 	uint64_t freq = 0;
@@ -76,6 +78,11 @@ int cmd_record(int argc, char **argv)
 				return EXIT_BAD_INPUT;
 			break;
 		case 'C': o.store_contexts = 1; break;
+		case 'F':
+			if (o.nfp_specs == CLI_MAX_FP)
+				return cli_fail("record", "at most %d --fp configurations", CLI_MAX_FP);
+			specs[o.nfp_specs++] = optarg;
+			break;
 		case 'j': json = 1; break;
 		case 'h': return cli_help("record");
 		case ':': return cli_fail("record", "%s needs a value", argv[optind - 1]);
@@ -90,6 +97,7 @@ int cmd_record(int argc, char **argv)
 	if (!o.out_path)
 		return cli_fail("record", "no output given; use -o RUN.db");
 	o.firmware_path = argv[optind];
+	o.fp_specs = specs;
 	o.frequency = (uint32_t)freq;
 	if (!o.max_instructions && !o.max_cycles && !o.max_interrupts)
 		o.max_instructions = 10000000;

@@ -26,15 +26,42 @@ const cli_command cli_commands[] = {
 	  "      --interrupts N      stop after the Nth interrupt entry\n"
 	  "                          (default: --instructions 10M; N takes k, M, G suffixes)\n"
 	  "      --contexts          also store each interrupt's whole context\n"
+	  "      --fp SPEC           record fingerprints under this configuration\n"
+	  "                          (repeatable; see docs/fingerprints.md; default:\n"
+	  "                          SPL+SPH+SREG and the top 3 GP registers, jenkins,\n"
+	  "                          ra=8, width=16; '--fp none' records none)\n"
 	  "      --json              print the summary as JSON\n"
 	  "  -h, --help              this help\n" },
 	{ "info", cmd_info, "summarise a recording",
 	  "usage: avrr info RUN.db [--json]\n"
 	  "\n"
 	  "Prints the recording's firmware, SHA-256, MCU, clock, length, interrupts\n"
-	  "(total and per vector), events (total and per type) and schema version.\n"
+	  "(total and per vector), events (total and per type), schema version, and\n"
+	  "per fingerprint configuration its record-time metrics (docs/fingerprints.md).\n"
 	  "\n"
 	  "      --json              machine-readable output\n"
+	  "  -h, --help              this help\n" },
+	{ "select", cmd_select, "rank registers for a fingerprint selector (frequency-based)",
+	  "usage: avrr select FIRMWARE.elf [--gp K] [--io K] [--json]\n"
+	  "\n"
+	  "Decodes the firmware's code and counts how often each general-purpose and\n"
+	  "each I/O register is an operand of the instructions seed 004 lists\n"
+	  "(frequency-based selection), ranks the two kinds separately, and prints\n"
+	  "the rankings with their counts and the selector of the top ones.\n"
+	  "\n"
+	  "      --gp K              GP registers in the selector (default 3)\n"
+	  "      --io K              I/O registers in the selector (default 3)\n"
+	  "      --json              machine-readable output\n"
+	  "  -h, --help              this help\n" },
+	{ "fingerprint", cmd_fingerprint, "add fingerprint configurations to a recording",
+	  "usage: avrr fingerprint RUN.db --fp SPEC [--fp SPEC ...]\n"
+	  "\n"
+	  "Computes one fingerprint per recorded interrupt under each configuration\n"
+	  "and adds them to RUN.db: from the stored contexts when the recording has\n"
+	  "them (record --contexts), else by re-running the recording, which must\n"
+	  "match it interrupt for interrupt.  RUN.db is unchanged on any error.\n"
+	  "\n"
+	  "      --fp SPEC           a configuration (repeatable; docs/fingerprints.md)\n"
 	  "  -h, --help              this help\n" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -24,9 +24,10 @@
 
 #define BATCH_EVENTS 8192
 #define BATCH_IRQS 2048
+#define BATCH_FPS 8192
 #define NBATCHES 3
 
-enum { ST_EVENT, ST_IRQ, ST_COUNT };
+enum { ST_EVENT, ST_IRQ, ST_FP, ST_COUNT };
 
 typedef struct batch {
 	db_event ev[BATCH_EVENTS];
@@ -36,6 +37,8 @@ typedef struct batch {
 	unsigned nirq;
 	uint8_t *ctx;                  /* copied contexts */
 	size_t ctx_len, ctx_cap;
+	db_fingerprint fp[BATCH_FPS];
+	unsigned nfp;
 } batch;
 
 struct db {
@@ -90,7 +93,7 @@ static const char *const SCHEMA =
 	"CREATE TABLE fingerprints ("
 	" config INTEGER NOT NULL REFERENCES fp_configs(id), n INTEGER NOT NULL,"
 	" vector INTEGER NOT NULL, ra_part INTEGER NOT NULL, hash_part INTEGER NOT NULL,"
-	" PRIMARY KEY (config, n)) WITHOUT ROWID;";
+	" input_key INTEGER, PRIMARY KEY (config, n)) WITHOUT ROWID;";
 
 static const char *const EVENT_NAMES[DB_EV_COUNT] = {
 	[DB_EV_RESET] = "reset", [DB_EV_IRQ] = "irq", [DB_EV_RETI] = "reti",
@@ -163,6 +166,7 @@ static int prepare(db *d, avrr_err *err)
 	static const char *const sql[ST_COUNT] = {
 		[ST_EVENT] = "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?)",
 		[ST_IRQ] = "INSERT INTO interrupts VALUES (?,?,?,?,?,?,?,?)",
+		[ST_FP] = "INSERT INTO fingerprints VALUES (?,?,?,?,?,?)",
 	};
 	for (int i = 0; i < ST_COUNT; i++)
 		if (sqlite3_prepare_v2(d->h, sql[i], -1, &d->st[i], NULL) != SQLITE_OK)
@@ -284,7 +288,24 @@ static int insert_interrupt(db *d, const db_interrupt *q, avrr_err *err)
 	return step_insert(d, st, err);
 }
 
-/* Inserts a batch's rows and commits them; empties the batch.  After a
+static int insert_fingerprint(db *d, const db_fingerprint *f, avrr_err *err)
+{
+	sqlite3_stmt *st = d->st[ST_FP];
+	sqlite3_bind_int64(st, 1, f->config);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)f->n);
+	sqlite3_bind_int64(st, 3, f->vector);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)f->ra_part);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)f->hash_part);
+	if (f->has_input_key)
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)f->input_key);
+	else
+		sqlite3_bind_null(st, 6);
+	return step_insert(d, st, err);
+}
+
+/* Inserts a batch's rows; empties the batch.  A new recording commits each
+ * batch (its file is a temporary until db_finish); an opened one commits
+ * only at db_commit, so a failed addition leaves it as it was.  After a
  * failure nothing more is written, but batches keep being recycled. */
 static void write_batch(db *d, batch *b)
 {
@@ -297,11 +318,13 @@ static void write_batch(db *d, batch *b)
 		q->context = b->ctx_off[i] == SIZE_MAX ? NULL : b->ctx + b->ctx_off[i];
 		rc = insert_interrupt(d, q, &e);
 	}
-	if (!rc && !atomic_load(&d->failed))
+	for (unsigned i = 0; i < b->nfp && !rc && !atomic_load(&d->failed); i++)
+		rc = insert_fingerprint(d, &b->fp[i], &e);
+	if (!rc && !atomic_load(&d->failed) && d->tmp)
 		rc = exec(d, "COMMIT; BEGIN", &e);
 	if (rc)
 		set_failed(d, &e);
-	b->nev = b->nirq = 0;
+	b->nev = b->nirq = b->nfp = 0;
 	b->ctx_len = 0;
 }
 
@@ -357,7 +380,7 @@ static int submit(db *d, avrr_err *err)
 static int drain(db *d, avrr_err *err)
 {
 	if (d->writer_running) {
-		if (d->fill && (d->fill->nev || d->fill->nirq)) {
+		if (d->fill && (d->fill->nev || d->fill->nirq || d->fill->nfp)) {
 			pthread_mutex_lock(&d->mu);
 			while (d->handoff)
 				pthread_cond_wait(&d->cv, &d->mu);
@@ -375,7 +398,7 @@ static int drain(db *d, avrr_err *err)
 		d->quit = 0;
 		if (!d->fill && d->nspare)
 			d->fill = d->spare[--d->nspare];
-	} else if (d->fill && (d->fill->nev || d->fill->nirq)) {
+	} else if (d->fill && (d->fill->nev || d->fill->nirq || d->fill->nfp)) {
 		write_batch(d, d->fill);
 	}
 	return atomic_load(&d->failed) ? report_failure(d, err) : 0;
@@ -698,6 +721,39 @@ int db_add_event(db *d, const db_event *e, avrr_err *err)
 	return b->nev == BATCH_EVENTS ? submit(d, err) : 0;
 }
 
+int db_add_fingerprint(db *d, const db_fingerprint *f, avrr_err *err)
+{
+	batch *b = batch_for_row(d, err);
+	if (!b)
+		return -1;
+	b->fp[b->nfp++] = *f;
+	return b->nfp == BATCH_FPS ? submit(d, err) : 0;
+}
+
+int db_add_fp_config(db *d, const char *name, const char *spec, uint32_t *id, avrr_err *err)
+{
+	if (check_writable(d, err) || drain(d, err))
+		return -1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h, "INSERT INTO fp_configs (name, spec) VALUES (?,?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_err(d, err, "writing a fingerprint configuration");
+	bind_text(st, 1, name);
+	bind_text(st, 2, spec);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_CONSTRAINT)
+		rc = avrr_errf(err, "%s: a fingerprint configuration named '%s' is already there",
+			       d->path, name);
+	else if (rc != SQLITE_DONE)
+		rc = sql_err(d, err, "writing a fingerprint configuration");
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	if (!rc)
+		*id = (uint32_t)sqlite3_last_insert_rowid(d->h);
+	return rc;
+}
+
 /* Runs `sql` and hands each row to fn; stops at the first non-zero. */
 static int each_row(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), void *arg,
 		    avrr_err *err)
@@ -830,4 +886,106 @@ int db_count_event_types(db *d, uint64_t counts[DB_EV_COUNT], avrr_err *err)
 	memset(counts, 0, DB_EV_COUNT * sizeof counts[0]);
 	histogram h = { counts, DB_EV_COUNT };
 	return each_row(d, "SELECT type, count(*) FROM events GROUP BY type", histogram_row, &h, err);
+}
+
+/* ---- fingerprints ----------------------------------------------------- */
+
+static int fp_config_row(sqlite3_stmt *st, void *arg)
+{
+	db_fp_config *c = grow(arg);
+	if (!c)
+		return -1;
+	const unsigned char *name = sqlite3_column_text(st, 1);
+	const unsigned char *spec = sqlite3_column_text(st, 2);
+	c->id = (uint32_t)sqlite3_column_int64(st, 0);
+	snprintf(c->name, sizeof c->name, "%s", name ? (const char *)name : "");
+	snprintf(c->spec, sizeof c->spec, "%s", spec ? (const char *)spec : "");
+	return 0;
+}
+
+int db_load_fp_configs(db *d, db_fp_config **out, size_t *n, avrr_err *err)
+{
+	void *rows;
+	int rc = load_all(d, "SELECT id, name, spec FROM fp_configs ORDER BY id", fp_config_row,
+			  sizeof **out, &rows, n, err);
+	*out = rows;
+	return rc;
+}
+
+static int fingerprint_row(sqlite3_stmt *st, void *arg)
+{
+	db_fingerprint *f = grow(arg);
+	if (!f)
+		return -1;
+	memset(f, 0, sizeof *f);
+	f->config = (uint32_t)sqlite3_column_int64(st, 0);
+	f->n = (uint64_t)sqlite3_column_int64(st, 1);
+	f->vector = (uint32_t)sqlite3_column_int64(st, 2);
+	f->ra_part = (uint64_t)sqlite3_column_int64(st, 3);
+	f->hash_part = (uint64_t)sqlite3_column_int64(st, 4);
+	f->has_input_key = sqlite3_column_type(st, 5) != SQLITE_NULL;
+	f->input_key = (uint64_t)sqlite3_column_int64(st, 5);
+	if (sqlite3_column_bytes(st, 6) == (int)sizeof f->digest) {
+		memcpy(f->digest, sqlite3_column_blob(st, 6), sizeof f->digest);
+		f->has_digest = 1;
+	}
+	return 0;
+}
+
+int db_load_fingerprints(db *d, uint32_t config, db_fingerprint **out, size_t *n, avrr_err *err)
+{
+	char sql[256];
+	snprintf(sql, sizeof sql,
+		 "SELECT f.config, f.n, f.vector, f.ra_part, f.hash_part, f.input_key, i.digest"
+		 " FROM fingerprints f LEFT JOIN interrupts i ON i.idx = f.n"
+		 " WHERE f.config = %u ORDER BY f.n", config);
+	void *rows;
+	int rc = load_all(d, sql, fingerprint_row, sizeof **out, &rows, n, err);
+	*out = rows;
+	return rc;
+}
+
+int db_each_context(db *d, int (*fn)(void *ud, const db_interrupt *q, avrr_err *err),
+		    void *ud, avrr_err *err)
+{
+	if (drain(d, err))
+		return -1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h,
+			       "SELECT idx, icount, cycle, vector, ra, sp, digest, context"
+			       " FROM interrupts ORDER BY idx", -1, &st, NULL) != SQLITE_OK)
+		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	growbuf g = { .size = sizeof(db_interrupt) };
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		g.n = 0;
+		if (irq_row(st, &g)) {
+			rc = avrr_errf(err, "out of memory");
+			break;
+		}
+		db_interrupt *q = g.items;
+		q->context = sqlite3_column_blob(st, 7);
+		q->context_size = (uint32_t)sqlite3_column_bytes(st, 7);
+		if (fn(ud, q, err)) {
+			rc = -1;
+			break;
+		}
+	}
+	if (rc == SQLITE_DONE)
+		rc = 0;
+	else if (rc != -1)
+		rc = avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	free(g.items);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_count_contexts(db *d, uint64_t *n, avrr_err *err)
+{
+	uint64_t counts[1] = { 0 };
+	histogram h = { counts, 1 };
+	int rc = each_row(d, "SELECT 0, count(*) FROM interrupts WHERE context IS NOT NULL",
+			  histogram_row, &h, err);
+	*n = counts[0];
+	return rc;
 }

@@ -63,6 +63,28 @@ typedef struct db_interrupt {
 	uint32_t context_size;
 } db_interrupt;
 
+/* A fingerprint configuration as stored: the spec without its name. */
+typedef struct db_fp_config {
+	uint32_t id;
+	char name[64];
+	char spec[512];
+} db_fp_config;
+
+/* The fingerprint of the n-th interrupt under a configuration. */
+typedef struct db_fingerprint {
+	uint32_t config;
+	uint64_t n;              /* 1-based: the n-th irq event */
+	uint32_t vector;
+	uint64_t ra_part, hash_part;
+	/* Ground truth, for scoring only: a 64-bit key of the selector's bytes
+	 * g(s) (equal keys = equal inputs), and, when loaded, the interrupt's
+	 * context digest. */
+	uint64_t input_key;
+	int has_input_key;
+	uint8_t digest[32];
+	int has_digest;
+} db_fingerprint;
+
 /* The run's metadata; strings are owned by the struct after db_get_run. */
 typedef struct db_run {
 	char *firmware_path;
@@ -113,6 +135,24 @@ int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err);
  * an earlier row, and db_finish reports any failure not yet reported. */
 int db_add_interrupt(db *d, const db_interrupt *irq, avrr_err *err);
 int db_add_event(db *d, const db_event *ev, avrr_err *err);
+
+/* Stores a configuration and gives its id; refuses a name already there. */
+int db_add_fp_config(db *d, const char *name, const char *spec, uint32_t *id, avrr_err *err);
+/* Queued like the rows above. */
+int db_add_fingerprint(db *d, const db_fingerprint *f, avrr_err *err);
+int db_load_fp_configs(db *d, db_fp_config **out, size_t *n, avrr_err *err);
+/* One configuration's fingerprints in order of n, each with its
+ * interrupt's context digest when the ground truth is there. */
+int db_load_fingerprints(db *d, uint32_t config, db_fingerprint **out, size_t *n,
+			 avrr_err *err);
+
+/* Calls fn for every ground-truth interrupt in order, with its stored
+ * context (context NULL when none; valid during the call only); stops at
+ * fn's first non-zero return, which is returned with fn's err. */
+int db_each_context(db *d, int (*fn)(void *ud, const db_interrupt *q, avrr_err *err),
+		    void *ud, avrr_err *err);
+/* How many interrupts have a stored context. */
+int db_count_contexts(db *d, uint64_t *n, avrr_err *err);
 
 /* All events in seq order; *out is malloc'ed (NULL when there are none). */
 int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err);

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/digest.h"
+#include "freqsel.h"
+
 /* Classic AVRs keep SP at these data-space addresses. */
 #define SPL_ADDR 0x5d
 #define SPH_ADDR 0x5e
@@ -109,9 +112,9 @@ static int parse_component(parser *p, fp_config *c, const char *t, size_t len,
 			return bad(p, t, len, "expected an address or a range LO-HI");
 		return add_bytes(p, c, t, len, a, 1, data_size);
 	}
-	for (unsigned i = 0; names && i < names->nregs; i++)
-		if (!strcmp(names->regs[i].name, tok))
-			return add_bytes(p, c, t, len, names->regs[i].addr, 1, data_size);
+	int io = ioregs_addr(names, tok);
+	if (io >= 0)
+		return add_bytes(p, c, t, len, (uint64_t)io, 1, data_size);
 	return bad(p, t, len, names ? "not a register, I/O register, address, stack:N, var:NAME or all"
 				    : "I/O register names are unknown for this MCU");
 }
@@ -331,7 +334,70 @@ fp_value fp_compute(const fp_config *c, const fp_state *s)
 	return v;
 }
 
+uint64_t fp_input_key(const fp_config *c, const fp_state *s)
+{
+	uint8_t buf[FP_MAX_SELECTED];
+	const uint8_t *direct;
+	uint32_t n = fp_select(c, s, buf, sizeof buf, &direct);
+	return digest_key64(direct ? direct : buf, n);
+}
+
 void fp_format(const fp_config *c, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s:%s", c->name, c->spec);
+}
+
+/* Appends "+item" (or "item" first) to buf; -1 when it does not fit. */
+static int append_component(char *buf, size_t n, size_t *len, const char *item)
+{
+	int w = snprintf(buf + *len, n - *len, "%s%s", *len ? "+" : "", item);
+	if (w < 0 || (size_t)w >= n - *len)
+		return -1;
+	*len += (size_t)w;
+	return 0;
+}
+
+int fp_frequency_selector(const firmware *fw, const mcu_names *names, int nio, int ngp,
+			  const char *fixed_io, char *buf, size_t n)
+{
+	freqsel_counts c;
+	if (n == 0 || freqsel_count(fw->flash, fw->code_end, &c))
+		return -1;
+	size_t len = 0;
+	buf[0] = 0;
+	if (fixed_io) {
+		if (append_component(buf, n, &len, fixed_io))
+			return -1;
+	} else {
+		uint16_t io[256];
+		int k = freqsel_rank_io(&c, ioregs_io_end(names), io, nio < 256 ? nio : 256);
+		for (int i = 0; i < k; i++) {
+			char hex[8];
+			const char *name = ioregs_name(names, io[i]);
+			if (!name) {
+				snprintf(hex, sizeof hex, "0x%02x", io[i]);
+				name = hex;
+			}
+			if (append_component(buf, n, &len, name))
+				return -1;
+		}
+	}
+	uint8_t gp[32];
+	int k = freqsel_rank_gp(&c, gp, ngp < 32 ? ngp : 32);
+	for (int i = 0; i < k; i++) {
+		char reg[8];
+		snprintf(reg, sizeof reg, "r%u", gp[i]);
+		if (append_component(buf, n, &len, reg))
+			return -1;
+	}
+	return 0;
+}
+
+int fp_default_spec(const firmware *fw, const mcu_names *names, char *buf, size_t n)
+{
+	char sel[128];
+	if (fp_frequency_selector(fw, names, 0, 3, "SPL+SPH+SREG", sel, sizeof sel))
+		return -1;
+	int w = snprintf(buf, n, "sel=%s,hash=jenkins,ra=8,width=16", sel);
+	return w < 0 || (size_t)w >= n ? -1 : 0;
 }

@@ -105,6 +105,23 @@ uint32_t fp_select(const fp_config *c, const fp_state *s, uint8_t *buf, uint32_t
 
 fp_value fp_compute(const fp_config *c, const fp_state *s);
 
+/* A 64-bit key of g(s) (digest_key64): equal for equal selector bytes.
+ * For scoring false input duplicates only. */
+uint64_t fp_input_key(const fp_config *c, const fp_state *s);
+
+/* The selector of frequency-based selection (seed 004 §4.1) for fw: the
+ * `nio` I/O registers and `ngp` GP registers its code names most often,
+ * I/O first, e.g. "SREG+SPL+SPH+r24+r25+r28" — or, when `fixed_io` is
+ * given (e.g. "SPL+SPH+SREG"), those instead of the ranked I/O ones.
+ * Returns 0, or -1 if the code cannot be decoded or buf is too small. */
+int fp_frequency_selector(const firmware *fw, const mcu_names *names, int nio, int ngp,
+			  const char *fixed_io, char *buf, size_t n);
+
+/* The configuration used when none is given: SPL, SPH, SREG plus the top
+ * three GP registers, Jenkins, 8 ra bits of 16. */
+#define FP_DEFAULT_NAME "default"
+int fp_default_spec(const firmware *fw, const mcu_names *names, char *buf, size_t n);
+
 /* Writes the canonical "NAME:spec" into buf. */
 void fp_format(const fp_config *c, char *buf, size_t n);
 

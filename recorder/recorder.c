@@ -21,6 +21,7 @@
 #include "../util/digest.h"
 #include "../util/file.h"
 #include "../util/version.h"
+#include "fingerprints.h"
 
 /* Register names (fnmatch patterns) of inputs and outputs, see recorder.h. */
 static const char *const INPUT_NAMES[] = {
@@ -41,6 +42,7 @@ typedef struct recorder {
 	uint64_t seq;
 	uint64_t last_of_ctx[256];  /* seq of each context's latest event */
 	uint64_t interrupts;
+	rec_fpset fps;
 } recorder;
 
 static unsigned registers_matching(const sim *s, const char *const *pats, unsigned npats,
@@ -115,6 +117,9 @@ static void on_irq(void *ud, const sim_irq_point *p)
 	};
 	digest_context(p->data, p->data_size, ra_le, sizeof ra_le, q.digest);
 	if (!r->failed && db_add_interrupt(r->d, &q, r->err))
+		fail(r);
+	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra };
+	if (!r->failed && rec_fpset_add(&r->fps, r->d, q.idx, p->vector, &st, r->err))
 		fail(r);
 	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)
 		r->stop = 1;
@@ -226,11 +231,12 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	uint64_t seed = o->seed_given ? o->seed : script ? stim_default_seed(script) : 0;
 	if (script && sim_attach_stimuli(r.s, script, seed, err))
 		goto out;
-	if (watch_io(&r))
+	if (watch_io(&r) || rec_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
 		goto out;
 	if (db_create(o->out_path, &r.d, err))
 		goto out;
-	if (db_put_firmware(r.d, fw->sha256, fw->elf, fw->elf_size, err))
+	if (db_put_firmware(r.d, fw->sha256, fw->elf, fw->elf_size, err) ||
+	    rec_fpset_store(&r.fps, r.d, err))
 		goto out;
 	r.s->hooks = (sim_hooks){
 		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
@@ -277,6 +283,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	r.d = NULL;
 out:
 	db_discard(r.d);
+	rec_fpset_free(&r.fps);
 	sim_close(r.s);
 	if (script)
 		stim_free(script);

@@ -32,6 +32,8 @@ typedef struct rec_options {
 	uint64_t max_cycles;
 	uint64_t max_interrupts;
 	int store_contexts;         /* keep each interrupt's whole context */
+	const char *const *fp_specs; /* fingerprint configurations (fingerprint.h); */
+	unsigned nfp_specs;         /* with none, the default one */
 	volatile int *interrupted;  /* set by a signal handler: abandon */
 	/* Called now and then with the progress towards the stop condition
 	 * (done/goal in its own unit); may be NULL. */

@@ -366,30 +366,15 @@ uint32_t sim_pc(const sim *s)
 
 int sim_ioreg_addr(const sim *s, const char *name)
 {
-	if (!s->names)
-		return -1;
-	for (unsigned i = 0; i < s->names->nregs; i++)
-		if (!strcmp(s->names->regs[i].name, name))
-			return s->names->regs[i].addr;
-	return -1;
+	return ioregs_addr(s->names, name);
 }
 
 const char *sim_ioreg_name(const sim *s, uint16_t addr)
 {
-	if (!s->names)
-		return NULL;
-	for (unsigned i = 0; i < s->names->nregs; i++)
-		if (s->names->regs[i].addr == addr)
-			return s->names->regs[i].name;
-	return NULL;
+	return ioregs_name(s->names, addr);
 }
 
 const char *sim_vector_name(const sim *s, uint8_t vector)
 {
-	if (!s->names)
-		return NULL;
-	for (unsigned i = 0; i < s->names->nvectors; i++)
-		if (s->names->vectors[i].addr == vector)
-			return s->names->vectors[i].name;
-	return NULL;
+	return ioregs_vector_name(s->names, vector);
 }

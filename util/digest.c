@@ -23,3 +23,15 @@ void digest_hex(const uint8_t d[DIGEST_SIZE], char hex[2 * DIGEST_SIZE + 1])
 {
 	sodium_bin2hex(hex, 2 * DIGEST_SIZE + 1, d, DIGEST_SIZE);
 }
+
+uint64_t digest_key64(const void *data, size_t n)
+{
+	/* A fixed key: the keys must be equal across runs and recordings. */
+	static const uint8_t key[crypto_shorthash_KEYBYTES] = { 0 };
+	uint8_t out[crypto_shorthash_BYTES];
+	crypto_shorthash(out, data, n, key);
+	uint64_t k = 0;
+	for (int i = 7; i >= 0; i--)
+		k = k << 8 | out[i];
+	return k;
+}

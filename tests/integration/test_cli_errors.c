@@ -1,9 +1,10 @@
 /*
  * test_cli_errors.c — bad input to the real avrr binary ($AVRR_BIN).
  *
- * For every kind of bad input to `avrr record` and `avrr info` (missing,
- * wrong-kind and foreign files, unknown MCU, unwritable output, malformed
- * numbers and options, a malformed stimuli file) it checks that the exit
+ * For every kind of bad input to `avrr record`, `info`, `fingerprint` and
+ * `select` (missing, wrong-kind and foreign files, unknown MCU, unwritable
+ * output, malformed numbers, options, stimuli files and fingerprint
+ * specs) it checks that the exit
  * status is exactly 2, that the output (stdout+stderr) is exactly one line
  * "avrr CMD: ..." naming the offending path, option or value, and that the
  * scratch directory holds nothing new: no output file, no temporary.
@@ -343,6 +344,50 @@ static void test_record_two_stop_conditions(void **state)
 	expect_bad_record(f, FIRMWARE, "--cycles 5000 --interrupts 3", "--cycles", "--interrupts");
 }
 
+/* ------------------------------------------------------------ fingerprints */
+
+/* A malformed --fp names its bad token; nothing is written. */
+static void test_record_bad_fingerprint_spec(void **state)
+{
+	fixture *f = *state;
+	expect_bad_record(f, FIRMWARE, "--fp 'sel=SREG+r99'", "'r99'", NULL);
+	expect_bad_record(f, FIRMWARE, "--fp 'sel=SREG,hash=sha1'", "'sha1'", NULL);
+	expect_bad_record(f, FIRMWARE, "--fp 'sel=TIFR,ra=12,width=8'", "ra=12", "width=8");
+	expect_bad_record(f, FIRMWARE, "--fp 'sel=var:no_such_var'", "no_such_var", NULL);
+	expect_bad_record(f, FIRMWARE, "--fp 'sel=SREG,width=65'", "width=65", NULL);
+	expect_bad_record(f, FIRMWARE, "--fp 'a:sel=SREG' --fp 'a:sel=SPL'", "'a' given twice", NULL);
+	expect_bad_record(f, FIRMWARE, "--fp", "--fp", "needs a value");
+}
+
+static void test_fingerprint_bad_input(void **state)
+{
+	fixture *f = *state;
+	char args[600];
+	snprintf(args, sizeof args, "'%s/none.db' --fp sel=SREG", f->dir);
+	expect_bad(f, "fingerprint", args, "none.db", "No such file or directory");
+	record_ok(f);
+	snprintf(args, sizeof args, "'%s/x.db'", f->dir);
+	expect_bad(f, "fingerprint", args, "--fp", NULL);
+	snprintf(args, sizeof args, "'%s/x.db' --fp 'sel=SREG+PORTQ'", f->dir);
+	expect_bad(f, "fingerprint", args, "'PORTQ'", NULL);
+	snprintf(args, sizeof args, "'%s/x.db' --fp 'default:sel=SREG'", f->dir);
+	expect_bad(f, "fingerprint", args, "'default' is already there", NULL);
+}
+
+static void test_select_bad_input(void **state)
+{
+	fixture *f = *state;
+	char elf[400], args[600];
+	in_dir(f, "none.elf", elf, sizeof elf);
+	expect_bad(f, "select", elf, elf, "No such file or directory");
+	make_file(f, "t.elf", "not an ELF\n");
+	in_dir(f, "t.elf", elf, sizeof elf);
+	expect_bad(f, "select", elf, elf, NULL);
+	snprintf(args, sizeof args, "%s --gp 33", FIRMWARE);
+	expect_bad(f, "select", args, "--gp", "33");
+	expect_bad(f, "select", "", "usage", NULL);
+}
+
 /* ------------------------------------------------------------ info */
 
 static void test_info_missing(void **state)
@@ -605,6 +650,9 @@ int main(void)
 		T(test_record_two_firmwares),
 		T(test_record_unknown_option),
 		T(test_record_two_stop_conditions),
+		T(test_record_bad_fingerprint_spec),
+		T(test_fingerprint_bad_input),
+		T(test_select_bad_input),
 		T(test_info_missing),
 		T(test_info_directory),
 		T(test_info_text_file),

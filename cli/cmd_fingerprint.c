@@ -1,0 +1,48 @@
+/* cmd_fingerprint.c — `avrr fingerprint`: add configurations to a recording. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "../recorder/fingerprints.h"
+
+int cmd_fingerprint(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fp", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *specs[CLI_MAX_FP];
+	unsigned nspecs = 0;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (nspecs == CLI_MAX_FP)
+				return cli_fail("fingerprint", "at most %d --fp configurations", CLI_MAX_FP);
+			specs[nspecs++] = optarg;
+			break;
+		case 'h': return cli_help("fingerprint");
+		case ':': return cli_fail("fingerprint", "%s needs a value", argv[optind - 1]);
+		default: return cli_fail("fingerprint", "unknown option '%s'; see 'avrr fingerprint --help'",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_fail("fingerprint", "usage: avrr fingerprint RUN.db --fp SPEC [--fp SPEC ...]");
+	if (!nspecs)
+		return cli_fail("fingerprint", "no configuration given; use --fp SPEC");
+	cli_catch_signals();
+	avrr_err err = { "" };
+	int rerun = 0;
+	if (rec_add_fingerprints(argv[optind], specs, nspecs, &cli_interrupted, &rerun, &err)) {
+		fprintf(stderr, "avrr fingerprint: %s\n", err.msg);
+		return cli_interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
+	}
+	printf("added %u configuration%s to %s (%s)\n", nspecs,
+		nspecs == 1 ? "" : "s", argv[optind],
+		rerun ? "re-ran the recording; it matched" : "from the stored contexts");
+	return 0;
+}

@@ -1,0 +1,242 @@
+/*
+ * fingerprints.c — recording fingerprints, during a recording or after it
+ * (see fingerprints.h).
+ */
+#include "fingerprints.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/digest.h"
+#include "replica.h"
+
+int rec_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, rec_fpset *out,
+		    avrr_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (nspecs == 1 && !strcmp(specs[0], REC_FP_NONE))
+		return 0;
+	unsigned n = nspecs ? nspecs : 1;
+	out->cfg = calloc(n, sizeof *out->cfg);
+	out->ids = calloc(n, sizeof *out->ids);
+	if (!out->cfg || !out->ids) {
+		rec_fpset_free(out);
+		return avrr_errf(err, "out of memory");
+	}
+	char dflt[256];
+	if (!nspecs && fp_default_spec(s->fw, s->names, dflt, sizeof dflt)) {
+		rec_fpset_free(out);
+		return avrr_errf(err, "cannot derive the default fingerprint selector from the code");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "fp%u", i + 1);
+		const char *spec = nspecs ? specs[i] : dflt;
+		if (fp_parse(spec, s->names, s->fw, s->data_size, nspecs ? name : FP_DEFAULT_NAME,
+			     &out->cfg[i], err)) {
+			rec_fpset_free(out);
+			return -1;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(out->cfg[j].name, out->cfg[i].name)) {
+				avrr_errf(err, "fingerprint configuration '%s' given twice",
+					  out->cfg[i].name);
+				rec_fpset_free(out);
+				return -1;
+			}
+		out->n = i + 1;
+	}
+	return 0;
+}
+
+int rec_fpset_store(rec_fpset *f, db *d, avrr_err *err)
+{
+	for (unsigned i = 0; i < f->n; i++)
+		if (db_add_fp_config(d, f->cfg[i].name, f->cfg[i].spec, &f->ids[i], err))
+			return -1;
+	return 0;
+}
+
+int rec_fpset_add(const rec_fpset *f, db *d, uint64_t n, uint8_t vector, const fp_state *st,
+		  avrr_err *err)
+{
+	for (unsigned i = 0; i < f->n; i++) {
+		fp_value v = fp_compute(&f->cfg[i], st);
+		db_fingerprint row = {
+			.config = f->ids[i], .n = n, .vector = vector,
+			.ra_part = v.ra_part, .hash_part = v.hash_part,
+			.input_key = fp_input_key(&f->cfg[i], st), .has_input_key = 1,
+		};
+		if (db_add_fingerprint(d, &row, err))
+			return -1;
+	}
+	return 0;
+}
+
+void rec_fpset_free(rec_fpset *f)
+{
+	free(f->cfg);
+	free(f->ids);
+	memset(f, 0, sizeof *f);
+}
+
+/* ---- adding configurations to a finished recording ------------------ */
+
+typedef struct adder {
+	db *d;
+	rec_fpset *set;
+	uint32_t data_size;
+	/* For a re-run: the recorded irq events and ground truth to match. */
+	const db_event *irq_events;
+	size_t nirq_events;
+	const db_interrupt *truth;   /* NULL when stripped */
+	size_t ntruth;
+	uint64_t seen;
+	int failed;
+	volatile int stop;
+	avrr_err *err;
+} adder;
+
+static int from_context(void *ud, const db_interrupt *q, avrr_err *err)
+{
+	adder *a = ud;
+	if (q->context_size != a->data_size)
+		return avrr_errf(err, "damaged recording: interrupt %" PRIu64 " has a context of %u bytes, not %u",
+				 q->idx, q->context_size, a->data_size);
+	fp_state st = { .data = q->context, .data_size = q->context_size, .ra = q->ra };
+	return rec_fpset_add(a->set, a->d, q->idx, (uint8_t)q->vector, &st, err);
+}
+
+static void rerun_failed(adder *a)
+{
+	a->failed = 1;
+	a->stop = 1;
+}
+
+/* At each interrupt of the re-run: it must be the recorded one. */
+static void rerun_irq(void *ud, const sim_irq_point *p)
+{
+	adder *a = ud;
+	if (a->failed)
+		return;
+	uint64_t n = ++a->seen;
+	if (n > a->nirq_events) {
+		avrr_errf(a->err, "the re-run does not match the recording: an extra interrupt "
+			  "(vector %u) at icount %" PRIu64, p->vector, p->icount);
+		rerun_failed(a);
+		return;
+	}
+	const db_event *e = &a->irq_events[n - 1];
+	if (e->icount != p->icount || e->addr != p->vector || e->value != p->ra) {
+		avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
+			  ": recorded vector %u at icount %" PRIu64 " (ra 0x%04x), re-run vector %u"
+			  " at icount %" PRIu64 " (ra 0x%04x)", n, e->addr, e->icount, e->value,
+			  p->vector, p->icount, p->ra);
+		rerun_failed(a);
+		return;
+	}
+	if (a->truth && n <= a->ntruth) {
+		uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
+				     (uint8_t)(p->ra >> 24) };
+		uint8_t dg[DIGEST_SIZE];
+		digest_context(p->data, p->data_size, ra_le, sizeof ra_le, dg);
+		if (memcmp(dg, a->truth[n - 1].digest, sizeof dg)) {
+			avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
+				  ": its context differs (digest mismatch)", n);
+			rerun_failed(a);
+			return;
+		}
+	}
+	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra };
+	if (rec_fpset_add(a->set, a->d, n, p->vector, &st, a->err))
+		rerun_failed(a);
+}
+
+static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
+{
+	rec_replica r;
+	db_event *events = NULL;
+	db_interrupt *truth = NULL;
+	size_t nev = 0, ntruth = 0;
+	int rc = -1;
+	if (rec_replica_open(a->d, &r, err))
+		return -1;
+	if (db_load_events(a->d, &events, &nev, err) ||
+	    (r.run.has_ground_truth && db_load_interrupts(a->d, &truth, &ntruth, err)))
+		goto out;
+	size_t k = 0;
+	for (size_t i = 0; i < nev; i++)   /* keep the irq events, in order */
+		if (events[i].type == DB_EV_IRQ)
+			events[k++] = events[i];
+	a->irq_events = events;
+	a->nirq_events = k;
+	a->truth = truth;
+	a->ntruth = ntruth;
+	a->err = err;
+	r.s->hooks = (sim_hooks){ .ud = a, .on_irq = rerun_irq };
+	/* In slices, so that an interruption is noticed. */
+	while (r.s->icount < r.run.instructions && !a->failed) {
+		if (interrupted && *interrupted) {
+			avrr_errf(err, "interrupted; nothing added");
+			goto out;
+		}
+		uint64_t limit = r.s->icount + (1u << 20);
+		if (sim_run(r.s, limit < r.run.instructions ? limit : r.run.instructions, 0,
+			    &a->stop) != SIM_STOP_LIMIT)
+			break;
+	}
+	if (a->failed)
+		goto out;
+	if (r.s->icount != r.run.instructions || a->seen != a->nirq_events) {
+		avrr_errf(err, "the re-run does not match the recording: %" PRIu64 " interrupts in %"
+			  PRIu64 " instructions, recorded %zu in %" PRIu64, a->seen, r.s->icount,
+			  a->nirq_events, r.run.instructions);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(events);
+	free(truth);
+	rec_replica_close(&r);
+	return rc;
+}
+
+int rec_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
+			 volatile int *interrupted, int *used_rerun, avrr_err *err)
+{
+	*used_rerun = 0;
+	db *d = NULL;
+	rec_replica r = { 0 };
+	rec_fpset set = { 0 };
+	uint64_t with_context = 0;
+	int rc = -1;
+	if (db_open(path, 1, &d, err))
+		return -1;
+	/* The replica gives the names and symbols the specs are parsed with. */
+	if (rec_replica_open(d, &r, err) || rec_fpset_parse(specs, nspecs, r.s, &set, err) ||
+	    rec_fpset_store(&set, d, err) || db_count_contexts(d, &with_context, err))
+		goto out;
+	uint64_t vectors[256], nirq = 0;
+	if (db_count_vectors(d, vectors, err))
+		goto out;
+	for (int v = 0; v < 256; v++)
+		nirq += vectors[v];
+	adder a = { .d = d, .set = &set, .data_size = r.s->data_size };
+	rec_replica_close(&r);
+	if (nirq > 0 && with_context == nirq) {
+		if (db_each_context(d, from_context, &a, err))
+			goto out;
+	} else {
+		*used_rerun = 1;
+		if (rerun(&a, interrupted, err))
+			goto out;
+	}
+	rc = db_commit(d, err);
+out:
+	rec_replica_close(&r);
+	rec_fpset_free(&set);
+	db_close(d);
+	return rc;
+}

@@ -1,0 +1,46 @@
+/*
+ * fingerprints.h — fingerprints as the device would have recorded them:
+ * one per interrupt per configuration, stored beside the recording.
+ *
+ * A set of configurations is parsed once against the firmware (so a bad
+ * spec fails before any run), stored, and then fed every interrupt point;
+ * each gets its fingerprint and, for scoring, the key of its selector bytes.
+ */
+#ifndef AVRR_FINGERPRINTS_H
+#define AVRR_FINGERPRINTS_H
+
+#include "../db/db.h"
+#include "../fingerprint/fingerprint.h"
+#include "../sim/sim.h"
+
+#define REC_FP_NONE "none"
+
+typedef struct rec_fpset {
+	fp_config *cfg;
+	uint32_t *ids;   /* each configuration's id in the db, once stored */
+	unsigned n;
+} rec_fpset;
+
+/* Parses specs[0..nspecs) for the machine `s` runs (names, symbols, data
+ * size); with none, the default configuration (fp_default_spec); with
+ * the single spec REC_FP_NONE, no configuration at all.
+ * Unnamed specs are called fp1, fp2, ... in order; a name given twice is
+ * an error. */
+int rec_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s,
+		    rec_fpset *out, avrr_err *err);
+/* Stores the configurations (refusing names already in d). */
+int rec_fpset_store(rec_fpset *f, db *d, avrr_err *err);
+/* Queues the fingerprints of the n-th interrupt, at vector, in state st. */
+int rec_fpset_add(const rec_fpset *f, db *d, uint64_t n, uint8_t vector, const fp_state *st,
+		  avrr_err *err);
+void rec_fpset_free(rec_fpset *f);
+
+/* `avrr fingerprint`: adds configurations to the recording at path.  They
+ * are computed from the stored contexts when every interrupt has one, else
+ * by re-running the recording, which must then match it interrupt for
+ * interrupt (icount, vector, RA, and the context digest where the ground
+ * truth is kept).  *rerun tells which.  Nothing changes on failure. */
+int rec_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
+			 volatile int *interrupted, int *rerun, avrr_err *err);
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * replica.h — the recorded machine, rebuilt from a recording alone.
+ *
+ * A recording keeps everything its run depended on: the firmware ELF, the
+ * MCU and clock, the stimuli text and the seed.  A replica is a fresh sim
+ * set up from those, at reset, with the stimuli attached — the starting
+ * point of a deterministic re-run and of a replay.
+ */
+#ifndef AVRR_REPLICA_H
+#define AVRR_REPLICA_H
+
+#include "../db/db.h"
+#include "../sim/sim.h"
+
+typedef struct rec_replica {
+	db_run run;
+	firmware *fw;
+	stim_script *script;  /* NULL when recorded without stimuli */
+	sim *s;
+} rec_replica;
+
+/* Builds the replica of the recording open in d.  On failure nothing is
+ * left to free. */
+int rec_replica_open(db *d, rec_replica *out, avrr_err *err);
+void rec_replica_close(rec_replica *r);
+
+#endif

@@ -1,0 +1,348 @@
+/*
+ * test_fingerprints.c — fingerprints recorded with a run and added later.
+ *
+ *  - `record --fp` stores each configuration and one fingerprint per
+ *    interrupt, whose vector is the interrupt's and whose value is what the
+ *    spec says, recomputed by hand from the stored context;
+ *  - without --fp the default is SPL+SPH+SREG plus the top three GP
+ *    registers of frequency-based selection;
+ *  - `avrr fingerprint` gives exactly the rows record --fp gives, both from
+ *    stored contexts and by re-running; a re-run that does not match the
+ *    recording is refused and leaves the file as it was;
+ *  - `info --json` reports the metrics, and `select` the ranking.
+ */
+#include "../testlib.h"
+
+#include <jansson.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "fingerprint/hash.h"
+#include "recorder/recorder.h"
+#include "util/digest.h"
+
+#define N_INSN 100000
+#define SPEC_X "x:sel=SPL+SPH+SREG+r24,hash=knuth,ra=6,width=20"
+
+typedef struct scratch {
+	char dir[128];
+	char out[16384];
+} scratch;
+
+static int setup(void **state)
+{
+	scratch *s = calloc(1, sizeof *s);
+	if (!s || !test_tmpdir(s->dir, sizeof s->dir))
+		return -1;
+	*state = s;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	scratch *s = *state;
+	char out[64];
+	test_run(out, sizeof out, "rm -rf '%s'", s->dir);
+	free(s);
+	return 0;
+}
+
+/* Records traces/NAME.elf with its stimuli into DIR/FILE. */
+static void record(const scratch *s, const char *name, const char *file, const char *const *specs,
+		   unsigned nspecs, int contexts, char *path, size_t n)
+{
+	char elf[128], stim[128];
+	snprintf(elf, sizeof elf, "traces/%s.elf", name);
+	snprintf(stim, sizeof stim, "traces/%s.stim", name);
+	snprintf(path, n, "%s/%s", s->dir, file);
+	rec_options o = {
+		.firmware_path = elf, .out_path = path, .stimuli_path = stim,
+		.max_instructions = N_INSN, .store_contexts = contexts,
+		.fp_specs = specs, .nfp_specs = nspecs,
+	};
+	avrr_err err = { "" };
+	int interrupted;
+	if (rec_record(&o, &interrupted, &err))
+		fail_msg("record %s: %s", name, err.msg);
+}
+
+/* The fingerprints of configuration `name`, in order of n. */
+static db_fingerprint *load(const char *path, const char *name, size_t *n)
+{
+	db *d;
+	avrr_err err = { "" };
+	db_fp_config *cfg;
+	size_t ncfg;
+	db_fingerprint *rows = NULL;
+	if (db_open(path, 0, &d, &err) || db_load_fp_configs(d, &cfg, &ncfg, &err))
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; i < ncfg; i++)
+		if (!strcmp(cfg[i].name, name) && db_load_fingerprints(d, cfg[i].id, &rows, n, &err))
+			fail_msg("%s", err.msg);
+	free(cfg);
+	db_close(d);
+	if (!rows)
+		fail_msg("%s: no configuration '%s'", path, name);
+	return rows;
+}
+
+static void assert_same_rows(const db_fingerprint *a, size_t na, const db_fingerprint *b,
+			     size_t nb)
+{
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(a[i].n, b[i].n);
+		assert_int_equal(a[i].vector, b[i].vector);
+		assert_int_equal(a[i].ra_part, b[i].ra_part);
+		assert_int_equal(a[i].hash_part, b[i].hash_part);
+		assert_int_equal(a[i].input_key, b[i].input_key);
+	}
+}
+
+typedef struct check {
+	const db_fingerprint *rows;
+	size_t nrows, seen;
+} check;
+
+/* sel=SREG+r24, hash=modular, ra=5, width=13 by hand: the selector's bytes
+ * are data[0x5f], data[24]; ra* is the low 5 bits of the word address. */
+static int check_by_hand(void *ud, const db_interrupt *q, avrr_err *err)
+{
+	(void)err;
+	check *c = ud;
+	assert_non_null(q->context);
+	assert_true(c->seen < c->nrows);
+	const db_fingerprint *f = &c->rows[c->seen++];
+	uint8_t g[2] = { q->context[0x5f], q->context[24] };
+	assert_int_equal(f->n, q->idx);
+	assert_int_equal(f->vector, q->vector);
+	assert_int_equal(f->ra_part, (q->ra >> 1) & 31);
+	assert_int_equal(f->hash_part, fp_hash(FP_HASH_MODULAR, g, 2, 8));
+	assert_int_equal(f->input_key, digest_key64(g, 2));
+	return 0;
+}
+
+static void test_record_stores_one_per_interrupt(void **state)
+{
+	scratch *s = *state;
+	const char *specs[] = { "h:sel=SREG+r24,hash=modular,ra=5,width=13",
+				"sel=all,hash=jenkins,ra=16,width=64" };
+	char path[256];
+	record(s, "adcapp", "a.db", specs, 2, 1, path, sizeof path);
+	size_t n1, n2;
+	db_fingerprint *h = load(path, "h", &n1);
+	db_fingerprint *all = load(path, "fp2", &n2);  /* unnamed: fp<position> */
+	assert_true(n1 > 50);
+	assert_int_equal(n1, n2);
+
+	db *d;
+	avrr_err err = { "" };
+	db_event *ev;
+	size_t nev, k = 0;
+	assert_int_equal(db_open(path, 0, &d, &err), 0);
+	assert_int_equal(db_load_events(d, &ev, &nev, &err), 0);
+	for (size_t i = 0; i < nev; i++)
+		if (ev[i].type == DB_EV_IRQ) {
+			assert_true(k < n1);
+			assert_int_equal(h[k].vector, ev[i].addr);
+			assert_int_equal(all[k].vector, ev[i].addr);
+			k++;
+		}
+	assert_int_equal(k, n1);
+	check c = { h, n1, 0 };
+	assert_int_equal(db_each_context(d, check_by_hand, &c, &err), 0);
+	assert_int_equal(c.seen, n1);
+	free(ev);
+	db_close(d);
+	free(h);
+	free(all);
+}
+
+static void test_default_configuration(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "adcapp", "d.db", NULL, 0, 0, path, sizeof path);
+	db *d;
+	avrr_err err = { "" };
+	db_fp_config *cfg;
+	size_t n;
+	assert_int_equal(db_open(path, 0, &d, &err), 0);
+	assert_int_equal(db_load_fp_configs(d, &cfg, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(cfg[0].name, "default");
+	/* adcapp's code names r24 160 times, r25 105, r31 53, r30 52 (select). */
+	assert_string_equal(cfg[0].spec, "sel=SPL+SPH+SREG+r24+r25+r31,hash=jenkins,ra=8,width=16");
+	free(cfg);
+	db_close(d);
+}
+
+/* Runs `avrr ARGS`; returns the exit status, output in s->out. */
+static int avrr(scratch *s, const char *fmt, const char *a, const char *b)
+{
+	char args[1024];
+	snprintf(args, sizeof args, fmt, a, b);
+	return test_run(s->out, sizeof s->out, "%s %s", test_avrr(), args);
+}
+
+static void sql(const char *path, const char *stmt)
+{
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, stmt, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+}
+
+static void test_fingerprint_command_matches_record(void **state)
+{
+	scratch *s = *state;
+	const char *specs[] = { SPEC_X };
+	char direct[256], ctx[256], rerun[256];
+	record(s, "funcsheap", "direct.db", specs, 1, 0, direct, sizeof direct);
+	record(s, "funcsheap", "ctx.db", NULL, 0, 1, ctx, sizeof ctx);
+	record(s, "funcsheap", "rerun.db", NULL, 0, 0, rerun, sizeof rerun);
+
+	assert_int_equal(avrr(s, "fingerprint '%s' --fp '%s'", ctx, SPEC_X), 0);
+	assert_non_null(strstr(s->out, "from the stored contexts"));
+	assert_int_equal(avrr(s, "fingerprint '%s' --fp '%s'", rerun, SPEC_X), 0);
+	assert_non_null(strstr(s->out, "re-ran the recording"));
+
+	size_t n0, n1, n2;
+	db_fingerprint *a = load(direct, "x", &n0), *b = load(ctx, "x", &n1),
+		       *c = load(rerun, "x", &n2);
+	assert_true(n0 > 50);
+	assert_same_rows(a, n0, b, n1);
+	assert_same_rows(a, n0, c, n2);
+	free(a);
+	free(b);
+	free(c);
+
+	/* The same name again is refused. */
+	assert_int_equal(avrr(s, "fingerprint '%s' --fp '%s'", rerun, SPEC_X), 2);
+	assert_non_null(strstr(s->out, "'x' is already there"));
+}
+
+static void test_rerun_must_match(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "funcsheap", "t.db", NULL, 0, 0, path, sizeof path);
+	/* Move the 10th interrupt one instruction later in the log. */
+	sql(path, "UPDATE events SET icount = icount + 1 WHERE seq ="
+		  " (SELECT seq FROM events WHERE type = 2 ORDER BY seq LIMIT 1 OFFSET 9)");
+	assert_int_equal(avrr(s, "fingerprint '%s' --fp '%s'", path, SPEC_X), 2);
+	assert_non_null(strstr(s->out, "does not match the recording at interrupt 10"));
+	/* Nothing was added. */
+	db *d;
+	avrr_err err = { "" };
+	db_fp_config *cfg;
+	size_t n;
+	assert_int_equal(db_open(path, 0, &d, &err), 0);
+	assert_int_equal(db_load_fp_configs(d, &cfg, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(cfg[0].name, "default");
+	free(cfg);
+	db_close(d);
+}
+
+static json_int_t int_field(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_integer(v))
+		fail_msg("JSON key '%s' missing or not an integer", key);
+	return json_integer_value(v);
+}
+
+static void test_info_metrics(void **state)
+{
+	scratch *s = *state;
+	const char *specs[] = { "full:sel=all,hash=jenkins,ra=16,width=64",
+				"narrow:sel=SREG,hash=modular,ra=2,width=6" };
+	char path[256];
+	record(s, "adcapp", "m.db", specs, 2, 0, path, sizeof path);
+	assert_int_equal(avrr(s, "info '%s' --json%s", path, ""), 0);
+	json_error_t jerr;
+	json_t *o = json_loads(s->out, 0, &jerr);
+	if (!o)
+		fail_msg("not JSON: %s", s->out);
+	json_int_t nirq = int_field(o, "interrupts");
+	json_t *cfgs = json_object_get(o, "fingerprint_configs");
+	assert_int_equal(json_array_size(cfgs), 2);
+	json_t *full = json_array_get(cfgs, 0), *narrow = json_array_get(cfgs, 1);
+	assert_string_equal(json_string_value(json_object_get(full, "name")), "full");
+	assert_string_equal(json_string_value(json_object_get(full, "spec")),
+			    "sel=all,hash=jenkins,ra=16,width=64");
+	assert_int_equal(int_field(full, "fingerprints"), nirq);
+	assert_int_equal(int_field(narrow, "fingerprints"), nirq);
+	/* The whole context tells every context apart; 64 bits do not collide
+	 * here.  SREG alone cannot: 6 bits hold at most 64 fingerprints. */
+	assert_int_equal(int_field(full, "duplicates"), 0);
+	assert_int_equal(int_field(full, "input_duplicates"), 0);
+	assert_true(json_real_value(json_object_get(full, "median_duplicates_per_ra")) == 0);
+	assert_true(int_field(narrow, "distinct") <= 64);
+	assert_true(int_field(narrow, "duplicates") > nirq / 2);
+	assert_true(int_field(narrow, "input_duplicates") > nirq / 2);
+	assert_true(json_is_real(json_object_get(narrow, "median_duplicates_per_ra")));
+	json_decref(o);
+
+	/* Stripped of the ground truth, the truth-based metrics are null. */
+	sql(path, "DELETE FROM interrupts; UPDATE fingerprints SET input_key = NULL;"
+		  " UPDATE run SET has_ground_truth = 0");
+	assert_int_equal(avrr(s, "info '%s' --json%s", path, ""), 0);
+	o = json_loads(s->out, 0, &jerr);
+	assert_non_null(o);
+	narrow = json_array_get(json_object_get(o, "fingerprint_configs"), 1);
+	assert_int_equal(int_field(narrow, "fingerprints"), nirq);
+	assert_true(json_is_null(json_object_get(narrow, "duplicates")));
+	assert_true(json_is_null(json_object_get(narrow, "input_duplicates")));
+	json_decref(o);
+}
+
+static void test_select(void **state)
+{
+	scratch *s = *state;
+	assert_int_equal(avrr(s, "select %s --json --gp 4 --io %s", "traces/adcapp.elf", "2"), 0);
+	json_error_t jerr;
+	json_t *o = json_loads(s->out, 0, &jerr);
+	if (!o)
+		fail_msg("not JSON: %s", s->out);
+	json_t *gp = json_object_get(o, "gp"), *io = json_object_get(o, "io");
+	/* Counts from avr-objdump -d of adcapp.elf, by the rules of freqsel.h. */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(gp, 0), "register")), "r24");
+	assert_int_equal(int_field(json_array_get(gp, 0), "uses"), 160);
+	assert_int_equal(int_field(json_array_get(gp, 1), "uses"), 105);
+	for (size_t i = 1; i < json_array_size(gp); i++)
+		assert_true(int_field(json_array_get(gp, i - 1), "uses") >=
+			    int_field(json_array_get(gp, i), "uses"));
+	for (size_t i = 1; i < json_array_size(io); i++)
+		assert_true(int_field(json_array_get(io, i - 1), "uses") >=
+			    int_field(json_array_get(io, i), "uses"));
+	char want[128];
+	snprintf(want, sizeof want, "%s+%s+r24+r25+r31+r30",
+		 json_string_value(json_object_get(json_array_get(io, 0), "register")),
+		 json_string_value(json_object_get(json_array_get(io, 1), "register")));
+	assert_string_equal(json_string_value(json_object_get(o, "selector")), want);
+	json_decref(o);
+	/* The text form ends with the same selector. */
+	assert_int_equal(avrr(s, "select %s --gp 4 --io %s", "traces/adcapp.elf", "2"), 0);
+	char line[160];
+	snprintf(line, sizeof line, "selector  sel=%s\n", want);
+	assert_non_null(strstr(s->out, line));
+}
+
+int main(void)
+{
+	if (sodium_init() < 0)
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_record_stores_one_per_interrupt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_configuration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fingerprint_command_matches_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rerun_must_match, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_info_metrics, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
