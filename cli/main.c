@@ -63,6 +63,38 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --fp SPEC           a configuration (repeatable; docs/fingerprints.md)\n"
 	  "  -h, --help              this help\n" },
+	{ "replay", cmd_replay, "replay a recording from fingerprints, or evaluate configurations",
+	  "usage: avrr replay RUN.db [--fp NAME] [--match set|sequence] [--until ICOUNT] [--json]\n"
+	  "       avrr replay RUN.db --oracle [--fp SPEC ...] [--json]\n"
+	  "\n"
+	  "Plays the recording back instruction by instruction.  The CPU never takes an\n"
+	  "interrupt on its own: after each instruction where it could, the fingerprint\n"
+	  "of its state is looked up among the recorded ones, and a match enters the\n"
+	  "recorded vector.  Input reads get the recorded values, and every event is\n"
+	  "checked against the recording; the first mismatch stops the replay.  When the\n"
+	  "recording has its ground truth, each injection is scored.\n"
+	  "Exit status: 0 reached the end, 1 diverged, 2 bad input.\n"
+	  "\n"
+	  "      --fp NAME           the stored configuration to replay with\n"
+	  "                          (default: 'default', else the first)\n"
+	  "      --match set         any recorded fingerprint matches (the paper's way)\n"
+	  "      --match sequence    only the next expected interrupts in log order\n"
+	  "      --window N          how many to look ahead with sequence (default 4)\n"
+	  "      --until ICOUNT      stop after ICOUNT instructions\n"
+	  "      --oracle            follow the ground truth and evaluate every given\n"
+	  "                          configuration (--fp NAME or SPEC, repeatable; default\n"
+	  "                          all stored) at every instruction, classifying each hit\n"
+	  "      --json              machine-readable output\n"
+	  "  -h, --help              this help\n" },
+	{ "strip", cmd_strip, "copy a recording without its ground truth",
+	  "usage: avrr strip RUN.db -o DEVICE.db\n"
+	  "\n"
+	  "Writes a copy of RUN.db holding only what a device would have logged: the\n"
+	  "event log and the fingerprints, without the ground-truth interrupts and\n"
+	  "the selector keys.  A replay of the copy makes the same injections, unscored.\n"
+	  "\n"
+	  "  -o, --output DEVICE.db  where to write the copy (required)\n"
+	  "  -h, --help              this help\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

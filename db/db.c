@@ -174,23 +174,30 @@ static int prepare(db *d, avrr_err *err)
 	return 0;
 }
 
+/* "DIR/.NAME.tmp-PID" for "DIR/NAME": beside the target, so the final
+ * rename cannot cross file systems, and hidden.  malloc'ed; NULL if out of
+ * memory. */
+static char *temp_path_for(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+	if (tmp)
+		snprintf(tmp, n, "%.*s.%s.tmp-%ld", (int)dirlen, path, path + dirlen, (long)getpid());
+	return tmp;
+}
+
 int db_create(const char *path, db **out, avrr_err *err)
 {
 	*out = NULL;
 	db *d = db_alloc(path, err);
 	if (!d)
 		return -1;
-	/* The temporary sits beside the target so the final rename cannot
-	 * cross file systems. */
-	const char *slash = strrchr(path, '/');
-	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-	size_t n = strlen(path) + 32;
-	d->tmp = malloc(n);
-	if (!d->tmp) {
+	if (!(d->tmp = temp_path_for(path))) {
 		db_free(d);
 		return avrr_errf(err, "out of memory");
 	}
-	snprintf(d->tmp, n, "%.*s.%s.tmp-%ld", (int)dirlen, path, path + dirlen, (long)getpid());
 	struct stat sb;
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		db_free(d);
@@ -987,5 +994,57 @@ int db_count_contexts(db *d, uint64_t *n, avrr_err *err)
 	int rc = each_row(d, "SELECT 0, count(*) FROM interrupts WHERE context IS NOT NULL",
 			  histogram_row, &h, err);
 	*n = counts[0];
+	return rc;
+}
+
+/* ---- stripping -------------------------------------------------------- */
+
+int db_strip(const char *path, const char *out, avrr_err *err)
+{
+	db *d;
+	if (db_open(path, 0, &d, err))
+		return -1;
+	char *tmp = temp_path_for(out);
+	char *sql = tmp ? sqlite3_mprintf("VACUUM INTO %Q", tmp) : NULL;
+	sqlite3 *h = NULL;
+	int rc = -1;
+	struct stat sb;
+	if (!sql) {
+		avrr_errf(err, "out of memory");
+		goto done;
+	}
+	if (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		avrr_errf(err, "%s: is a directory", out);
+		goto done;
+	}
+	unlink(tmp);
+	if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		avrr_errf(err, "%s: cannot write here (%s)", out, sqlite3_errmsg(d->h));
+		goto done;
+	}
+	if (sqlite3_open_v2(tmp, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(h, "BEGIN; DELETE FROM interrupts; UPDATE fingerprints SET input_key = NULL;"
+			    " UPDATE run SET has_ground_truth = 0; COMMIT; VACUUM;",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		avrr_errf(err, "%s: %s", out, h ? sqlite3_errmsg(h) : "out of memory");
+		goto done;
+	}
+	if (sqlite3_close(h) != SQLITE_OK) {
+		avrr_errf(err, "%s: closing: %s", out, sqlite3_errmsg(h));
+		goto done;
+	}
+	h = NULL;
+	if (rename(tmp, out) != 0) {
+		avrr_errf(err, "%s: %s", out, strerror(errno));
+		goto done;
+	}
+	rc = 0;
+done:
+	sqlite3_close(h);
+	if (rc && tmp)
+		unlink(tmp);
+	sqlite3_free(sql);
+	free(tmp);
+	db_close(d);
 	return rc;
 }

@@ -164,6 +164,11 @@ int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err);
 int db_count_vectors(db *d, uint64_t counts[256], avrr_err *err);
 int db_count_event_types(db *d, uint64_t counts[DB_EV_COUNT], avrr_err *err);
 
+/* Writes a copy of the recording at path to out without its ground truth
+ * (interrupts, input keys), as a device would have logged it.  out appears
+ * only when complete. */
+int db_strip(const char *path, const char *out, avrr_err *err);
+
 /* For tests: fail the Nth write from now (1 = the next) with an I/O error,
  * as a full disk would.  0 disables. */
 void db_fail_after(db *d, unsigned n);

@@ -83,6 +83,15 @@ int fp_hash_parse(const char *name, fp_hash_kind *out);
  * An out-of-range kind yields 0. */
 uint64_t fp_hash(fp_hash_kind k, const uint8_t *x, size_t n, unsigned bits);
 
+/* fp_hash(k, x, n, bits) from fp_hash(k, x, n, 64), by the widening
+ * contract above: one 64-bit hash serves every width. */
+static inline uint64_t fp_hash_narrow(fp_hash_kind k, uint64_t h64, unsigned bits)
+{
+	if (k == FP_HASH_KNUTH)
+		return bits == 0 ? 0 : bits >= 64 ? h64 : h64 >> (64 - bits);
+	return h64 & fp_hash_mask(bits);
+}
+
 /* r(ra): the low k bits of the WORD address ra_byte_addr / 2.  AVR program
  * addresses step by 2, so reducing the byte address would waste bit 0 (§5.3
  * finds 0 and 1 RA bits equally useless for that reason).  k is 0..32

@@ -59,8 +59,13 @@ int rec_fpset_store(rec_fpset *f, db *d, avrr_err *err)
 	return 0;
 }
 
-int rec_fpset_add(const rec_fpset *f, db *d, uint64_t n, uint8_t vector, const fp_state *st,
-		  avrr_err *err)
+int rec_fp_to_db(void *d, const db_fingerprint *row, avrr_err *err)
+{
+	return db_add_fingerprint(d, row, err);
+}
+
+int rec_fpset_add(const rec_fpset *f, rec_fp_sink sink, void *sink_ud, uint64_t n,
+		  uint8_t vector, const fp_state *st, avrr_err *err)
 {
 	for (unsigned i = 0; i < f->n; i++) {
 		fp_value v = fp_compute(&f->cfg[i], st);
@@ -69,7 +74,7 @@ int rec_fpset_add(const rec_fpset *f, db *d, uint64_t n, uint8_t vector, const f
 			.ra_part = v.ra_part, .hash_part = v.hash_part,
 			.input_key = fp_input_key(&f->cfg[i], st), .has_input_key = 1,
 		};
-		if (db_add_fingerprint(d, &row, err))
+		if (sink(sink_ud, &row, err))
 			return -1;
 	}
 	return 0;
@@ -86,7 +91,9 @@ void rec_fpset_free(rec_fpset *f)
 
 typedef struct adder {
 	db *d;
-	rec_fpset *set;
+	const rec_fpset *set;
+	rec_fp_sink sink;
+	void *sink_ud;
 	uint32_t data_size;
 	/* For a re-run: the recorded irq events and ground truth to match. */
 	const db_event *irq_events;
@@ -106,7 +113,7 @@ static int from_context(void *ud, const db_interrupt *q, avrr_err *err)
 		return avrr_errf(err, "damaged recording: interrupt %" PRIu64 " has a context of %u bytes, not %u",
 				 q->idx, q->context_size, a->data_size);
 	fp_state st = { .data = q->context, .data_size = q->context_size, .ra = q->ra };
-	return rec_fpset_add(a->set, a->d, q->idx, (uint8_t)q->vector, &st, err);
+	return rec_fpset_add(a->set, a->sink, a->sink_ud, q->idx, (uint8_t)q->vector, &st, err);
 }
 
 static void rerun_failed(adder *a)
@@ -150,7 +157,7 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 		}
 	}
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra };
-	if (rec_fpset_add(a->set, a->d, n, p->vector, &st, a->err))
+	if (rec_fpset_add(a->set, a->sink, a->sink_ud, n, p->vector, &st, a->err))
 		rerun_failed(a);
 }
 
@@ -203,36 +210,41 @@ out:
 	return rc;
 }
 
+int rec_compute_fingerprints(db *d, const rec_fpset *set, rec_fp_sink sink, void *sink_ud,
+			     volatile int *interrupted, int *used_rerun, avrr_err *err)
+{
+	*used_rerun = 0;
+	db_run run;
+	uint64_t with_context = 0, vectors[256], nirq = 0;
+	if (db_get_run(d, &run, err))
+		return -1;
+	adder a = { .d = d, .set = set, .sink = sink, .sink_ud = sink_ud, .data_size = run.data_size };
+	db_run_free(&run);
+	if (db_count_contexts(d, &with_context, err) || db_count_vectors(d, vectors, err))
+		return -1;
+	for (int v = 0; v < 256; v++)
+		nirq += vectors[v];
+	if (nirq > 0 && with_context == nirq)
+		return db_each_context(d, from_context, &a, err);
+	*used_rerun = 1;
+	return rerun(&a, interrupted, err);
+}
+
 int rec_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
 			 volatile int *interrupted, int *used_rerun, avrr_err *err)
 {
-	*used_rerun = 0;
 	db *d = NULL;
 	rec_replica r = { 0 };
 	rec_fpset set = { 0 };
-	uint64_t with_context = 0;
 	int rc = -1;
+	*used_rerun = 0;
 	if (db_open(path, 1, &d, err))
 		return -1;
 	/* The replica gives the names and symbols the specs are parsed with. */
 	if (rec_replica_open(d, &r, err) || rec_fpset_parse(specs, nspecs, r.s, &set, err) ||
-	    rec_fpset_store(&set, d, err) || db_count_contexts(d, &with_context, err))
+	    rec_fpset_store(&set, d, err) ||
+	    rec_compute_fingerprints(d, &set, rec_fp_to_db, d, interrupted, used_rerun, err))
 		goto out;
-	uint64_t vectors[256], nirq = 0;
-	if (db_count_vectors(d, vectors, err))
-		goto out;
-	for (int v = 0; v < 256; v++)
-		nirq += vectors[v];
-	adder a = { .d = d, .set = &set, .data_size = r.s->data_size };
-	rec_replica_close(&r);
-	if (nirq > 0 && with_context == nirq) {
-		if (db_each_context(d, from_context, &a, err))
-			goto out;
-	} else {
-		*used_rerun = 1;
-		if (rerun(&a, interrupted, err))
-			goto out;
-	}
 	rc = db_commit(d, err);
 out:
 	rec_replica_close(&r);

@@ -30,16 +30,26 @@ int rec_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s,
 		    rec_fpset *out, avrr_err *err);
 /* Stores the configurations (refusing names already in d). */
 int rec_fpset_store(rec_fpset *f, db *d, avrr_err *err);
-/* Queues the fingerprints of the n-th interrupt, at vector, in state st. */
-int rec_fpset_add(const rec_fpset *f, db *d, uint64_t n, uint8_t vector, const fp_state *st,
-		  avrr_err *err);
+/* Where fingerprint rows go: db_add_fingerprint, or a caller's array. */
+typedef int (*rec_fp_sink)(void *ud, const db_fingerprint *row, avrr_err *err);
+int rec_fp_to_db(void *d, const db_fingerprint *row, avrr_err *err);
+
+/* Gives the fingerprints of the n-th interrupt, at vector, in state st. */
+int rec_fpset_add(const rec_fpset *f, rec_fp_sink sink, void *sink_ud, uint64_t n,
+		  uint8_t vector, const fp_state *st, avrr_err *err);
 void rec_fpset_free(rec_fpset *f);
 
-/* `avrr fingerprint`: adds configurations to the recording at path.  They
- * are computed from the stored contexts when every interrupt has one, else
- * by re-running the recording, which must then match it interrupt for
+/* Computes the fingerprints of every recorded interrupt of the recording
+ * open in d under the configurations in set (whose ids are stamped on the
+ * rows): from the stored contexts when every interrupt has one, else by
+ * re-running the recording, which must then match it interrupt for
  * interrupt (icount, vector, RA, and the context digest where the ground
- * truth is kept).  *rerun tells which.  Nothing changes on failure. */
+ * truth is kept).  *rerun tells which. */
+int rec_compute_fingerprints(db *d, const rec_fpset *set, rec_fp_sink sink, void *sink_ud,
+			     volatile int *interrupted, int *rerun, avrr_err *err);
+
+/* `avrr fingerprint`: adds configurations to the recording at path.  They
+ * are computed by rec_compute_fingerprints.  Nothing changes on failure. */
 int rec_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
 			 volatile int *interrupted, int *rerun, avrr_err *err);
 

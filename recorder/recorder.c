@@ -119,7 +119,7 @@ static void on_irq(void *ud, const sim_irq_point *p)
 	if (!r->failed && db_add_interrupt(r->d, &q, r->err))
 		fail(r);
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra };
-	if (!r->failed && rec_fpset_add(&r->fps, r->d, q.idx, p->vector, &st, r->err))
+	if (!r->failed && rec_fpset_add(&r->fps, rec_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
 		fail(r);
 	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)
 		r->stop = 1;
@@ -164,17 +164,16 @@ static void utc_now(char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Installs the hooks on every input and output register of the MCU. */
-static int watch_io(recorder *r)
+int rec_watch_io(sim *s, avrr_err *err)
 {
 	uint16_t addrs[64];
-	unsigned n = rec_input_registers(r->s, addrs, 64);
+	unsigned n = rec_input_registers(s, addrs, 64);
 	for (unsigned i = 0; i < n; i++)
-		if (sim_watch_read(r->s, addrs[i], r->err))
+		if (sim_watch_read(s, addrs[i], err))
 			return -1;
-	n = rec_output_registers(r->s, addrs, 64);
+	n = rec_output_registers(s, addrs, 64);
 	for (unsigned i = 0; i < n; i++)
-		if (sim_watch_write(r->s, addrs[i], r->err))
+		if (sim_watch_write(s, addrs[i], err))
 			return -1;
 	return 0;
 }
@@ -231,7 +230,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	uint64_t seed = o->seed_given ? o->seed : script ? stim_default_seed(script) : 0;
 	if (script && sim_attach_stimuli(r.s, script, seed, err))
 		goto out;
-	if (watch_io(&r) || rec_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
+	if (rec_watch_io(r.s, err) || rec_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
 		goto out;
 	if (db_create(o->out_path, &r.d, err))
 		goto out;

@@ -58,5 +58,8 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err);
 struct sim;
 unsigned rec_input_registers(const struct sim *s, uint16_t *addrs, unsigned max);
 unsigned rec_output_registers(const struct sim *s, uint16_t *addrs, unsigned max);
+/* Reports CPU reads of every input and writes of every output register
+ * through the sim's on_read/on_write hooks. */
+int rec_watch_io(struct sim *s, avrr_err *err);
 
 #endif

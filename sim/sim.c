@@ -243,6 +243,114 @@ static void service_with_hook(sim *s)
 	s->hooks.on_irq(s->hooks.ud, &p);
 }
 
+/* simavr keeps its pending-interrupt queue's accessors private to
+ * sim_interrupts.c (fifo_declare.h's DEFINE_FIFO); these do the same on
+ * the same ring buffer. */
+#define PENDING_MASK (avr_int_pending_fifo_size - 1)
+
+static int pending_count(const avr_int_pending_t *f)
+{
+	return (f->write + avr_int_pending_fifo_size - f->read) & PENDING_MASK;
+}
+
+static avr_int_vector_t *pending_at(const avr_int_pending_t *f, int i)
+{
+	return f->buffer[(f->read + i) & PENDING_MASK];
+}
+
+/* Takes entry `i` off the pending queue the way avr_service_interrupts
+ * does: the entry at the front moves into its slot. */
+static void unqueue(avr_t *avr, int i)
+{
+	avr_int_table_p t = &avr->interrupts;
+	avr_int_pending_t *f = &t->pending;
+	f->buffer[(f->read + i) & PENDING_MASK] = f->buffer[f->read];
+	f->read = (f->read + 1) & PENDING_MASK;
+	avr_raise_irq(t->irq + AVR_INT_IRQ_PENDING, avr_has_pending_interrupts(avr));
+}
+
+/* avr_service_interrupts without the entry: counts the shadow down and
+ * drops the highest-priority pending interrupt if it was masked or cleared
+ * meanwhile, leaving an enabled one pending for the caller to decide. */
+static void service_without_entry(avr_t *avr)
+{
+	if (!avr->sreg[S_I] || !avr->interrupt_state)
+		return;
+	if (avr->interrupt_state < 0) {
+		if (++avr->interrupt_state == 0)
+			avr->interrupt_state = avr_has_pending_interrupts(avr);
+		return;
+	}
+	avr_int_table_p t = &avr->interrupts;
+	int cnt = pending_count(&t->pending), min = 0xff, mini = 0;
+	if (!cnt) {
+		avr->interrupt_state = 0;
+		return;
+	}
+	for (int i = 0; i < cnt; i++) {
+		avr_int_vector_t *v = pending_at(&t->pending, i);
+		if (v->vector < min) {
+			min = v->vector;
+			mini = i;
+		}
+	}
+	avr_int_vector_t *v = pending_at(&t->pending, mini);
+	if (!avr_regbit_get(avr, v->enable) || !v->pending) {
+		unqueue(avr, mini);
+		v->pending = 0;
+		avr->interrupt_state = avr_has_pending_interrupts(avr);
+	}
+}
+
+/* The end of a step in replay mode (see sim.h). */
+static void replay_boundary(sim *s)
+{
+	avr_t *avr = s->avr;
+	if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
+		return;
+	int could_accept = avr->state == cpu_Running && avr->sreg[S_I] && avr->interrupt_state >= 0;
+	service_without_entry(avr);
+	if (could_accept && s->hooks.on_boundary)
+		s->hooks.on_boundary(s->hooks.ud);
+}
+
+void sim_set_replay(sim *s, int on)
+{
+	s->replay = on;
+}
+
+int sim_enter_vector(sim *s, uint8_t vector)
+{
+	avr_t *avr = s->avr;
+	avr_int_table_p t = &avr->interrupts;
+	avr_int_vector_t *v = NULL;
+	for (int i = 0; i < t->vector_count && !v; i++)
+		if (t->vector[i]->vector == vector)
+			v = t->vector[i];
+	if (!v || t->running_ptr == sizeof t->running / sizeof *t->running)
+		return -1;
+	int cnt = pending_count(&t->pending);
+	for (int i = 0; i < cnt; i++)
+		if (pending_at(&t->pending, i) == v) {
+			unqueue(avr, i);
+			break;
+		}
+	_avr_push_addr(avr, avr->pc);
+	avr_sreg_set(avr, S_I, 0);
+	avr->pc = vector * avr->vector_size;
+	avr_raise_irq(v->irq + AVR_INT_IRQ_RUNNING, 1);
+	avr_raise_irq(t->irq + AVR_INT_IRQ_RUNNING, vector);
+	t->running[t->running_ptr++] = v;
+	avr_clear_interrupt(avr, v);
+	return 0;
+}
+
+const uint8_t *sim_live_data(sim *s)
+{
+	s->avr->data[R_SREG] = sreg_byte(s->avr); /* what an IN would read */
+	return s->avr->data;
+}
+
 /* One turn of simavr's run loop (avr_callback_run_raw) with observations. */
 static inline void step(sim *s)
 {
@@ -269,6 +377,10 @@ static inline void step(sim *s)
 		avr->cycle += 1 + sleep;
 	} else if (was_sleeping && avr->state == cpu_Running && s->hooks.on_wake) {
 		s->hooks.on_wake(s->hooks.ud);
+	}
+	if (s->replay) {
+		replay_boundary(s);
+		return;
 	}
 	if ((avr->state == cpu_Running || avr->state == cpu_Sleeping) && avr->interrupt_state) {
 		if (avr->interrupt_state > 0 && avr->sreg[S_I] && s->hooks.on_irq)

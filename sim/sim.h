@@ -20,6 +20,15 @@
  *  - sim_run_plain(): simavr's stock run loop, untouched, for baselines and
  *    for checking that the hooks do not perturb the run.
  *
+ * Replay mode (sim_set_replay): the CPU never vectors on its own.  The
+ * peripherals still run and raise their flags, and the pending queue is
+ * kept as simavr keeps it (an interrupt masked or cleared meanwhile is
+ * dropped at the same boundary simavr would drop it), but the entry itself
+ * is left to the caller: at every boundary where the CPU could accept an
+ * interrupt — running, I set, and past the shadow after an instruction that
+ * set I (SIM_INTERRUPT_RULE) — on_boundary is called, and it may enter a
+ * vector with sim_enter_vector, exactly as simavr would have.
+ *
  * simavr's quirks are handled here and nowhere else: the stock sleep
  * callback (which waits in real time) is replaced by one that does not, and
  * the UARTs' stdout echo and poll-sleeps are switched off.
@@ -59,6 +68,9 @@ typedef struct sim_hooks {
 	 * gives; the return value is what the CPU sees. */
 	uint8_t (*on_read)(void *ud, uint16_t addr, uint8_t value);
 	void (*on_write)(void *ud, uint16_t addr, uint8_t value);
+	/* Replay mode only: a boundary where the CPU could accept an interrupt
+	 * (the state is the interrupt point's, see sim_live_data). */
+	void (*on_boundary)(void *ud);
 } sim_hooks;
 
 typedef struct sim_io_hook sim_io_hook;
@@ -79,6 +91,7 @@ typedef struct sim {
 	void *observe_ud;
 	uint8_t observe_depth;
 	stim_runtime *stim;     /* the attached stimuli, or NULL */
+	int replay;             /* replay mode: never vector on its own */
 } sim;
 
 /* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
@@ -120,6 +133,18 @@ int sim_observe_vectors(sim *s, void (*fn)(void *ud, uint64_t cycle, uint8_t vec
 /* Drives the chip's inputs from `script` (which must outlive the sim),
  * with randomness from `seed`.  Call before running. */
 int sim_attach_stimuli(sim *s, const stim_script *script, uint64_t seed, avrr_err *err);
+
+/* Switches replay mode on (see the header note). */
+void sim_set_replay(sim *s, int on);
+
+/* Enters `vector` now, as simavr enters an interrupt: takes it off the
+ * pending queue if there, pushes the PC, clears I, jumps to the vector and
+ * clears its flag.  Returns -1 if the MCU has no such vector. */
+int sim_enter_vector(sim *s, uint8_t vector);
+
+/* The data space as the CPU sees it now, with the live SREG: the state a
+ * fingerprint is computed from (valid until the next step). */
+const uint8_t *sim_live_data(sim *s);
 
 /* The vector of the innermost running ISR, or 0 in the main program. */
 uint8_t sim_running_vector(const sim *s);

@@ -194,9 +194,11 @@ static void test_widening_property(void **state)
 	for (int iter = 0; iter < 400; iter++) {
 		size_t n = random_input(&rng, buf, sizeof buf);
 		for (unsigned k = 0; k < FP_HASH_COUNT; k++) {
-			uint64_t wide = fp_hash((fp_hash_kind)k, buf, n, 64);
+			uint64_t wide = fp_hash((fp_hash_kind)k, buf, n, 64), h64 = wide;
 			for (unsigned b = 63; b >= 1; b--) {
 				uint64_t h = fp_hash((fp_hash_kind)k, buf, n, b);
+				/* ...which is what fp_hash_narrow derives from 64 bits. */
+				assert_int_equal(fp_hash_narrow((fp_hash_kind)k, h64, b), h);
 				uint64_t want = k == FP_HASH_KNUTH
 						? wide >> 1
 						: wide & fp_hash_mask(b);

@@ -1,0 +1,253 @@
+/* cmd_replay.c — `avrr replay`: fingerprint replay or oracle evaluation. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "../replayer/replayer.h"
+
+/* A scoring counter, or JSON null when the recording was stripped. */
+static json_t *scored(const rp_counters *c, uint64_t v)
+{
+	return c->scored ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *divergence_json(const rp_divergence *d)
+{
+	if (!d)
+		return json_null();
+	return json_pack("{s:I,s:i,s:s,s:i,s:s,s:s}", "icount", (json_int_t)d->icount, "pc",
+			 (int)d->pc, "where", d->where, "context", (int)d->context, "expected",
+			 d->expected, "actual", d->actual);
+}
+
+static int print_json(json_t *o)
+{
+	char *s = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	if (!s)
+		return cli_fail("replay", "out of memory");
+	puts(s);
+	free(s);
+	return 0;
+}
+
+static void print_divergence_text(const rp_divergence *d)
+{
+	if (!d) {
+		printf("diverged             no\n");
+		return;
+	}
+	printf("diverged             at icount %llu, pc 0x%04x %s (context %u)\n",
+	       (unsigned long long)d->icount, d->pc, d->where, d->context);
+	printf("  expected           %s\n", d->expected);
+	printf("  actual             %s\n", d->actual);
+}
+
+static int report_fingerprint(replay *r, int json)
+{
+	const rp_counters *c = rp_get_counters(r);
+	const rp_divergence *d = rp_get_divergence(r);
+	if (json) {
+		json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}",
+				      "config", rp_config_name(r),
+				      "instructions", (json_int_t)c->instructions,
+				      "interrupts_recorded", (json_int_t)c->interrupts_recorded,
+				      "injected", (json_int_t)c->injected,
+				      "ambiguous", (json_int_t)c->ambiguous,
+				      "correct", scored(c, c->correct),
+				      "false_loop", scored(c, c->false_loop),
+				      "false_ra", scored(c, c->false_ra),
+				      "input_duplicates", scored(c, c->input_duplicates),
+				      "hash_collisions", scored(c, c->hash_collisions),
+				      "missed", scored(c, c->missed),
+				      "diverged", d != NULL, "divergence", divergence_json(d));
+		if (print_json(o))
+			return EXIT_BAD_INPUT;
+	} else {
+		printf("configuration        %s\n", rp_config_name(r));
+		printf("instructions         %llu of %llu\n", (unsigned long long)c->instructions,
+		       (unsigned long long)rp_length(r));
+		printf("interrupts recorded  %llu\n", (unsigned long long)c->interrupts_recorded);
+		printf("injected             %llu", (unsigned long long)c->injected);
+		if (c->ambiguous)
+			printf(" (%llu by a fingerprint of several vectors, resolved by log order)",
+			       (unsigned long long)c->ambiguous);
+		printf("\n");
+		if (c->scored) {
+			printf("correct              %llu\n", (unsigned long long)c->correct);
+			printf("false loop positives %llu\n", (unsigned long long)c->false_loop);
+			printf("false RA positives   %llu\n", (unsigned long long)c->false_ra);
+			printf("  input duplicates   %llu\n", (unsigned long long)c->input_duplicates);
+			printf("  hash collisions    %llu\n", (unsigned long long)c->hash_collisions);
+			printf("missed               %llu\n", (unsigned long long)c->missed);
+		} else {
+			printf("scoring              none: the recording has no ground truth\n");
+		}
+		print_divergence_text(d);
+	}
+	return d ? 1 : 0;
+}
+
+static int report_oracle(replay *r, int json)
+{
+	size_t n;
+	const rp_oracle_result *res = rp_oracle_results(r, &n);
+	const rp_divergence *d = rp_get_divergence(r);
+	uint64_t missed = 0;
+	for (size_t i = 0; i < n; i++)
+		missed += res[i].missed;
+	if (json) {
+		json_t *cfgs = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(cfgs, json_pack(
+				"{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "name", res[i].name,
+				"spec", res[i].spec, "hits", (json_int_t)res[i].hits,
+				"correct", (json_int_t)res[i].correct,
+				"false_loop", (json_int_t)res[i].false_loop,
+				"false_ra", (json_int_t)res[i].false_ra,
+				"input_duplicates", (json_int_t)res[i].input_duplicates,
+				"hash_collisions", (json_int_t)res[i].hash_collisions,
+				"missed", (json_int_t)res[i].missed));
+		if (print_json(json_pack("{s:I,s:o,s:o}", "instructions",
+					 (json_int_t)rp_icount(r), "configs", cfgs,
+					 "divergence", divergence_json(d))))
+			return EXIT_BAD_INPUT;
+	} else {
+		printf("instructions  %llu\n", (unsigned long long)rp_icount(r));
+		printf("%-16s %10s %10s %10s %10s %10s %10s %7s\n", "configuration", "hits", "correct",
+		       "false-loop", "false-ra", "input-dup", "collision", "missed");
+		for (size_t i = 0; i < n; i++)
+			printf("%-16s %10llu %10llu %10llu %10llu %10llu %10llu %7llu\n", res[i].name,
+			       (unsigned long long)res[i].hits, (unsigned long long)res[i].correct,
+			       (unsigned long long)res[i].false_loop,
+			       (unsigned long long)res[i].false_ra,
+			       (unsigned long long)res[i].input_duplicates,
+			       (unsigned long long)res[i].hash_collisions,
+			       (unsigned long long)res[i].missed);
+		if (d)
+			print_divergence_text(d);
+	}
+	if (missed)
+		fprintf(stderr, "avrr replay: BUG: the oracle missed %llu recorded interrupt%s; "
+			"a fingerprint of a recorded state must always be found\n",
+			(unsigned long long)missed, missed == 1 ? "" : "s");
+	return d || missed ? 1 : 0;
+}
+
+typedef struct progress {
+	int tty;
+	time_t start;
+	int shown;
+} progress;
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fp", required_argument, NULL, 'F' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "until", required_argument, NULL, 'u' },
+		{ "oracle", no_argument, NULL, 'O' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	rp_options o = { .match = RP_MATCH_SET };
+	const char *fps[CLI_MAX_FP];
+	unsigned nfps = 0;
+	uint64_t until = 0, window = 0;
+	int json = 0, c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (nfps == CLI_MAX_FP)
+				return cli_fail("replay", "at most %d --fp", CLI_MAX_FP);
+			fps[nfps++] = optarg;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "set"))
+				o.match = RP_MATCH_SET;
+			else if (!strcmp(optarg, "sequence"))
+				o.match = RP_MATCH_SEQUENCE;
+			else
+				return cli_fail("replay", "--match: '%s' is neither 'set' nor 'sequence'",
+						optarg);
+			break;
+		case 'w':
+			if (cli_parse_u64("replay", "--window", optarg, &window))
+				return EXIT_BAD_INPUT;
+			if (window < 1 || window > 1024)
+				return cli_fail("replay", "--window: %s is not in 1..1024", optarg);
+			break;
+		case 'u':
+			if (cli_parse_u64("replay", "--until", optarg, &until))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'O': o.oracle = 1; break;
+		case 'j': json = 1; break;
+		case 'h': return cli_help("replay");
+		case ':': return cli_fail("replay", "%s needs a value", argv[optind - 1]);
+		default: return cli_fail("replay", "unknown option '%s'; see 'avrr replay --help'",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_fail("replay", "usage: avrr replay RUN.db [--fp NAME] [--match set|sequence] "
+				"[--until ICOUNT] [--json]");
+	if (o.oracle) {
+		o.oracle_configs = fps;
+		o.noracle_configs = nfps;
+	} else if (nfps > 1) {
+		return cli_fail("replay", "a fingerprint replay uses one configuration (--fp NAME); "
+				"--oracle evaluates several");
+	} else if (nfps) {
+		o.fp_name = fps[0];
+	}
+	o.window = (unsigned)window;
+	o.interrupted = &cli_interrupted;
+	cli_catch_signals();
+
+	avrr_err err = { "" };
+	replay *r;
+	if (rp_open(argv[optind], &o, &r, &err)) {
+		if (cli_interrupted)
+			return EXIT_INTERRUPTED;
+		return cli_fail("replay", "%s", err.msg);
+	}
+	/* In slices, for progress on a terminal. */
+	progress p = { .tty = isatty(2), .start = time(NULL) };
+	uint64_t end = until && until < rp_length(r) ? until : rp_length(r);
+	rp_stop why;
+	do {
+		uint64_t next = rp_icount(r) + 4000000;
+		why = rp_run(r, next < end ? next : end);
+		if (p.tty && time(NULL) - p.start >= 1 && end) {
+			fprintf(stderr, "\rreplaying: %3u%%", (unsigned)(rp_icount(r) * 100 / end));
+			p.shown = 1;
+		}
+	} while (why == RP_LIMIT && rp_icount(r) < end);
+	if (p.shown)
+		fputs("\r\033[K", stderr);
+	int rc;
+	if (why == RP_STOPPED) {
+		fprintf(stderr, "avrr replay: interrupted at icount %llu\n",
+			(unsigned long long)rp_icount(r));
+		rc = EXIT_INTERRUPTED;
+	} else {
+		if (why == RP_CPU_STOPPED)
+			fprintf(stderr, "avrr replay: the CPU stopped at icount %llu, before the end\n",
+				(unsigned long long)rp_icount(r));
+		rc = o.oracle ? report_oracle(r, json) : report_fingerprint(r, json);
+		if (why == RP_CPU_STOPPED && rc == 0)
+			rc = 1;
+	}
+	rp_close(r);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/* cmd_strip.c — `avrr strip`: a copy of a recording without ground truth. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "../db/db.h"
+
+int cmd_strip(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = NULL;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'h': return cli_help("strip");
+		case ':': return cli_fail("strip", "%s needs a value", argv[optind - 1]);
+		default: return cli_fail("strip", "unknown option '%s'; see 'avrr strip --help'",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_fail("strip", "usage: avrr strip RUN.db -o DEVICE.db");
+	if (!out)
+		return cli_fail("strip", "no output given; use -o DEVICE.db");
+	avrr_err err = { "" };
+	if (db_strip(argv[optind], out, &err))
+		return cli_fail("strip", "%s", err.msg);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/* fpindex.c — the searchable fingerprint database (see fpindex.h). */
+#include "fpindex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct keyed {
+	uint64_t key;
+	fpi_rec rec;
+} keyed;
+
+static int by_key_then_n(const void *pa, const void *pb)
+{
+	const keyed *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->rec.n > b->rec.n) - (a->rec.n < b->rec.n);
+}
+
+int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
+	      const uint32_t *ras, avrr_err *err)
+{
+	memset(x, 0, sizeof *x);
+	x->cfg = *c;
+	size_t cap = 16;
+	while (cap < 2 * nrows)
+		cap *= 2;
+	keyed *k = malloc((nrows ? nrows : 1) * sizeof *k);
+	x->recs = malloc((nrows ? nrows : 1) * sizeof *x->recs);
+	x->key_of = malloc((nrows ? nrows : 1) * sizeof *x->key_of);
+	x->slots = calloc(cap, sizeof *x->slots);
+	if (!k || !x->recs || !x->key_of || !x->slots) {
+		free(k);
+		fpi_free(x);
+		return avrr_errf(err, "out of memory");
+	}
+	x->mask = (uint32_t)(cap - 1);
+	x->has_input_keys = 1;
+	if (c->ra_bits <= 24 && !(x->ra_seen = calloc(((size_t)1 << c->ra_bits) / 8 + 1, 1))) {
+		free(k);
+		fpi_free(x);
+		return avrr_errf(err, "out of memory");
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		const db_fingerprint *f = &rows[i];
+		if (f->n != i + 1) {
+			free(k);
+			fpi_free(x);
+			return avrr_errf(err, "damaged recording: configuration '%s' has no fingerprint "
+					 "for interrupt %zu", c->name, i + 1);
+		}
+		k[i].key = fpi_key(c, f->ra_part, f->hash_part);
+		k[i].rec = (fpi_rec){ .n = f->n, .input_key = f->input_key, .ra = ras[i],
+				      .vector = (uint8_t)f->vector };
+		x->key_of[i] = k[i].key;
+		if (x->ra_seen)
+			x->ra_seen[f->ra_part >> 3] |= (uint8_t)(1u << (f->ra_part & 7));
+		x->has_input_keys &= f->has_input_key;
+	}
+	qsort(k, nrows, sizeof *k, by_key_then_n);
+	for (size_t i = 0; i < nrows;) {
+		size_t j = i;
+		while (j < nrows && k[j].key == k[i].key) {
+			x->recs[j] = k[j].rec;
+			j++;
+		}
+		uint32_t s = (uint32_t)((k[i].key * 0x9E3779B97F4A7C15ull) >> 32) & x->mask;
+		while (x->slots[s].count)
+			s = (s + 1) & x->mask;
+		x->slots[s] = (fpi_slot){ .key = k[i].key, .first = (uint32_t)i,
+					  .count = (uint32_t)(j - i) };
+		i = j;
+	}
+	x->nrecs = nrows;
+	free(k);
+	return 0;
+}
+
+void fpi_free(fp_index *x)
+{
+	free(x->recs);
+	free(x->key_of);
+	free(x->slots);
+	free(x->ra_seen);
+	memset(x, 0, sizeof *x);
+}

@@ -1,0 +1,728 @@
+/*
+ * replayer.c — the replay engine (see replayer.h).
+ *
+ * The hot path is on_boundary: it runs after every instruction at which the
+ * CPU could take an interrupt, so a fingerprint replay computes one
+ * fingerprint and probes one hash table there, and the oracle computes each
+ * distinct selector's bytes and each needed 64-bit hash once, deriving every
+ * configuration's narrower hash from it (fp_hash_narrow).
+ */
+#include "replayer.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../db/db.h"
+#include "../fingerprint/fingerprint.h"
+#include "../recorder/fingerprints.h"
+#include "../recorder/recorder.h"
+#include "../recorder/replica.h"
+#include "../util/digest.h"
+#include "fpindex.h"
+
+/* Configurations of the oracle that share a selector share its bytes. */
+typedef struct sel_group {
+	const fp_config *cfg;       /* the first configuration with this selector */
+	uint8_t buf[FP_MAX_SELECTED];
+	const uint8_t *bytes;       /* this boundary's g(s), or NULL if not yet */
+	uint32_t n;
+	uint64_t h64[FP_HASH_COUNT];
+	uint8_t have[FP_HASH_COUNT];
+} sel_group;
+
+struct replay {
+	rp_options o;
+	db *d;
+	rec_replica rep;
+	sim *s;
+
+	db_event *ev;                 /* the log, in seq order */
+	size_t nev;
+	uint32_t *ctx_events[256];    /* per context, indexes into ev */
+	size_t ctx_len[256], ctx_pos[256];
+	uint8_t *irq_vector;          /* irq_vector[n-1]: the n-th interrupt's */
+	uint32_t *irq_ra;
+	size_t nirq;
+
+	db_interrupt *truth;          /* NULL when stripped (then unscored) */
+	size_t ntruth, truth_pos;
+
+	fp_index fp;                  /* fingerprint replay's D */
+	uint64_t next_n;              /* the next interrupt expected, in log order */
+
+	fp_index *oracle;             /* oracle: one D per configuration */
+	rp_oracle_result *results;
+	unsigned *group_of;
+	sel_group *groups;
+	size_t nconfigs, ngroups;
+
+	rp_counters c;
+	rp_injection *inj;
+	size_t ninj, inj_cap;
+	int diverged;
+	rp_divergence div;
+	volatile int stop;
+};
+
+/* ---- divergence and the event check ----------------------------------- */
+
+static void describe(const replay *r, unsigned type, uint32_t addr, uint32_t value,
+		     int with_value, char *buf, size_t n)
+{
+	const char *name = sim_ioreg_name(r->s, (uint16_t)addr);
+	switch (type) {
+	case DB_EV_IRQ: {
+		const char *v = sim_vector_name(r->s, (uint8_t)addr);
+		snprintf(buf, n, "irq vector %u%s%s%s ra 0x%04x", addr, v ? " (" : "", v ? v : "",
+			 v ? ")" : "", value);
+		break;
+	}
+	case DB_EV_RETI:
+		snprintf(buf, n, "reti from vector %u", addr);
+		break;
+	case DB_EV_READ:
+	case DB_EV_WRITE:
+		if (with_value)
+			snprintf(buf, n, "%s %s (0x%02x) = 0x%02x", db_event_type_name((int)type),
+				 name ? name : "?", addr, value);
+		else
+			snprintf(buf, n, "%s %s (0x%02x)", db_event_type_name((int)type),
+				 name ? name : "?", addr);
+		break;
+	default:
+		snprintf(buf, n, "%s", db_event_type_name((int)type));
+	}
+}
+
+static void diverge(replay *r, unsigned ctx, const char *expected, const char *actual)
+{
+	if (r->diverged)
+		return;
+	r->diverged = 1;
+	r->stop = 1;
+	r->div.icount = r->s->icount;
+	r->div.pc = sim_pc(r->s);
+	r->div.context = ctx;
+	fw_describe_pc(r->rep.fw, r->div.pc, r->div.where, sizeof r->div.where);
+	snprintf(r->div.expected, sizeof r->div.expected, "%s", expected);
+	snprintf(r->div.actual, sizeof r->div.actual, "%s", actual);
+}
+
+/* Checks an event of the replay against the next recorded one of its
+ * context; returns that recorded event, or NULL after diverging. */
+static const db_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t addr,
+			      uint32_t value, int check_value)
+{
+	if (r->diverged)
+		return NULL;
+	char want[160], got[160];
+	describe(r, type, addr, value, check_value, got, sizeof got);
+	if (r->ctx_pos[ctx] >= r->ctx_len[ctx]) {
+		diverge(r, ctx, "nothing more in this context's log", got);
+		return NULL;
+	}
+	const db_event *e = &r->ev[r->ctx_events[ctx][r->ctx_pos[ctx]]];
+	if (e->type != type || e->addr != addr || (check_value && e->value != value)) {
+		describe(r, e->type, e->addr, e->value, 1, want, sizeof want);
+		diverge(r, ctx, want, got);
+		return NULL;
+	}
+	r->ctx_pos[ctx]++;
+	return e;
+}
+
+/* ---- hooks ------------------------------------------------------------ */
+
+static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
+{
+	replay *r = ud;
+	const db_event *e = expect(r, sim_running_vector(r->s), DB_EV_READ, addr, 0, 0);
+	return e ? (uint8_t)e->value : value;
+}
+
+static void on_write(void *ud, uint16_t addr, uint8_t value)
+{
+	replay *r = ud;
+	expect(r, sim_running_vector(r->s), DB_EV_WRITE, addr, value, 1);
+}
+
+static void on_reti(void *ud, uint8_t vector)
+{
+	replay *r = ud;
+	expect(r, vector, DB_EV_RETI, vector, 0, 0);
+}
+
+static void on_sleep(void *ud)
+{
+	replay *r = ud;
+	expect(r, sim_running_vector(r->s), DB_EV_SLEEP, 0, 0, 0);
+}
+
+static void on_wake(void *ud)
+{
+	replay *r = ud;
+	expect(r, sim_running_vector(r->s), DB_EV_WAKE, 0, 0, 0);
+}
+
+/* Enters `vector` at the current boundary and checks it against the log. */
+static void inject(replay *r, uint8_t vector)
+{
+	uint32_t ra = sim_pc(r->s);
+	if (r->ninj == r->inj_cap) {
+		size_t cap = r->inj_cap ? r->inj_cap * 2 : 4096;
+		rp_injection *p = realloc(r->inj, cap * sizeof *p);
+		if (!p) {
+			diverge(r, vector, "memory for the injection list", "out of memory");
+			return;
+		}
+		r->inj = p;
+		r->inj_cap = cap;
+	}
+	r->inj[r->ninj++] = (rp_injection){ .icount = r->s->icount, .vector = vector };
+	if (sim_enter_vector(r->s, vector)) {
+		char got[64];
+		snprintf(got, sizeof got, "vector %u, which this MCU does not have", vector);
+		diverge(r, vector, "an interrupt the MCU can take", got);
+		return;
+	}
+	expect(r, vector, DB_EV_IRQ, vector, ra, 1);
+}
+
+/* Whether some interrupt recorded with this fingerprint had return address
+ * ra (a false loop positive, else a false RA one) and whether one had the
+ * same selector bytes (a false input duplicate, else a hash collision). */
+static void classify(const fp_index *x, const fpi_slot *slot, uint32_t ra, uint64_t input_key,
+		     int *loop, int *input_dup)
+{
+	*loop = *input_dup = 0;
+	for (uint32_t i = slot->first; i < slot->first + slot->count; i++) {
+		const fpi_rec *q = &x->recs[i];
+		*loop |= q->ra == ra;
+		*input_dup |= x->has_input_keys && q->input_key == input_key;
+	}
+}
+
+/* Counts the recorded interrupts the replay went past without taking. */
+static void skip_truth_before(replay *r, uint64_t icount)
+{
+	while (r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount < icount) {
+		r->c.missed++;
+		r->truth_pos++;
+	}
+}
+
+/* Scores an injection of `vector` matched through `slot` in state st. */
+static void score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_state *st)
+{
+	uint64_t icount = r->s->icount;
+	skip_truth_before(r, icount);
+	if (r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount &&
+	    r->truth[r->truth_pos].vector == vector) {
+		r->c.correct++;
+		r->truth_pos++;
+		return;
+	}
+	int loop, dup;
+	classify(&r->fp, slot, st->ra, fp_input_key(&r->fp.cfg, st), &loop, &dup);
+	if (loop)
+		r->c.false_loop++;
+	else
+		r->c.false_ra++;
+	if (dup)
+		r->c.input_duplicates++;
+	else
+		r->c.hash_collisions++;
+}
+
+/* The recorded interrupt a set-based match stands for: the first one with
+ * this fingerprint at or after the next expected, else the first of all. */
+static const fpi_rec *pick_in_log_order(const replay *r, const fpi_slot *slot)
+{
+	const fpi_rec *recs = r->fp.recs + slot->first;
+	uint32_t lo = 0, hi = slot->count;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (recs[mid].n < r->next_n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &recs[lo < slot->count ? lo : 0];
+}
+
+static void fingerprint_boundary(replay *r, const fp_state *st)
+{
+	if (!fpi_ra_possible(&r->fp, fp_reduce_ra(st->ra, r->fp.cfg.ra_bits)))
+		return;
+	fp_value v = fp_compute(&r->fp.cfg, st);
+	uint64_t key = fpi_key(&r->fp.cfg, v.ra_part, v.hash_part);
+	const fpi_slot *slot = fpi_find(&r->fp, key);
+	if (!slot)
+		return;
+	uint64_t n = 0;
+	if (r->o.match == RP_MATCH_SEQUENCE) {
+		for (uint64_t k = r->next_n; k < r->next_n + r->o.window && k <= r->nirq; k++)
+			if (r->fp.key_of[k - 1] == key) {
+				n = k;
+				break;
+			}
+		if (!n)
+			return;
+	} else {
+		n = pick_in_log_order(r, slot)->n;
+		for (uint32_t i = slot->first + 1; i < slot->first + slot->count; i++)
+			if (r->fp.recs[i].vector != r->fp.recs[slot->first].vector) {
+				r->c.ambiguous++;
+				break;
+			}
+	}
+	uint8_t vector = r->irq_vector[n - 1];
+	if (r->truth)
+		score(r, vector, slot, st);
+	r->next_n = n + 1;
+	r->c.injected++;
+	inject(r, vector);
+}
+
+/* ---- the oracle ------------------------------------------------------- */
+
+static void oracle_boundary(replay *r, const fp_state *st)
+{
+	uint64_t icount = r->s->icount;
+	if (r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount < icount) {
+		char want[96];
+		snprintf(want, sizeof want, "interrupt %zu at icount %" PRIu64, r->truth_pos + 1,
+			 r->truth[r->truth_pos].icount);
+		diverge(r, 0, want, "no boundary there where the CPU could take it");
+		return;
+	}
+	int at_truth = r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount;
+	for (size_t g = 0; g < r->ngroups; g++) {
+		r->groups[g].bytes = NULL;
+		memset(r->groups[g].have, 0, sizeof r->groups[g].have);
+	}
+	for (size_t i = 0; i < r->nconfigs; i++) {
+		const fp_index *x = &r->oracle[i];
+		uint64_t ra_part = fp_reduce_ra(st->ra, x->cfg.ra_bits);
+		if (!at_truth && !fpi_ra_possible(x, ra_part))
+			continue;
+		sel_group *g = &r->groups[r->group_of[i]];
+		if (!g->bytes) {
+			const uint8_t *direct;
+			g->n = fp_select(g->cfg, st, g->buf, sizeof g->buf, &direct);
+			g->bytes = direct ? direct : g->buf;
+		}
+		fp_hash_kind k = fp_pick_hash(&x->cfg, st);
+		if (!g->have[k]) {
+			g->h64[k] = fp_hash(k, g->bytes, g->n, 64);
+			g->have[k] = 1;
+		}
+		uint64_t key = fpi_key(&x->cfg, ra_part, fp_hash_narrow(k, g->h64[k], x->cfg.hash_bits));
+		const fpi_slot *slot = fpi_find(x, key);
+		rp_oracle_result *res = &r->results[i];
+		if (at_truth) {
+			if (slot) {
+				res->hits++;
+				res->correct++;
+			} else {
+				res->missed++;
+			}
+		} else if (slot) {
+			int loop, dup;
+			res->hits++;
+			classify(x, slot, st->ra, digest_key64(g->bytes, g->n), &loop, &dup);
+			if (loop)
+				res->false_loop++;
+			else
+				res->false_ra++;
+			if (dup)
+				res->input_duplicates++;
+			else
+				res->hash_collisions++;
+		}
+	}
+	if (at_truth) {
+		uint8_t vector = (uint8_t)r->truth[r->truth_pos++].vector;
+		r->c.injected++;
+		r->c.correct++;
+		inject(r, vector);
+	}
+}
+
+static void on_boundary(void *ud)
+{
+	replay *r = ud;
+	if (r->diverged)
+		return;
+	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
+			.ra = sim_pc(r->s) };
+	if (r->o.oracle)
+		oracle_boundary(r, &st);
+	else
+		fingerprint_boundary(r, &st);
+}
+
+/* ---- opening ---------------------------------------------------------- */
+
+/* Splits the log by context and lists the interrupts in order. */
+static int index_log(replay *r, avrr_err *err)
+{
+	if (db_load_events(r->d, &r->ev, &r->nev, err))
+		return -1;
+	for (size_t i = 0; i < r->nev; i++) {
+		if (r->ev[i].ctx > 255)
+			return avrr_errf(err, "damaged recording: event %" PRIu64 " has context %u",
+					 r->ev[i].seq, r->ev[i].ctx);
+		r->ctx_len[r->ev[i].ctx]++;
+		r->nirq += r->ev[i].type == DB_EV_IRQ;
+	}
+	for (int c = 0; c < 256; c++)
+		if (r->ctx_len[c] && !(r->ctx_events[c] = malloc(r->ctx_len[c] * sizeof(uint32_t))))
+			return avrr_errf(err, "out of memory");
+	r->irq_vector = malloc(r->nirq + 1);
+	r->irq_ra = malloc((r->nirq + 1) * sizeof *r->irq_ra);
+	if (!r->irq_vector || !r->irq_ra)
+		return avrr_errf(err, "out of memory");
+	size_t fill[256] = { 0 }, k = 0;
+	for (size_t i = 0; i < r->nev; i++) {
+		const db_event *e = &r->ev[i];
+		r->ctx_events[e->ctx][fill[e->ctx]++] = (uint32_t)i;
+		if (e->type == DB_EV_IRQ) {
+			r->irq_vector[k] = (uint8_t)e->addr;
+			r->irq_ra[k++] = e->value;
+		}
+	}
+	r->c.interrupts_recorded = r->nirq;
+	if (!r->nev || r->ev[0].type != DB_EV_RESET)
+		return avrr_errf(err, "damaged recording: the log does not start with a reset");
+	r->ctx_pos[0] = 1;
+	return 0;
+}
+
+/* Parses a stored configuration and builds its D. */
+static int load_stored(replay *r, const db_fp_config *c, fp_index *x, avrr_err *err)
+{
+	fp_config cfg;
+	db_fingerprint *rows = NULL;
+	size_t n = 0;
+	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err) ||
+	    db_load_fingerprints(r->d, c->id, &rows, &n, err))
+		return -1;
+	int rc = n == r->nirq ? fpi_build(x, &cfg, rows, n, r->irq_ra, err)
+		 : avrr_errf(err, "damaged recording: configuration '%s' has %zu fingerprints for %zu "
+			     "interrupts", c->name, n, r->nirq);
+	free(rows);
+	return rc;
+}
+
+static const db_fp_config *find_config(const db_fp_config *cfgs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(cfgs[i].name, name))
+			return &cfgs[i];
+	return NULL;
+}
+
+/* Rows computed for configurations the recording does not store. */
+typedef struct row_sink {
+	db_fingerprint *rows;
+	size_t n, cap;
+} row_sink;
+
+static int collect_row(void *ud, const db_fingerprint *row, avrr_err *err)
+{
+	row_sink *s = ud;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		db_fingerprint *p = realloc(s->rows, cap * sizeof *p);
+		if (!p)
+			return avrr_errf(err, "out of memory");
+		s->rows = p;
+		s->cap = cap;
+	}
+	s->rows[s->n++] = *row;
+	return 0;
+}
+
+/* Builds the D of configurations given as specs, computing their
+ * fingerprints as `avrr fingerprint` would, into x[0..nspecs). */
+static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_index *x,
+		      avrr_err *err)
+{
+	rec_fpset set;
+	row_sink sink = { 0 };
+	int rerun, rc = -1;
+	if (rec_fpset_parse(specs, nspecs, r->s, &set, err))
+		return -1;
+	for (unsigned i = 0; i < set.n; i++)
+		set.ids[i] = i;
+	if (rec_compute_fingerprints(r->d, &set, collect_row, &sink, r->o.interrupted, &rerun, err))
+		goto out;
+	/* Rows arrive interrupt by interrupt; split them by configuration. */
+	db_fingerprint *mine = malloc((r->nirq + 1) * sizeof *mine);
+	if (!mine) {
+		avrr_errf(err, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	for (unsigned i = 0; i < set.n && !rc; i++) {
+		size_t n = 0;
+		for (size_t k = 0; k < sink.n && n <= r->nirq; k++)
+			if (sink.rows[k].config == i)
+				mine[n++] = sink.rows[k];
+		rc = n == r->nirq ? fpi_build(&x[i], &set.cfg[i], mine, n, r->irq_ra, err)
+		     : avrr_errf(err, "computed %zu fingerprints for %zu interrupts", n, r->nirq);
+	}
+	free(mine);
+out:
+	free(sink.rows);
+	rec_fpset_free(&set);
+	return rc;
+}
+
+static int same_selector(const fp_config *a, const fp_config *b)
+{
+	return a->ncomp == b->ncomp && !memcmp(a->comp, b->comp, a->ncomp * sizeof *a->comp);
+}
+
+static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err *err)
+{
+	if (!r->truth)
+		return avrr_errf(err, "the oracle follows the ground truth, and this recording "
+				 "was stripped of it");
+	size_t n = r->o.noracle_configs ? r->o.noracle_configs : ncfgs;
+	if (!n)
+		return avrr_errf(err, "no fingerprint configuration to evaluate; give --fp SPEC");
+	r->oracle = calloc(n, sizeof *r->oracle);
+	r->results = calloc(n, sizeof *r->results);
+	r->group_of = calloc(n, sizeof *r->group_of);
+	r->groups = calloc(n, sizeof *r->groups);
+	const char **specs = calloc(n, sizeof *specs);
+	size_t *spec_slot = calloc(n, sizeof *spec_slot), nspecs = 0;
+	int rc = 0;
+	if (!r->oracle || !r->results || !r->group_of || !r->groups || !specs || !spec_slot)
+		rc = avrr_errf(err, "out of memory");
+	for (size_t i = 0; i < n && !rc; i++) {
+		const db_fp_config *c = r->o.noracle_configs
+			? find_config(cfgs, ncfgs, r->o.oracle_configs[i]) : &cfgs[i];
+		if (c) {
+			rc = load_stored(r, c, &r->oracle[i], err);
+		} else {
+			spec_slot[nspecs] = i;
+			specs[nspecs++] = r->o.oracle_configs[i];
+		}
+	}
+	r->nconfigs = n;
+	if (!rc && nspecs) {
+		fp_index *tmp = calloc(nspecs, sizeof *tmp);
+		rc = tmp ? load_specs(r, specs, (unsigned)nspecs, tmp, err)
+			 : avrr_errf(err, "out of memory");
+		for (size_t k = 0; tmp && k < nspecs; k++) {
+			if (rc)
+				fpi_free(&tmp[k]);
+			else
+				r->oracle[spec_slot[k]] = tmp[k];
+		}
+		free(tmp);
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		const fp_config *c = &r->oracle[i].cfg;
+		snprintf(r->results[i].name, sizeof r->results[i].name, "%s", c->name);
+		snprintf(r->results[i].spec, sizeof r->results[i].spec, "%s", c->spec);
+		size_t g = 0;
+		while (g < r->ngroups && !same_selector(r->groups[g].cfg, c))
+			g++;
+		if (g == r->ngroups)
+			r->groups[r->ngroups++].cfg = c;
+		r->group_of[i] = (unsigned)g;
+	}
+	free(specs);
+	free(spec_slot);
+	return rc;
+}
+
+static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err *err)
+{
+	const db_fp_config *c;
+	if (r->o.fp_name) {
+		if (!(c = find_config(cfgs, ncfgs, r->o.fp_name)))
+			return avrr_errf(err, "no fingerprint configuration '%s' in the recording "
+					 "(see avrr info)", r->o.fp_name);
+	} else if (!(c = find_config(cfgs, ncfgs, FP_DEFAULT_NAME)) && !(c = ncfgs ? cfgs : NULL)) {
+		return avrr_errf(err, "the recording has no fingerprints; add some with "
+				 "avrr fingerprint RUN.db --fp SPEC");
+	}
+	r->next_n = 1;
+	return load_stored(r, c, &r->fp, err);
+}
+
+int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
+{
+	*out = NULL;
+	replay *r = calloc(1, sizeof *r);
+	if (!r)
+		return avrr_errf(err, "out of memory");
+	r->o = *o;
+	if (!r->o.window)
+		r->o.window = RP_DEFAULT_WINDOW;
+	db_fp_config *cfgs = NULL;
+	size_t ncfgs = 0;
+	int rc = -1;
+	if (db_open(path, 0, &r->d, err) || rec_replica_open(r->d, &r->rep, err))
+		goto out;
+	r->s = r->rep.s;
+	if (index_log(r, err) || db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
+		goto out;
+	if (r->rep.run.has_ground_truth) {
+		if (db_load_interrupts(r->d, &r->truth, &r->ntruth, err))
+			goto out;
+		r->c.scored = 1;
+	}
+	if (o->oracle ? open_oracle(r, cfgs, ncfgs, err) : open_fingerprint(r, cfgs, ncfgs, err))
+		goto out;
+	if (rec_watch_io(r->s, err))
+		goto out;
+	sim_set_replay(r->s, 1);
+	r->s->hooks = (sim_hooks){
+		.ud = r, .on_boundary = on_boundary, .on_read = on_read, .on_write = on_write,
+		.on_reti = on_reti, .on_sleep = on_sleep, .on_wake = on_wake,
+	};
+	rc = 0;
+out:
+	free(cfgs);
+	if (rc)
+		rp_close(r);
+	else
+		*out = r;
+	return rc;
+}
+
+void rp_close(replay *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; r->oracle && i < r->nconfigs; i++)
+		fpi_free(&r->oracle[i]);
+	free(r->oracle);
+	free(r->results);
+	free(r->group_of);
+	free(r->groups);
+	fpi_free(&r->fp);
+	for (int c = 0; c < 256; c++)
+		free(r->ctx_events[c]);
+	free(r->ev);
+	free(r->irq_vector);
+	free(r->irq_ra);
+	free(r->truth);
+	free(r->inj);
+	rec_replica_close(&r->rep);
+	db_close(r->d);
+	free(r);
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+/* At the end: every recorded event must have happened. */
+static void check_log_consumed(replay *r)
+{
+	const db_event *first = NULL;
+	unsigned ctx = 0;
+	for (unsigned c = 0; c < 256; c++)
+		if (r->ctx_pos[c] < r->ctx_len[c]) {
+			const db_event *e = &r->ev[r->ctx_events[c][r->ctx_pos[c]]];
+			if (!first || e->seq < first->seq) {
+				first = e;
+				ctx = c;
+			}
+		}
+	if (first) {
+		char want[160];
+		describe(r, first->type, first->addr, first->value, 1, want, sizeof want);
+		diverge(r, ctx, want, "the end of the recording");
+	}
+}
+
+rp_stop rp_run(replay *r, uint64_t until)
+{
+	const uint64_t end = r->rep.run.instructions;
+	uint64_t target = until && until < end ? until : end;
+	while (!r->diverged && r->s->icount < target) {
+		if (r->o.interrupted && *r->o.interrupted)
+			return RP_STOPPED;
+		uint64_t slice = r->s->icount + (1u << 18);
+		sim_stop why = sim_run(r->s, slice < target ? slice : target, 0, &r->stop);
+		if (why == SIM_STOP_DONE || why == SIM_STOP_CRASHED)
+			return r->diverged ? RP_DIVERGED : RP_CPU_STOPPED;
+	}
+	if (r->diverged)
+		return RP_DIVERGED;
+	if (target < end)
+		return RP_LIMIT;
+	/* A recording stopped by cycles may end in sleep, past its last
+	 * instruction: time runs on to the recorded cycle. */
+	if (sim_cycle(r->s) < r->rep.run.cycles)
+		sim_run(r->s, 0, r->rep.run.cycles, &r->stop);
+	if (!r->diverged && r->s->icount != end) {
+		char want[64], got[64];
+		snprintf(want, sizeof want, "the end at icount %" PRIu64, end);
+		snprintf(got, sizeof got, "cycle %" PRIu64 " at icount %" PRIu64, sim_cycle(r->s),
+			 r->s->icount);
+		diverge(r, sim_running_vector(r->s), want, got);
+	}
+	check_log_consumed(r);
+	return r->diverged ? RP_DIVERGED : RP_END;
+}
+
+uint64_t rp_icount(const replay *r)
+{
+	return r->s->icount;
+}
+
+uint64_t rp_length(const replay *r)
+{
+	return r->rep.run.instructions;
+}
+
+const char *rp_config_name(const replay *r)
+{
+	return r->o.oracle ? NULL : r->fp.cfg.name;
+}
+
+const rp_counters *rp_get_counters(replay *r)
+{
+	r->c.instructions = r->s->icount;
+	if (r->o.oracle) {
+		r->c.missed = 0;
+		for (size_t i = 0; i < r->nconfigs; i++)
+			r->c.missed += r->results[i].missed;
+	} else if (r->truth) {
+		/* Missed so far: passed without a correct injection.  The
+		 * current boundary has been decided, so it counts too. */
+		skip_truth_before(r, r->s->icount + 1);
+	}
+	return &r->c;
+}
+
+const rp_divergence *rp_get_divergence(const replay *r)
+{
+	return r->diverged ? &r->div : NULL;
+}
+
+const rp_injection *rp_injections(const replay *r, size_t *n)
+{
+	*n = r->ninj;
+	return r->inj;
+}
+
+const rp_oracle_result *rp_oracle_results(const replay *r, size_t *n)
+{
+	*n = r->o.oracle ? r->nconfigs : 0;
+	return r->results;
+}
+
+sim *rp_sim(replay *r)
+{
+	return r->s;
+}

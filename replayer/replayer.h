@@ -1,0 +1,118 @@
+/*
+ * replayer.h — the replay engine: a recording played back instruction by
+ * instruction, every interrupt re-created from fingerprints (seed 004 §2.2)
+ * and every outside input fed from the happens-before log (seed 003).
+ *
+ * The firmware runs on a replica of the recorded machine (recorder/
+ * replica.h) in the sim layer's replay mode: the peripherals run and raise
+ * their flags, but the CPU never vectors on its own.  At every boundary
+ * where it could accept an interrupt, the engine decides:
+ *
+ *   fingerprint replay  computes f(s) under one stored configuration and,
+ *                       on a match in D, enters the matched vector.
+ *                       --match set: any recorded fingerprint (the paper);
+ *                       --match sequence: only the next expected
+ *                       interrupts in log order, within a small window.
+ *                       It never reads the ground truth; when the recording
+ *                       has it, each injection is scored against it.
+ *   oracle              (seed 004 §5.3) follows the ground truth, and at
+ *                       every such boundary evaluates many configurations
+ *                       at once, classifying each hit.
+ *
+ * Either way every event — interrupt entry, RETI, input read, output
+ * write, sleep, wake — is checked against the next recorded event of its
+ * context (main program or ISR); the first mismatch is a divergence and
+ * stops the replay.  Input reads get the recorded value.
+ *
+ * The API is what every front-end shares: open, run (until an icount, the
+ * end, a divergence or a stop request), position, counters, close.
+ */
+#ifndef AVRR_REPLAYER_H
+#define AVRR_REPLAYER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sim/sim.h"
+#include "../util/err.h"
+
+typedef enum { RP_MATCH_SET, RP_MATCH_SEQUENCE } rp_match;
+
+#define RP_DEFAULT_WINDOW 4  /* sequence matching: interrupts looked ahead */
+
+typedef struct rp_options {
+	const char *fp_name;        /* configuration to replay; NULL: "default",
+				       else the first stored */
+	rp_match match;
+	unsigned window;            /* 0: RP_DEFAULT_WINDOW */
+	int oracle;                 /* oracle evaluation instead */
+	/* Oracle: the configurations to evaluate, each a stored name or a
+	 * spec; none = every stored one. */
+	const char *const *oracle_configs;
+	unsigned noracle_configs;
+	volatile int *interrupted;  /* a stop request from outside */
+} rp_options;
+
+/* Counters of a fingerprint replay.  The scoring ones (correct and below)
+ * need the ground truth; without it `scored` is 0. */
+typedef struct rp_counters {
+	uint64_t instructions;
+	uint64_t interrupts_recorded;
+	uint64_t injected;
+	uint64_t ambiguous;          /* matches whose fingerprint has several vectors */
+	int scored;
+	uint64_t correct;
+	uint64_t false_loop, false_ra;
+	uint64_t input_duplicates, hash_collisions;  /* causes of the false ones */
+	uint64_t missed;
+} rp_counters;
+
+/* One configuration's oracle result. */
+typedef struct rp_oracle_result {
+	char name[64];
+	char spec[512];
+	uint64_t hits, correct, false_loop, false_ra, input_duplicates, hash_collisions, missed;
+} rp_oracle_result;
+
+typedef struct rp_divergence {
+	uint64_t icount;
+	uint32_t pc;
+	char where[128];      /* symbol+offset */
+	unsigned context;     /* 0 = main, else the ISR's vector */
+	char expected[160];
+	char actual[160];
+} rp_divergence;
+
+/* One interrupt entry the replay made. */
+typedef struct rp_injection {
+	uint64_t icount;
+	uint8_t vector;
+} rp_injection;
+
+typedef enum {
+	RP_LIMIT,        /* reached the icount asked for */
+	RP_END,          /* reached the end of the recording */
+	RP_DIVERGED,
+	RP_STOPPED,      /* a stop request */
+	RP_CPU_STOPPED,  /* the CPU crashed or stopped before the end */
+} rp_stop;
+
+typedef struct replay replay;
+
+int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err);
+void rp_close(replay *r);
+
+/* Runs until icount `until` (0: the end of the recording). */
+rp_stop rp_run(replay *r, uint64_t until);
+
+uint64_t rp_icount(const replay *r);
+uint64_t rp_length(const replay *r);            /* the recording's instructions */
+const char *rp_config_name(const replay *r);    /* fingerprint replay's configuration */
+const rp_counters *rp_get_counters(replay *r);  /* missed counted up to here */
+const rp_divergence *rp_get_divergence(const replay *r); /* NULL if none */
+const rp_injection *rp_injections(const replay *r, size_t *n);
+const rp_oracle_result *rp_oracle_results(const replay *r, size_t *n);
+/* For a front-end that inspects the machine. */
+sim *rp_sim(replay *r);
+
+#endif

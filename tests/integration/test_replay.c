@@ -1,0 +1,434 @@
+/*
+ * test_replay.c — the replay engine on the bundled firmware.
+ *
+ *  - With the full context (sel=all,hash=jenkins,ra=16,width=64), a
+ *    fingerprint replay of each firmware's 10^6-instruction recording
+ *    takes every recorded interrupt at its icount with its vector, and ends
+ *    with the registers, SRAM, PC and cycle of the recorded run — in set
+ *    and in sequence matching.
+ *  - The oracle's counts for a narrow configuration equal those of a
+ *    deliberately simple reference written here: fingerprints by hand, a
+ *    linear search over the recorded contexts, classification by comparing
+ *    return addresses and selector bytes directly.
+ *  - Without the ground truth (avrr strip) the injections are the same.
+ *  - A changed output value in the log is a divergence at that write.
+ */
+#include "../testlib.h"
+
+#include <jansson.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "recorder/recorder.h"
+#include "recorder/replica.h"
+#include "replayer/replayer.h"
+
+#define FULL "full:sel=all,hash=jenkins,ra=16,width=64"
+#define NARROW "narrow:sel=SREG,hash=modular,ra=2,width=6"
+
+static const char *const FIRMWARE[] = { "adcapp", "funcsheap", "funcsheap_noloop" };
+
+typedef struct scratch {
+	char dir[128];
+	char out[16384];
+} scratch;
+
+static int setup(void **state)
+{
+	scratch *s = calloc(1, sizeof *s);
+	if (!s || !test_tmpdir(s->dir, sizeof s->dir))
+		return -1;
+	*state = s;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	scratch *s = *state;
+	char out[64];
+	test_run(out, sizeof out, "rm -rf '%s'", s->dir);
+	free(s);
+	return 0;
+}
+
+static void record(const scratch *s, const char *name, uint64_t insns, int contexts,
+		   char *path, size_t n)
+{
+	char elf[128], stim[128];
+	static const char *const specs[] = { FULL, NARROW };
+	snprintf(elf, sizeof elf, "traces/%s.elf", name);
+	snprintf(stim, sizeof stim, "traces/%s.stim", name);
+	snprintf(path, n, "%s/%s.db", s->dir, name);
+	rec_options o = {
+		.firmware_path = elf, .out_path = path, .stimuli_path = stim,
+		.max_instructions = insns, .store_contexts = contexts,
+		.fp_specs = specs, .nfp_specs = 2,
+	};
+	avrr_err err = { "" };
+	int interrupted;
+	if (rec_record(&o, &interrupted, &err))
+		fail_msg("record %s: %s", name, err.msg);
+}
+
+static db_interrupt *load_truth(const char *path, size_t *n)
+{
+	db *d;
+	avrr_err err = { "" };
+	db_interrupt *q;
+	if (db_open(path, 0, &d, &err) || db_load_interrupts(d, &q, n, &err))
+		fail_msg("%s", err.msg);
+	db_close(d);
+	return q;
+}
+
+/* The state a plain re-run of the recording reaches at its end. */
+typedef struct machine {
+	uint8_t data[0x1000];
+	uint32_t size, pc;
+	uint64_t cycle;
+} machine;
+
+static void snapshot(sim *s, machine *m)
+{
+	m->size = s->data_size;
+	assert_true(m->size <= sizeof m->data);
+	memcpy(m->data, sim_live_data(s), m->size);
+	m->pc = sim_pc(s);
+	m->cycle = sim_cycle(s);
+}
+
+static void rerun_to_end(const char *path, machine *m)
+{
+	db *d;
+	rec_replica r;
+	avrr_err err = { "" };
+	if (db_open(path, 0, &d, &err) || rec_replica_open(d, &r, &err))
+		fail_msg("%s", err.msg);
+	sim_run(r.s, r.run.instructions, 0, NULL);
+	snapshot(r.s, m);
+	rec_replica_close(&r);
+	db_close(d);
+}
+
+static void replay_exactly(const char *path, rp_match match)
+{
+	rp_options o = { .fp_name = "full", .match = match };
+	replay *r;
+	avrr_err err = { "" };
+	if (rp_open(path, &o, &r, &err))
+		fail_msg("%s", err.msg);
+	rp_stop why = rp_run(r, 0);
+	const rp_divergence *d = rp_get_divergence(r);
+	if (d)
+		fail_msg("%s: diverged at icount %llu: expected %s, got %s", path,
+			 (unsigned long long)d->icount, d->expected, d->actual);
+	assert_int_equal(why, RP_END);
+	size_t ntruth, ninj;
+	db_interrupt *truth = load_truth(path, &ntruth);
+	const rp_injection *inj = rp_injections(r, &ninj);
+	assert_true(ntruth > 100);
+	assert_int_equal(ninj, ntruth);
+	for (size_t i = 0; i < ninj; i++) {
+		assert_int_equal(inj[i].icount, truth[i].icount);
+		assert_int_equal(inj[i].vector, truth[i].vector);
+	}
+	const rp_counters *c = rp_get_counters(r);
+	assert_int_equal(c->instructions, 1000000);
+	assert_int_equal(c->correct, ntruth);
+	assert_int_equal(c->false_loop + c->false_ra + c->missed, 0);
+	machine want, got;
+	rerun_to_end(path, &want);
+	snapshot(rp_sim(r), &got);
+	assert_int_equal(got.size, want.size);
+	assert_memory_equal(got.data, want.data, want.size);
+	assert_int_equal(got.pc, want.pc);
+	assert_int_equal(got.cycle, want.cycle);
+	free(truth);
+	rp_close(r);
+}
+
+static void test_full_context_replay_is_exact(void **state)
+{
+	scratch *s = *state;
+	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
+		char path[256];
+		record(s, FIRMWARE[f], 1000000, 0, path, sizeof path);
+		replay_exactly(path, RP_MATCH_SET);
+		replay_exactly(path, RP_MATCH_SEQUENCE);
+		unlink(path);
+	}
+}
+
+/* ---- the reference oracle ---------------------------------------------- */
+
+typedef struct ref_irq {
+	uint32_t ra;
+	uint8_t sreg;
+} ref_irq;
+
+typedef struct reference {
+	sim *s;
+	ref_irq *rec;            /* the recorded interrupt points */
+	const db_interrupt *truth;
+	size_t n, next;
+	uint64_t hits, correct, false_loop, false_ra, input_dup, collision, missed;
+} reference;
+
+/* NARROW by hand: ra* = bits 1..2 of the byte address; f* = SREG mod 16. */
+static unsigned ref_fingerprint(uint32_t ra, uint8_t sreg)
+{
+	return ((ra >> 1) & 3) << 4 | (sreg & 15);
+}
+
+static void ref_boundary(void *ud)
+{
+	reference *r = ud;
+	const uint8_t *data = sim_live_data(r->s);
+	uint32_t ra = sim_pc(r->s);
+	uint8_t sreg = data[0x5f];
+	unsigned f = ref_fingerprint(ra, sreg);
+	int hit = 0, loop = 0, dup = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (ref_fingerprint(r->rec[i].ra, r->rec[i].sreg) == f) {
+			hit = 1;
+			loop |= r->rec[i].ra == ra;
+			dup |= r->rec[i].sreg == sreg;
+		}
+	if (r->next < r->n && r->truth[r->next].icount == r->s->icount) {
+		r->hits += hit;
+		r->correct += hit;
+		r->missed += !hit;
+		assert_int_equal(sim_enter_vector(r->s, (uint8_t)r->truth[r->next].vector), 0);
+		r->next++;
+		return;
+	}
+	if (!hit)
+		return;
+	r->hits++;
+	if (loop)
+		r->false_loop++;
+	else
+		r->false_ra++;
+	if (dup)
+		r->input_dup++;
+	else
+		r->collision++;
+}
+
+static void test_oracle_matches_reference(void **state)
+{
+	scratch *s = *state;
+	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
+		char path[256];
+		record(s, FIRMWARE[f], 100000, 1, path, sizeof path);
+
+		/* The reference: contexts from the recording, a plain loop. */
+		reference ref = { 0 };
+		db_interrupt *truth = load_truth(path, &ref.n);
+		ref.truth = truth;
+		ref.rec = calloc(ref.n, sizeof *ref.rec);
+		sqlite3 *h;
+		sqlite3_stmt *st;
+		assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(h, "SELECT ra, context FROM interrupts ORDER BY idx",
+						    -1, &st, NULL), SQLITE_OK);
+		for (size_t i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
+			assert_true(i < ref.n);
+			ref.rec[i].ra = (uint32_t)sqlite3_column_int64(st, 0);
+			ref.rec[i].sreg = ((const uint8_t *)sqlite3_column_blob(st, 1))[0x5f];
+		}
+		sqlite3_finalize(st);
+		sqlite3_close(h);
+		db *d;
+		rec_replica rep;
+		avrr_err err = { "" };
+		if (db_open(path, 0, &d, &err) || rec_replica_open(d, &rep, &err))
+			fail_msg("%s", err.msg);
+		ref.s = rep.s;
+		sim_set_replay(rep.s, 1);
+		rep.s->hooks = (sim_hooks){ .ud = &ref, .on_boundary = ref_boundary };
+		sim_run(rep.s, rep.run.instructions, 0, NULL);
+		assert_int_equal(ref.next, ref.n);
+		rec_replica_close(&rep);
+		db_close(d);
+
+		/* The engine, on the same recording. */
+		const char *cfgs[] = { "narrow", "full" };
+		rp_options o = { .oracle = 1, .oracle_configs = cfgs, .noracle_configs = 2 };
+		replay *r;
+		if (rp_open(path, &o, &r, &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(rp_run(r, 0), RP_END);
+		size_t n;
+		const rp_oracle_result *res = rp_oracle_results(r, &n);
+		assert_int_equal(n, 2);
+		assert_string_equal(res[0].name, "narrow");
+		assert_true(ref.false_loop + ref.false_ra > 0);   /* it is narrow */
+		assert_int_equal(res[0].hits, ref.hits);
+		assert_int_equal(res[0].correct, ref.correct);
+		assert_int_equal(res[0].correct, ref.n);
+		assert_int_equal(res[0].false_loop, ref.false_loop);
+		assert_int_equal(res[0].false_ra, ref.false_ra);
+		assert_int_equal(res[0].input_duplicates, ref.input_dup);
+		assert_int_equal(res[0].hash_collisions, ref.collision);
+		assert_int_equal(res[0].missed, 0);
+		assert_int_equal(ref.missed, 0);
+		/* The full context is never fooled here. */
+		assert_int_equal(res[1].hits, ref.n);
+		assert_int_equal(res[1].correct, ref.n);
+		assert_int_equal(res[1].missed, 0);
+		rp_close(r);
+		free(ref.rec);
+		free(truth);
+		unlink(path);
+	}
+}
+
+/* ---- stripped recordings, divergence, the command ------------------------ */
+
+static void injections_of(const char *path, rp_injection **out, size_t *n, int *scored)
+{
+	rp_options o = { .fp_name = "narrow" };
+	replay *r;
+	avrr_err err = { "" };
+	if (rp_open(path, &o, &r, &err))
+		fail_msg("%s", err.msg);
+	rp_run(r, 0);
+	const rp_injection *inj = rp_injections(r, n);
+	*out = malloc((*n + 1) * sizeof **out);
+	memcpy(*out, inj, *n * sizeof **out);
+	*scored = rp_get_counters(r)->scored;
+	rp_close(r);
+}
+
+static void test_strip_makes_the_same_injections(void **state)
+{
+	scratch *s = *state;
+	char path[256], dev[300];
+	record(s, "funcsheap", 200000, 0, path, sizeof path);
+	snprintf(dev, sizeof dev, "%s/device.db", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'", test_avrr(), path,
+				  dev), 0);
+	rp_injection *a, *b;
+	size_t na, nb;
+	int sa, sb;
+	injections_of(path, &a, &na, &sa);
+	injections_of(dev, &b, &nb, &sb);
+	assert_true(na > 10);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na * sizeof *a);
+	assert_int_equal(sa, 1);
+	assert_int_equal(sb, 0);
+	free(a);
+	free(b);
+	/* No ground truth is left in the copy. */
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "sqlite3 '%s' 'SELECT count(*) FROM interrupts;"
+				  " SELECT count(*) FROM fingerprints WHERE input_key IS NOT NULL'", dev), 0);
+	assert_string_equal(s->out, "0\n0\n");
+	/* The command reports the scoring keys as null, and the oracle refuses. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s' --fp full --json",
+				  test_avrr(), dev), 0);
+	json_error_t jerr;
+	json_t *o = json_loads(s->out, 0, &jerr);
+	if (!o)
+		fail_msg("not JSON: %s", s->out);
+	static const char *const nulls[] = { "correct", "false_loop", "false_ra", "input_duplicates",
+					     "hash_collisions", "missed" };
+	for (size_t i = 0; i < sizeof nulls / sizeof *nulls; i++)
+		assert_true(json_is_null(json_object_get(o, nulls[i])));
+	assert_int_equal(json_integer_value(json_object_get(o, "instructions")), 200000);
+	assert_true(json_is_false(json_object_get(o, "diverged")));
+	assert_true(json_is_null(json_object_get(o, "divergence")));
+	json_decref(o);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s' --oracle", test_avrr(), dev),
+			 2);
+	assert_non_null(strstr(s->out, "stripped"));
+}
+
+static void test_changed_output_diverges_there(void **state)
+{
+	scratch *s = *state;
+	char path[256], sql[512];
+	record(s, "adcapp", 200000, 0, path, sizeof path);
+	/* Flip a bit of the 20th write in the log. */
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT seq, icount, pc, addr, value FROM events"
+					    " WHERE type = 5 ORDER BY seq LIMIT 1 OFFSET 19",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	long long seq = sqlite3_column_int64(st, 0), icount = sqlite3_column_int64(st, 1);
+	unsigned pc = (unsigned)sqlite3_column_int64(st, 2), value = (unsigned)sqlite3_column_int64(st, 4);
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof sql, "UPDATE events SET value = (value | 1) - (value & 1) WHERE seq = %lld", seq);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s' --fp full --json",
+				  test_avrr(), path), 1);
+	json_error_t jerr;
+	json_t *o = json_loads(s->out, 0, &jerr);
+	if (!o)
+		fail_msg("not JSON: %s", s->out);
+	json_t *d = json_object_get(o, "divergence");
+	assert_true(json_is_true(json_object_get(o, "diverged")));
+	/* The write's PC is the instruction after it; icount counts it. */
+	assert_int_equal(json_integer_value(json_object_get(d, "icount")), icount);
+	assert_int_equal(json_integer_value(json_object_get(d, "pc")), pc);
+	char want[64];
+	snprintf(want, sizeof want, "= 0x%02x", value ^ 1);
+	assert_non_null(strstr(json_string_value(json_object_get(d, "expected")), want));
+	snprintf(want, sizeof want, "= 0x%02x", value);
+	assert_non_null(strstr(json_string_value(json_object_get(d, "actual")), want));
+	json_decref(o);
+}
+
+static void test_replay_command_errors(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "funcsheap", 20000, 0, path, sizeof path);
+	static const struct { const char *args, *needle; } bad[] = {
+		{ "--match fuzzy", "'fuzzy'" },
+		{ "--fp nosuch", "'nosuch'" },
+		{ "--until 12x", "--until" },
+		{ "--fp full --fp narrow", "--oracle" },
+		{ "--oracle --fp 'sel=r77'", "'r77'" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		int rc = test_run(s->out, sizeof s->out, "%s replay '%s' %s", test_avrr(), path,
+				  bad[i].args);
+		if (rc != 2 || !strstr(s->out, bad[i].needle) || strncmp(s->out, "avrr replay: ", 13) ||
+		    strchr(s->out, '\n') != s->out + strlen(s->out) - 1)
+			fail_msg("replay %s: status %d, output '%s'", bad[i].args, rc, s->out);
+	}
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s/none.db'", test_avrr(),
+				  s->dir), 2);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s' --fp full --until 5000",
+				  test_avrr(), path), 0);
+	assert_non_null(strstr(s->out, "instructions         5000 of 20000"));
+	/* An oracle over a spec the recording does not store works too. */
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "%s replay '%s' --oracle --fp 'x:sel=SPL+SPH+SREG,ra=4' --json",
+				  test_avrr(), path), 0);
+	assert_non_null(strstr(s->out, "\"name\": \"x\""));
+	assert_non_null(strstr(s->out, "\"missed\": 0"));
+}
+
+int main(void)
+{
+	if (sodium_init() < 0)
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_full_context_replay_is_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oracle_matches_reference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_strip_makes_the_same_injections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_changed_output_diverges_there, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_command_errors, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
