@@ -5,7 +5,9 @@
  * with its stock callbacks, the same stimuli and seed) over a fixed number of
  * cycles; each measure of avrr covers the same firmware and cycles:
  *   record     `avrr record --fp none` (event log and ground truth)
- *   record-fp  `avrr record` with the default fingerprint configuration  The two
+ *   record-fp  `avrr record` with the default fingerprint configuration
+ *   replay     `avrr replay --oracle --fp default` (see bench_replay)
+ *   oracle64   `avrr replay --oracle` with 64 configurations  The two
  * are measured alternately, REPS times, and the medians compared, so a noisy
  * machine slows both alike.  Output, one line per measurement:
  *
@@ -13,6 +15,7 @@
  *
  * Usage: bench AVRR_BINARY [INSTRUCTIONS]
  */
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,9 +75,14 @@ static double time_simavr(const firmware *fw, const stim_script *script, uint64_
 /* Runs argv to completion; returns its wall time, exits on failure. */
 static double time_command(char *const argv[])
 {
+	posix_spawn_file_actions_t quiet;  /* its reports go to /dev/null */
+	posix_spawn_file_actions_init(&quiet);
+	posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
 	double t0 = now();
 	pid_t pid;
-	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0) {
+	int rc = posix_spawn(&pid, argv[0], &quiet, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&quiet);
+	if (rc != 0) {
 		perror(argv[0]);
 		exit(1);
 	}
@@ -86,6 +94,98 @@ static double time_command(char *const argv[])
 		exit(1);
 	}
 	return t;
+}
+
+/* Medians of `reps` (<= REPS) alternating runs of argv and of simavr's
+ * own loop. */
+static void versus_simavr(char *const argv[], const firmware *fw, const stim_script *script,
+			  uint64_t cycles, int reps, double *ours, double *base)
+{
+	double o[REPS], b[REPS];
+	for (int i = 0; i < reps; i++) {
+		b[i] = time_simavr(fw, script, cycles);
+		o[i] = time_command(argv);
+	}
+	*ours = median(o, reps);
+	*base = median(b, reps);
+}
+
+/* The oracle's 64 configurations: two selectors, four hash functions,
+ * eight splits of the fingerprint — the shape of a sweep. */
+#define ORACLE_CONFIGS 64
+
+static void oracle_specs(const char *default_sel, char specs[ORACLE_CONFIGS][160])
+{
+	static const char *const hashes[] = { "modular", "twomod", "jenkins", "knuth" };
+	static const unsigned split[8][2] = { { 2, 16 }, { 4, 16 }, { 6, 16 }, { 8, 16 },
+					      { 10, 16 }, { 4, 12 }, { 8, 24 }, { 12, 32 } };
+	const char *sels[2] = { default_sel, "SREG+SPL+SPH" };
+	int n = 0;
+	for (int s = 0; s < 2; s++)
+		for (int h = 0; h < 4; h++)
+			for (int k = 0; k < 8; k++, n++)
+				snprintf(specs[n], sizeof specs[n], "o%d:sel=%s,hash=%s,ra=%u,width=%u",
+					 n + 1, sels[s], hashes[h], split[k][0], split[k][1]);
+}
+
+/* Fingerprint replay with the default configuration, and the oracle with
+ * 64, each against simavr over the recording's cycles. */
+static void bench_replay(const char *avrr, const char *name, char *db_path, char *const record[],
+			 const firmware *fw, const stim_script *script, uint64_t cycles)
+{
+	time_command(record);  /* a recording with the default configuration */
+	db *d;
+	db_fp_config *cfg;
+	size_t ncfg;
+	avrr_err err;
+	if (db_open(db_path, 0, &d, &err) || db_load_fp_configs(d, &cfg, &ncfg, &err) || ncfg != 1) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		exit(1);
+	}
+	db_close(d);
+	char sel[256];
+	snprintf(sel, sizeof sel, "%s", cfg[0].spec + strlen("sel="));
+	*strchr(sel, ',') = 0;
+	free(cfg);
+
+	static char specs[ORACLE_CONFIGS][160];
+	char *add[3 + 2 * ORACLE_CONFIGS + 1], *oracle[4 + 2 * ORACLE_CONFIGS + 1];
+	int na = 0, no = 0;
+	oracle_specs(sel, specs);
+	add[na++] = (char *)avrr;
+	add[na++] = "fingerprint";
+	add[na++] = db_path;
+	oracle[no++] = (char *)avrr;
+	oracle[no++] = "replay";
+	oracle[no++] = db_path;
+	oracle[no++] = "--oracle";
+	for (int i = 0; i < ORACLE_CONFIGS; i++) {
+		add[na++] = "--fp";
+		add[na++] = specs[i];
+		oracle[no++] = "--fp";
+		oracle[no++] = strndup(specs[i], (size_t)(strchr(specs[i], ':') - specs[i]));
+	}
+	add[na] = oracle[no] = NULL;
+	/* A set-based replay with the default configuration diverges within
+	 * the first few thousand instructions on these firmwares (false loop
+	 * positives: the selector cannot tell loop iterations apart), so the
+	 * replay's cost is measured along the whole recorded run instead: the
+	 * engine evaluating the default configuration at every boundary where
+	 * the CPU could take an interrupt, and following the ground truth. */
+	char *replay[] = { (char *)avrr, "replay", db_path, "--oracle", "--fp", "default", NULL };
+	double ours, base;
+	versus_simavr(replay, fw, script, cycles, REPS, &ours, &base);
+	printf("bench %s replay ratio=%.3f avrr_s=%.4f simavr_s=%.4f (default configuration, "
+	       "evaluated along the recorded run)\n",
+	       name, ours / base, ours, base);
+	fflush(stdout);
+	time_command(add);
+	versus_simavr(oracle, fw, script, cycles, 1, &ours, &base);  /* one run: it is long */
+	printf("bench %s oracle64 ratio=%.3f avrr_s=%.4f simavr_s=%.4f\n", name, ours / base, ours,
+	       base);
+	fflush(stdout);
+	for (int i = 4; i < no; i += 2)
+		free(oracle[i + 1]);
 }
 
 static void bench_record(const char *avrr, const char *name, uint64_t insns, const char *tmp)
@@ -106,8 +206,6 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
 	char *first[] = { (char *)avrr, "record", elf, "--stimuli", stim, "--seed", "1",
 			  "--instructions", ins, "-o", db_path, NULL };
-	int devnull = dup(1);
-	freopen("/dev/null", "w", stdout);
 	time_command(first);
 	db *d;
 	db_run run;
@@ -132,9 +230,6 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 		ours_fp[i] = time_command(rec_fp);
 		ours[i] = time_command(rec);  /* last, so its file gives bytes_per_event */
 	}
-	fflush(stdout);
-	dup2(devnull, 1);
-	close(devnull);
 	struct stat sb;
 	stat(db_path, &sb);
 	double o = median(ours, REPS), ofp = median(ours_fp, REPS), b = median(base, REPS);
@@ -145,6 +240,7 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	printf("bench %s record-fp ratio=%.3f avrr_s=%.4f simavr_s=%.4f (default configuration)\n",
 	       name, ofp / b, ofp, b);
 	fflush(stdout);
+	bench_replay(avrr, name, db_path, first, fw, script, cycles);
 	unlink(db_path);
 	stim_free(script);
 	free(text);

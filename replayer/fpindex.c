@@ -17,6 +17,30 @@ static int by_key_then_n(const void *pa, const void *pb)
 	return (a->rec.n > b->rec.n) - (a->rec.n < b->rec.n);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int fpi_has_ra(const fp_index *x, const fpi_slot *slot, uint32_t ra)
+{
+	return bsearch(&ra, x->ras_sorted + slot->first, slot->count, sizeof ra, cmp_u32) != NULL;
+}
+
+int fpi_has_input(const fp_index *x, const fpi_slot *slot, uint64_t input_key)
+{
+	return x->has_input_keys &&
+	       bsearch(&input_key, x->keys_sorted + slot->first, slot->count, sizeof input_key,
+		       cmp_u64) != NULL;
+}
+
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
 	      const uint32_t *ras, avrr_err *err)
 {
@@ -29,7 +53,9 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	x->recs = malloc((nrows ? nrows : 1) * sizeof *x->recs);
 	x->key_of = malloc((nrows ? nrows : 1) * sizeof *x->key_of);
 	x->slots = calloc(cap, sizeof *x->slots);
-	if (!k || !x->recs || !x->key_of || !x->slots) {
+	x->ras_sorted = malloc((nrows ? nrows : 1) * sizeof *x->ras_sorted);
+	x->keys_sorted = malloc((nrows ? nrows : 1) * sizeof *x->keys_sorted);
+	if (!k || !x->recs || !x->key_of || !x->slots || !x->ras_sorted || !x->keys_sorted) {
 		free(k);
 		fpi_free(x);
 		return avrr_errf(err, "out of memory");
@@ -62,8 +88,12 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 		size_t j = i;
 		while (j < nrows && k[j].key == k[i].key) {
 			x->recs[j] = k[j].rec;
+			x->ras_sorted[j] = k[j].rec.ra;
+			x->keys_sorted[j] = k[j].rec.input_key;
 			j++;
 		}
+		qsort(x->ras_sorted + i, j - i, sizeof *x->ras_sorted, cmp_u32);
+		qsort(x->keys_sorted + i, j - i, sizeof *x->keys_sorted, cmp_u64);
 		uint32_t s = (uint32_t)((k[i].key * 0x9E3779B97F4A7C15ull) >> 32) & x->mask;
 		while (x->slots[s].count)
 			s = (s + 1) & x->mask;
@@ -82,5 +112,7 @@ void fpi_free(fp_index *x)
 	free(x->key_of);
 	free(x->slots);
 	free(x->ra_seen);
+	free(x->ras_sorted);
+	free(x->keys_sorted);
 	memset(x, 0, sizeof *x);
 }

@@ -31,6 +31,10 @@ typedef struct fpi_slot {
 typedef struct fp_index {
 	fp_config cfg;
 	fpi_rec *recs;           /* grouped by key, each group in order of n */
+	/* The same groups' return addresses and input keys, each group
+	 * sorted, for classifying a hit by binary search. */
+	uint32_t *ras_sorted;
+	uint64_t *keys_sorted;
 	size_t nrecs;
 	uint64_t *key_of;        /* key_of[n-1]: the n-th interrupt's key */
 	fpi_slot *slots;         /* open addressing; count 0 = empty */
@@ -57,6 +61,13 @@ static inline uint64_t fpi_key(const fp_config *c, uint64_t ra_part, uint64_t ha
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
 	      const uint32_t *ras, avrr_err *err);
 void fpi_free(fp_index *x);
+
+/* Whether some interrupt recorded in `slot` had return address ra (a hit
+ * is then a false loop positive, else a false RA one), and whether one had
+ * selector key input_key (a false input duplicate, else a hash collision;
+ * 0 when the index has no input keys). */
+int fpi_has_ra(const fp_index *x, const fpi_slot *slot, uint32_t ra);
+int fpi_has_input(const fp_index *x, const fpi_slot *slot, uint64_t input_key);
 
 /* The slot of `key`, or NULL when no recorded interrupt has it. */
 static inline const fpi_slot *fpi_find(const fp_index *x, uint64_t key)

@@ -30,6 +30,8 @@ typedef struct sel_group {
 	uint32_t n;
 	uint64_t h64[FP_HASH_COUNT];
 	uint8_t have[FP_HASH_COUNT];
+	uint64_t input_key;         /* of g(s), once a hit needs it */
+	int have_key;
 } sel_group;
 
 struct replay {
@@ -44,6 +46,7 @@ struct replay {
 	size_t ctx_len[256], ctx_pos[256];
 	uint8_t *irq_vector;          /* irq_vector[n-1]: the n-th interrupt's */
 	uint32_t *irq_ra;
+	uint32_t *irq_event;          /* index into ev of the n-th irq event */
 	size_t nirq;
 
 	db_interrupt *truth;          /* NULL when stripped (then unscored) */
@@ -190,20 +193,6 @@ static void inject(replay *r, uint8_t vector)
 	expect(r, vector, DB_EV_IRQ, vector, ra, 1);
 }
 
-/* Whether some interrupt recorded with this fingerprint had return address
- * ra (a false loop positive, else a false RA one) and whether one had the
- * same selector bytes (a false input duplicate, else a hash collision). */
-static void classify(const fp_index *x, const fpi_slot *slot, uint32_t ra, uint64_t input_key,
-		     int *loop, int *input_dup)
-{
-	*loop = *input_dup = 0;
-	for (uint32_t i = slot->first; i < slot->first + slot->count; i++) {
-		const fpi_rec *q = &x->recs[i];
-		*loop |= q->ra == ra;
-		*input_dup |= x->has_input_keys && q->input_key == input_key;
-	}
-}
-
 /* Counts the recorded interrupts the replay went past without taking. */
 static void skip_truth_before(replay *r, uint64_t icount)
 {
@@ -224,13 +213,11 @@ static void score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_stat
 		r->truth_pos++;
 		return;
 	}
-	int loop, dup;
-	classify(&r->fp, slot, st->ra, fp_input_key(&r->fp.cfg, st), &loop, &dup);
-	if (loop)
+	if (fpi_has_ra(&r->fp, slot, st->ra))
 		r->c.false_loop++;
 	else
 		r->c.false_ra++;
-	if (dup)
+	if (fpi_has_input(&r->fp, slot, fp_input_key(&r->fp.cfg, st)))
 		r->c.input_duplicates++;
 	else
 		r->c.hash_collisions++;
@@ -252,6 +239,21 @@ static const fpi_rec *pick_in_log_order(const replay *r, const fpi_slot *slot)
 	return &recs[lo < slot->count ? lo : 0];
 }
 
+/* Whether the n-th interrupt can happen here by the log's happens-before
+ * order: it is the next event of its own context, and it falls between
+ * the last event of the running context and that context's next one. */
+static int in_log_order(const replay *r, uint64_t n)
+{
+	const db_event *e = &r->ev[r->irq_event[n - 1]];
+	unsigned v = e->ctx, c = sim_running_vector(r->s);
+	if (r->ctx_pos[v] >= r->ctx_len[v] || r->ev[r->ctx_events[v][r->ctx_pos[v]]].seq != e->seq)
+		return 0;
+	size_t pos = r->ctx_pos[c];
+	if (pos > 0 && r->ev[r->ctx_events[c][pos - 1]].seq > e->seq)
+		return 0;
+	return pos >= r->ctx_len[c] || r->ev[r->ctx_events[c][pos]].seq > e->seq;
+}
+
 static void fingerprint_boundary(replay *r, const fp_state *st)
 {
 	if (!fpi_ra_possible(&r->fp, fp_reduce_ra(st->ra, r->fp.cfg.ra_bits)))
@@ -264,7 +266,7 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	uint64_t n = 0;
 	if (r->o.match == RP_MATCH_SEQUENCE) {
 		for (uint64_t k = r->next_n; k < r->next_n + r->o.window && k <= r->nirq; k++)
-			if (r->fp.key_of[k - 1] == key) {
+			if (r->fp.key_of[k - 1] == key && in_log_order(r, k)) {
 				n = k;
 				break;
 			}
@@ -301,6 +303,7 @@ static void oracle_boundary(replay *r, const fp_state *st)
 	int at_truth = r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount;
 	for (size_t g = 0; g < r->ngroups; g++) {
 		r->groups[g].bytes = NULL;
+		r->groups[g].have_key = 0;
 		memset(r->groups[g].have, 0, sizeof r->groups[g].have);
 	}
 	for (size_t i = 0; i < r->nconfigs; i++) {
@@ -330,14 +333,16 @@ static void oracle_boundary(replay *r, const fp_state *st)
 				res->missed++;
 			}
 		} else if (slot) {
-			int loop, dup;
 			res->hits++;
-			classify(x, slot, st->ra, digest_key64(g->bytes, g->n), &loop, &dup);
-			if (loop)
+			if (fpi_has_ra(x, slot, st->ra))
 				res->false_loop++;
 			else
 				res->false_ra++;
-			if (dup)
+			if (!g->have_key) {
+				g->input_key = digest_key64(g->bytes, g->n);
+				g->have_key = 1;
+			}
+			if (fpi_has_input(x, slot, g->input_key))
 				res->input_duplicates++;
 			else
 				res->hash_collisions++;
@@ -383,13 +388,15 @@ static int index_log(replay *r, avrr_err *err)
 			return avrr_errf(err, "out of memory");
 	r->irq_vector = malloc(r->nirq + 1);
 	r->irq_ra = malloc((r->nirq + 1) * sizeof *r->irq_ra);
-	if (!r->irq_vector || !r->irq_ra)
+	r->irq_event = malloc((r->nirq + 1) * sizeof *r->irq_event);
+	if (!r->irq_vector || !r->irq_ra || !r->irq_event)
 		return avrr_errf(err, "out of memory");
 	size_t fill[256] = { 0 }, k = 0;
 	for (size_t i = 0; i < r->nev; i++) {
 		const db_event *e = &r->ev[i];
 		r->ctx_events[e->ctx][fill[e->ctx]++] = (uint32_t)i;
 		if (e->type == DB_EV_IRQ) {
+			r->irq_event[k] = (uint32_t)i;
 			r->irq_vector[k] = (uint8_t)e->addr;
 			r->irq_ra[k++] = e->value;
 		}
@@ -615,6 +622,7 @@ void rp_close(replay *r)
 	free(r->ev);
 	free(r->irq_vector);
 	free(r->irq_ra);
+	free(r->irq_event);
 	free(r->truth);
 	free(r->inj);
 	rec_replica_close(&r->rep);

@@ -12,7 +12,10 @@
  *                       on a match in D, enters the matched vector.
  *                       --match set: any recorded fingerprint (the paper);
  *                       --match sequence: only the next expected
- *                       interrupts in log order, within a small window.
+ *                       interrupts in log order, within a small window,
+ *                       and only where the log's happens-before order
+ *                       puts them: between the running context's last
+ *                       event and its next (seed 003).
  *                       It never reads the ground truth; when the recording
  *                       has it, each injection is scored against it.
  *   oracle              (seed 004 §5.3) follows the ground truth, and at

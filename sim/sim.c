@@ -33,15 +33,17 @@ struct sim_io_hook {
 	void *orig_write_param;
 };
 
-/* simavr logs through one process-wide function; avrr's core never prints,
- * so only a running core's errors (a crash's details) reach stderr.  Errors
- * without a core (an unknown MCU) are reported by sim_open itself. */
+/* simavr logs through one process-wide function.  avrr's core never
+ * prints: what matters (a crash, a stop) is reported through sim_run's
+ * result, and simavr's own lines — e.g. a UART overrun per byte once a
+ * replay has gone wrong — would only bury the report.  Errors without a
+ * core (an unknown MCU) are reported by sim_open itself. */
 static void quiet_logger(avr_t *avr, const int level, const char *fmt, va_list ap)
 {
-	if (avr && level <= LOG_ERROR) {
-		fputs("simavr: ", stderr);
-		vfprintf(stderr, fmt, ap);
-	}
+	(void)avr;
+	(void)level;
+	(void)fmt;
+	(void)ap;
 }
 
 /* The stock sleep callback usleep()s to keep pace with real time. */
@@ -209,13 +211,13 @@ int sim_watch_write(sim *s, uint16_t addr, avrr_err *err)
 
 /* ---- stepping ------------------------------------------------------- */
 
+/* SREG as a byte from simavr's one-byte-per-flag sreg[] (each 0 or 1):
+ * the multiply moves flag i to bit 56 + i without carries. */
 static uint8_t sreg_byte(const avr_t *avr)
 {
-	uint8_t v = 0;
-	for (int i = 0; i < 8; i++)
-		if (avr->sreg[i])
-			v |= (uint8_t)(1u << i);
-	return v;
+	uint64_t flags;
+	memcpy(&flags, avr->sreg, sizeof flags);
+	return (uint8_t)((flags * 0x0102040810204080ull) >> 56);
 }
 
 /* Services interrupts as simavr does, reporting an entry to on_irq with the

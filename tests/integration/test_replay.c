@@ -318,7 +318,10 @@ static void test_strip_makes_the_same_injections(void **state)
 	injections_of(dev, &b, &nb, &sb);
 	assert_true(na > 10);
 	assert_int_equal(na, nb);
-	assert_memory_equal(a, b, na * sizeof *a);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(a[i].icount, b[i].icount);
+		assert_int_equal(a[i].vector, b[i].vector);
+	}
 	assert_int_equal(sa, 1);
 	assert_int_equal(sb, 0);
 	free(a);
