@@ -58,4 +58,29 @@ static inline int test_run(char *out, size_t n, const char *fmt, ...)
 	return st == -1 ? -1 : (st >> 8) & 0xff;
 }
 
+/* A per-test scratch directory and a buffer for command output: cmocka
+ * setup/teardown pair (the directory is removed with all it holds). */
+typedef struct test_scratch {
+	char dir[128];
+	char out[16384];
+} test_scratch;
+
+static inline int test_scratch_setup(void **state)
+{
+	test_scratch *s = calloc(1, sizeof *s);
+	if (!s || !test_tmpdir(s->dir, sizeof s->dir))
+		return -1;
+	*state = s;
+	return 0;
+}
+
+static inline int test_scratch_teardown(void **state)
+{
+	test_scratch *s = *state;
+	char out[64];
+	test_run(out, sizeof out, "rm -rf '%s'", s->dir);
+	free(s);
+	return 0;
+}
+
 #endif

@@ -30,28 +30,9 @@
 
 static const char *const FIRMWARE[] = { "adcapp", "funcsheap", "funcsheap_noloop" };
 
-typedef struct scratch {
-	char dir[128];
-	char out[16384];
-} scratch;
-
-static int setup(void **state)
-{
-	scratch *s = calloc(1, sizeof *s);
-	if (!s || !test_tmpdir(s->dir, sizeof s->dir))
-		return -1;
-	*state = s;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	scratch *s = *state;
-	char out[64];
-	test_run(out, sizeof out, "rm -rf '%s'", s->dir);
-	free(s);
-	return 0;
-}
+typedef test_scratch scratch;
+#define setup test_scratch_setup
+#define teardown test_scratch_teardown
 
 static void record(const scratch *s, const char *name, uint64_t insns, int contexts,
 		   char *path, size_t n)
