@@ -120,20 +120,19 @@ static const db_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t a
 {
 	if (r->diverged)
 		return NULL;
+	const db_event *e = r->ctx_pos[ctx] < r->ctx_len[ctx]
+		? &r->ev[r->ctx_events[ctx][r->ctx_pos[ctx]]] : NULL;
+	if (e && e->type == type && e->addr == addr && (!check_value || e->value == value)) {
+		r->ctx_pos[ctx]++;
+		return e;
+	}
+	/* Only a divergence is put into words: events are on the hot path. */
 	char want[160], got[160];
 	describe(r, type, addr, value, check_value, got, sizeof got);
-	if (r->ctx_pos[ctx] >= r->ctx_len[ctx]) {
-		diverge(r, ctx, "nothing more in this context's log", got);
-		return NULL;
-	}
-	const db_event *e = &r->ev[r->ctx_events[ctx][r->ctx_pos[ctx]]];
-	if (e->type != type || e->addr != addr || (check_value && e->value != value)) {
+	if (e)
 		describe(r, e->type, e->addr, e->value, 1, want, sizeof want);
-		diverge(r, ctx, want, got);
-		return NULL;
-	}
-	r->ctx_pos[ctx]++;
-	return e;
+	diverge(r, ctx, e ? want : "nothing more in this context's log", got);
+	return NULL;
 }
 
 /* ---- hooks ------------------------------------------------------------ */

@@ -388,6 +388,21 @@ static void test_select_bad_input(void **state)
 	expect_bad(f, "select", "", "usage", NULL);
 }
 
+static void test_strip_bad_input(void **state)
+{
+	fixture *f = *state;
+	char args[600];
+	snprintf(args, sizeof args, "'%s/none.db' -o '%s/dev.db'", f->dir, f->dir);
+	expect_bad(f, "strip", args, "none.db", "No such file or directory");
+	record_ok(f);
+	snprintf(args, sizeof args, "'%s/x.db'", f->dir);
+	expect_bad(f, "strip", args, "-o", NULL);
+	snprintf(args, sizeof args, "'%s/x.db' -o '%s'", f->dir, f->dir);
+	expect_bad(f, "strip", args, f->dir, "is a directory");
+	snprintf(args, sizeof args, "'%s/x.db' -o '%s/no/such/dir/dev.db'", f->dir, f->dir);
+	expect_bad(f, "strip", args, "dev.db", "cannot write here");
+}
+
 /* ------------------------------------------------------------ info */
 
 static void test_info_missing(void **state)
@@ -653,6 +668,7 @@ int main(void)
 		T(test_record_bad_fingerprint_spec),
 		T(test_fingerprint_bad_input),
 		T(test_select_bad_input),
+		T(test_strip_bad_input),
 		T(test_info_missing),
 		T(test_info_directory),
 		T(test_info_text_file),

@@ -141,6 +141,21 @@ static void test_record_stores_one_per_interrupt(void **state)
 	free(all);
 }
 
+/* Asserts the recording at path holds only the default configuration. */
+static void assert_only_default(const char *path)
+{
+	db *d;
+	avrr_err err = { "" };
+	db_fp_config *cfg;
+	size_t n;
+	assert_int_equal(db_open(path, 0, &d, &err), 0);
+	assert_int_equal(db_load_fp_configs(d, &cfg, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(cfg[0].name, "default");
+	free(cfg);
+	db_close(d);
+}
+
 static void test_default_configuration(void **state)
 {
 	scratch *s = *state;
@@ -215,17 +230,7 @@ static void test_rerun_must_match(void **state)
 		  " (SELECT seq FROM events WHERE type = 2 ORDER BY seq LIMIT 1 OFFSET 9)");
 	assert_int_equal(avrr(s, "fingerprint '%s' --fp '%s'", path, SPEC_X), 2);
 	assert_non_null(strstr(s->out, "does not match the recording at interrupt 10"));
-	/* Nothing was added. */
-	db *d;
-	avrr_err err = { "" };
-	db_fp_config *cfg;
-	size_t n;
-	assert_int_equal(db_open(path, 0, &d, &err), 0);
-	assert_int_equal(db_load_fp_configs(d, &cfg, &n, &err), 0);
-	assert_int_equal(n, 1);
-	assert_string_equal(cfg[0].name, "default");
-	free(cfg);
-	db_close(d);
+	assert_only_default(path);  /* nothing was added */
 }
 
 static json_int_t int_field(json_t *o, const char *key)
