@@ -180,6 +180,18 @@ static int parse_marker(parser *p, fp_config *c, const char *v, size_t len, cons
 	return 0;
 }
 
+static void fill_gather(fp_config *c, uint32_t total)
+{
+	if (total > FP_GATHER_MAX)
+		return;
+	for (unsigned i = 0; i < c->ncomp; i++)
+		if (c->comp[i].kind != FP_COMP_BYTES)
+			return;
+	for (unsigned i = 0; i < c->ncomp; i++)
+		for (unsigned k = 0; k < c->comp[i].len; k++)
+			c->gather[c->ngather++] = (uint16_t)(c->comp[i].addr + k);
+}
+
 int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
 	     uint32_t data_size, const char *default_name, fp_config *out, avrr_err *err)
 {
@@ -268,6 +280,7 @@ int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
 		return avrr_errf(err, "bad fingerprint spec '%s': ra=%u exceeds width=%u", spec,
 				 out->ra_bits, width);
 	out->hash_bits = width - out->ra_bits;
+	fill_gather(out, total);
 	return 0;
 }
 
@@ -287,6 +300,11 @@ uint32_t fp_select(const fp_config *c, const fp_state *s, uint8_t *buf, uint32_t
 		   const uint8_t **direct)
 {
 	*direct = NULL;
+	if (c->ngather && c->ngather <= cap) {
+		for (unsigned i = 0; i < c->ngather; i++)
+			buf[i] = s->data[c->gather[i]];
+		return c->ngather;
+	}
 	if (c->ncomp == 1 && c->comp[0].kind == FP_COMP_ALL) {
 		*direct = s->data;
 		return s->data_size;

@@ -42,6 +42,7 @@
 #define FP_MAX_COMPONENTS 64
 #define FP_MAX_REGIONS 16
 #define FP_MAX_SELECTED 4096  /* bytes a selector may gather (`all` excepted) */
+#define FP_GATHER_MAX 32      /* fixed selectors this small are gathered byte by byte */
 
 typedef enum { FP_COMP_BYTES, FP_COMP_STACK, FP_COMP_ALL } fp_comp_kind;
 
@@ -71,6 +72,12 @@ typedef struct fp_config {
 	unsigned nregions;
 	unsigned ra_bits;
 	unsigned hash_bits;      /* width - ra_bits */
+	/* A selector of at most FP_GATHER_MAX bytes at fixed addresses (no
+	 * stack:, no all) is its byte addresses in order, so fp_select is one
+	 * load per byte instead of a memcpy per component: it runs at every
+	 * instruction of a replay.  ngather 0: not such a selector. */
+	uint16_t gather[FP_GATHER_MAX];
+	unsigned ngather;
 } fp_config;
 
 /* The state a fingerprint is computed from. */

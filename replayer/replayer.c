@@ -22,9 +22,33 @@
 #include "../util/digest.h"
 #include "fpindex.h"
 
-/* Configurations of the oracle that share a selector share its bytes. */
+/* Configurations of the oracle that share a selector share its bytes and
+ * each hash function's widest value.
+ *
+ * Memo: under set matching, a boundary that is not a recorded interrupt
+ * has an outcome (hit, and of which kind) that depends only on (ra, g(s)),
+ * and a firmware's loops revisit the same few states.  So a small
+ * selector's group keeps a direct-mapped table from (ra, g(s)) to every
+ * member's outcome, and a boundary found there only counts a use; the
+ * uses reach the results when the entry is evicted or at the end of a run
+ * (memo_flush).  A boundary then costs one gather and one probe per
+ * selector, however many configurations share it. */
+#define MEMO_BITS 14
+
+enum { OUT_HIT = 1, OUT_LOOP = 2, OUT_INPUT = 4 };
+
+typedef struct memo_entry {
+	uint64_t uses;              /* not yet added to the results */
+	uint64_t words[FP_GATHER_MAX / 8];  /* g(s), zero-padded */
+	uint32_t ra;
+	int filled;
+} memo_entry;
+
 typedef struct sel_group {
 	const fp_config *cfg;       /* the first configuration with this selector */
+	unsigned *members;          /* indexes of its configurations */
+	unsigned nmembers;
+	unsigned hash_bits[FP_HASH_COUNT];  /* the widest any member needs */
 	uint8_t buf[FP_MAX_SELECTED];
 	const uint8_t *bytes;       /* this boundary's g(s), or NULL if not yet */
 	uint32_t n;
@@ -32,6 +56,8 @@ typedef struct sel_group {
 	uint8_t have[FP_HASH_COUNT];
 	uint64_t input_key;         /* of g(s), once a hit needs it */
 	int have_key;
+	memo_entry *memo;           /* NULL: not memoized */
+	uint8_t *outcome;           /* outcome[e * nmembers + j]: entry e, member j */
 } sel_group;
 
 struct replay {
@@ -57,7 +83,6 @@ struct replay {
 
 	fp_index *oracle;             /* oracle: one D per configuration */
 	rp_oracle_result *results;
-	unsigned *group_of;
 	sel_group *groups;
 	size_t nconfigs, ngroups;
 
@@ -289,6 +314,122 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 
 /* ---- the oracle ------------------------------------------------------- */
 
+/* g(s) for group g at this boundary, gathered once. */
+static void group_select(sel_group *g, const fp_state *st)
+{
+	if (g->bytes)
+		return;
+	const uint8_t *direct;
+	g->n = fp_select(g->cfg, st, g->buf, sizeof g->buf, &direct);
+	g->bytes = direct ? direct : g->buf;
+}
+
+/* The slot configuration i matches at this boundary, or NULL.  Under
+ * sequence matching only the next expected interrupts count, as in a
+ * fingerprint replay. */
+static const fpi_slot *oracle_lookup(replay *r, size_t i, sel_group *g, const fp_state *st)
+{
+	const fp_index *x = &r->oracle[i];
+	uint64_t ra_part = fp_reduce_ra(st->ra, x->cfg.ra_bits);
+	if (!fpi_ra_possible(x, ra_part))
+		return NULL;
+	group_select(g, st);
+	fp_hash_kind k = fp_pick_hash(&x->cfg, st);
+	if (!g->have[k]) {
+		g->h64[k] = fp_hash(k, g->bytes, g->n, g->hash_bits[k]);
+		g->have[k] = 1;
+	}
+	uint64_t key = fpi_key(&x->cfg, ra_part, fp_hash_narrow(k, g->h64[k], x->cfg.hash_bits));
+	if (r->o.match == RP_MATCH_SEQUENCE) {
+		uint64_t next = r->truth_pos + 1;
+		uint64_t k_end = next + r->o.window;
+		for (uint64_t n = next; n < k_end && n <= r->nirq; n++)
+			if (x->key_of[n - 1] == key && in_log_order(r, n))
+				return fpi_find(x, key);
+		return NULL;
+	}
+	return fpi_find(x, key);
+}
+
+/* The outcome (OUT_*) of a boundary that is no recorded interrupt. */
+static unsigned classify(replay *r, size_t i, sel_group *g, const fp_state *st)
+{
+	const fp_index *x = &r->oracle[i];
+	const fpi_slot *slot = oracle_lookup(r, i, g, st);
+	if (!slot)
+		return 0;
+	unsigned out = OUT_HIT;
+	if (fpi_has_ra(x, slot, st->ra))
+		out |= OUT_LOOP;
+	if (x->has_input_keys) {
+		if (!g->have_key) {
+			g->input_key = digest_key64(g->bytes, g->n);
+			g->have_key = 1;
+		}
+		if (fpi_has_input(x, slot, g->input_key))
+			out |= OUT_INPUT;
+	}
+	return out;
+}
+
+static void count_outcome(rp_oracle_result *res, unsigned out, uint64_t times)
+{
+	if (!(out & OUT_HIT))
+		return;
+	res->hits += times;
+	*(out & OUT_LOOP ? &res->false_loop : &res->false_ra) += times;
+	*(out & OUT_INPUT ? &res->input_duplicates : &res->hash_collisions) += times;
+}
+
+static void memo_flush_entry(replay *r, sel_group *g, size_t e)
+{
+	memo_entry *m = &g->memo[e];
+	if (!m->uses)
+		return;
+	for (unsigned j = 0; j < g->nmembers; j++)
+		count_outcome(&r->results[g->members[j]], g->outcome[e * g->nmembers + j], m->uses);
+	m->uses = 0;
+}
+
+/* Adds every memoized use to the results. */
+static void memo_flush(replay *r)
+{
+	for (size_t k = 0; k < r->ngroups; k++)
+		for (size_t e = 0; r->groups[k].memo && e < (size_t)1 << MEMO_BITS; e++)
+			memo_flush_entry(r, &r->groups[k], e);
+}
+
+/* Counts this boundary in g's memo, classifying (ra, g(s)) on a miss.
+ * g(s) is gathered straight into words: storing bytes and reloading them
+ * as words would stall on store forwarding, at every instruction. */
+static void memo_count(replay *r, sel_group *g, const fp_state *st)
+{
+	const fp_config *c = g->cfg;
+	uint64_t w[FP_GATHER_MAX / 8] = { 0 };
+	unsigned nwords = (c->ngather + 7) / 8;
+	uint64_t h = (st->ra + 1) * 0x9E3779B97F4A7C15ull;
+	for (unsigned k = 0; k < nwords; k++) {
+		unsigned end = c->ngather < 8 * k + 8 ? c->ngather : 8 * k + 8;
+		for (unsigned i = 8 * k; i < end; i++)
+			w[k] |= (uint64_t)st->data[c->gather[i]] << (8 * (i & 7));
+		h = (h ^ w[k]) * 0x9E3779B97F4A7C15ull;
+	}
+	size_t e = (size_t)(h >> (64 - MEMO_BITS));
+	memo_entry *m = &g->memo[e];
+	int same = m->filled && m->ra == st->ra;
+	for (unsigned k = 0; same && k < nwords; k++)
+		same = m->words[k] == w[k];
+	if (!same) {
+		memo_flush_entry(r, g, e);
+		m->filled = 1;
+		m->ra = st->ra;
+		memcpy(m->words, w, sizeof w);
+		for (unsigned j = 0; j < g->nmembers; j++)
+			g->outcome[e * g->nmembers + j] = (uint8_t)classify(r, g->members[j], g, st);
+	}
+	m->uses++;
+}
+
 static void oracle_boundary(replay *r, const fp_state *st)
 {
 	uint64_t icount = r->s->icount;
@@ -300,51 +441,26 @@ static void oracle_boundary(replay *r, const fp_state *st)
 		return;
 	}
 	int at_truth = r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount;
-	for (size_t g = 0; g < r->ngroups; g++) {
-		r->groups[g].bytes = NULL;
-		r->groups[g].have_key = 0;
-		memset(r->groups[g].have, 0, sizeof r->groups[g].have);
-	}
-	for (size_t i = 0; i < r->nconfigs; i++) {
-		const fp_index *x = &r->oracle[i];
-		uint64_t ra_part = fp_reduce_ra(st->ra, x->cfg.ra_bits);
-		if (!at_truth && !fpi_ra_possible(x, ra_part))
+	for (size_t k = 0; k < r->ngroups; k++) {
+		sel_group *g = &r->groups[k];
+		g->bytes = NULL;
+		g->have_key = 0;
+		memset(g->have, 0, sizeof g->have);
+		if (!at_truth && g->memo) {
+			memo_count(r, g, st);
 			continue;
-		sel_group *g = &r->groups[r->group_of[i]];
-		if (!g->bytes) {
-			const uint8_t *direct;
-			g->n = fp_select(g->cfg, st, g->buf, sizeof g->buf, &direct);
-			g->bytes = direct ? direct : g->buf;
 		}
-		fp_hash_kind k = fp_pick_hash(&x->cfg, st);
-		if (!g->have[k]) {
-			g->h64[k] = fp_hash(k, g->bytes, g->n, 64);
-			g->have[k] = 1;
-		}
-		uint64_t key = fpi_key(&x->cfg, ra_part, fp_hash_narrow(k, g->h64[k], x->cfg.hash_bits));
-		const fpi_slot *slot = fpi_find(x, key);
-		rp_oracle_result *res = &r->results[i];
-		if (at_truth) {
-			if (slot) {
+		for (unsigned j = 0; j < g->nmembers; j++) {
+			size_t i = g->members[j];
+			rp_oracle_result *res = &r->results[i];
+			if (!at_truth) {
+				count_outcome(res, classify(r, i, g, st), 1);
+			} else if (oracle_lookup(r, i, g, st)) {
 				res->hits++;
 				res->correct++;
 			} else {
 				res->missed++;
 			}
-		} else if (slot) {
-			res->hits++;
-			if (fpi_has_ra(x, slot, st->ra))
-				res->false_loop++;
-			else
-				res->false_ra++;
-			if (!g->have_key) {
-				g->input_key = digest_key64(g->bytes, g->n);
-				g->have_key = 1;
-			}
-			if (fpi_has_input(x, slot, g->input_key))
-				res->input_duplicates++;
-			else
-				res->hash_collisions++;
 		}
 	}
 	if (at_truth) {
@@ -488,9 +604,52 @@ out:
 	return rc;
 }
 
-static int same_selector(const fp_config *a, const fp_config *b)
+/* Whether a and b gather the same bytes and can share a memo: a
+ * round-robin marker variable is state outside g(s), so its
+ * configurations get a group of their own, not memoized. */
+static int same_group(const fp_config *a, const fp_config *b)
 {
-	return a->ncomp == b->ncomp && !memcmp(a->comp, b->comp, a->ncomp * sizeof *a->comp);
+	int a_var = a->round_robin && a->marker == FP_MARK_VAR;
+	int b_var = b->round_robin && b->marker == FP_MARK_VAR;
+	return a_var == b_var && a->ncomp == b->ncomp &&
+	       !memcmp(a->comp, b->comp, a->ncomp * sizeof *a->comp);
+}
+
+/* Splits the oracle's configurations into selector groups. */
+static int make_groups(replay *r, avrr_err *err)
+{
+	for (size_t i = 0; i < r->nconfigs; i++) {
+		const fp_config *c = &r->oracle[i].cfg;
+		size_t k = 0;
+		while (k < r->ngroups && !same_group(r->groups[k].cfg, c))
+			k++;
+		sel_group *g = &r->groups[k];
+		if (k == r->ngroups) {
+			r->ngroups++;
+			g->cfg = c;
+			if (!(g->members = calloc(r->nconfigs, sizeof *g->members)))
+				return avrr_errf(err, "out of memory");
+		}
+		g->members[g->nmembers++] = (unsigned)i;
+		for (int h = 0; h < FP_HASH_COUNT; h++) {
+			/* Knuth's narrow values are the top bits of the 64-bit
+			 * one; the others' are its low bits. */
+			unsigned need = h == FP_HASH_KNUTH ? 64 : c->hash_bits;
+			if ((c->round_robin || (int)c->hash == h) && need > g->hash_bits[h])
+				g->hash_bits[h] = need;
+		}
+	}
+	for (size_t k = 0; k < r->ngroups; k++) {
+		sel_group *g = &r->groups[k];
+		if (!g->cfg->ngather || r->o.match != RP_MATCH_SET ||
+		    (g->cfg->round_robin && g->cfg->marker == FP_MARK_VAR))
+			continue;
+		g->memo = calloc((size_t)1 << MEMO_BITS, sizeof *g->memo);
+		g->outcome = calloc((size_t)g->nmembers << MEMO_BITS, 1);
+		if (!g->memo || !g->outcome)
+			return avrr_errf(err, "out of memory");
+	}
+	return 0;
 }
 
 static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err *err)
@@ -503,12 +662,11 @@ static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_e
 		return avrr_errf(err, "no fingerprint configuration to evaluate; give --fp SPEC");
 	r->oracle = calloc(n, sizeof *r->oracle);
 	r->results = calloc(n, sizeof *r->results);
-	r->group_of = calloc(n, sizeof *r->group_of);
 	r->groups = calloc(n, sizeof *r->groups);
 	const char **specs = calloc(n, sizeof *specs);
 	size_t *spec_slot = calloc(n, sizeof *spec_slot), nspecs = 0;
 	int rc = 0;
-	if (!r->oracle || !r->results || !r->group_of || !r->groups || !specs || !spec_slot)
+	if (!r->oracle || !r->results || !r->groups || !specs || !spec_slot)
 		rc = avrr_errf(err, "out of memory");
 	for (size_t i = 0; i < n && !rc; i++) {
 		const db_fp_config *c = r->o.noracle_configs
@@ -534,16 +692,11 @@ static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_e
 		free(tmp);
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		const fp_config *c = &r->oracle[i].cfg;
-		snprintf(r->results[i].name, sizeof r->results[i].name, "%s", c->name);
-		snprintf(r->results[i].spec, sizeof r->results[i].spec, "%s", c->spec);
-		size_t g = 0;
-		while (g < r->ngroups && !same_selector(r->groups[g].cfg, c))
-			g++;
-		if (g == r->ngroups)
-			r->groups[r->ngroups++].cfg = c;
-		r->group_of[i] = (unsigned)g;
+		snprintf(r->results[i].name, sizeof r->results[i].name, "%s", r->oracle[i].cfg.name);
+		snprintf(r->results[i].spec, sizeof r->results[i].spec, "%s", r->oracle[i].cfg.spec);
 	}
+	if (!rc)
+		rc = make_groups(r, err);
 	free(specs);
 	free(spec_slot);
 	return rc;
@@ -611,9 +764,13 @@ void rp_close(replay *r)
 		return;
 	for (size_t i = 0; r->oracle && i < r->nconfigs; i++)
 		fpi_free(&r->oracle[i]);
+	for (size_t k = 0; k < r->ngroups; k++) {
+		free(r->groups[k].members);
+		free(r->groups[k].memo);
+		free(r->groups[k].outcome);
+	}
 	free(r->oracle);
 	free(r->results);
-	free(r->group_of);
 	free(r->groups);
 	fpi_free(&r->fp);
 	for (int c = 0; c < 256; c++)
@@ -651,7 +808,7 @@ static void check_log_consumed(replay *r)
 	}
 }
 
-rp_stop rp_run(replay *r, uint64_t until)
+static rp_stop run_until(replay *r, uint64_t until)
 {
 	const uint64_t end = r->rep.run.instructions;
 	uint64_t target = until && until < end ? until : end;
@@ -680,6 +837,14 @@ rp_stop rp_run(replay *r, uint64_t until)
 	}
 	check_log_consumed(r);
 	return r->diverged ? RP_DIVERGED : RP_END;
+}
+
+rp_stop rp_run(replay *r, uint64_t until)
+{
+	rp_stop why = run_until(r, until);
+	if (r->o.oracle)
+		memo_flush(r);
+	return why;
 }
 
 uint64_t rp_icount(const replay *r)
