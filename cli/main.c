@@ -86,6 +86,20 @@ const cli_command cli_commands[] = {
 	  "                          all stored) at every instruction, classifying each hit\n"
 	  "      --json              machine-readable output\n"
 	  "  -h, --help              this help\n" },
+	{ "shell", cmd_shell, "debug a recording interactively, forward and backward",
+	  "usage: avrr shell RUN.db [--fp NAME] [--match set|sequence] [-x SCRIPT]\n"
+	  "\n"
+	  "Replays the recording as `avrr replay` does, under gdb's commands: stepi,\n"
+	  "step, next, finish, continue, their reverse-* forms, goto, break, watch,\n"
+	  "info registers, x, print, where, errors, ... ('help' lists them).  Going\n"
+	  "backward re-executes from a checkpoint, so every position shows exactly the\n"
+	  "state a forward run has there.  With -x, or when stdin is not a terminal, it\n"
+	  "reads commands from there and prints only their output.\n"
+	  "\n"
+	  "      --fp NAME           the stored configuration to replay with\n"
+	  "      --match set|sequence, --window N   as for avrr replay\n"
+	  "  -x SCRIPT               read commands from SCRIPT\n"
+	  "  -h, --help              this help\n" },
 	{ "strip", cmd_strip, "copy a recording without its ground truth",
 	  "usage: avrr strip RUN.db -o DEVICE.db\n"
 	  "\n"

@@ -92,6 +92,9 @@ struct replay {
 	int diverged;
 	rp_divergence div;
 	volatile int stop;
+	int (*step_fn)(void *ud);    /* a front-end's step hook */
+	void *step_ud;
+	int broke;                   /* the step hook stopped the run */
 };
 
 /* ---- divergence and the event check ----------------------------------- */
@@ -215,6 +218,12 @@ static void inject(replay *r, uint8_t vector)
 		return;
 	}
 	expect(r, vector, DB_EV_IRQ, vector, ra, 1);
+}
+
+static int on_step(void *ud)
+{
+	replay *r = ud;
+	return r->broke = r->step_fn(r->step_ud);
 }
 
 /* Counts the recorded interrupts the replay went past without taking. */
@@ -819,6 +828,10 @@ static rp_stop run_until(replay *r, uint64_t until)
 		sim_stop why = sim_run(r->s, slice < target ? slice : target, 0, &r->stop);
 		if (why == SIM_STOP_DONE || why == SIM_STOP_CRASHED)
 			return r->diverged ? RP_DIVERGED : RP_CPU_STOPPED;
+		if (r->broke && !r->diverged) {
+			r->broke = 0;
+			return RP_BREAK;
+		}
 	}
 	if (r->diverged)
 		return RP_DIVERGED;
@@ -897,4 +910,63 @@ const rp_oracle_result *rp_oracle_results(const replay *r, size_t *n)
 sim *rp_sim(replay *r)
 {
 	return r->s;
+}
+
+const firmware *rp_firmware(const replay *r)
+{
+	return r->rep.fw;
+}
+
+void rp_set_step_hook(replay *r, int (*fn)(void *ud), void *ud)
+{
+	r->step_fn = fn;
+	r->step_ud = ud;
+	r->s->hooks.on_step = fn ? on_step : NULL;
+}
+
+const db_event *rp_events(const replay *r, size_t *n)
+{
+	*n = r->nev;
+	return r->ev;
+}
+
+size_t rp_consumed(const replay *r, unsigned ctx)
+{
+	return ctx < 256 ? r->ctx_pos[ctx] : 0;
+}
+
+void rp_describe_event(const replay *r, const db_event *e, char *buf, size_t n)
+{
+	describe(r, e->type, e->addr, e->value, 1, buf, n);
+}
+
+int rp_fingerprints_here(replay *r,
+			 void (*fn)(void *ud, const char *name, uint64_t ra_part, uint64_t hash_part,
+				    size_t matches),
+			 void *ud, avrr_err *err)
+{
+	db_fp_config *cfgs = NULL;
+	size_t ncfgs = 0;
+	if (db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
+		return -1;
+	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
+			.ra = sim_pc(r->s) };
+	int rc = 0;
+	for (size_t i = 0; i < ncfgs && !rc; i++) {
+		fp_config cfg;
+		db_fingerprint *rows = NULL;
+		size_t n = 0, matches = 0;
+		rc = fp_parse(cfgs[i].spec, r->s->names, r->rep.fw, r->s->data_size, cfgs[i].name,
+			      &cfg, err) ||
+		     db_load_fingerprints(r->d, cfgs[i].id, &rows, &n, err);
+		if (rc)
+			break;
+		fp_value v = fp_compute(&cfg, &st);
+		for (size_t k = 0; k < n; k++)
+			matches += rows[k].ra_part == v.ra_part && rows[k].hash_part == v.hash_part;
+		fn(ud, cfgs[i].name, v.ra_part, v.hash_part, matches);
+		free(rows);
+	}
+	free(cfgs);
+	return rc ? -1 : 0;
 }

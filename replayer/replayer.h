@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../db/db.h"
 #include "../sim/sim.h"
 #include "../util/err.h"
 
@@ -98,6 +99,7 @@ typedef enum {
 	RP_DIVERGED,
 	RP_STOPPED,      /* a stop request */
 	RP_CPU_STOPPED,  /* the CPU crashed or stopped before the end */
+	RP_BREAK,        /* the step hook asked to stop */
 } rp_stop;
 
 typedef struct replay replay;
@@ -117,5 +119,25 @@ const rp_injection *rp_injections(const replay *r, size_t *n);
 const rp_oracle_result *rp_oracle_results(const replay *r, size_t *n);
 /* For a front-end that inspects the machine. */
 sim *rp_sim(replay *r);
+const firmware *rp_firmware(const replay *r);
+
+/* Calls fn(ud) after every step (see sim_hooks.on_step); when it returns
+ * non-zero, rp_run stops there with RP_BREAK.  NULL removes it. */
+void rp_set_step_hook(replay *r, int (*fn)(void *ud), void *ud);
+
+/* The happens-before log, in seq order, and how much of each context's
+ * part of it the replay has consumed. */
+const db_event *rp_events(const replay *r, size_t *n);
+size_t rp_consumed(const replay *r, unsigned ctx);
+/* An event in words: "irq vector 1 (INT0_vect) ra 0x024c", "read PINB (0x36) = 0x01". */
+void rp_describe_event(const replay *r, const db_event *e, char *buf, size_t n);
+
+/* The fingerprint of the current state under each stored configuration,
+ * and how many recorded interrupts have it: fn(ud, name, ra_part,
+ * hash_part, matches) once per configuration.  Returns 0 or -1 (err). */
+int rp_fingerprints_here(replay *r,
+			 void (*fn)(void *ud, const char *name, uint64_t ra_part, uint64_t hash_part,
+				    size_t matches),
+			 void *ud, avrr_err *err);
 
 #endif

@@ -412,6 +412,8 @@ sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile i
 		if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
 			return stop_reason(avr);
 		step(s);
+		if (s->hooks.on_step && s->hooks.on_step(s->hooks.ud))
+			return SIM_STOP_REQUEST;
 	}
 }
 
@@ -460,6 +462,16 @@ int sim_attach_stimuli(sim *s, const stim_script *script, uint64_t seed, avrr_er
 	if (s->stim)
 		return avrr_errf(err, "stimuli are already attached");
 	return stim_attach(script, s->avr, seed, &s->stim, err);
+}
+
+unsigned sim_irq_depth(const sim *s)
+{
+	return s->avr->interrupts.running_ptr;
+}
+
+uint16_t sim_sp(const sim *s)
+{
+	return (uint16_t)(s->avr->data[R_SPL] | s->avr->data[R_SPH] << 8);
 }
 
 uint8_t sim_running_vector(const sim *s)

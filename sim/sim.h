@@ -71,6 +71,10 @@ typedef struct sim_hooks {
 	/* Replay mode only: a boundary where the CPU could accept an interrupt
 	 * (the state is the interrupt point's, see sim_live_data). */
 	void (*on_boundary)(void *ud);
+	/* After every step of sim_run (an instruction retired, with any
+	 * interrupt entry at its boundary; or a cycle asleep): a non-zero
+	 * return stops the run there (SIM_STOP_REQUEST).  For debuggers. */
+	int (*on_step)(void *ud);
 } sim_hooks;
 
 typedef struct sim_io_hook sim_io_hook;
@@ -148,6 +152,9 @@ const uint8_t *sim_live_data(sim *s);
 
 /* The vector of the innermost running ISR, or 0 in the main program. */
 uint8_t sim_running_vector(const sim *s);
+/* How many ISRs are running (nested), 0 in the main program. */
+unsigned sim_irq_depth(const sim *s);
+uint16_t sim_sp(const sim *s);
 
 uint64_t sim_cycle(const sim *s);
 uint32_t sim_pc(const sim *s);

@@ -1,0 +1,71 @@
+/*
+ * travel.h — checkpoints as processes, for time travel in the shell.
+ *
+ * simavr keeps a chip's state all over the heap (peripherals, cycle timers,
+ * IRQ lists), so a checkpoint is not a copy of some structs but a whole
+ * process: fork() at a position and let the child wait, its memory shared
+ * copy-on-write with everyone else's (gdb's `checkpoint` does the same).
+ * Going back to icount k means asking the checkpoint at or below k to fork
+ * once more; that copy runs forward to k — replay is deterministic, so it
+ * reaches exactly the state a forward run reaches — and takes over as the
+ * active engine.  A scout is such a copy that runs forward only to look
+ * (where did a breakpoint last hit?), reports, and exits.
+ *
+ * Every checkpoint waits on a FIFO named after its icount (and pid) in the session's
+ * directory, so the directory itself is the list of checkpoints that every
+ * process, old or new, can read.  All of them also hold the read end of the
+ * UI's lifeline pipe and exit when it closes.
+ */
+#ifndef AVRR_TRAVEL_H
+#define AVRR_TRAVEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/err.h"
+
+typedef struct travel {
+	char dir[256];       /* the session's directory of FIFOs */
+	int cmd_fd;          /* the UI's commands, read by the active engine */
+	int reply_fd;        /* to the UI */
+	int life_fd;         /* EOF when the UI is gone */
+	uint64_t interval;   /* a checkpoint every this many instructions */
+	unsigned max;        /* at most this many checkpoints */
+} travel;
+
+#define TRAVEL_INTERVAL (1u << 19)
+#define TRAVEL_MAX 256
+
+typedef struct travel_ck {
+	uint64_t icount;
+	int pid;
+} travel_ck;
+
+/* The checkpoints, by icount ascending; returns how many (at most cap). */
+size_t travel_list(const travel *t, travel_ck *cks, size_t cap);
+
+/* Creates this process's checkpoint FIFO for icount k, opened so that
+ * waiting on it never sees end-of-file; returns its descriptor, or -1 if
+ * there is a checkpoint at k already.  A parent that registers for the
+ * child it then forks names the child with travel_set_pid. */
+int travel_register(const travel *t, uint64_t k);
+void travel_set_pid(const travel *t, uint64_t k, int pid);
+
+/* Sends `len` bytes of request to the checkpoint at icount k. */
+int travel_send(const travel *t, uint64_t k, const void *req, size_t len);
+
+/* Waits for a request on fd (from travel_register); returns 0, or -1 when
+ * the UI is gone. */
+int travel_wait(const travel *t, int fd, void *req, size_t len);
+
+/* Removes the FIFO of icount k (its checkpoint is exiting). */
+void travel_unregister(const travel *t, uint64_t k);
+
+/* A scout's answer travels through the directory's "result" FIFO. */
+int travel_result_open(const travel *t);  /* the asker, before sending */
+int travel_result_write(const travel *t, const void *res, size_t len);
+
+/* Reads exactly len bytes (retrying short reads; -1 on EOF or error). */
+int travel_read_full(int fd, void *buf, size_t len);
+
+#endif

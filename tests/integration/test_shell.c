@@ -1,0 +1,164 @@
+/*
+ * test_shell.c — `avrr shell` driven by scripts over the bundled firmware.
+ *
+ *  - A scripted session prints exactly fixtures/shell_session.out.  Its
+ *    facts were checked independently: main is at 0x3e0 and g_led at data
+ *    0x75 (avr-nm), 0x3e0 is funcsheap.c:160 (avr-addr2line), g_led is 0
+ *    until the first INT0 sets it to 1 and becomes 3 one Johnson step later
+ *    (funcsheap.c), and the replay of this configuration is exact.
+ *  - Going backward is exact: for random icounts, `goto` from later on gives
+ *    the same registers, I/O, SRAM and call stack as stepping forward from
+ *    the start.
+ *  - Bad commands, addresses and symbols are one line each and the shell
+ *    goes on; bad arguments to the command itself exit 2.
+ */
+#include "../testlib.h"
+
+typedef test_scratch scratch;
+
+#define FLAGS "flags:sel=SPL+SPH+SREG+TIFR+GIFR+UCSRA+ADCSRA+r24+r25+r30,width=32"
+#define LENGTH 1200000
+
+static void record(scratch *s, char *db, size_t n)
+{
+	snprintf(db, n, "%s/fh.db", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "%s record traces/funcsheap.elf --stimuli traces/funcsheap.stim "
+				  "--instructions %d --fp '%s' -o '%s'", test_avrr(), LENGTH, FLAGS, db),
+			 0);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[65536];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static void test_scripted_session_is_exact(void **state)
+{
+	scratch *s = *state;
+	char db[256];
+	record(s, db, sizeof db);
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "%s shell '%s' --fp flags --match sequence "
+				  "-x tests/integration/fixtures/shell_session.gdb",
+				  test_avrr(), db), 0);
+	assert_string_equal(s->out, read_file("tests/integration/fixtures/shell_session.out"));
+}
+
+/* The text between the n-th "==" line of out and the next "--" line. */
+static const char *section(const char *out, int n, size_t *len)
+{
+	const char *p = out;
+	for (int i = 0; i <= n; i++) {
+		p = strstr(p, "==\n");
+		assert_non_null(p);
+		p += 3;
+	}
+	const char *end = strstr(p, "--\n");
+	assert_non_null(end);
+	*len = (size_t)(end - p);
+	return p;
+}
+
+static void test_backward_equals_forward(void **state)
+{
+	scratch *s = *state;
+	char db[256], back[256], fwd[256];
+	record(s, db, sizeof db);
+	snprintf(back, sizeof back, "%s/back.gdb", s->dir);
+	snprintf(fwd, sizeof fwd, "%s/fwd.gdb", s->dir);
+	FILE *b = fopen(back, "w"), *f = fopen(fwd, "w");
+	assert_non_null(b);
+	assert_non_null(f);
+	srand(4);
+	enum { N = 6 };
+	for (int i = 0; i < N; i++) {
+		unsigned k = 1 + (unsigned)rand() % (LENGTH - 2);
+		/* Backward: from the end (past every checkpoint), and from one
+		 * instruction later. */
+		fprintf(b, "goto %d\ngoto %u\necho ==\ninfo registers\nx/1120xb 0\nwhere\necho --\n",
+			i % 2 ? LENGTH : k + 1, k);
+		fprintf(f, "run\nstepi %u\necho ==\ninfo registers\nx/1120xb 0\nwhere\necho --\n", k);
+	}
+	fclose(b);
+	fclose(f);
+	static char out_back[sizeof s->out * 16], out_fwd[sizeof s->out * 16];
+	assert_int_equal(test_run(out_back, sizeof out_back, "%s shell '%s' --fp flags --match "
+				  "sequence -x '%s'", test_avrr(), db, back), 0);
+	assert_int_equal(test_run(out_fwd, sizeof out_fwd, "%s shell '%s' --fp flags --match "
+				  "sequence -x '%s'", test_avrr(), db, fwd), 0);
+	for (int i = 0; i < N; i++) {
+		size_t lb, lf;
+		const char *sb = section(out_back, i, &lb), *sf = section(out_fwd, i, &lf);
+		assert_true(lb > 1120 * 4);  /* a whole dump */
+		assert_int_equal(lb, lf);
+		assert_memory_equal(sb, sf, lb);
+	}
+}
+
+static void test_errors_are_one_line(void **state)
+{
+	scratch *s = *state;
+	char db[256];
+	record(s, db, sizeof db);
+	static const struct { const char *cmd, *line; } bad[] = {
+		{ "frobnicate", "Undefined command: \"frobnicate\".  Try \"help\".\n" },
+		{ "re", "Ambiguous command \"re\".\n" },
+		{ "x/2xb 0x9999", "cannot access address 0x9999\n" },
+		{ "x/2qb 0x60", "bad format 'q'\n" },
+		{ "print nosuch", "no symbol \"nosuch\" in the firmware\n" },
+		{ "break nosuch", "no symbol \"nosuch\" in the firmware\n" },
+		{ "break funcsheap.c:9999", "no line 9999 in funcsheap.c\n" },
+		{ "watch main", "'main' is in flash, which the firmware cannot write\n" },
+		{ "goto 99999999", "icount 99999999 is past the end of the recording (1200000)\n" },
+		{ "goto irq 0", "no recorded interrupt '0' (they are numbered from 1)\n" },
+		{ "delete 42", "No breakpoint number 42.\n" },
+		{ "info nonsense", "Undefined info command \"nonsense\"; try: registers io "
+				   "breakpoints irqs events fingerprint divergence checkpoints\n" },
+		{ "reverse-stepi", "Start of recording.\nicount=0 pc=0x0000 __vectors\n" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char expect[512];
+		assert_int_equal(test_run(s->out, sizeof s->out,
+					  "printf '%%s\\necho ok\\n' '%s' | %s shell '%s'", bad[i].cmd,
+					  test_avrr(), db), 0);
+		snprintf(expect, sizeof expect, "%sok\n", bad[i].line);
+		assert_string_equal(s->out, expect);
+	}
+	/* The end of the recording is reported as such. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'goto %d\\nstepi\\n' | %s shell '%s' --fp flags "
+				  "--match sequence", LENGTH, test_avrr(), db), 0);
+	assert_non_null(strstr(s->out, "End of recording.\n"));
+
+	/* The command's own bad input: one line, exit 2. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s shell %s/nope.db </dev/null",
+				  test_avrr(), s->dir), 2);
+	assert_non_null(strstr(s->out, "avrr shell: "));
+	assert_non_null(strstr(s->out, "nope.db"));
+	assert_null(strchr(strchr(s->out, '\n') + 1, '\n'));
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s shell '%s' -x %s/none.gdb", test_avrr(),
+				  db, s->dir), 2);
+	assert_non_null(strstr(s->out, "none.gdb: No such file or directory"));
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s shell '%s' --fp nosuch </dev/null",
+				  test_avrr(), db), 2);
+	assert_non_null(strstr(s->out, "no fingerprint configuration 'nosuch'"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_scripted_session_is_exact, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_backward_equals_forward, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_errors_are_one_line, test_scratch_setup,
+						test_scratch_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
