@@ -7,13 +7,18 @@
  *   record     `avrr record --fp none` (event log and ground truth)
  *   record-fp  `avrr record` with the default fingerprint configuration
  *   replay     `avrr replay --oracle --fp default` (see bench_replay)
- *   oracle64   `avrr replay --oracle` with 64 configurations  The two
- * are measured alternately, REPS times, and the medians compared, so a noisy
- * machine slows both alike.  Output, one line per measurement:
+ *   oracle64   `avrr replay --oracle` with 64 configurations
+ * The two are measured alternately, REPS times, and the medians compared,
+ * so a noisy machine slows both alike.  Then, once, the shell's latency:
+ *   reverse-stepi  `avrr shell` over a 10^8-instruction recording of
+ *                  funcsheap: the time from sending `reverse-stepi` at a
+ *                  random position to its answer, and the memory of the
+ *                  checkpoints (their proportional set size) afterwards.
+ * Output, one line per measurement:
  *
  *   bench <firmware> <measure> ratio=<ours/simavr> [key=value ...]
  *
- * Usage: bench AVRR_BINARY [INSTRUCTIONS]
+ * Usage: bench AVRR_BINARY [INSTRUCTIONS [REVERSE_INSTRUCTIONS]]
  */
 #include <fcntl.h>
 #include <spawn.h>
@@ -247,10 +252,91 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	fw_free(fw);
 }
 
+/* Sends a command line to the shell and waits for its answer (the shell
+ * echoes a marker after it); returns the seconds it took. */
+static double shell_command(FILE *to, FILE *from, const char *cmd, char *last, size_t n)
+{
+	char line[512];
+	double t0 = now();
+	fprintf(to, "%s\necho @@\n", cmd);
+	fflush(to);
+	last[0] = 0;
+	while (fgets(line, sizeof line, from) && strcmp(line, "@@\n"))
+		snprintf(last, n, "%s", line);
+	return now() - t0;
+}
+
+static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
+{
+	char db_path[256], ins[32];
+	snprintf(db_path, sizeof db_path, "%s/reverse.db", tmp);
+	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
+	/* A configuration that replays funcsheap faithfully (docs/replay.md). */
+	char *rec[] = { (char *)avrr, "record", "traces/funcsheap.elf", "--stimuli",
+			"traces/funcsheap.stim", "--instructions", ins, "--fp",
+			"flags:sel=SPL+SPH+SREG+TIFR+GIFR+UCSRA+ADCSRA+r24+r25+r30,width=32",
+			"-o", db_path, NULL };
+	time_command(rec);
+	int in[2], out[2];
+	if (pipe(in) || pipe(out))
+		exit(1);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_addclose(&fa, in[1]);
+	posix_spawn_file_actions_addclose(&fa, out[0]);
+	char *sh[] = { (char *)avrr, "shell", db_path, "--fp", "flags", "--match", "sequence", NULL };
+	pid_t pid;
+	if (posix_spawn(&pid, avrr, &fa, NULL, sh, environ)) {
+		perror(avrr);
+		exit(1);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	FILE *to = fdopen(in[1], "w"), *from = fdopen(out[0], "r");
+	char last[512], cmd[64];
+	/* Run to the end once: that lays the checkpoints. */
+	snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)insns);
+	shell_command(to, from, cmd, last, sizeof last);
+	enum { SAMPLES = 100 };
+	double t[SAMPLES];
+	uint64_t seed = 7;
+	for (int i = 0; i < SAMPLES; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
+		shell_command(to, from, cmd, last, sizeof last);
+		t[i] = shell_command(to, from, "reverse-stepi", last, sizeof last) * 1000.0;
+	}
+	/* The summary is the first line of the answer. */
+	fprintf(to, "info checkpoints\necho @@\n");
+	fflush(to);
+	double mb = 0;
+	unsigned nck = 0;
+	char line[512];
+	if (fgets(line, sizeof line, from))
+		sscanf(line, "%u checkpoints, %lf MB", &nck, &mb);
+	while (strcmp(line, "@@\n") && fgets(line, sizeof line, from))
+		;
+	fprintf(to, "quit\n");
+	fclose(to);
+	while (fgets(line, sizeof line, from))
+		;
+	fclose(from);
+	waitpid(pid, NULL, 0);
+	unlink(db_path);
+	qsort(t, SAMPLES, sizeof *t, cmp_double);
+	printf("bench funcsheap reverse-stepi median_ms=%.1f p99_ms=%.1f checkpoint_mb=%.1f "
+	       "checkpoints=%u instructions=%llu samples=%d\n",
+	       t[SAMPLES / 2], t[SAMPLES * 99 / 100], mb, nck, (unsigned long long)insns, SAMPLES);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || sodium_init() < 0) {
-		fprintf(stderr, "usage: bench AVRR_BINARY [INSTRUCTIONS]\n");
+		fprintf(stderr, "usage: bench AVRR_BINARY [INSTRUCTIONS [REVERSE_INSTRUCTIONS]]\n");
 		return 2;
 	}
 	uint64_t insns = argc > 2 ? strtoull(argv[2], NULL, 0) : 20000000;
@@ -259,6 +345,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++)
 		bench_record(argv[1], FIRMWARE[f], insns, tmp);
+	bench_reverse(argv[1], tmp, argc > 3 ? strtoull(argv[3], NULL, 0) : 100000000);
 	rmdir(tmp);
 	return 0;
 }
