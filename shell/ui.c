@@ -45,7 +45,10 @@ static int push_name(names *l, const char *s)
 		l->v = p;
 		l->cap = cap;
 	}
-	return (l->v[l->n] = strdup(s)) ? (int)l->n++ * 0 : -1;
+	if (!(l->v[l->n] = strdup(s)))
+		return -1;
+	l->n++;
+	return 0;
 }
 
 static void free_names(names *l)
@@ -189,6 +192,8 @@ int ui_run(const ui_options *o)
 	int cmd[2], rep[2], life[2];
 	if (!mkdtemp(dir) || pipe(cmd) || pipe(rep) || pipe(life)) {
 		fprintf(stderr, "avrr shell: %s\n", strerror(errno));
+		if (script != stdin)
+			fclose(script);
 		return 2;
 	}
 	fflush(stdout);
