@@ -27,8 +27,8 @@
  *
  * Memo: under set matching, a boundary that is not a recorded interrupt
  * has an outcome (hit, and of which kind) that depends only on (ra, g(s)),
- * and a firmware's loops revisit the same few states.  So a small
- * selector's group keeps a direct-mapped table from (ra, g(s)) to every
+ * and a firmware's loops revisit the same few states.  So a selector of
+ * at most 8 bytes keeps a direct-mapped table from (ra, g(s)) to every
  * member's outcome, and a boundary found there only counts a use; the
  * uses reach the results when the entry is evicted or at the end of a run
  * (memo_flush).  A boundary then costs one gather and one probe per
@@ -37,11 +37,15 @@
 
 enum { OUT_HIT = 1, OUT_LOOP = 2, OUT_INPUT = 4 };
 
+/* 16 bytes, so the table stays in the L2 cache: the probe runs at every
+ * instruction.  Only selectors of at most 8 bytes are memoized. */
+#define MEMO_MAX_BYTES 8
+#define MEMO_EMPTY UINT32_MAX   /* no return address is this */
+
 typedef struct memo_entry {
-	uint64_t uses;              /* not yet added to the results */
-	uint64_t words[FP_GATHER_MAX / 8];  /* g(s), zero-padded */
+	uint64_t bytes;             /* g(s), little-endian */
 	uint32_t ra;
-	int filled;
+	uint32_t uses;              /* not yet added to the results */
 } memo_entry;
 
 typedef struct sel_group {
@@ -409,34 +413,26 @@ static void memo_flush(replay *r)
 }
 
 /* Counts this boundary in g's memo, classifying (ra, g(s)) on a miss.
- * g(s) is gathered straight into words: storing bytes and reloading them
- * as words would stall on store forwarding, at every instruction. */
+ * g(s) is gathered straight into a word: storing bytes and reloading them
+ * as a word would stall on store forwarding, at every instruction. */
 static void memo_count(replay *r, sel_group *g, const fp_state *st)
 {
 	const fp_config *c = g->cfg;
-	uint64_t w[FP_GATHER_MAX / 8] = { 0 };
-	unsigned nwords = (c->ngather + 7) / 8;
-	uint64_t h = (st->ra + 1) * 0x9E3779B97F4A7C15ull;
-	for (unsigned k = 0; k < nwords; k++) {
-		unsigned end = c->ngather < 8 * k + 8 ? c->ngather : 8 * k + 8;
-		for (unsigned i = 8 * k; i < end; i++)
-			w[k] |= (uint64_t)st->data[c->gather[i]] << (8 * (i & 7));
-		h = (h ^ w[k]) * 0x9E3779B97F4A7C15ull;
-	}
+	uint64_t w = 0;
+	for (unsigned i = 0; i < c->ngather; i++)
+		w |= (uint64_t)st->data[c->gather[i]] << (8 * i);
+	uint64_t h = ((st->ra + 1) * 0x9E3779B97F4A7C15ull ^ w) * 0x9E3779B97F4A7C15ull;
 	size_t e = (size_t)(h >> (64 - MEMO_BITS));
 	memo_entry *m = &g->memo[e];
-	int same = m->filled && m->ra == st->ra;
-	for (unsigned k = 0; same && k < nwords; k++)
-		same = m->words[k] == w[k];
-	if (!same) {
+	if (m->ra != st->ra || m->bytes != w) {
 		memo_flush_entry(r, g, e);
-		m->filled = 1;
 		m->ra = st->ra;
-		memcpy(m->words, w, sizeof w);
+		m->bytes = w;
 		for (unsigned j = 0; j < g->nmembers; j++)
 			g->outcome[e * g->nmembers + j] = (uint8_t)classify(r, g->members[j], g, st);
 	}
-	m->uses++;
+	if (++m->uses == UINT32_MAX)
+		memo_flush_entry(r, g, e);
 }
 
 static void oracle_boundary(replay *r, const fp_state *st)
@@ -650,13 +646,15 @@ static int make_groups(replay *r, avrr_err *err)
 	}
 	for (size_t k = 0; k < r->ngroups; k++) {
 		sel_group *g = &r->groups[k];
-		if (!g->cfg->ngather || r->o.match != RP_MATCH_SET ||
+		if (!g->cfg->ngather || g->cfg->ngather > MEMO_MAX_BYTES || r->o.match != RP_MATCH_SET ||
 		    (g->cfg->round_robin && g->cfg->marker == FP_MARK_VAR))
 			continue;
-		g->memo = calloc((size_t)1 << MEMO_BITS, sizeof *g->memo);
+		g->memo = malloc(((size_t)1 << MEMO_BITS) * sizeof *g->memo);
 		g->outcome = calloc((size_t)g->nmembers << MEMO_BITS, 1);
 		if (!g->memo || !g->outcome)
 			return avrr_errf(err, "out of memory");
+		for (size_t e = 0; e < (size_t)1 << MEMO_BITS; e++)
+			g->memo[e] = (memo_entry){ .ra = MEMO_EMPTY };
 	}
 	return 0;
 }
