@@ -401,7 +401,8 @@ static int search_back(engine *e, motion_kind kind, uint64_t *pos, stop_report *
 			printf("the checkpoints are gone; cannot search backward\n");
 			return -1;
 		}
-		if (res.interrupted)
+		/* The scout may have finished before the Ctrl-C reached it. */
+		if (res.interrupted || (e->interrupted && *e->interrupted))
 			return -1;
 		if (res.found) {
 			*pos = res.pos;
@@ -452,6 +453,10 @@ static void serve_checkpoint(engine *e)
 		close(e->ck_fd);
 		e->ck_fd = -1;
 		sigaction(SIGINT, &e->sigint, NULL);
+		/* A checkpoint forked while a Ctrl-C was pending keeps the flag
+		 * set; its copies must not stop on arrival. */
+		if (e->interrupted)
+			*e->interrupted = 0;
 		e->st = q.st;
 		if (q.op == REQ_SCOUT)
 			run_scout(e, &q);
@@ -1375,8 +1380,10 @@ static void send_names(engine *e)
 		snprintf(line, sizeof line, "sym %s\n", e->fw->syms[i].name);
 		reply(e, line);
 	}
+	/* Source files by basename, as `break FILE:LINE` is typed. */
 	for (size_t i = 0; lines_available(e->lines) && lines_file(e->lines, i); i++) {
-		snprintf(line, sizeof line, "sym %s\n", lines_file(e->lines, i));
+		const char *f = lines_file(e->lines, i), *base = strrchr(f, '/');
+		snprintf(line, sizeof line, "sym %s\n", base ? base + 1 : f);
 		reply(e, line);
 	}
 }

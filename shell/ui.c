@@ -236,6 +236,7 @@ int ui_run(const ui_options *o)
 	}
 	char *last = NULL;
 	for (;;) {
+		ui_sigint = 0;  /* a Ctrl-C during the last command was the engine's */
 		char *line = next_line(script, interactive, history[0] ? history : NULL);
 		if (!line || is_quit(line)) {
 			free(line);
