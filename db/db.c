@@ -477,7 +477,11 @@ int db_open(const char *path, int writable, db **out, avrr_err *err)
 	db *d = db_alloc(path, err);
 	if (!d)
 		return -1;
-	int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
+	/* Writable: the writer thread inserts while the caller may still be
+	 * stepping a SELECT on the same connection (avrr fingerprint reads
+	 * contexts as it adds rows), so SQLite must serialize the two. */
+	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
+			     : SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
 	if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
 		avrr_errf(err, "%s: cannot open: %s", path, d->h ? sqlite3_errmsg(d->h) : "out of memory");
 		db_free(d);
