@@ -116,6 +116,9 @@ uninstall:
 deps:
 	@sh scripts/install-deps.sh
 
+figures: $(AVRR) $(FIRMWARE)
+	sh scripts/figures.sh $(AVRR)
+
 clean:
 	rm -rf build build-san avrr traces/*.elf
 

@@ -28,6 +28,7 @@ int cmd_fingerprint(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_strip(int argc, char **argv);
 int cmd_shell(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* Prints "avrr CMD: message" to stderr and returns EXIT_BAD_INPUT. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

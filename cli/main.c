@@ -109,6 +109,28 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "  -o, --output DEVICE.db  where to write the copy (required)\n"
 	  "  -h, --help              this help\n" },
+	{ "sweep", cmd_sweep, "evaluate a grid of fingerprint configurations into a CSV",
+	  "usage: avrr sweep RUN.db [RUN.db ...] -o RESULTS.csv [options]\n"
+	  "\n"
+	  "Runs the oracle (avrr replay --oracle) over every configuration of a grid —\n"
+	  "selectors x widths x hashes x ra bits, ra <= width — on each recording, and\n"
+	  "writes one CSV row per recording, configuration and metric:\n"
+	  "recording,config,selector,hash,ra,width,match,metric,value.  Units of up to 64\n"
+	  "configurations sharing a selector run in parallel processes; the CSV is the\n"
+	  "same for any --jobs, and appears only when every unit succeeded.\n"
+	  "Exit status: 0 done, 1 a unit failed, 2 bad input, 130 interrupted.\n"
+	  "\n"
+	  "  -o, --output FILE       where to write the CSV (required)\n"
+	  "      --width LIST        fingerprint widths in bits, e.g. 8,12,16 (default 16)\n"
+	  "      --ra LIST           return-address bits (default 0,2,...,16 up to the\n"
+	  "                          widest width)\n"
+	  "      --hash LIST         of modular, twomod, jenkins, knuth, rr (default all five)\n"
+	  "      --selector LIST     selectors separated by ';' (repeatable), e.g.\n"
+	  "                          'SPL+SPH+SREG+r24;all' (default: the selector of the\n"
+	  "                          recording's 'default' configuration, else all)\n"
+	  "      --match LIST        set, sequence, or set,sequence (default set)\n"
+	  "      --jobs N            worker processes (default: the number of cores)\n"
+	  "  -h, --help              this help\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

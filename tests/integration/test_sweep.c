@@ -1,0 +1,347 @@
+/*
+ * test_sweep.c — `avrr sweep` against the command it batches.
+ *
+ *  - Every number of a sweep over a small grid (2 hashes x 3 ra values, in
+ *    set and in sequence matching) equals what a separate
+ *    `avrr replay --oracle --fp SPEC --json` says for that configuration;
+ *    the rows come in grid order, with the recording's default selector.
+ *  - --jobs 1 and --jobs 2 write byte-identical CSV over several units and
+ *    two recordings.
+ *  - A path with a comma is quoted (RFC 4180).
+ *  - Bad input: one line "avrr sweep: ...", exit status 2, no file left.
+ *  - SIGINT to the sweep alone stops its workers: exit status 130, no file
+ *    left, no worker still running.
+ */
+#include "../testlib.h"
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NMETRICS 9
+
+static const char *const METRIC[NMETRICS] = {
+	"instructions", "interrupts", "hits", "correct", "false_loop", "false_ra",
+	"input_duplicates", "hash_collisions", "missed",
+};
+
+typedef test_scratch scratch;
+#define setup test_scratch_setup
+#define teardown test_scratch_teardown
+
+/* Records traces/NAME.elf with its stimuli into DIR/NAME.db. */
+static void record(scratch *s, const char *name, const char *insns, char *path, size_t n)
+{
+	snprintf(path, n, "%s/%s.db", s->dir, name);
+	if (test_run(s->out, sizeof s->out, "%s record traces/%s.elf --stimuli traces/%s.stim "
+		     "--seed 7 --instructions %s -o '%s'", test_avrr(), name, name, insns, path))
+		fail_msg("record %s: %s", name, s->out);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+/* One CSV row, split at commas (the fields of these tests hold none). */
+typedef struct row {
+	char f[9][200];
+} row;
+
+static size_t parse_csv(char *text, row **out)
+{
+	size_t n = 0, cap = 256;
+	row *rows = malloc(cap * sizeof *rows);
+	char *save;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (n == cap)
+			rows = realloc(rows, (cap *= 2) * sizeof *rows);
+		row *r = &rows[n++];
+		int k = 0;
+		for (char *p = line; k < 9; k++) {
+			size_t len = strcspn(p, ",");
+			assert_true(len < sizeof r->f[k]);
+			memcpy(r->f[k], p, len);
+			r->f[k][len] = 0;
+			p += len + (p[len] == ',');
+		}
+	}
+	*out = rows;
+	return n;
+}
+
+static char *default_selector(const char *path)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	static char sel[256];
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT spec FROM fp_configs WHERE name = 'default'",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	const char *spec = (const char *)sqlite3_column_text(st, 0);
+	assert_memory_equal(spec, "sel=", 4);
+	snprintf(sel, sizeof sel, "%.*s", (int)strcspn(spec + 4, ","), spec + 4);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return sel;
+}
+
+static void test_sweep_equals_separate_oracle_runs(void **state)
+{
+	scratch *s = *state;
+	char path[256], csv[300];
+	record(s, "funcsheap", "200k", path, sizeof path);
+	snprintf(csv, sizeof csv, "%s/grid.csv", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' --hash jenkins,rr --ra 0,4,8 "
+				  "--match set,sequence --jobs 2 -o '%s'", test_avrr(), path, csv), 0);
+	assert_string_equal(s->out, "");
+	char *text = slurp(csv, NULL);
+	row *rows;
+	size_t n = parse_csv(text, &rows);
+	static const char *const header[9] = { "recording", "config", "selector", "hash", "ra",
+					       "width", "match", "metric", "value" };
+	for (int k = 0; k < 9; k++)
+		assert_string_equal(rows[0].f[k], header[k]);
+	/* 2 matches x 2 hashes x 3 ra values, 9 metrics each, in grid order. */
+	assert_int_equal(n, 1 + 2 * 2 * 3 * NMETRICS);
+	const char *sel = default_selector(path);
+	static const char *const match[] = { "set", "sequence" }, *const hash[] = { "jenkins", "rr" };
+	static const char *const ra[] = { "0", "4", "8" };
+	size_t i = 1;
+	for (int m = 0; m < 2; m++)
+		for (int h = 0; h < 2; h++)
+			for (int k = 0; k < 3; k++, i += NMETRICS) {
+				char name[64], spec[512];
+				snprintf(name, sizeof name, "s0-%s-ra%s-w16", hash[h], ra[k]);
+				for (int j = 0; j < NMETRICS; j++) {
+					const row *r = &rows[i + (size_t)j];
+					assert_string_equal(r->f[0], path);
+					assert_string_equal(r->f[1], name);
+					assert_string_equal(r->f[2], sel);
+					assert_string_equal(r->f[3], hash[h]);
+					assert_string_equal(r->f[4], ra[k]);
+					assert_string_equal(r->f[5], "16");
+					assert_string_equal(r->f[6], match[m]);
+					assert_string_equal(r->f[7], METRIC[j]);
+				}
+				/* The same configuration, on its own. */
+				snprintf(spec, sizeof spec, "sel=%s,hash=%s,ra=%s,width=16", sel, hash[h],
+					 ra[k]);
+				assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s' --oracle "
+							  "--match %s --fp '%s' --json 2>/dev/null",
+							  test_avrr(), path, match[m], spec), 0);
+				json_error_t jerr;
+				json_t *o = json_loads(s->out, 0, &jerr);
+				if (!o)
+					fail_msg("not JSON: %s", s->out);
+				json_t *c = json_array_get(json_object_get(o, "configs"), 0);
+				assert_non_null(c);
+				long long want[NMETRICS];
+				want[0] = json_integer_value(json_object_get(o, "instructions"));
+				want[1] = -1;
+				for (int j = 2; j < NMETRICS; j++)
+					want[j] = json_integer_value(json_object_get(c, METRIC[j]));
+				for (int j = 0; j < NMETRICS; j++) {
+					long long got = strtoll(rows[i + (size_t)j].f[8], NULL, 10);
+					if (j == 1)
+						assert_int_equal(got, want[3]);  /* every interrupt is correct */
+					else if (got != want[j])
+						fail_msg("%s %s %s: sweep %lld, replay %lld", name, match[m],
+							 METRIC[j], got, want[j]);
+				}
+				assert_int_equal(want[0], 200000);
+				assert_true(want[3] > 10);
+				assert_int_equal(want[8], 0);
+				json_decref(o);
+			}
+	/* A narrow set-based grid is fooled somewhere, so the check means something. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "sqlite3 '%s' 'SELECT count(*) FROM "
+				  "interrupts'", path), 0);
+	assert_int_equal(strtoll(rows[1 + 1].f[8], NULL, 10), strtoll(s->out, NULL, 10));
+	assert_true(strtoll(rows[1 + 2].f[8], NULL, 10) > strtoll(rows[1 + 3].f[8], NULL, 10));
+	free(rows);
+	free(text);
+}
+
+static void test_jobs_give_identical_csv(void **state)
+{
+	scratch *s = *state;
+	char a[256], b[256], csv1[300], csv2[300];
+	record(s, "funcsheap", "100k", a, sizeof a);
+	record(s, "adcapp", "100k", b, sizeof b);
+	snprintf(csv1, sizeof csv1, "%s/j1.csv", s->dir);
+	snprintf(csv2, sizeof csv2, "%s/j2.csv", s->dir);
+	const char *grid = "--width 8,16 --ra 0,4,8 --hash modular,knuth,rr --match set,sequence "
+			   "--selector 'SPL+SPH+SREG;SPL+SPH+SREG+r24+r25' --selector all";
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' '%s' %s --jobs 1 -o '%s'",
+				  test_avrr(), a, b, grid, csv1), 0);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' '%s' %s --jobs 2 -o '%s'",
+				  test_avrr(), a, b, grid, csv2), 0);
+	size_t n1, n2;
+	char *t1 = slurp(csv1, &n1), *t2 = slurp(csv2, &n2);
+	/* 2 recordings x 2 matches x 3 selectors x (ra 0,4,8 at width 8 and 16)
+	 * x 3 hashes, 9 metrics each. */
+	size_t lines = 0;
+	for (char *p = t1; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 1 + 2 * 2 * 3 * 6 * 3 * NMETRICS);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(t1, t2, n1);
+	free(t1);
+	free(t2);
+}
+
+static void test_fields_with_commas_are_quoted(void **state)
+{
+	scratch *s = *state;
+	char path[256], odd[300], csv[300];
+	record(s, "funcsheap_noloop", "50k", path, sizeof path);
+	snprintf(odd, sizeof odd, "%s/a,\"b\".db", s->dir);
+	snprintf(csv, sizeof csv, "%s/q.csv", s->dir);
+	assert_int_equal(rename(path, odd), 0);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' --hash jenkins --ra 8 -o '%s'",
+				  test_avrr(), odd, csv), 0);
+	char *text = slurp(csv, NULL), want[400];
+	snprintf(want, sizeof want, "\n\"%s/a,\"\"b\"\".db\",s0-jenkins-ra8-w16,", s->dir);
+	if (!strstr(text, want))
+		fail_msg("no '%s' in:\n%s", want, text);
+	free(text);
+}
+
+/* The names in DIR, sorted, one per line. */
+static void list_dir(const char *dir, char *buf, size_t n)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "ls -A '%s'", dir);
+	assert_int_equal(test_run(buf, n, "%s", cmd), 0);
+}
+
+static void test_bad_input(void **state)
+{
+	scratch *s = *state;
+	char path[256], stripped[300], text[300], before[1024], after[1024];
+	record(s, "funcsheap", "20k", path, sizeof path);
+	snprintf(stripped, sizeof stripped, "%s/stripped.db", s->dir);
+	snprintf(text, sizeof text, "%s/text.db", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s' && echo hello > '%s'",
+				  test_avrr(), path, stripped, text), 0);
+	list_dir(s->dir, before, sizeof before);
+	static const struct { const char *args, *needle; } bad[] = {
+		{ "RUN", "no output given; use -o RESULTS.csv" },
+		{ "RUN -o OUT --hash jenkins,md5", "--hash: 'md5' is not one of modular, twomod, "
+						   "jenkins, knuth, rr" },
+		{ "RUN -o OUT --ra 3,x", "--ra: 'x' is not a non-negative integer" },
+		{ "RUN -o OUT --ra 4,,8", "--ra: '4,,8' is not a comma-separated list of numbers" },
+		{ "RUN -o OUT --ra 33", "--ra: 33 is not in 0..32" },
+		{ "RUN -o OUT --width 8 --ra 0,12", "--ra: 12 exceeds every --width (the widest is 8)" },
+		{ "RUN -o OUT --width 16,x", "--width: 'x' is not a non-negative integer" },
+		{ "RUN -o OUT --width 65", "--width: 65 is not in 1..64" },
+		{ "RUN -o OUT --match fuzzy", "--match: 'fuzzy' is not one of set, sequence" },
+		{ "RUN -o OUT --jobs 0", "--jobs: 0 is not in 1..256" },
+		{ "RUN -o OUT --selector 'SPL;;SREG'", "--selector: 'SPL;;SREG' has an empty selector" },
+		{ "RUN -o OUT --selector 'SPL+r77'", "'r77'" },
+		{ "DIR/none.db -o OUT", "DIR/none.db: No such file or directory" },
+		{ "DIR/text.db -o OUT", "DIR/text.db: not an avrr recording" },
+		{ "DIR/stripped.db -o OUT", "DIR/stripped.db: the oracle follows the ground truth, and "
+					    "this recording was stripped of it" },
+		{ "RUN -o DIR/nodir/out.csv", "cannot write 'DIR/nodir/out.csv': No such file or "
+					      "directory" },
+		{ "RUN -o OUT --frobnicate", "unknown option '--frobnicate'" },
+		{ "RUN -o RUN", "-o: 'DIR/funcsheap.db' is one of the recordings" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		/* Substitute RUN, OUT and DIR. */
+		char args[1024] = "", needle[512] = "";
+		const char *from[2] = { bad[i].args, bad[i].needle };
+		char *to[2] = { args, needle };
+		size_t cap[2] = { sizeof args, sizeof needle };
+		for (int k = 0; k < 2; k++)
+			for (const char *p = from[k]; *p;) {
+				size_t len = strlen(to[k]);
+				if (!strncmp(p, "RUN", 3))
+					snprintf(to[k] + len, cap[k] - len, "'%s'", path), p += 3;
+				else if (!strncmp(p, "OUT", 3))
+					snprintf(to[k] + len, cap[k] - len, "'%s/out.csv'", s->dir), p += 3;
+				else if (!strncmp(p, "DIR", 3))
+					snprintf(to[k] + len, cap[k] - len, "%s", s->dir), p += 3;
+				else
+					snprintf(to[k] + len, cap[k] - len, "%c", *p++);
+			}
+		int rc = test_run(s->out, sizeof s->out, "%s sweep %s", test_avrr(), args);
+		if (rc != 2 || strncmp(s->out, "avrr sweep: ", 12) || !strstr(s->out, needle) ||
+		    strchr(s->out, '\n') != s->out + strlen(s->out) - 1)
+			fail_msg("sweep %s: status %d, output '%s', expected '%s'", args, rc, s->out,
+				 needle);
+		list_dir(s->dir, after, sizeof after);
+		if (strcmp(before, after))
+			fail_msg("sweep %s left files behind:\n%s", args, after);
+	}
+	/* --help succeeds and names every option. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep --help", test_avrr()), 0);
+	static const char *const opts[] = { "--output", "--width", "--ra", "--hash", "--selector",
+					    "--match", "--jobs" };
+	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+		assert_non_null(strstr(s->out, opts[i]));
+}
+
+static void test_interrupt_leaves_nothing(void **state)
+{
+	scratch *s = *state;
+	char path[256], csv[300], before[1024], after[1024];
+	record(s, "funcsheap", "2M", path, sizeof path);
+	snprintf(csv, sizeof csv, "%s/out.csv", s->dir);
+	list_dir(s->dir, before, sizeof before);
+	/* Hashing the whole context at every instruction keeps it busy for
+	 * seconds; the signal goes to the sweep alone, not to its workers. */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		setpgid(0, 0);  /* out of the test's process group */
+		execl(test_avrr(), "avrr", "sweep", path, "--selector", "all", "--ra", "0,8",
+		      "--jobs", "2", "-o", csv, (char *)NULL);
+		_exit(127);
+	}
+	nanosleep(&(struct timespec){ 0, 500000000 }, NULL);
+	assert_int_equal(kill(pid, SIGINT), 0);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 130);
+	/* The workers were in the sweep's new process group; none is left. */
+	assert_int_equal(kill(-pid, 0), -1);
+	list_dir(s->dir, after, sizeof after);
+	assert_string_equal(before, after);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sweep_equals_separate_oracle_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_give_identical_csv, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fields_with_commas_are_quoted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
