@@ -53,9 +53,11 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	x->recs = malloc((nrows ? nrows : 1) * sizeof *x->recs);
 	x->key_of = malloc((nrows ? nrows : 1) * sizeof *x->key_of);
 	x->slots = calloc(cap, sizeof *x->slots);
+	x->filter = calloc((1u << FPI_FILTER_BITS) / 64, sizeof *x->filter);
 	x->ras_sorted = malloc((nrows ? nrows : 1) * sizeof *x->ras_sorted);
 	x->keys_sorted = malloc((nrows ? nrows : 1) * sizeof *x->keys_sorted);
-	if (!k || !x->recs || !x->key_of || !x->slots || !x->ras_sorted || !x->keys_sorted) {
+	if (!k || !x->recs || !x->key_of || !x->slots || !x->ras_sorted || !x->keys_sorted ||
+	    !x->filter) {
 		free(k);
 		fpi_free(x);
 		return avrr_errf(err, "out of memory");
@@ -94,7 +96,10 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 		}
 		qsort(x->ras_sorted + i, j - i, sizeof *x->ras_sorted, cmp_u32);
 		qsort(x->keys_sorted + i, j - i, sizeof *x->keys_sorted, cmp_u64);
-		uint32_t s = (uint32_t)((k[i].key * 0x9E3779B97F4A7C15ull) >> 32) & x->mask;
+		uint64_t mix = k[i].key * 0x9E3779B97F4A7C15ull;
+		uint32_t f = (uint32_t)(mix >> (64 - FPI_FILTER_BITS));
+		x->filter[f >> 6] |= 1ull << (f & 63);
+		uint32_t s = (uint32_t)(mix >> 32) & x->mask;
 		while (x->slots[s].count)
 			s = (s + 1) & x->mask;
 		x->slots[s] = (fpi_slot){ .key = k[i].key, .first = (uint32_t)i,
@@ -111,6 +116,7 @@ void fpi_free(fp_index *x)
 	free(x->recs);
 	free(x->key_of);
 	free(x->slots);
+	free(x->filter);
 	free(x->ra_seen);
 	free(x->ras_sorted);
 	free(x->keys_sorted);

@@ -43,7 +43,14 @@ typedef struct fp_index {
 	/* Bit r set when some recorded fingerprint has ra* = r, for ra <= 24
 	 * bits (else NULL): most boundaries fail this before any hashing. */
 	uint8_t *ra_seen;
+	/* Bit (key's mix >> 48) set for every recorded key: 8 KB, so a lookup
+	 * that finds nothing usually stays in the cache instead of missing
+	 * in the (large) slot table — the oracle probes 64 tables at every
+	 * instruction. */
+	uint64_t *filter;
 } fp_index;
+
+#define FPI_FILTER_BITS 16
 
 static inline int fpi_ra_possible(const fp_index *x, uint64_t ra_part)
 {
@@ -72,7 +79,11 @@ int fpi_has_input(const fp_index *x, const fpi_slot *slot, uint64_t input_key);
 /* The slot of `key`, or NULL when no recorded interrupt has it. */
 static inline const fpi_slot *fpi_find(const fp_index *x, uint64_t key)
 {
-	uint32_t i = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & x->mask;
+	uint64_t mix = key * 0x9E3779B97F4A7C15ull;
+	uint32_t f = (uint32_t)(mix >> (64 - FPI_FILTER_BITS));
+	if (!(x->filter[f >> 6] >> (f & 63) & 1))
+		return NULL;
+	uint32_t i = (uint32_t)(mix >> 32) & x->mask;
 	for (;; i = (i + 1) & x->mask) {
 		const fpi_slot *s = &x->slots[i];
 		if (!s->count)
