@@ -469,11 +469,6 @@ unsigned sim_irq_depth(const sim *s)
 	return s->avr->interrupts.running_ptr;
 }
 
-uint16_t sim_sp(const sim *s)
-{
-	return (uint16_t)(s->avr->data[R_SPL] | s->avr->data[R_SPH] << 8);
-}
-
 uint8_t sim_running_vector(const sim *s)
 {
 	const avr_int_table_t *t = &s->avr->interrupts;

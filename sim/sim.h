@@ -154,7 +154,6 @@ const uint8_t *sim_live_data(sim *s);
 uint8_t sim_running_vector(const sim *s);
 /* How many ISRs are running (nested), 0 in the main program. */
 unsigned sim_irq_depth(const sim *s);
-uint16_t sim_sp(const sim *s);
 
 uint64_t sim_cycle(const sim *s);
 uint32_t sim_pc(const sim *s);
