@@ -35,8 +35,6 @@
  * selector, however many configurations share it. */
 #define MEMO_BITS 14
 
-enum { OUT_HIT = 1, OUT_LOOP = 2, OUT_INPUT = 4 };
-
 /* 16 bytes, so the table stays in the L2 cache: the probe runs at every
  * instruction.  Only selectors of at most 8 bytes are memoized. */
 #define MEMO_MAX_BYTES 8
@@ -63,6 +61,9 @@ typedef struct sel_group {
 	memo_entry *memo;           /* NULL: not memoized */
 	uint8_t *outcome;           /* outcome[e * nmembers + j]: entry e, member j */
 } sel_group;
+
+/* A hit's outcome. */
+enum { OUT_HIT = 1, OUT_LOOP = 2, OUT_INPUT = 4 };
 
 struct replay {
 	rp_options o;
@@ -239,6 +240,17 @@ static void skip_truth_before(replay *r, uint64_t icount)
 	}
 }
 
+/* How a false hit through `slot` was fooled (OUT_* bits): by a recorded
+ * interrupt at the same return address (a loop positive, else an RA one),
+ * and by one with the same selector bytes (an input duplicate, else a hash
+ * collision; input_key is only read when the index has input keys). */
+static unsigned false_hit_kind(const fp_index *x, const fpi_slot *slot, uint32_t ra,
+			       uint64_t input_key)
+{
+	return (fpi_has_ra(x, slot, ra) ? OUT_LOOP : 0) |
+	       (fpi_has_input(x, slot, input_key) ? OUT_INPUT : 0);
+}
+
 /* Scores an injection of `vector` matched through `slot` in state st. */
 static void score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_state *st)
 {
@@ -250,14 +262,10 @@ static void score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_stat
 		r->truth_pos++;
 		return;
 	}
-	if (fpi_has_ra(&r->fp, slot, st->ra))
-		r->c.false_loop++;
-	else
-		r->c.false_ra++;
-	if (fpi_has_input(&r->fp, slot, fp_input_key(&r->fp.cfg, st)))
-		r->c.input_duplicates++;
-	else
-		r->c.hash_collisions++;
+	uint64_t key = r->fp.has_input_keys ? fp_input_key(&r->fp.cfg, st) : 0;
+	unsigned kind = false_hit_kind(&r->fp, slot, st->ra, key);
+	++*(kind & OUT_LOOP ? &r->c.false_loop : &r->c.false_ra);
+	++*(kind & OUT_INPUT ? &r->c.input_duplicates : &r->c.hash_collisions);
 }
 
 /* The recorded interrupt a set-based match stands for: the first one with
@@ -291,6 +299,18 @@ static int in_log_order(const replay *r, uint64_t n)
 	return pos >= r->ctx_len[c] || r->ev[r->ctx_events[c][pos]].seq > e->seq;
 }
 
+/* Sequence matching: the first of the `window` interrupts expected from
+ * the next-th on whose key is `key` and that the log's order allows here,
+ * or 0. */
+static uint64_t expected_with_key(const replay *r, const fp_index *x, uint64_t next,
+				  uint64_t key)
+{
+	for (uint64_t n = next; n < next + r->o.window && n <= r->nirq; n++)
+		if (x->key_of[n - 1] == key && in_log_order(r, n))
+			return n;
+	return 0;
+}
+
 static void fingerprint_boundary(replay *r, const fp_state *st)
 {
 	if (!fpi_ra_possible(&r->fp, fp_reduce_ra(st->ra, r->fp.cfg.ra_bits)))
@@ -300,14 +320,9 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	const fpi_slot *slot = fpi_find(&r->fp, key);
 	if (!slot)
 		return;
-	uint64_t n = 0;
+	uint64_t n;
 	if (r->o.match == RP_MATCH_SEQUENCE) {
-		for (uint64_t k = r->next_n; k < r->next_n + r->o.window && k <= r->nirq; k++)
-			if (r->fp.key_of[k - 1] == key && in_log_order(r, k)) {
-				n = k;
-				break;
-			}
-		if (!n)
+		if (!(n = expected_with_key(r, &r->fp, r->next_n, key)))
 			return;
 	} else {
 		n = pick_in_log_order(r, slot)->n;
@@ -353,14 +368,8 @@ static const fpi_slot *oracle_lookup(replay *r, size_t i, sel_group *g, const fp
 		g->have[k] = 1;
 	}
 	uint64_t key = fpi_key(&x->cfg, ra_part, fp_hash_narrow(k, g->h64[k], x->cfg.hash_bits));
-	if (r->o.match == RP_MATCH_SEQUENCE) {
-		uint64_t next = r->truth_pos + 1;
-		uint64_t k_end = next + r->o.window;
-		for (uint64_t n = next; n < k_end && n <= r->nirq; n++)
-			if (x->key_of[n - 1] == key && in_log_order(r, n))
-				return fpi_find(x, key);
+	if (r->o.match == RP_MATCH_SEQUENCE && !expected_with_key(r, x, r->truth_pos + 1, key))
 		return NULL;
-	}
 	return fpi_find(x, key);
 }
 
@@ -371,18 +380,11 @@ static unsigned classify(replay *r, size_t i, sel_group *g, const fp_state *st)
 	const fpi_slot *slot = oracle_lookup(r, i, g, st);
 	if (!slot)
 		return 0;
-	unsigned out = OUT_HIT;
-	if (fpi_has_ra(x, slot, st->ra))
-		out |= OUT_LOOP;
-	if (x->has_input_keys) {
-		if (!g->have_key) {
-			g->input_key = digest_key64(g->bytes, g->n);
-			g->have_key = 1;
-		}
-		if (fpi_has_input(x, slot, g->input_key))
-			out |= OUT_INPUT;
+	if (x->has_input_keys && !g->have_key) {
+		g->input_key = digest_key64(g->bytes, g->n);
+		g->have_key = 1;
 	}
-	return out;
+	return OUT_HIT | false_hit_kind(x, slot, st->ra, g->input_key);
 }
 
 static void count_outcome(rp_oracle_result *res, unsigned out, uint64_t times)
