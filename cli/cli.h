@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "../replayer/replayer.h"
+
 #define EXIT_BAD_INPUT 2
 #define EXIT_INTERRUPTED 130
 #define CLI_MAX_FP 256  /* --fp options per command */
@@ -37,6 +39,11 @@ int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf
  * for 10^3/10^6/10^9) for option `opt`; on failure prints why and returns
  * non-zero. */
 int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *out);
+
+/* The replay options `replay` and `shell` share: --match set|sequence
+ * and --window N (1..1024).  On failure they print why and return non-zero. */
+int cli_parse_match(const char *cmd, const char *text, rp_match *out);
+int cli_parse_window(const char *cmd, const char *text, unsigned *out);
 
 /* Prints the command's usage (for --help) and returns 0. */
 int cli_help(const char *cmd);

@@ -160,7 +160,7 @@ int cmd_replay(int argc, char **argv)
 	rp_options o = { .match = RP_MATCH_SET };
 	const char *fps[CLI_MAX_FP];
 	unsigned nfps = 0;
-	uint64_t until = 0, window = 0;
+	uint64_t until = 0;
 	int json = 0, c;
 	opterr = 0;
 	optind = 1;
@@ -172,19 +172,12 @@ int cmd_replay(int argc, char **argv)
 			fps[nfps++] = optarg;
 			break;
 		case 'm':
-			if (!strcmp(optarg, "set"))
-				o.match = RP_MATCH_SET;
-			else if (!strcmp(optarg, "sequence"))
-				o.match = RP_MATCH_SEQUENCE;
-			else
-				return cli_fail("replay", "--match: '%s' is neither 'set' nor 'sequence'",
-						optarg);
+			if (cli_parse_match("replay", optarg, &o.match))
+				return EXIT_BAD_INPUT;
 			break;
 		case 'w':
-			if (cli_parse_u64("replay", "--window", optarg, &window))
+			if (cli_parse_window("replay", optarg, &o.window))
 				return EXIT_BAD_INPUT;
-			if (window < 1 || window > 1024)
-				return cli_fail("replay", "--window: %s is not in 1..1024", optarg);
 			break;
 		case 'u':
 			if (cli_parse_u64("replay", "--until", optarg, &until))
@@ -210,7 +203,6 @@ int cmd_replay(int argc, char **argv)
 	} else if (nfps) {
 		o.fp_name = fps[0];
 	}
-	o.window = (unsigned)window;
 	o.interrupted = &cli_interrupted;
 	cli_catch_signals();
 

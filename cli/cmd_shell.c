@@ -16,7 +16,6 @@ int cmd_shell(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	ui_options o = { .engine.replay = { .match = RP_MATCH_SET, .interrupted = &cli_interrupted } };
-	uint64_t window = 0;
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -26,20 +25,12 @@ int cmd_shell(int argc, char **argv)
 			o.engine.replay.fp_name = optarg;
 			break;
 		case 'm':
-			if (!strcmp(optarg, "set"))
-				o.engine.replay.match = RP_MATCH_SET;
-			else if (!strcmp(optarg, "sequence"))
-				o.engine.replay.match = RP_MATCH_SEQUENCE;
-			else
-				return cli_fail("shell", "--match: '%s' is neither 'set' nor 'sequence'",
-						optarg);
+			if (cli_parse_match("shell", optarg, &o.engine.replay.match))
+				return EXIT_BAD_INPUT;
 			break;
 		case 'w':
-			if (cli_parse_u64("shell", "--window", optarg, &window))
+			if (cli_parse_window("shell", optarg, &o.engine.replay.window))
 				return EXIT_BAD_INPUT;
-			if (window < 1 || window > 1024)
-				return cli_fail("shell", "--window: %s is not in 1..1024", optarg);
-			o.engine.replay.window = (unsigned)window;
 			break;
 		case 'x':
 			o.script = optarg;

@@ -58,6 +58,28 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *
 	return 0;
 }
 
+int cli_parse_match(const char *cmd, const char *text, rp_match *out)
+{
+	if (!strcmp(text, "set"))
+		*out = RP_MATCH_SET;
+	else if (!strcmp(text, "sequence"))
+		*out = RP_MATCH_SEQUENCE;
+	else
+		return cli_fail(cmd, "--match: '%s' is neither 'set' nor 'sequence'", text);
+	return 0;
+}
+
+int cli_parse_window(const char *cmd, const char *text, unsigned *out)
+{
+	uint64_t w;
+	if (cli_parse_u64(cmd, "--window", text, &w))
+		return EXIT_BAD_INPUT;
+	if (w < 1 || w > 1024)
+		return cli_fail(cmd, "--window: %s is not in 1..1024", text);
+	*out = (unsigned)w;
+	return 0;
+}
+
 int cli_help(const char *cmd)
 {
 	for (const cli_command *c = cli_commands; c->name; c++)

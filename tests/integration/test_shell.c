@@ -148,6 +148,20 @@ static void test_errors_are_one_line(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s shell '%s' --fp nosuch </dev/null",
 				  test_avrr(), db), 2);
 	assert_non_null(strstr(s->out, "no fingerprint configuration 'nosuch'"));
+	static const struct { const char *args, *line; } usage[] = {
+		{ "--match all", "avrr shell: --match: 'all' is neither 'set' nor 'sequence'\n" },
+		{ "--window 0", "avrr shell: --window: 0 is not in 1..1024\n" },
+		{ "--window x", "avrr shell: --window: 'x' is not a non-negative integer\n" },
+		{ "--frob", "avrr shell: unknown option '--frob'; see 'avrr shell --help'\n" },
+		{ "-x", "avrr shell: -x needs a value\n" },
+	};
+	for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s shell '%s' %s </dev/null",
+					  test_avrr(), db, usage[i].args), 2);
+		assert_string_equal(s->out, usage[i].line);
+	}
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s shell </dev/null", test_avrr()), 2);
+	assert_string_equal(s->out, "avrr shell: expected one RUN.db; see 'avrr shell --help'\n");
 }
 
 int main(void)
