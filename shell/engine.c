@@ -934,8 +934,9 @@ static int cmd_delete(engine *e, const char *args)
 	return 0;
 }
 
-static int info_breakpoints(engine *e)
+static int info_breakpoints(engine *e, const char *args)
 {
+	(void)args;
 	if (!e->st.nb) {
 		printf("No breakpoints or watchpoints.\n");
 		return 0;
@@ -1051,8 +1052,9 @@ static int cmd_errors(engine *e, const char *args)
 	return 0;
 }
 
-static int info_divergence(engine *e)
+static int info_divergence(engine *e, const char *args)
 {
+	(void)args;
 	const rp_divergence *d = rp_get_divergence(e->r);
 	if (!d) {
 		printf("The replay has not diverged (up to icount %" PRIu64 ").\n", rp_icount(e->r));
@@ -1140,8 +1142,9 @@ static void print_fingerprint(void *ud, const char *name, uint64_t ra_part, uint
 		printf("not in D\n");
 }
 
-static int info_checkpoints(engine *e)
+static int info_checkpoints(engine *e, const char *args)
 {
+	(void)args;
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(e->t, cks, sizeof cks / sizeof *cks);
 	uint64_t kb = 0;
@@ -1188,7 +1191,7 @@ typedef struct info_cmd {
 	int (*fn)(engine *e, const char *args);
 } info_cmd;
 
-static int info_registers_fn(engine *e, const char *a)
+static int info_registers(engine *e, const char *a)
 {
 	(void)a;
 	mview m = view_of(e);
@@ -1196,7 +1199,7 @@ static int info_registers_fn(engine *e, const char *a)
 	return 0;
 }
 
-static int info_io_fn(engine *e, const char *a)
+static int info_io(engine *e, const char *a)
 {
 	(void)a;
 	mview m = view_of(e);
@@ -1204,13 +1207,7 @@ static int info_io_fn(engine *e, const char *a)
 	return 0;
 }
 
-static int info_breakpoints_fn(engine *e, const char *a)
-{
-	(void)a;
-	return info_breakpoints(e);
-}
-
-static int info_fingerprint_fn(engine *e, const char *a)
+static int info_fingerprint(engine *e, const char *a)
 {
 	(void)a;
 	avrr_err err;
@@ -1219,28 +1216,16 @@ static int info_fingerprint_fn(engine *e, const char *a)
 	return 0;
 }
 
-static int info_divergence_fn(engine *e, const char *a)
-{
-	(void)a;
-	return info_divergence(e);
-}
-
-static int info_checkpoints_fn(engine *e, const char *a)
-{
-	(void)a;
-	return info_checkpoints(e);
-}
-
 static const info_cmd INFO[] = {
-	{ { "registers", "r" }, info_registers_fn },
-	{ { "io", NULL }, info_io_fn },
-	{ { "breakpoints", "b" }, info_breakpoints_fn },
-	{ { "watchpoints", NULL }, info_breakpoints_fn },
+	{ { "registers", "r" }, info_registers },
+	{ { "io", NULL }, info_io },
+	{ { "breakpoints", "b" }, info_breakpoints },
+	{ { "watchpoints", NULL }, info_breakpoints },
 	{ { "irqs", NULL }, info_irqs },
 	{ { "events", NULL }, info_events },
-	{ { "fingerprint", NULL }, info_fingerprint_fn },
-	{ { "divergence", NULL }, info_divergence_fn },
-	{ { "checkpoints", NULL }, info_checkpoints_fn },
+	{ { "fingerprint", NULL }, info_fingerprint },
+	{ { "divergence", NULL }, info_divergence },
+	{ { "checkpoints", NULL }, info_checkpoints },
 };
 
 static int cmd_info(engine *e, const char *args)
