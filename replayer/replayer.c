@@ -342,6 +342,15 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 
 /* ---- the oracle ------------------------------------------------------- */
 
+/* A new boundary: nothing of g(s) is known yet.  (A memo hit needs none
+ * of it, so it skips this.) */
+static void group_forget(sel_group *g)
+{
+	g->bytes = NULL;
+	g->have_key = 0;
+	memset(g->have, 0, sizeof g->have);
+}
+
 /* g(s) for group g at this boundary, gathered once. */
 static void group_select(sel_group *g, const fp_state *st)
 {
@@ -428,6 +437,7 @@ static void memo_count(replay *r, sel_group *g, const fp_state *st)
 	memo_entry *m = &g->memo[e];
 	if (m->ra != st->ra || m->bytes != w) {
 		memo_flush_entry(r, g, e);
+		group_forget(g);
 		m->ra = st->ra;
 		m->bytes = w;
 		for (unsigned j = 0; j < g->nmembers; j++)
@@ -450,13 +460,11 @@ static void oracle_boundary(replay *r, const fp_state *st)
 	int at_truth = r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount;
 	for (size_t k = 0; k < r->ngroups; k++) {
 		sel_group *g = &r->groups[k];
-		g->bytes = NULL;
-		g->have_key = 0;
-		memset(g->have, 0, sizeof g->have);
 		if (!at_truth && g->memo) {
 			memo_count(r, g, st);
 			continue;
 		}
+		group_forget(g);
 		for (unsigned j = 0; j < g->nmembers; j++) {
 			size_t i = g->members[j];
 			rp_oracle_result *res = &r->results[i];

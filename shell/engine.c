@@ -262,10 +262,10 @@ static int on_step(void *ud)
 
 /* ---- positions and checkpoints -------------------------------------------- */
 
-static void reply(engine *e, const char *msg)
+static void reply(const travel *t, const char *msg)
 {
 	fflush(stdout);
-	ssize_t w = write(e->t->reply_fd, msg, strlen(msg));
+	ssize_t w = write(t->reply_fd, msg, strlen(msg));
 	(void)w;  /* the UI gone is noticed on the next read */
 }
 
@@ -1354,22 +1354,22 @@ static void send_names(engine *e)
 	char line[160];
 	for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++) {
 		snprintf(line, sizeof line, "cmd %s\n", COMMANDS[i].n.name);
-		reply(e, line);
+		reply(e->t, line);
 	}
-	reply(e, "cmd quit\n");
+	reply(e->t, "cmd quit\n");
 	for (size_t i = 0; i < sizeof INFO / sizeof *INFO; i++) {
 		snprintf(line, sizeof line, "info %s\n", INFO[i].n.name);
-		reply(e, line);
+		reply(e->t, line);
 	}
 	for (size_t i = 0; i < e->fw->nsyms; i++) {
 		snprintf(line, sizeof line, "sym %s\n", e->fw->syms[i].name);
-		reply(e, line);
+		reply(e->t, line);
 	}
 	/* Source files by basename, as `break FILE:LINE` is typed. */
 	for (size_t i = 0; lines_available(e->lines) && lines_file(e->lines, i); i++) {
 		const char *f = lines_file(e->lines, i), *base = strrchr(f, '/');
 		snprintf(line, sizeof line, "sym %s\n", base ? base + 1 : f);
-		reply(e, line);
+		reply(e->t, line);
 	}
 }
 
@@ -1390,7 +1390,7 @@ int engine_main(const engine_options *o, travel *t)
 	avrr_err err;
 	char msg[600];
 	if (!e) {
-		reply(&(engine){ .t = t }, "error out of memory\n");
+		reply(t, "error out of memory\n");
 		return 2;
 	}
 	e->t = t;
@@ -1399,7 +1399,7 @@ int engine_main(const engine_options *o, travel *t)
 	if (rp_open(o->db_path, &o->replay, &e->r, &err) ||
 	    lines_load(rp_firmware(e->r), &e->lines, &err)) {
 		snprintf(msg, sizeof msg, "error %s\n", err.msg);
-		reply(e, msg);
+		reply(e->t, msg);
 		rp_close(e->r);
 		free(e);
 		return 2;
@@ -1411,10 +1411,10 @@ int engine_main(const engine_options *o, travel *t)
 	signal(SIGCHLD, SIG_IGN);  /* checkpoints and scouts reap themselves */
 	sigaction(SIGINT, NULL, &e->sigint);
 	send_names(e);
-	reply(e, "ready\n");
+	reply(e->t, "ready\n");
 	if (setjmp(e->top)) {
 		serve_checkpoint(e);  /* returns in the copy that takes over, */
-		reply(e, "done\n");   /* which ends the command that jumped */
+		reply(e->t, "done\n");   /* which ends the command that jumped */
 	} else {
 		checkpoint_here(e);   /* icount 0, for `run` and every way back */
 	}
@@ -1427,9 +1427,9 @@ int engine_main(const engine_options *o, travel *t)
 		if (e->interrupted)
 			*e->interrupted = 0;
 		execute(e, line);
-		reply(e, "done\n");
+		reply(e->t, "done\n");
 	}
 	end_session(e);
-	reply(e, "bye\n");
+	reply(e->t, "bye\n");
 	_exit(0);
 }
