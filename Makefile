@@ -69,7 +69,7 @@ $(BUILD)/%.o: %.c | $(BUILD)/gen/ioregs_gen.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/gen/ioregs.c $(BUILD)/gen/ioregs_gen.h: scripts/gen-ioregs.sh
+$(BUILD)/gen/ioregs.c $(BUILD)/gen/ioregs_gen.h &: scripts/gen-ioregs.sh
 	@mkdir -p $(BUILD)/gen
 	sh scripts/gen-ioregs.sh $(BUILD)/gen $(IOREG_MCUS)
 

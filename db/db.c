@@ -65,7 +65,7 @@ struct db {
 
 static const char *const SCHEMA =
 	"PRAGMA application_id = 1096176210;" /* DB_APPLICATION_ID */
-	"PRAGMA user_version = 1;"            /* DB_SCHEMA_VERSION */
+	"PRAGMA user_version = 2;"            /* DB_SCHEMA_VERSION */
 	"CREATE TABLE run ("
 	" id INTEGER PRIMARY KEY CHECK (id = 1),"
 	" firmware_path TEXT NOT NULL, firmware_sha256 TEXT NOT NULL,"
@@ -499,8 +499,10 @@ int db_open(const char *path, int writable, db **out, avrr_err *err)
 		db_free(d);
 		return -1;
 	}
-	if (ver > DB_SCHEMA_VERSION) {
-		avrr_errf(err, "%s: schema version %lld is newer than this avrr reads (%d); upgrade avrr",
+	if (ver != DB_SCHEMA_VERSION) {
+		avrr_errf(err, ver > DB_SCHEMA_VERSION
+			  ? "%s: schema version %lld is newer than this avrr reads (%d); upgrade avrr"
+			  : "%s: schema version %lld is older than this avrr reads (%d); record it again",
 			  path, (long long)ver, DB_SCHEMA_VERSION);
 		db_free(d);
 		return -1;

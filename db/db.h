@@ -5,7 +5,7 @@
  * docs/schema.md and versioned: PRAGMA application_id marks the file as
  * avrr's, PRAGMA user_version holds DB_SCHEMA_VERSION.  Bump the version, and
  * document the change, whenever a table or the meaning of a column changes;
- * db_open() refuses newer versions and foreign files.
+ * db_open() refuses other versions and foreign files.
  *
  * A new recording is built in a temporary file beside its final path, in
  * batched transactions, and renamed into place by db_finish() only when it is
@@ -19,7 +19,7 @@
 
 #include "../util/err.h"
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 #define DB_APPLICATION_ID 0x41565252 /* "AVRR" */
 
 typedef struct db db;

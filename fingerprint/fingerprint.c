@@ -354,10 +354,22 @@ fp_value fp_compute(const fp_config *c, const fp_state *s)
 
 uint64_t fp_input_key(const fp_config *c, const fp_state *s)
 {
+	if (fp_exact_keys(c))
+		return fp_gather_word(c, s->data);
 	uint8_t buf[FP_MAX_SELECTED];
 	const uint8_t *direct;
 	uint32_t n = fp_select(c, s, buf, sizeof buf, &direct);
 	return digest_key64(direct ? direct : buf, n);
+}
+
+uint64_t fp_input_key_of(const fp_config *c, const uint8_t *g, uint32_t n)
+{
+	if (!fp_exact_keys(c))
+		return digest_key64(g, n);
+	uint64_t w = 0;
+	for (uint32_t i = 0; i < n; i++)
+		w |= (uint64_t)g[i] << (8 * i);
+	return w;
 }
 
 void fp_format(const fp_config *c, char *buf, size_t n)

@@ -112,9 +112,28 @@ uint32_t fp_select(const fp_config *c, const fp_state *s, uint8_t *buf, uint32_t
 
 fp_value fp_compute(const fp_config *c, const fp_state *s);
 
-/* A 64-bit key of g(s) (digest_key64): equal for equal selector bytes.
- * For scoring false input duplicates only. */
+/* A 64-bit key of g(s): equal for equal selector bytes.  For a selector
+ * of at most 8 fixed bytes (fp_exact_keys) it is those bytes, the first
+ * lowest, so the replay's oracle can compare a state against every
+ * recorded one without hashing; otherwise digest_key64 of them.  For
+ * scoring false input duplicates only. */
 uint64_t fp_input_key(const fp_config *c, const fp_state *s);
+/* The same, of bytes g[0..n) that fp_select gave for c. */
+uint64_t fp_input_key_of(const fp_config *c, const uint8_t *g, uint32_t n);
+
+static inline int fp_exact_keys(const fp_config *c)
+{
+	return c->ngather && c->ngather <= 8;
+}
+
+/* g(s) of a selector with fp_exact_keys, packed as fp_input_key packs it. */
+static inline uint64_t fp_gather_word(const fp_config *c, const uint8_t *data)
+{
+	uint64_t w = 0;
+	for (unsigned i = 0; i < c->ngather; i++)
+		w |= (uint64_t)data[c->gather[i]] << (8 * i);
+	return w;
+}
 
 /* The selector of frequency-based selection (seed 004 §4.1) for fw: the
  * `nio` I/O registers and `ngp` GP registers its code names most often,

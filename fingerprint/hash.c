@@ -115,6 +115,102 @@ uint64_t fp_hash(fp_hash_kind k, const uint8_t *x, size_t n, unsigned bits)
 	return 0;
 }
 
+/* Σ of the bytes of w, four 16-bit pair sums added by one multiply. */
+static inline uint64_t word_byte_sum(uint64_t w)
+{
+	const uint64_t lo = UINT64_C(0x00ff00ff00ff00ff);
+	uint64_t pairs = (w & lo) + (w >> 8 & lo);
+	return pairs * UINT64_C(0x0001000100010001) >> 48;
+}
+
+/* One-at-a-time over the first n bytes of each w[i], eight at a time in
+ * vector lanes (GCC's vector extension: AVX2 where the clone has it, else
+ * pairs of SSE2 registers), ORed into out[i] shifted left by `shift`. */
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+
+static uint32_t oaat_word(uint64_t w, unsigned n, uint32_t h)
+{
+	for (unsigned j = 0; j < n; j++) {
+		h += (uint32_t)(w >> (8 * j)) & 0xff;
+		h += h << 10;
+		h ^= h >> 6;
+	}
+	h += h << 3;
+	h ^= h >> 11;
+	return h + (h << 15);
+}
+
+static inline __attribute__((always_inline)) void oaat_words(const uint64_t *w, size_t count,
+							     unsigned n, uint32_t seed,
+							     unsigned shift, uint64_t *out)
+{
+	size_t i = 0;
+	for (; i + 8 <= count; i += 8) {
+		u32x8 lo, hi, h;
+		for (int k = 0; k < 8; k++) {
+			lo[k] = (uint32_t)w[i + k];
+			hi[k] = (uint32_t)(w[i + k] >> 32);
+			h[k] = seed;
+		}
+		for (unsigned j = 0; j < n; j++) {
+			h += (j < 4 ? lo >> (8 * j) : hi >> (8 * (j - 4))) & 0xff;
+			h += h << 10;
+			h ^= h >> 6;
+		}
+		h += h << 3;
+		h ^= h >> 11;
+		h += h << 15;
+		for (int k = 0; k < 8; k++)
+			out[i + k] |= (uint64_t)h[k] << shift;
+	}
+	for (; i < count; i++)
+		out[i] |= (uint64_t)oaat_word(w[i], n, seed) << shift;
+}
+
+/* Built twice where the compiler can (AVX2 and the baseline), chosen when
+ * the program loads: the oracle hashes every instruction boundary. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void fp_hash_words(fp_hash_kind k, const uint64_t *w, size_t count, unsigned n, unsigned bits,
+		   uint64_t *out)
+{
+	uint64_t mask = fp_hash_mask(bits);
+	switch (k) {
+	case FP_HASH_MODULAR:
+		for (size_t i = 0; i < count; i++)
+			out[i] = word_byte_sum(w[i]) & mask;
+		return;
+	case FP_HASH_TWOMOD:
+		for (size_t i = 0; i < count; i++) {
+			uint64_t weighted = 0;
+			for (unsigned j = 0; j < n; j++)
+				weighted += (uint64_t)(j + 1) * (w[i] >> (8 * j) & 0xff);
+			uint64_t v = (word_byte_sum(w[i]) % FP_TWOMOD_P1) * FP_TWOMOD_P2 +
+				     weighted % FP_TWOMOD_P2;
+			out[i] = v & mask;
+		}
+		return;
+	case FP_HASH_JENKINS:
+		memset(out, 0, count * sizeof *out);
+		oaat_words(w, count, n, 0, 0, out);
+		if (bits > 32)
+			oaat_words(w, count, n, FP_OAAT2_SEED, 32, out);
+		for (size_t i = 0; i < count; i++)
+			out[i] &= mask;
+		return;
+	case FP_HASH_KNUTH:
+		for (size_t i = 0; i < count; i++) {
+			uint64_t p = word_byte_sum(w[i]) * FP_KNUTH_A;
+			out[i] = bits >= 64 ? p : bits ? p >> (64 - bits) : 0;
+		}
+		return;
+	case FP_HASH_COUNT:
+		break;
+	}
+	memset(out, 0, count * sizeof *out);
+}
+
 uint64_t fp_reduce_ra(uint32_t ra_byte_addr, unsigned k)
 {
 	/* ra/2 fits in 31 bits, so any k >= 31 keeps all of it; masking with

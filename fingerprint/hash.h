@@ -83,6 +83,13 @@ int fp_hash_parse(const char *name, fp_hash_kind *out);
  * An out-of-range kind yields 0. */
 uint64_t fp_hash(fp_hash_kind k, const uint8_t *x, size_t n, unsigned bits);
 
+/* fp_hash of many short inputs at once: out[i] = fp_hash(k, x, n, bits)
+ * where x is the n <= 8 bytes packed in w[i], the first in the lowest
+ * byte.  The replay's oracle defers the boundaries it evaluates and hashes
+ * them in bulk here, in loops the compiler can vectorize. */
+void fp_hash_words(fp_hash_kind k, const uint64_t *w, size_t count, unsigned n, unsigned bits,
+		   uint64_t *out);
+
 /* fp_hash(k, x, n, bits) from fp_hash(k, x, n, 64), by the widening
  * contract above: one 64-bit hash serves every width. */
 static inline uint64_t fp_hash_narrow(fp_hash_kind k, uint64_t h64, unsigned bits)

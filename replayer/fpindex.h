@@ -4,8 +4,9 @@
  *
  * A fingerprint value is one 64-bit key, ra* above f* (width <= 64 bits).
  * Looking a key up gives the recorded interrupts that have it, in log
- * order, each with its vector and — for scoring only — its full return
- * address and the key of its selector bytes.
+ * order, each with its vector.  For scoring only, the index also answers
+ * exactly whether a recorded interrupt with a given key had a given full
+ * return address, or given selector bytes (by their input key).
  */
 #ifndef AVRR_FPINDEX_H
 #define AVRR_FPINDEX_H
@@ -18,8 +19,6 @@
 
 typedef struct fpi_rec {
 	uint64_t n;          /* the n-th recorded interrupt */
-	uint64_t input_key;  /* ground truth; valid when the index has_input_keys */
-	uint32_t ra;         /* byte address, from the event log */
 	uint8_t vector;
 } fpi_rec;
 
@@ -28,13 +27,34 @@ typedef struct fpi_slot {
 	uint32_t first, count;   /* recs[first .. first+count) */
 } fpi_slot;
 
+/* A set of pairs of 64-bit values (open addressing).  The oracle asks it
+ * at nearly every instruction, so a probe is one hash and, usually, one
+ * cache line. */
+typedef struct fpi_pairs {
+	uint64_t (*ab)[2];
+	uint64_t *used;          /* bit per slot */
+	uint32_t mask;
+} fpi_pairs;
+
+/* Sets of hash parts, one per value of a small key (a return address, or
+ * an ra*): open addressing over the keys (key + 1; 0 = empty), each with
+ * the number of its bitmap of hash parts, `words` 64-bit words long.  A loop
+ * revisits a few keys, so their bitmaps stay in the cache; this is what
+ * lets the oracle ask dozens of configurations at every instruction. */
+typedef struct fpi_bitsets {
+	uint32_t *keys;
+	uint32_t *bitmap;        /* keys[i]'s bitmap is bits + bitmap[i] * words */
+	uint64_t *bits;          /* NULL: not built (it would not fit) */
+	uint32_t mask, words;
+} fpi_bitsets;
+
+/* ra_class values besides a return address (flash is below 2^24 bytes). */
+#define FPI_RA_MIXED UINT32_MAX
+#define FPI_RA_NONE (UINT32_MAX - 1)
+
 typedef struct fp_index {
 	fp_config cfg;
 	fpi_rec *recs;           /* grouped by key, each group in order of n */
-	/* The same groups' return addresses and input keys, each group
-	 * sorted, for classifying a hit by binary search. */
-	uint32_t *ras_sorted;
-	uint64_t *keys_sorted;
 	size_t nrecs;
 	uint64_t *key_of;        /* key_of[n-1]: the n-th interrupt's key */
 	fpi_slot *slots;         /* open addressing; count 0 = empty */
@@ -45,12 +65,27 @@ typedef struct fp_index {
 	uint8_t *ra_seen;
 	/* Bit (key's mix >> 48) set for every recorded key: 8 KB, so a lookup
 	 * that finds nothing usually stays in the cache instead of missing
-	 * in the (large) slot table — the oracle probes 64 tables at every
-	 * instruction. */
+	 * in the (large) slot table. */
 	uint64_t *filter;
+	fpi_bitsets by_part;     /* the recorded hash parts per ra* */
+	/* For ra <= FPI_CLASS_BITS: per ra*, the one full return address
+	 * recorded with it, or FPI_RA_MIXED when there were several.  Few
+	 * return addresses share their low bits in a small firmware, so a
+	 * hit's loop-or-RA question is mostly one load. */
+	uint32_t *ra_class;
+	fpi_bitsets by_ra;       /* the recorded hash parts per full return address */
+	fpi_pairs ra_pairs;      /* (key, full ra) of every recorded interrupt */
+	fpi_pairs input_pairs;   /* (key, input key) of each, if has_input_keys */
+	fpi_pairs inputs;        /* (input key, 0) of each, if has_input_keys */
+	/* Bit (input key's mix >> 46) set for each: 32 KB, so that a state
+	 * unlike every recorded one is usually told so from the cache. */
+	uint64_t *input_filter;
 } fp_index;
 
 #define FPI_FILTER_BITS 16
+#define FPI_INPUT_FILTER_BITS 18
+#define FPI_CLASS_BITS 16
+#define FPI_BITSETS_BYTES (8u << 20)  /* the most one fpi_bitsets may take */
 
 static inline int fpi_ra_possible(const fp_index *x, uint64_t ra_part)
 {
@@ -69,12 +104,33 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	      const uint32_t *ras, avrr_err *err);
 void fpi_free(fp_index *x);
 
-/* Whether some interrupt recorded in `slot` had return address ra (a hit
- * is then a false loop positive, else a false RA one), and whether one had
- * selector key input_key (a false input duplicate, else a hash collision;
- * 0 when the index has no input keys). */
-int fpi_has_ra(const fp_index *x, const fpi_slot *slot, uint32_t ra);
-int fpi_has_input(const fp_index *x, const fpi_slot *slot, uint64_t input_key);
+/* The pair, mixed so that every bit depends on all of both (splitmix64's
+ * finalizer): keys and addresses differ mostly in a few bits. */
+static inline uint64_t fpi_mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9E3779B97F4A7C15ull + b;
+	h = (h ^ h >> 30) * 0xBF58476D1CE4E5B9ull;
+	h = (h ^ h >> 27) * 0x94D049BB133111EBull;
+	return h ^ h >> 31;
+}
+
+static inline int fpi_pairs_has(const fpi_pairs *p, uint64_t a, uint64_t b)
+{
+	for (uint32_t i = (uint32_t)fpi_mix(a, b) & p->mask;; i = (i + 1) & p->mask) {
+		if (!(p->used[i >> 6] >> (i & 63) & 1))
+			return 0;
+		if (p->ab[i][0] == a && p->ab[i][1] == b)
+			return 1;
+	}
+}
+
+/* Whether some recorded interrupt had selector key input_key (with input
+ * keys). */
+static inline int fpi_input_recorded(const fp_index *x, uint64_t input_key)
+{
+	uint32_t f = (uint32_t)(fpi_mix(input_key, 0) >> (64 - FPI_INPUT_FILTER_BITS));
+	return (x->input_filter[f >> 6] >> (f & 63) & 1) && fpi_pairs_has(&x->inputs, input_key, 0);
+}
 
 /* The slot of `key`, or NULL when no recorded interrupt has it. */
 static inline const fpi_slot *fpi_find(const fp_index *x, uint64_t key)
@@ -91,6 +147,57 @@ static inline const fpi_slot *fpi_find(const fp_index *x, uint64_t key)
 		if (s->key == key)
 			return s;
 	}
+}
+
+static inline uint32_t fpi_bitsets_slot(uint32_t key)
+{
+	return (key * 0x9E3779B1u) >> 7;
+}
+
+/* Whether hash part h was recorded with `key` (b->bits must be built). */
+static inline int fpi_bitsets_has(const fpi_bitsets *b, uint32_t key, uint64_t h)
+{
+	for (uint32_t i = fpi_bitsets_slot(key) & b->mask;; i = (i + 1) & b->mask) {
+		if (!b->keys[i])
+			return 0;
+		if (b->keys[i] == key + 1)
+			return b->bits[(size_t)b->bitmap[i] * b->words + (h >> 6)] >> (h & 63) & 1;
+	}
+}
+
+static inline uint64_t fpi_hash_part(const fp_index *x, uint64_t key)
+{
+	return key & fp_hash_mask(x->cfg.hash_bits);
+}
+
+/* Whether some interrupt has fingerprint `key`. */
+static inline int fpi_contains(const fp_index *x, uint64_t key)
+{
+	if (!x->by_part.bits)
+		return fpi_find(x, key) != NULL;
+	uint32_t part = x->cfg.hash_bits >= 64 ? 0 : (uint32_t)(key >> x->cfg.hash_bits);
+	return fpi_bitsets_has(&x->by_part, part, fpi_hash_part(x, key));
+}
+
+/* Whether some interrupt recorded with `key` (which must be recorded) had
+ * return address ra: a hit is then a false loop positive, else a false RA
+ * one. */
+static inline int fpi_has_ra(const fp_index *x, uint64_t key, uint32_t ra)
+{
+	if (x->ra_class) {
+		uint32_t only = x->ra_class[key >> x->cfg.hash_bits];
+		if (only != FPI_RA_MIXED)
+			return only == ra;
+	}
+	return x->by_ra.bits ? fpi_bitsets_has(&x->by_ra, ra, fpi_hash_part(x, key))
+			     : fpi_pairs_has(&x->ra_pairs, key, ra);
+}
+
+/* Whether some interrupt recorded with `key` had selector key input_key (a
+ * false input duplicate, else a hash collision); 0 without input keys. */
+static inline int fpi_has_input(const fp_index *x, uint64_t key, uint64_t input_key)
+{
+	return x->has_input_keys && fpi_pairs_has(&x->input_pairs, key, input_key);
 }
 
 #endif

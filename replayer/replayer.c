@@ -3,9 +3,11 @@
  *
  * The hot path is on_boundary: it runs after every instruction at which the
  * CPU could take an interrupt, so a fingerprint replay computes one
- * fingerprint and probes one hash table there, and the oracle computes each
- * distinct selector's bytes and each needed 64-bit hash once, deriving every
- * configuration's narrower hash from it (fp_hash_narrow).
+ * fingerprint and probes one hash table there.  The oracle queues the
+ * boundary for the configurations it can evaluate in bulk (batch.h); for
+ * the others it computes each distinct selector's bytes and each needed
+ * 64-bit hash once, deriving every configuration's narrower hash from it
+ * (fp_hash_narrow).
  */
 #include "replayer.h"
 
@@ -20,32 +22,13 @@
 #include "../recorder/recorder.h"
 #include "../recorder/replica.h"
 #include "../util/digest.h"
+#include "batch.h"
 #include "fpindex.h"
 
 /* Configurations of the oracle that share a selector share its bytes and
- * each hash function's widest value.
- *
- * Memo: under set matching, a boundary that is not a recorded interrupt
- * has an outcome (hit, and of which kind) that depends only on (ra, g(s)),
- * and a firmware's loops revisit the same few states.  So a selector of
- * at most 8 bytes keeps a direct-mapped table from (ra, g(s)) to every
- * member's outcome, and a boundary found there only counts a use; the
- * uses reach the results when the entry is evicted or at the end of a run
- * (memo_flush).  A boundary then costs one gather and one probe per
- * selector, however many configurations share it. */
-#define MEMO_BITS 14
-
-/* 16 bytes, so the table stays in the L2 cache: the probe runs at every
- * instruction.  Only selectors of at most 8 bytes are memoized. */
-#define MEMO_MAX_BYTES 8
-#define MEMO_EMPTY UINT32_MAX   /* no return address is this */
-
-typedef struct memo_entry {
-	uint64_t bytes;             /* g(s), little-endian */
-	uint32_t ra;
-	uint32_t uses;              /* not yet added to the results */
-} memo_entry;
-
+ * each hash function's widest value.  Under set matching, a group whose
+ * selector suits batching (batch.h) only queues its boundaries; the rest
+ * are evaluated where they happen. */
 typedef struct sel_group {
 	const fp_config *cfg;       /* the first configuration with this selector */
 	unsigned *members;          /* indexes of its configurations */
@@ -58,12 +41,8 @@ typedef struct sel_group {
 	uint8_t have[FP_HASH_COUNT];
 	uint64_t input_key;         /* of g(s), once a hit needs it */
 	int have_key;
-	memo_entry *memo;           /* NULL: not memoized */
-	uint8_t *outcome;           /* outcome[e * nmembers + j]: entry e, member j */
+	rp_batch *batch;            /* NULL: evaluated at each boundary */
 } sel_group;
-
-/* A hit's outcome. */
-enum { OUT_HIT = 1, OUT_LOOP = 2, OUT_INPUT = 4 };
 
 struct replay {
 	rp_options o;
@@ -240,15 +219,15 @@ static void skip_truth_before(replay *r, uint64_t icount)
 	}
 }
 
-/* How a false hit through `slot` was fooled (OUT_* bits): by a recorded
- * interrupt at the same return address (a loop positive, else an RA one),
- * and by one with the same selector bytes (an input duplicate, else a hash
- * collision; input_key is only read when the index has input keys). */
-static unsigned false_hit_kind(const fp_index *x, const fpi_slot *slot, uint32_t ra,
-			       uint64_t input_key)
+/* How a false hit on recorded fingerprint `key` was fooled (OUT_* bits):
+ * by a recorded interrupt at the same return address (a loop positive,
+ * else an RA one), and by one with the same selector bytes (an input
+ * duplicate, else a hash collision; input_key is only read when the index
+ * has input keys). */
+static unsigned false_hit_kind(const fp_index *x, uint64_t key, uint32_t ra, uint64_t input_key)
 {
-	return (fpi_has_ra(x, slot, ra) ? OUT_LOOP : 0) |
-	       (fpi_has_input(x, slot, input_key) ? OUT_INPUT : 0);
+	return (fpi_has_ra(x, key, ra) ? OUT_LOOP : 0) |
+	       (fpi_has_input(x, key, input_key) ? OUT_INPUT : 0);
 }
 
 /* Scores an injection of `vector` matched through `slot` in state st. */
@@ -263,7 +242,7 @@ static void score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_stat
 		return;
 	}
 	uint64_t key = r->fp.has_input_keys ? fp_input_key(&r->fp.cfg, st) : 0;
-	unsigned kind = false_hit_kind(&r->fp, slot, st->ra, key);
+	unsigned kind = false_hit_kind(&r->fp, slot->key, st->ra, key);
 	++*(kind & OUT_LOOP ? &r->c.false_loop : &r->c.false_ra);
 	++*(kind & OUT_INPUT ? &r->c.input_duplicates : &r->c.hash_collisions);
 }
@@ -342,8 +321,7 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 
 /* ---- the oracle ------------------------------------------------------- */
 
-/* A new boundary: nothing of g(s) is known yet.  (A memo hit needs none
- * of it, so it skips this.) */
+/* A new boundary: nothing of g(s) is known yet. */
 static void group_forget(sel_group *g)
 {
 	g->bytes = NULL;
@@ -390,61 +368,30 @@ static unsigned classify(replay *r, size_t i, sel_group *g, const fp_state *st)
 	if (!slot)
 		return 0;
 	if (x->has_input_keys && !g->have_key) {
-		g->input_key = digest_key64(g->bytes, g->n);
+		g->input_key = fp_input_key_of(g->cfg, g->bytes, g->n);
 		g->have_key = 1;
 	}
-	return OUT_HIT | false_hit_kind(x, slot, st->ra, g->input_key);
+	return OUT_HIT | false_hit_kind(x, slot->key, st->ra, g->input_key);
 }
 
-static void count_outcome(rp_oracle_result *res, unsigned out, uint64_t times)
+/* The groups that are not batched, at this boundary.  Kept out of line,
+ * so the batched path of every instruction stays short. */
+static __attribute__((noinline)) void oracle_now(replay *r, sel_group *g, const fp_state *st,
+						  int at_truth)
 {
-	if (!(out & OUT_HIT))
-		return;
-	res->hits += times;
-	*(out & OUT_LOOP ? &res->false_loop : &res->false_ra) += times;
-	*(out & OUT_INPUT ? &res->input_duplicates : &res->hash_collisions) += times;
-}
-
-static void memo_flush_entry(replay *r, sel_group *g, size_t e)
-{
-	memo_entry *m = &g->memo[e];
-	if (!m->uses)
-		return;
-	for (unsigned j = 0; j < g->nmembers; j++)
-		count_outcome(&r->results[g->members[j]], g->outcome[e * g->nmembers + j], m->uses);
-	m->uses = 0;
-}
-
-/* Adds every memoized use to the results. */
-static void memo_flush(replay *r)
-{
-	for (size_t k = 0; k < r->ngroups; k++)
-		for (size_t e = 0; r->groups[k].memo && e < (size_t)1 << MEMO_BITS; e++)
-			memo_flush_entry(r, &r->groups[k], e);
-}
-
-/* Counts this boundary in g's memo, classifying (ra, g(s)) on a miss.
- * g(s) is gathered straight into a word: storing bytes and reloading them
- * as a word would stall on store forwarding, at every instruction. */
-static void memo_count(replay *r, sel_group *g, const fp_state *st)
-{
-	const fp_config *c = g->cfg;
-	uint64_t w = 0;
-	for (unsigned i = 0; i < c->ngather; i++)
-		w |= (uint64_t)st->data[c->gather[i]] << (8 * i);
-	uint64_t h = ((st->ra + 1) * 0x9E3779B97F4A7C15ull ^ w) * 0x9E3779B97F4A7C15ull;
-	size_t e = (size_t)(h >> (64 - MEMO_BITS));
-	memo_entry *m = &g->memo[e];
-	if (m->ra != st->ra || m->bytes != w) {
-		memo_flush_entry(r, g, e);
-		group_forget(g);
-		m->ra = st->ra;
-		m->bytes = w;
-		for (unsigned j = 0; j < g->nmembers; j++)
-			g->outcome[e * g->nmembers + j] = (uint8_t)classify(r, g->members[j], g, st);
+	group_forget(g);
+	for (unsigned j = 0; j < g->nmembers; j++) {
+		size_t i = g->members[j];
+		rp_oracle_result *res = &r->results[i];
+		if (!at_truth) {
+			count_outcome(res, classify(r, i, g, st), 1);
+		} else if (oracle_lookup(r, i, g, st)) {
+			res->hits++;
+			res->correct++;
+		} else {
+			res->missed++;
+		}
 	}
-	if (++m->uses == UINT32_MAX)
-		memo_flush_entry(r, g, e);
 }
 
 static void oracle_boundary(replay *r, const fp_state *st)
@@ -460,23 +407,10 @@ static void oracle_boundary(replay *r, const fp_state *st)
 	int at_truth = r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount;
 	for (size_t k = 0; k < r->ngroups; k++) {
 		sel_group *g = &r->groups[k];
-		if (!at_truth && g->memo) {
-			memo_count(r, g, st);
-			continue;
-		}
-		group_forget(g);
-		for (unsigned j = 0; j < g->nmembers; j++) {
-			size_t i = g->members[j];
-			rp_oracle_result *res = &r->results[i];
-			if (!at_truth) {
-				count_outcome(res, classify(r, i, g, st), 1);
-			} else if (oracle_lookup(r, i, g, st)) {
-				res->hits++;
-				res->correct++;
-			} else {
-				res->missed++;
-			}
-		}
+		if (g->batch)
+			batch_add(g->batch, st->ra, st->data, at_truth);
+		else
+			oracle_now(r, g, st, at_truth);
 	}
 	if (at_truth) {
 		uint8_t vector = (uint8_t)r->truth[r->truth_pos++].vector;
@@ -619,9 +553,8 @@ out:
 	return rc;
 }
 
-/* Whether a and b gather the same bytes and can share a memo: a
- * round-robin marker variable is state outside g(s), so its
- * configurations get a group of their own, not memoized. */
+/* Whether a and b gather the same bytes: a round-robin marker variable
+ * is state outside g(s), so its configurations get a group of their own. */
 static int same_group(const fp_config *a, const fp_config *b)
 {
 	int a_var = a->round_robin && a->marker == FP_MARK_VAR;
@@ -646,25 +579,23 @@ static int make_groups(replay *r, avrr_err *err)
 				return avrr_errf(err, "out of memory");
 		}
 		g->members[g->nmembers++] = (unsigned)i;
-		for (int h = 0; h < FP_HASH_COUNT; h++) {
-			/* Knuth's narrow values are the top bits of the 64-bit
-			 * one; the others' are its low bits. */
-			unsigned need = h == FP_HASH_KNUTH ? 64 : c->hash_bits;
-			if ((c->round_robin || (int)c->hash == h) && need > g->hash_bits[h])
-				g->hash_bits[h] = need;
-		}
+		widen_hash_bits(g->hash_bits, c);
 	}
 	for (size_t k = 0; k < r->ngroups; k++) {
 		sel_group *g = &r->groups[k];
-		if (!g->cfg->ngather || g->cfg->ngather > MEMO_MAX_BYTES || r->o.match != RP_MATCH_SET ||
-		    (g->cfg->round_robin && g->cfg->marker == FP_MARK_VAR))
+		if (r->o.match != RP_MATCH_SET || !batch_suits(g->cfg))
 			continue;
-		g->memo = malloc(((size_t)1 << MEMO_BITS) * sizeof *g->memo);
-		g->outcome = calloc((size_t)g->nmembers << MEMO_BITS, 1);
-		if (!g->memo || !g->outcome)
+		const fp_index **members = malloc(g->nmembers * sizeof *members);
+		rp_oracle_result **results = malloc(g->nmembers * sizeof *results);
+		for (unsigned j = 0; members && results && j < g->nmembers; j++) {
+			members[j] = &r->oracle[g->members[j]];
+			results[j] = &r->results[g->members[j]];
+		}
+		g->batch = members && results ? batch_new(members, results, g->nmembers) : NULL;
+		free(members);
+		free(results);
+		if (!g->batch)
 			return avrr_errf(err, "out of memory");
-		for (size_t e = 0; e < (size_t)1 << MEMO_BITS; e++)
-			g->memo[e] = (memo_entry){ .ra = MEMO_EMPTY };
 	}
 	return 0;
 }
@@ -783,8 +714,7 @@ void rp_close(replay *r)
 		fpi_free(&r->oracle[i]);
 	for (size_t k = 0; k < r->ngroups; k++) {
 		free(r->groups[k].members);
-		free(r->groups[k].memo);
-		free(r->groups[k].outcome);
+		batch_free(r->groups[k].batch);
 	}
 	free(r->oracle);
 	free(r->results);
@@ -863,8 +793,9 @@ static rp_stop run_until(replay *r, uint64_t until)
 rp_stop rp_run(replay *r, uint64_t until)
 {
 	rp_stop why = run_until(r, until);
-	if (r->o.oracle)
-		memo_flush(r);
+	for (size_t k = 0; k < r->ngroups; k++)
+		if (r->groups[k].batch)
+			batch_settle(r->groups[k].batch);
 	return why;
 }
 

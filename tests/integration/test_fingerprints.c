@@ -101,7 +101,7 @@ static int check_by_hand(void *ud, const db_interrupt *q, avrr_err *err)
 	assert_int_equal(f->vector, q->vector);
 	assert_int_equal(f->ra_part, (q->ra >> 1) & 31);
 	assert_int_equal(f->hash_part, fp_hash(FP_HASH_MODULAR, g, 2, 8));
-	assert_int_equal(f->input_key, digest_key64(g, 2));
+	assert_int_equal(f->input_key, (uint64_t)g[0] | (uint64_t)g[1] << 8); /* exact: 2 bytes */
 	return 0;
 }
 

@@ -10,7 +10,7 @@
  *     standing in for a full disk, at a batch commit and at db_finish),
  *     leave nothing behind;
  *   - db_open refusing missing paths, directories, text and empty files,
- *     foreign SQLite files, newer and unset schema versions; db_get_run and
+ *     foreign SQLite files, newer, older and unset schema versions; db_get_run and
  *     db_get_firmware reporting a damaged recording; db_create refusing a
  *     path in a missing directory and a directory.
  * Each test works in its own temporary directory.
@@ -751,6 +751,16 @@ static void test_open_newer_schema(void **state)
 	expect_open_fails(f->path, 1, "newer");
 }
 
+/* Schema 1 keyed small selectors by SipHash, not by their bytes. */
+static void test_open_older_schema(void **state)
+{
+	fixture *f = *state;
+	make_small_recording(f);
+	doctor(f->path, "PRAGMA user_version = 1");
+	expect_open_fails(f->path, 0, "schema version 1 is older than this avrr reads (2); "
+			  "record it again");
+}
+
 static void test_open_unset_version(void **state)
 {
 	fixture *f = *state;
@@ -855,6 +865,7 @@ int main(void)
 		T(test_open_empty_file),
 		T(test_open_foreign_sqlite),
 		T(test_open_newer_schema),
+		T(test_open_older_schema),
 		T(test_open_unset_version),
 		T(test_damaged_recording),
 		T(test_create_in_missing_directory),

@@ -214,6 +214,39 @@ static void test_widening_property(void **state)
 	}
 }
 
+/* fp_hash_words agrees with fp_hash on packed inputs of 1..8 bytes, every
+ * kind, at widths around each kind's edges; counts that are not a multiple
+ * of any vector length leave no lane behind. */
+static void test_hash_words(void **state)
+{
+	(void)state;
+	static const unsigned widths[] = { 1, 6, 8, 14, 16, 24, 31, 32, 33, 48, 63, 64 };
+	enum { COUNT = 37 };
+	uint64_t rng = 0xb0a7, w[COUNT], out[COUNT];
+	for (unsigned n = 1; n <= 8; n++) {
+		for (size_t i = 0; i < COUNT; i++) {
+			w[i] = i % 5 == 0 ? UINT64_MAX : splitmix64(&rng);
+			if (n < 8)
+				w[i] &= (UINT64_C(1) << (8 * n)) - 1;
+		}
+		for (unsigned k = 0; k < FP_HASH_COUNT; k++)
+			for (size_t b = 0; b < sizeof widths / sizeof *widths; b++) {
+				fp_hash_words((fp_hash_kind)k, w, COUNT, n, widths[b], out);
+				for (size_t i = 0; i < COUNT; i++) {
+					uint8_t x[8];
+					for (unsigned j = 0; j < n; j++)
+						x[j] = (uint8_t)(w[i] >> (8 * j));
+					uint64_t want = fp_hash((fp_hash_kind)k, x, n, widths[b]);
+					if (out[i] != want)
+						fail_msg("%s n=%u bits=%u input %zu: %#llx, want %#llx",
+							 fp_hash_name((fp_hash_kind)k), n, widths[b], i,
+							 (unsigned long long)out[i],
+							 (unsigned long long)want);
+				}
+			}
+	}
+}
+
 /* Every value fits its width, and width 64 is not silently truncated. */
 static void test_range(void **state)
 {
@@ -295,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_knuth_known),
 		cmocka_unit_test(test_reduce_ra),
 		cmocka_unit_test(test_widening_property),
+		cmocka_unit_test(test_hash_words),
 		cmocka_unit_test(test_range),
 		cmocka_unit_test(test_bits_edges),
 		cmocka_unit_test(test_names),
