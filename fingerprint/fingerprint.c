@@ -354,12 +354,10 @@ fp_value fp_compute(const fp_config *c, const fp_state *s)
 
 uint64_t fp_input_key(const fp_config *c, const fp_state *s)
 {
-	if (fp_exact_keys(c))
-		return fp_gather_word(c, s->data);
 	uint8_t buf[FP_MAX_SELECTED];
 	const uint8_t *direct;
 	uint32_t n = fp_select(c, s, buf, sizeof buf, &direct);
-	return digest_key64(direct ? direct : buf, n);
+	return fp_input_key_of(c, direct ? direct : buf, n);
 }
 
 uint64_t fp_input_key_of(const fp_config *c, const uint8_t *g, uint32_t n)

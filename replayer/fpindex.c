@@ -156,8 +156,9 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	x->filter = calloc((1u << FPI_FILTER_BITS) / 64, sizeof *x->filter);
 	x->input_filter = calloc((1u << FPI_INPUT_FILTER_BITS) / 64, sizeof *x->input_filter);
 	int oom = !k || !x->recs || !x->key_of || !x->slots || !x->filter || !x->input_filter ||
-		  pairs_init(&x->ra_pairs, nrows) || pairs_init(&x->input_pairs, nrows) ||
-		  pairs_init(&x->inputs, nrows);
+		  build_bitsets(x, rows, nrows, ras) ||
+		  (!x->by_ra.bits && pairs_init(&x->ra_pairs, nrows)) ||
+		  pairs_init(&x->input_pairs, nrows) || pairs_init(&x->inputs, nrows);
 	if (!oom && c->ra_bits <= 24)
 		oom = !(x->ra_seen = calloc(((size_t)1 << c->ra_bits) / 8 + 1, 1));
 	if (!oom && c->ra_bits >= 1 && c->ra_bits <= FPI_CLASS_BITS)
@@ -186,17 +187,13 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 			x->ra_seen[f->ra_part >> 3] |= (uint8_t)(1u << (f->ra_part & 7));
 		if (x->ra_class)
 			classify_ra(x->ra_class, f->ra_part, ras[i]);
-		pairs_add(&x->ra_pairs, key, ras[i]);
+		if (x->ra_pairs.ab)  /* only when by_ra could not be built */
+			pairs_add(&x->ra_pairs, key, ras[i]);
 		pairs_add(&x->input_pairs, key, f->input_key);
 		pairs_add(&x->inputs, f->input_key, 0);
 		uint32_t bit = (uint32_t)(fpi_mix(f->input_key, 0) >> (64 - FPI_INPUT_FILTER_BITS));
 		x->input_filter[bit >> 6] |= 1ull << (bit & 63);
 		x->has_input_keys &= f->has_input_key;
-	}
-	if (build_bitsets(x, rows, nrows, ras)) {
-		free(k);
-		fpi_free(x);
-		return avrr_errf(err, "out of memory");
 	}
 	qsort(k, nrows, sizeof *k, by_key_then_n);
 	for (size_t i = 0; i < nrows;) {

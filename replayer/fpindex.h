@@ -74,7 +74,7 @@ typedef struct fp_index {
 	 * hit's loop-or-RA question is mostly one load. */
 	uint32_t *ra_class;
 	fpi_bitsets by_ra;       /* the recorded hash parts per full return address */
-	fpi_pairs ra_pairs;      /* (key, full ra) of every recorded interrupt */
+	fpi_pairs ra_pairs;      /* (key, full ra) of each, when by_ra is not built */
 	fpi_pairs input_pairs;   /* (key, input key) of each, if has_input_keys */
 	fpi_pairs inputs;        /* (input key, 0) of each, if has_input_keys */
 	/* Bit (input key's mix >> 46) set for each: 32 KB, so that a state
