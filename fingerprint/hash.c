@@ -210,10 +210,3 @@ void fp_hash_words(fp_hash_kind k, const uint64_t *w, size_t count, unsigned n, 
 	}
 	memset(out, 0, count * sizeof *out);
 }
-
-uint64_t fp_reduce_ra(uint32_t ra_byte_addr, unsigned k)
-{
-	/* ra/2 fits in 31 bits, so any k >= 31 keeps all of it; masking with
-	 * fp_hash_mask covers k > 32 without a separate clamp. */
-	return (uint64_t)(ra_byte_addr >> 1) & fp_hash_mask(k);
-}

@@ -103,7 +103,12 @@ static inline uint64_t fp_hash_narrow(fp_hash_kind k, uint64_t h64, unsigned bit
  * addresses step by 2, so reducing the byte address would waste bit 0 (§5.3
  * finds 0 and 1 RA bits equally useless for that reason).  k is 0..32
  * (0 means no RA prefix); k > 32 acts as 32. */
-uint64_t fp_reduce_ra(uint32_t ra_byte_addr, unsigned k);
+static inline uint64_t fp_reduce_ra(uint32_t ra_byte_addr, unsigned k)
+{
+	/* ra/2 fits in 31 bits, so any k >= 31 keeps all of it; masking with
+	 * fp_hash_mask covers k > 32 without a separate clamp. */
+	return (uint64_t)(ra_byte_addr >> 1) & fp_hash_mask(k);
+}
 
 /* Bob Jenkins' one-at-a-time hash exactly as published (Dr. Dobb's, Sept.
  * 1997), over unsigned bytes, without the final mask.  The published code

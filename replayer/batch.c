@@ -1,6 +1,7 @@
 /* batch.c — the oracle's deferred evaluation (see batch.h). */
 #include "batch.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,53 +16,61 @@
 #define MEMO_SIZE ((size_t)1 << MEMO_BITS)
 #define MEMO_EMPTY UINT32_MAX   /* no return address is this */
 
-struct batch_memo {
+/* Full queues the simulation may run ahead of the evaluation by. */
+#define QUEUES 4
+
+typedef struct batch_memo {
 	uint64_t w;                 /* g(s) */
 	uint32_t ra;
 	uint32_t uses;              /* not yet added to the results */
-};
+} batch_memo;
+
+/* Everything behind an rp_batch.  The simulation's thread owns `fill` and
+ * the queues' counter `tail`; the evaluation owns the rest, and `head`. */
+typedef struct batch_eval {
+	const fp_index **members;
+	rp_oracle_result **results;
+	unsigned nmembers;
+	unsigned hash_bits[FP_HASH_COUNT];  /* the widest any member needs; 0: none */
+
+	batch_memo *memo;
+	unsigned memo_rest;         /* batches left before the memo is tried again */
+	unsigned memo_trial;        /* batches of a trial left before it is judged */
+	uint8_t *outcome;           /* outcome[e * nmembers + j]: memo entry e, member j */
+
+	/* One queue's misses (the boundaries the memo did not know). */
+	uint8_t *out;               /* out[j * BATCH_SIZE + i]: member j, miss i */
+	uint32_t miss[BATCH_SIZE];  /* queue positions */
+	uint64_t mw[BATCH_SIZE];
+	uint8_t mtruth[BATCH_SIZE];
+	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
+	/* The recorded interrupts with the miss's g(s) (in members[0]'s
+	 * table; the members share it), or NULL. */
+	const fpi_input *in[BATCH_SIZE];
+	/* The misses' distinct return addresses: miss i's is ras[rid[i]]. */
+	uint32_t ras[BATCH_SIZE];
+	uint16_t rid[BATCH_SIZE];
+	unsigned nras;
+	struct { uint32_t ra, gen; uint16_t id; } ra_map[2 * BATCH_SIZE];
+	uint32_t ra_gen;
+	/* One member's look at each of ras[]: its ra*, the bitmap of the hash
+	 * parts recorded there, and that of those recorded at the address. */
+	uint64_t ra_part[BATCH_SIZE];
+	const uint64_t *part_row[BATCH_SIZE], *ra_row[BATCH_SIZE];
+
+	/* Queues [head, tail) (mod QUEUES) wait for evaluation, the one at
+	 * head perhaps under way; fill is queues[tail % QUEUES]. */
+	batch_queue queues[QUEUES];
+	unsigned head, tail;
+	int threaded, quit;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} batch_eval;
 
 int batch_suits(const fp_config *c)
 {
 	return fp_exact_keys(c) && !(c->round_robin && c->marker == FP_MARK_VAR);
-}
-
-rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n)
-{
-	rp_batch *b = calloc(1, sizeof *b);
-	if (!b)
-		return NULL;
-	b->sel = &members[0]->cfg;
-	b->nmembers = n;
-	b->members = malloc(n * sizeof *b->members);
-	b->results = malloc(n * sizeof *b->results);
-	b->memo = malloc(MEMO_SIZE * sizeof *b->memo);
-	b->outcome = calloc(MEMO_SIZE, n);
-	b->out = calloc(BATCH_SIZE, n);
-	if (!b->members || !b->results || !b->memo || !b->outcome || !b->out) {
-		batch_free(b);
-		return NULL;
-	}
-	for (unsigned j = 0; j < n; j++) {
-		b->members[j] = members[j];
-		b->results[j] = results[j];
-		widen_hash_bits(b->hash_bits, &members[j]->cfg);
-	}
-	for (size_t e = 0; e < MEMO_SIZE; e++)
-		b->memo[e] = (batch_memo){ .ra = MEMO_EMPTY };
-	return b;
-}
-
-void batch_free(rp_batch *b)
-{
-	if (!b)
-		return;
-	free(b->members);
-	free(b->results);
-	free(b->memo);
-	free(b->outcome);
-	free(b->out);
-	free(b);
 }
 
 static size_t memo_index(uint32_t ra, uint64_t w)
@@ -71,32 +80,98 @@ static size_t memo_index(uint32_t ra, uint64_t w)
 }
 
 /* Adds memo entry e's uses to the results. */
-static void memo_settle(rp_batch *b, size_t e)
+static void memo_settle(batch_eval *e, size_t at)
 {
-	batch_memo *m = &b->memo[e];
+	batch_memo *m = &e->memo[at];
 	if (!m->uses)
 		return;
-	for (unsigned j = 0; j < b->nmembers; j++)
-		count_outcome(b->results[j], b->outcome[e * b->nmembers + j], m->uses);
+	for (unsigned j = 0; j < e->nmembers; j++)
+		count_outcome(e->results[j], e->outcome[at * e->nmembers + j], m->uses);
 	m->uses = 0;
 }
 
-/* Member j over the nm misses: counts them, and leaves each outcome in
- * out[] for the memo. */
-static void eval_member(rp_batch *b, unsigned j, unsigned nm)
+/* The number of ra among the queue's distinct return addresses, adding
+ * it if new.  A loop revisits few addresses, so members look their
+ * tables up once per address instead of once per boundary. */
+static uint16_t ra_id(batch_eval *e, uint32_t ra)
 {
-	const fp_index *x = b->members[j];
+	const uint32_t mask = 2 * BATCH_SIZE - 1;
+	for (uint32_t i = (ra * 0x9E3779B1u) >> 16 & mask;; i = (i + 1) & mask) {
+		if (e->ra_map[i].gen != e->ra_gen) {
+			e->ra_map[i].ra = ra;
+			e->ra_map[i].gen = e->ra_gen;
+			e->ra_map[i].id = (uint16_t)e->nras;
+			e->ras[e->nras++] = ra;
+			return e->ra_map[i].id;
+		}
+		if (e->ra_map[i].ra == ra)
+			return e->ra_map[i].id;
+	}
+}
+
+/* eval_member for a member whose hash parts are in bitmaps, per ra* and
+ * per return address (fpindex.h): then a boundary costs two bit tests in
+ * bitmaps its loop keeps in the cache. */
+static void eval_member_rows(batch_eval *e, unsigned j, unsigned nm)
+{
+	const fp_index *x = e->members[j];
 	const fp_config *c = &x->cfg;
-	uint8_t *out = b->out + (size_t)j * BATCH_SIZE;
+	for (unsigned r = 0; r < e->nras; r++) {
+		e->ra_part[r] = fp_reduce_ra(e->ras[r], c->ra_bits);
+		e->part_row[r] = fpi_bitsets_row(&x->by_part, (uint32_t)e->ra_part[r]);
+		e->ra_row[r] = fpi_bitsets_row(&x->by_ra, e->ras[r]);
+	}
+	/* fp_hash_narrow, with the kind's choice made once. */
+	unsigned shift = c->hash == FP_HASH_KNUTH ? 64 - c->hash_bits : 0;
+	uint64_t mask = fp_hash_mask(c->hash_bits);
+	const uint64_t *h64 = e->h[c->hash];
+	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
 	uint64_t hits = 0, loop = 0, input = 0, correct = 0, missed = 0;
 	for (unsigned i = 0; i < nm; i++) {
-		uint32_t p = b->miss[i], ra = b->ra[p];
+		uint64_t h = h64[i] >> shift & mask;
+		unsigned r = e->rid[i], t = e->mtruth[i], nt = !t;
+		unsigned hit = (unsigned)fpi_row_has(e->part_row[r], h);
+		unsigned at_ra = (unsigned)fpi_row_has(e->ra_row[r], h);  /* implies hit */
+		/* A recorded g(s) at this ra* has this fingerprint: a hit. */
+		unsigned dup = e->in[i] && nt &&
+			       fpi_input_at(e->members[0], e->in[i], c->ra_bits, e->ra_part[r]);
+		correct += hit & t;
+		missed += (hit ^ 1) & t;
+		hits += hit & nt;
+		loop += at_ra & nt;
+		input += dup;
+		out[i] = (uint8_t)(hit | at_ra << 1 | dup << 2);
+	}
+	rp_oracle_result *res = e->results[j];
+	res->hits += hits + correct;
+	res->correct += correct;
+	res->missed += missed;
+	res->false_loop += loop;
+	res->false_ra += hits - loop;
+	res->input_duplicates += input;
+	res->hash_collisions += hits - input;
+}
+
+/* Member j over the nm misses of the batch at ra[]: counts them, and leaves each
+ * outcome in out[] for the memo. */
+static void eval_member(batch_eval *e, const uint32_t *ra_at, unsigned j, unsigned nm)
+{
+	const fp_index *x = e->members[j];
+	if (x->by_part.bits && x->by_ra.bits && !x->cfg.round_robin) {
+		eval_member_rows(e, j, nm);
+		return;
+	}
+	const fp_config *c = &x->cfg;
+	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
+	uint64_t hits = 0, loop = 0, input = 0, correct = 0, missed = 0;
+	for (unsigned i = 0; i < nm; i++) {
+		uint32_t ra = ra_at[e->miss[i]];
 		uint64_t ra_part = fp_reduce_ra(ra, c->ra_bits);
 		/* A round-robin marker here is a code region: it needs only ra. */
 		fp_hash_kind k = c->round_robin ? fp_pick_hash(c, &(fp_state){ .ra = ra }) : c->hash;
-		uint64_t key = fpi_key(c, ra_part, fp_hash_narrow(k, b->h[k][i], c->hash_bits));
+		uint64_t key = fpi_key(c, ra_part, fp_hash_narrow(k, e->h[k][i], c->hash_bits));
 		int hit = fpi_ra_possible(x, ra_part) && fpi_contains(x, key);
-		if (b->truth[p]) {
+		if (e->mtruth[i]) {
 			correct += hit;
 			missed += !hit;
 			continue;
@@ -108,7 +183,7 @@ static void eval_member(rp_batch *b, unsigned j, unsigned nm)
 				o |= OUT_LOOP;
 				loop++;
 			}
-			if (b->repeats[i] && fpi_has_input(x, key, b->mw[i])) {
+			if (e->in[i] && fpi_has_input(x, key, e->mw[i])) {
 				o |= OUT_INPUT;
 				input++;
 			}
@@ -116,7 +191,7 @@ static void eval_member(rp_batch *b, unsigned j, unsigned nm)
 		}
 		out[i] = (uint8_t)o;
 	}
-	rp_oracle_result *res = b->results[j];
+	rp_oracle_result *res = e->results[j];
 	res->hits += hits + correct;
 	res->correct += correct;
 	res->missed += missed;
@@ -126,59 +201,184 @@ static void eval_member(rp_batch *b, unsigned j, unsigned nm)
 	res->hash_collisions += hits - input;
 }
 
-void batch_flush(rp_batch *b)
+/* Counts the `count` <= BATCH_SIZE boundaries at ra[], w[], truth[]:
+ * memo hits at once, the misses member by member. */
+static void evaluate_batch(batch_eval *e, const uint32_t *ra, const uint64_t *w,
+			   const uint8_t *truth, unsigned count)
 {
-	int use_memo = !b->memo_rest;
-	unsigned nm = 0, count = b->count;
+	int use_memo = !e->memo_rest;
+	unsigned nm = 0;
 	for (unsigned p = 0; p < count; p++) {
-		if (use_memo && !b->truth[p]) {
-			batch_memo *m = &b->memo[memo_index(b->ra[p], b->w[p])];
-			if (m->ra == b->ra[p] && m->w == b->w[p]) {
+		if (use_memo && !truth[p]) {
+			batch_memo *m = &e->memo[memo_index(ra[p], w[p])];
+			if (m->ra == ra[p] && m->w == w[p]) {
 				if (++m->uses == UINT32_MAX)
-					memo_settle(b, (size_t)(m - b->memo));
+					memo_settle(e, (size_t)(m - e->memo));
 				continue;
 			}
 		}
-		b->miss[nm] = p;
-		b->mw[nm++] = b->w[p];
+		e->miss[nm] = p;
+		e->mtruth[nm] = truth[p];
+		e->mw[nm++] = w[p];
 	}
-	b->count = 0;
 	if (!use_memo) {
-		if (!--b->memo_rest)
-			b->memo_trial = 2;
-	} else if (b->memo_trial) {
-		b->memo_trial--;
+		if (!--e->memo_rest)
+			e->memo_trial = 2;
+	} else if (e->memo_trial) {
+		e->memo_trial--;
 	}
-	if (use_memo && !b->memo_trial && (count - nm) * 4 < count)
-		b->memo_rest = MEMO_REST;
+	if (use_memo && !e->memo_trial && (count - nm) * 4 < count)
+		e->memo_rest = MEMO_REST;
 	if (!nm)
 		return;
+	const fp_index *any = e->members[0];
 	for (int k = 0; k < FP_HASH_COUNT; k++)
-		if (b->hash_bits[k])
-			fp_hash_words((fp_hash_kind)k, b->mw, nm, b->sel->ngather, b->hash_bits[k],
-				      b->h[k]);
-	const fp_index *any = b->members[0];
-	for (unsigned i = 0; i < nm; i++)
-		b->repeats[i] = any->has_input_keys && fpi_input_recorded(any, b->mw[i]);
-	for (unsigned j = 0; j < b->nmembers; j++)
-		eval_member(b, j, nm);
+		if (e->hash_bits[k])
+			fp_hash_words((fp_hash_kind)k, e->mw, nm, any->cfg.ngather, e->hash_bits[k],
+				      e->h[k]);
+	if (++e->ra_gen == 0) {  /* a new generation empties ra_map */
+		memset(e->ra_map, 0, sizeof e->ra_map);
+		e->ra_gen = 1;
+	}
+	e->nras = 0;
+	for (unsigned i = 0; i < nm; i++) {
+		e->in[i] = any->has_input_keys ? fpi_input_find(any, e->mw[i]) : NULL;
+		e->rid[i] = ra_id(e, ra[e->miss[i]]);
+	}
+	for (unsigned j = 0; j < e->nmembers; j++)
+		eval_member(e, ra, j, nm);
 	/* Now memoize the misses: every outcome, including those of entries
 	 * they evict, is known. */
 	for (unsigned i = 0; use_memo && i < nm; i++) {
-		uint32_t p = b->miss[i];
-		if (b->truth[p])
+		uint32_t p = e->miss[i];
+		if (truth[p])
 			continue;
-		size_t e = memo_index(b->ra[p], b->w[p]);
-		memo_settle(b, e);
-		b->memo[e] = (batch_memo){ .w = b->w[p], .ra = b->ra[p] };
-		for (unsigned j = 0; j < b->nmembers; j++)
-			b->outcome[e * b->nmembers + j] = b->out[(size_t)j * BATCH_SIZE + i];
+		size_t at = memo_index(ra[p], w[p]);
+		memo_settle(e, at);
+		e->memo[at] = (batch_memo){ .w = w[p], .ra = ra[p] };
+		for (unsigned j = 0; j < e->nmembers; j++)
+			e->outcome[at * e->nmembers + j] = e->out[(size_t)j * BATCH_SIZE + i];
 	}
+}
+
+/* Counts queue q, a batch at a time. */
+static void evaluate(batch_eval *e, const batch_queue *q)
+{
+	for (unsigned at = 0; at < q->count; at += BATCH_SIZE) {
+		unsigned n = q->count - at < BATCH_SIZE ? q->count - at : BATCH_SIZE;
+		evaluate_batch(e, q->ra + at, q->w + at, q->truth + at, n);
+	}
+}
+
+/* The evaluation's thread: the queues in order, until told to quit with
+ * none left. */
+static void *evaluator(void *arg)
+{
+	batch_eval *e = arg;
+	pthread_mutex_lock(&e->mu);
+	for (;;) {
+		while (e->head == e->tail && !e->quit)
+			pthread_cond_wait(&e->cv, &e->mu);
+		if (e->head == e->tail)
+			break;
+		batch_queue *q = &e->queues[e->head % QUEUES];
+		pthread_mutex_unlock(&e->mu);
+		evaluate(e, q);
+		pthread_mutex_lock(&e->mu);
+		e->head++;
+		pthread_cond_broadcast(&e->cv);
+	}
+	pthread_mutex_unlock(&e->mu);
+	return NULL;
+}
+
+rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n)
+{
+	rp_batch *b = calloc(1, sizeof *b);
+	batch_eval *e = calloc(1, sizeof *e);
+	if (!b || !e) {
+		free(b);
+		free(e);
+		return NULL;
+	}
+	pthread_mutex_init(&e->mu, NULL);
+	pthread_cond_init(&e->cv, NULL);
+	b->eval = e;
+	b->sel = &members[0]->cfg;
+	b->fill = &e->queues[0];
+	e->nmembers = n;
+	e->members = malloc(n * sizeof *e->members);
+	e->results = malloc(n * sizeof *e->results);
+	e->memo = malloc(MEMO_SIZE * sizeof *e->memo);
+	e->outcome = calloc(MEMO_SIZE, n);
+	e->out = calloc(BATCH_SIZE, n);
+	if (!e->members || !e->results || !e->memo || !e->outcome || !e->out) {
+		batch_free(b);
+		return NULL;
+	}
+	for (unsigned j = 0; j < n; j++) {
+		e->members[j] = members[j];
+		e->results[j] = results[j];
+		widen_hash_bits(e->hash_bits, &members[j]->cfg);
+	}
+	for (size_t at = 0; at < MEMO_SIZE; at++)
+		e->memo[at] = (batch_memo){ .ra = MEMO_EMPTY };
+	/* Without a thread the queues are evaluated as they fill. */
+	e->threaded = pthread_create(&e->thread, NULL, evaluator, e) == 0;
+	return b;
+}
+
+void batch_free(rp_batch *b)
+{
+	if (!b)
+		return;
+	batch_eval *e = b->eval;
+	if (e->threaded) {
+		pthread_mutex_lock(&e->mu);
+		e->quit = 1;
+		pthread_cond_broadcast(&e->cv);
+		pthread_mutex_unlock(&e->mu);
+		pthread_join(e->thread, NULL);
+	}
+	pthread_mutex_destroy(&e->mu);
+	pthread_cond_destroy(&e->cv);
+	free(e->members);
+	free(e->results);
+	free(e->memo);
+	free(e->outcome);
+	free(e->out);
+	free(e);
+	free(b);
+}
+
+void batch_flush(rp_batch *b)
+{
+	batch_eval *e = b->eval;
+	if (!b->fill->count)
+		return;
+	if (!e->threaded) {
+		evaluate(e, b->fill);
+		b->fill->count = 0;
+		return;
+	}
+	pthread_mutex_lock(&e->mu);
+	e->tail++;
+	pthread_cond_broadcast(&e->cv);
+	while (e->tail - e->head == QUEUES)
+		pthread_cond_wait(&e->cv, &e->mu);
+	pthread_mutex_unlock(&e->mu);
+	b->fill = &e->queues[e->tail % QUEUES];
+	b->fill->count = 0;
 }
 
 void batch_settle(rp_batch *b)
 {
+	batch_eval *e = b->eval;
 	batch_flush(b);
-	for (size_t e = 0; e < MEMO_SIZE; e++)
-		memo_settle(b, e);
+	pthread_mutex_lock(&e->mu);
+	while (e->head != e->tail)
+		pthread_cond_wait(&e->cv, &e->mu);
+	pthread_mutex_unlock(&e->mu);
+	for (size_t at = 0; at < MEMO_SIZE; at++)
+		memo_settle(e, at);
 }

@@ -10,7 +10,8 @@
  * the whole batch, in loops the compiler vectorizes; then one
  * configuration at a time over the whole batch, while its tables sit in
  * the cache.  A direct-mapped memo from (ra, g(s)) to every configuration's
- * outcome makes a state the firmware revisits cost one probe.
+ * outcome makes a state the firmware revisits cost one probe.  The
+ * evaluation runs on a thread of its own, beside the simulation.
  *
  * Those selectors' input keys are their bytes (fp_exact_keys), so whether
  * a state repeats a recorded one is one probe too, without hashing.
@@ -24,6 +25,9 @@
 #include "replayer.h"
 
 #define BATCH_SIZE 2048
+/* Boundaries handed to the evaluation at once: few handovers, so the two
+ * threads seldom wait for each other. */
+#define QUEUE_SIZE (16 * BATCH_SIZE)
 
 /* A boundary's outcome for one configuration, as bits. */
 enum { OUT_HIT = 1, OUT_LOOP = 2, OUT_INPUT = 4 };
@@ -50,29 +54,18 @@ static inline void widen_hash_bits(unsigned bits[FP_HASH_COUNT], const fp_config
 	}
 }
 
-typedef struct batch_memo batch_memo;
+/* Boundaries waiting for evaluation. */
+typedef struct batch_queue {
+	unsigned count;
+	uint32_t ra[QUEUE_SIZE];
+	uint64_t w[QUEUE_SIZE];     /* g(s), packed as fp_gather_word packs it */
+	uint8_t truth[QUEUE_SIZE];  /* a recorded interrupt point */
+} batch_queue;
 
 typedef struct rp_batch {
 	const fp_config *sel;       /* the shared selector */
-	unsigned count;             /* boundaries queued */
-	uint32_t ra[BATCH_SIZE];
-	uint64_t w[BATCH_SIZE];     /* g(s), packed as fp_gather_word packs it */
-	uint8_t truth[BATCH_SIZE];  /* a recorded interrupt point */
-
-	/* Private to batch.c. */
-	const fp_index **members;
-	rp_oracle_result **results;
-	unsigned nmembers;
-	unsigned hash_bits[FP_HASH_COUNT];  /* the widest any member needs; 0: none */
-	batch_memo *memo;
-	unsigned memo_rest;         /* batches left before the memo is tried again */
-	unsigned memo_trial;        /* batches of a trial left before it is judged */
-	uint8_t *outcome;           /* outcome[e * nmembers + j]: memo entry e, member j */
-	uint8_t *out;               /* out[j * BATCH_SIZE + i]: member j, miss i */
-	uint32_t miss[BATCH_SIZE];  /* queue positions the memo did not know */
-	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
-	uint64_t mw[BATCH_SIZE];
-	uint8_t repeats[BATCH_SIZE];  /* the miss's g(s) is some recorded one's */
+	batch_queue *fill;          /* the queue batch_add fills */
+	struct batch_eval *eval;    /* private to batch.c */
 } rp_batch;
 
 /* Whether configurations like c can be batched: a selector of at most 8
@@ -84,22 +77,25 @@ int batch_suits(const fp_config *c);
 rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n);
 void batch_free(rp_batch *b);
 
-/* Evaluates everything queued. */
+/* Hands the queue over for evaluation and starts a new one.  Queues are
+ * evaluated in order, on a thread of the batch's own when one could be
+ * started (the simulation goes on meanwhile), else here and now. */
 void batch_flush(rp_batch *b);
 
-/* batch_flush, then adds the memo's uncounted uses to the results, so
- * they are complete. */
+/* Evaluates everything queued, waits for it, then adds the memo's
+ * uncounted uses: the results are complete until the next batch_add. */
 void batch_settle(rp_batch *b);
 
 /* Queues a boundary at return address ra in data space `data`; `truth`
  * when the recorded run took an interrupt there. */
 static inline void batch_add(rp_batch *b, uint32_t ra, const uint8_t *data, int truth)
 {
-	unsigned i = b->count;
-	b->ra[i] = ra;
-	b->w[i] = fp_gather_word(b->sel, data);
-	b->truth[i] = (uint8_t)truth;
-	if ((b->count = i + 1) == BATCH_SIZE)
+	batch_queue *q = b->fill;
+	unsigned i = q->count;
+	q->ra[i] = ra;
+	q->w[i] = fp_gather_word(b->sel, data);
+	q->truth[i] = (uint8_t)truth;
+	if ((q->count = i + 1) == QUEUE_SIZE)
 		batch_flush(b);
 }
 

@@ -91,14 +91,15 @@ static int bitsets_build(fpi_bitsets *b, const uint32_t *keys, const uint64_t *h
 	for (cap = 16; cap < 2 * distinct;)
 		cap *= 2;
 	b->words = bits <= 6 ? 1 : 1u << (bits - 6);
-	if (distinct * b->words * 8 > FPI_BITSETS_BYTES) {
+	if ((distinct + 1) * b->words * 8 > FPI_BITSETS_BYTES) {
 		b->keys = NULL;
 		return 0;
 	}
 	b->mask = (uint32_t)(cap - 1);
 	b->keys = calloc(cap, sizeof *b->keys);
 	b->bitmap = calloc(cap, sizeof *b->bitmap);
-	b->bits = calloc(distinct * b->words, sizeof *b->bits);
+	b->empty = (uint32_t)distinct;
+	b->bits = calloc((distinct + 1) * b->words, sizeof *b->bits);
 	if (!b->keys || !b->bitmap || !b->bits)
 		return -1;
 	uint32_t made = 0;
@@ -118,6 +119,60 @@ static void bitsets_free(fpi_bitsets *b)
 	free(b->keys);
 	free(b->bitmap);
 	free(b->bits);
+}
+
+typedef struct input_at {
+	uint64_t key;
+	uint32_t ra;
+} input_at;
+
+static int by_input_then_ra(const void *pa, const void *pb)
+{
+	const input_at *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->ra > b->ra) - (a->ra < b->ra);
+}
+
+/* inputs, input_ras and input_filter.  0, or -1 when out of memory. */
+static int build_inputs(fp_index *x, const db_fingerprint *rows, size_t nrows,
+			const uint32_t *ras)
+{
+	size_t some = nrows ? nrows : 1, distinct = 0, cap = 16;
+	input_at *v = malloc(some * sizeof *v);
+	x->input_ras = malloc(some * sizeof *x->input_ras);
+	if (!v || !x->input_ras) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < nrows; i++)
+		v[i] = (input_at){ .key = rows[i].input_key, .ra = ras[i] };
+	qsort(v, nrows, sizeof *v, by_input_then_ra);
+	for (size_t i = 0; i < nrows; i++)
+		distinct += i == 0 || v[i].key != v[i - 1].key;
+	while (cap < 2 * distinct)
+		cap *= 2;
+	if (!(x->inputs = calloc(cap, sizeof *x->inputs))) {
+		free(v);
+		return -1;
+	}
+	x->input_mask = (uint32_t)(cap - 1);
+	uint32_t nras = 0;
+	for (size_t i = 0, j; i < nrows; i = j) {
+		uint32_t first = nras;
+		for (j = i; j < nrows && v[j].key == v[i].key; j++)
+			if (j == i || v[j].ra != v[j - 1].ra)
+				x->input_ras[nras++] = v[j].ra;
+		uint64_t mix = fpi_mix(v[i].key, 0);
+		uint32_t bit = (uint32_t)(mix >> (64 - FPI_INPUT_FILTER_BITS));
+		x->input_filter[bit >> 6] |= 1ull << (bit & 63);
+		uint32_t at = (uint32_t)mix & x->input_mask;
+		while (x->inputs[at].count)
+			at = (at + 1) & x->input_mask;
+		x->inputs[at] = (fpi_input){ .key = v[i].key, .first = first, .count = nras - first };
+	}
+	free(v);
+	return 0;
 }
 
 /* by_part and by_ra.  0, or -1 when out of memory. */
@@ -158,7 +213,7 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	int oom = !k || !x->recs || !x->key_of || !x->slots || !x->filter || !x->input_filter ||
 		  build_bitsets(x, rows, nrows, ras) ||
 		  (!x->by_ra.bits && pairs_init(&x->ra_pairs, nrows)) ||
-		  pairs_init(&x->input_pairs, nrows) || pairs_init(&x->inputs, nrows);
+		  (c->round_robin && pairs_init(&x->input_pairs, nrows));
 	if (!oom && c->ra_bits <= 24)
 		oom = !(x->ra_seen = calloc(((size_t)1 << c->ra_bits) / 8 + 1, 1));
 	if (!oom && c->ra_bits >= 1 && c->ra_bits <= FPI_CLASS_BITS)
@@ -189,11 +244,14 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 			classify_ra(x->ra_class, f->ra_part, ras[i]);
 		if (x->ra_pairs.ab)  /* only when by_ra could not be built */
 			pairs_add(&x->ra_pairs, key, ras[i]);
-		pairs_add(&x->input_pairs, key, f->input_key);
-		pairs_add(&x->inputs, f->input_key, 0);
-		uint32_t bit = (uint32_t)(fpi_mix(f->input_key, 0) >> (64 - FPI_INPUT_FILTER_BITS));
-		x->input_filter[bit >> 6] |= 1ull << (bit & 63);
+		if (x->input_pairs.ab)
+			pairs_add(&x->input_pairs, key, f->input_key);
 		x->has_input_keys &= f->has_input_key;
+	}
+	if (x->has_input_keys && build_inputs(x, rows, nrows, ras)) {
+		free(k);
+		fpi_free(x);
+		return avrr_errf(err, "out of memory");
 	}
 	qsort(k, nrows, sizeof *k, by_key_then_n);
 	for (size_t i = 0; i < nrows;) {
@@ -228,6 +286,7 @@ void fpi_free(fp_index *x)
 	bitsets_free(&x->by_ra);
 	pairs_free(&x->ra_pairs);
 	pairs_free(&x->input_pairs);
-	pairs_free(&x->inputs);
+	free(x->inputs);
+	free(x->input_ras);
 	memset(x, 0, sizeof *x);
 }

@@ -46,7 +46,15 @@ typedef struct fpi_bitsets {
 	uint32_t *bitmap;        /* keys[i]'s bitmap is bits + bitmap[i] * words */
 	uint64_t *bits;          /* NULL: not built (it would not fit) */
 	uint32_t mask, words;
+	uint32_t empty;          /* the number of an all-zero bitmap after the rest */
 } fpi_bitsets;
+
+/* A recorded input key, with the distinct return addresses it was
+ * recorded at: ras[first .. first+count). */
+typedef struct fpi_input {
+	uint64_t key;
+	uint32_t first, count;   /* count 0: an empty slot */
+} fpi_input;
 
 /* ra_class values besides a return address (flash is below 2^24 bytes). */
 #define FPI_RA_MIXED UINT32_MAX
@@ -75,8 +83,15 @@ typedef struct fp_index {
 	uint32_t *ra_class;
 	fpi_bitsets by_ra;       /* the recorded hash parts per full return address */
 	fpi_pairs ra_pairs;      /* (key, full ra) of each, when by_ra is not built */
-	fpi_pairs input_pairs;   /* (key, input key) of each, if has_input_keys */
-	fpi_pairs inputs;        /* (input key, 0) of each, if has_input_keys */
+	/* If has_input_keys: each input key (open addressing), and the return
+	 * addresses it was recorded at.  Equal input keys are equal g(s), so
+	 * equal hash parts: a hit repeats a recorded input exactly when one of
+	 * them shares its ra* — unless the hash depends on a round-robin
+	 * marker, which input_pairs answers instead. */
+	fpi_input *inputs;
+	uint32_t input_mask;
+	uint32_t *input_ras;
+	fpi_pairs input_pairs;   /* (key, input key) of each, if round-robin */
 	/* Bit (input key's mix >> 46) set for each: 32 KB, so that a state
 	 * unlike every recorded one is usually told so from the cache. */
 	uint64_t *input_filter;
@@ -124,12 +139,32 @@ static inline int fpi_pairs_has(const fpi_pairs *p, uint64_t a, uint64_t b)
 	}
 }
 
-/* Whether some recorded interrupt had selector key input_key (with input
- * keys). */
-static inline int fpi_input_recorded(const fp_index *x, uint64_t input_key)
+/* The recorded interrupts with selector key input_key, or NULL if none
+ * (x must have input keys). */
+static inline const fpi_input *fpi_input_find(const fp_index *x, uint64_t input_key)
 {
-	uint32_t f = (uint32_t)(fpi_mix(input_key, 0) >> (64 - FPI_INPUT_FILTER_BITS));
-	return (x->input_filter[f >> 6] >> (f & 63) & 1) && fpi_pairs_has(&x->inputs, input_key, 0);
+	uint64_t mix = fpi_mix(input_key, 0);
+	uint32_t f = (uint32_t)(mix >> (64 - FPI_INPUT_FILTER_BITS));
+	if (!(x->input_filter[f >> 6] >> (f & 63) & 1))
+		return NULL;
+	for (uint32_t i = (uint32_t)mix & x->input_mask;; i = (i + 1) & x->input_mask) {
+		const fpi_input *e = &x->inputs[i];
+		if (!e->count)
+			return NULL;
+		if (e->key == input_key)
+			return e;
+	}
+}
+
+/* Whether input e (of x's table) was recorded at a return address whose
+ * ra* under ra_bits is ra_part. */
+static inline int fpi_input_at(const fp_index *x, const fpi_input *e, unsigned ra_bits,
+			       uint64_t ra_part)
+{
+	for (uint32_t k = 0; k < e->count; k++)
+		if (fp_reduce_ra(x->input_ras[e->first + k], ra_bits) == ra_part)
+			return 1;
+	return 0;
 }
 
 /* The slot of `key`, or NULL when no recorded interrupt has it. */
@@ -154,15 +189,25 @@ static inline uint32_t fpi_bitsets_slot(uint32_t key)
 	return (key * 0x9E3779B1u) >> 7;
 }
 
+/* The bitmap of the hash parts recorded with `key`, all zero when there
+ * are none (b->bits must be built). */
+static inline const uint64_t *fpi_bitsets_row(const fpi_bitsets *b, uint32_t key)
+{
+	uint32_t i = fpi_bitsets_slot(key) & b->mask;
+	for (; b->keys[i] && b->keys[i] != key + 1; i = (i + 1) & b->mask)
+		;
+	return b->bits + (size_t)(b->keys[i] ? b->bitmap[i] : b->empty) * b->words;
+}
+
+static inline int fpi_row_has(const uint64_t *row, uint64_t h)
+{
+	return row[h >> 6] >> (h & 63) & 1;
+}
+
 /* Whether hash part h was recorded with `key` (b->bits must be built). */
 static inline int fpi_bitsets_has(const fpi_bitsets *b, uint32_t key, uint64_t h)
 {
-	for (uint32_t i = fpi_bitsets_slot(key) & b->mask;; i = (i + 1) & b->mask) {
-		if (!b->keys[i])
-			return 0;
-		if (b->keys[i] == key + 1)
-			return b->bits[(size_t)b->bitmap[i] * b->words + (h >> 6)] >> (h & 63) & 1;
-	}
+	return fpi_row_has(fpi_bitsets_row(b, key), h);
 }
 
 static inline uint64_t fpi_hash_part(const fp_index *x, uint64_t key)
@@ -197,7 +242,13 @@ static inline int fpi_has_ra(const fp_index *x, uint64_t key, uint32_t ra)
  * false input duplicate, else a hash collision); 0 without input keys. */
 static inline int fpi_has_input(const fp_index *x, uint64_t key, uint64_t input_key)
 {
-	return x->has_input_keys && fpi_pairs_has(&x->input_pairs, key, input_key);
+	if (!x->has_input_keys)
+		return 0;
+	if (x->cfg.round_robin)
+		return fpi_pairs_has(&x->input_pairs, key, input_key);
+	const fpi_input *e = fpi_input_find(x, input_key);
+	return e && fpi_input_at(x, e, x->cfg.ra_bits,
+				 x->cfg.hash_bits >= 64 ? 0 : key >> x->cfg.hash_bits);
 }
 
 #endif
