@@ -36,7 +36,7 @@ static int load_metrics(db *d, config_metrics **out, size_t *n, avrr_err *err)
 		db_fingerprint *rows = NULL;
 		size_t nrows = 0;
 		cm[i].cfg = cfgs[i];
-		if ((rc = db_load_fingerprints(d, cfgs[i].id, &rows, &nrows, err)))
+		if ((rc = db_load_fingerprints(d, cfgs[i].id, 1, &rows, &nrows, err)))
 			break;
 		fp_sample *s = malloc((nrows ? nrows : 1) * sizeof *s);
 		int truth = 1;

@@ -945,13 +945,15 @@ static int fingerprint_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
-int db_load_fingerprints(db *d, uint32_t config, db_fingerprint **out, size_t *n, avrr_err *err)
+int db_load_fingerprints(db *d, uint32_t config, int with_digests, db_fingerprint **out,
+			 size_t *n, avrr_err *err)
 {
 	char sql[256];
 	snprintf(sql, sizeof sql,
-		 "SELECT f.config, f.n, f.vector, f.ra_part, f.hash_part, f.input_key, i.digest"
-		 " FROM fingerprints f LEFT JOIN interrupts i ON i.idx = f.n"
-		 " WHERE f.config = %u ORDER BY f.n", config);
+		 "SELECT f.config, f.n, f.vector, f.ra_part, f.hash_part, f.input_key, %s"
+		 " FROM fingerprints f%s WHERE f.config = %u ORDER BY f.n",
+		 with_digests ? "i.digest" : "NULL",
+		 with_digests ? " LEFT JOIN interrupts i ON i.idx = f.n" : "", config);
 	void *rows;
 	int rc = load_all(d, sql, fingerprint_row, sizeof **out, &rows, n, err);
 	*out = rows;

@@ -141,10 +141,11 @@ int db_add_fp_config(db *d, const char *name, const char *spec, uint32_t *id, av
 /* Queued like the rows above. */
 int db_add_fingerprint(db *d, const db_fingerprint *f, avrr_err *err);
 int db_load_fp_configs(db *d, db_fp_config **out, size_t *n, avrr_err *err);
-/* One configuration's fingerprints in order of n, each with its
- * interrupt's context digest when the ground truth is there. */
-int db_load_fingerprints(db *d, uint32_t config, db_fingerprint **out, size_t *n,
-			 avrr_err *err);
+/* One configuration's fingerprints in order of n; with_digests, each with
+ * its interrupt's context digest when the ground truth is there (a join
+ * that costs more than the rest). */
+int db_load_fingerprints(db *d, uint32_t config, int with_digests, db_fingerprint **out,
+			 size_t *n, avrr_err *err);
 
 /* Calls fn for every ground-truth interrupt in order, with its stored
  * context (context NULL when none; valid during the call only); stops at

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* 2^14 entries of 16 bytes: the table stays in the L2 cache.
  *
@@ -25,9 +26,10 @@ typedef struct batch_memo {
 	uint32_t uses;              /* not yet added to the results */
 } batch_memo;
 
-/* Everything behind an rp_batch.  The simulation's thread owns `fill` and
- * the queues' counter `tail`; the evaluation owns the rest, and `head`. */
-typedef struct batch_eval {
+/* One thread's share of a batch's members, and all it needs to count
+ * them: each evaluator sees every queue. */
+typedef struct evaluator {
+	struct batch_eval *shared;
 	const fp_index **members;
 	rp_oracle_result **results;
 	unsigned nmembers;
@@ -56,14 +58,21 @@ typedef struct batch_eval {
 	/* One member's look at each of ras[]: its ra*, the bitmap of the hash
 	 * parts recorded there, and that of those recorded at the address. */
 	uint64_t ra_part[BATCH_SIZE];
-	const uint64_t *part_row[BATCH_SIZE], *ra_row[BATCH_SIZE];
+	const uint64_t *part_row[BATCH_SIZE], *part_sum[BATCH_SIZE], *ra_row[BATCH_SIZE];
 
-	/* Queues [head, tail) (mod QUEUES) wait for evaluation, the one at
-	 * head perhaps under way; fill is queues[tail % QUEUES]. */
-	batch_queue queues[QUEUES];
-	unsigned head, tail;
-	int threaded, quit;
+	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
+} evaluator;
+
+/* Everything behind an rp_batch.  Queues [head, tail) (mod QUEUES) of
+ * each evaluator wait for it, the one at its head perhaps under way; the
+ * simulation's thread fills queues[tail % QUEUES] and owns `tail`. */
+typedef struct batch_eval {
+	batch_queue queues[QUEUES];
+	unsigned tail;
+	evaluator *ev;
+	unsigned nev;
+	int threaded, quit;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 } batch_eval;
@@ -80,7 +89,7 @@ static size_t memo_index(uint32_t ra, uint64_t w)
 }
 
 /* Adds memo entry e's uses to the results. */
-static void memo_settle(batch_eval *e, size_t at)
+static void memo_settle(evaluator *e, size_t at)
 {
 	batch_memo *m = &e->memo[at];
 	if (!m->uses)
@@ -93,7 +102,7 @@ static void memo_settle(batch_eval *e, size_t at)
 /* The number of ra among the queue's distinct return addresses, adding
  * it if new.  A loop revisits few addresses, so members look their
  * tables up once per address instead of once per boundary. */
-static uint16_t ra_id(batch_eval *e, uint32_t ra)
+static uint16_t ra_id(evaluator *e, uint32_t ra)
 {
 	const uint32_t mask = 2 * BATCH_SIZE - 1;
 	for (uint32_t i = (ra * 0x9E3779B1u) >> 16 & mask;; i = (i + 1) & mask) {
@@ -112,17 +121,25 @@ static uint16_t ra_id(batch_eval *e, uint32_t ra)
 /* eval_member for a member whose hash parts are in bitmaps, per ra* and
  * per return address (fpindex.h): then a boundary costs two bit tests in
  * bitmaps its loop keeps in the cache. */
-static void eval_member_rows(batch_eval *e, unsigned j, unsigned nm)
+static void eval_member_rows(evaluator *e, unsigned j, unsigned nm)
 {
 	const fp_index *x = e->members[j];
 	const fp_config *c = &x->cfg;
 	for (unsigned r = 0; r < e->nras; r++) {
-		e->ra_part[r] = fp_reduce_ra(e->ras[r], c->ra_bits);
-		e->part_row[r] = fpi_bitsets_row(&x->by_part, (uint32_t)e->ra_part[r]);
-		e->ra_row[r] = fpi_bitsets_row(&x->by_ra, e->ras[r]);
+		uint32_t ra = e->ras[r];
+		e->ra_part[r] = fp_reduce_ra(ra, c->ra_bits);
+		uint32_t n = fpi_bitsets_find(&x->by_part, (uint32_t)e->ra_part[r]);
+		e->part_row[r] = x->by_part.bits + (size_t)n * x->by_part.words;
+		e->part_sum[r] = x->by_part.summary + (size_t)n * x->by_part.swords;
+		/* When one address was recorded with this ra*, its bitmap is
+		 * the ra*'s (or none): reuse the one already in the cache. */
+		uint32_t only = x->ra_class ? x->ra_class[e->ra_part[r]] : FPI_RA_MIXED;
+		e->ra_row[r] = only == ra		? e->part_row[r]
+			       : only != FPI_RA_MIXED ? fpi_bitsets_row(&x->by_ra, FPI_RA_NONE)
+						: fpi_bitsets_row(&x->by_ra, ra);
 	}
-	/* fp_hash_narrow, with the kind's choice made once. */
-	unsigned shift = c->hash == FP_HASH_KNUTH ? 64 - c->hash_bits : 0;
+	/* fp_hash_narrow, with the kind's choice made once (0 bits: mask 0). */
+	unsigned shift = c->hash == FP_HASH_KNUTH && c->hash_bits ? 64 - c->hash_bits : 0;
 	uint64_t mask = fp_hash_mask(c->hash_bits);
 	const uint64_t *h64 = e->h[c->hash];
 	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
@@ -130,8 +147,11 @@ static void eval_member_rows(batch_eval *e, unsigned j, unsigned nm)
 	for (unsigned i = 0; i < nm; i++) {
 		uint64_t h = h64[i] >> shift & mask;
 		unsigned r = e->rid[i], t = e->mtruth[i], nt = !t;
-		unsigned hit = (unsigned)fpi_row_has(e->part_row[r], h);
-		unsigned at_ra = (unsigned)fpi_row_has(e->ra_row[r], h);  /* implies hit */
+		unsigned hit = 0, at_ra = 0;
+		if (fpi_row_has(e->part_sum[r], h >> 6)) {
+			hit = (unsigned)fpi_row_has(e->part_row[r], h);
+			at_ra = (unsigned)fpi_row_has(e->ra_row[r], h);  /* implies hit */
+		}
 		/* A recorded g(s) at this ra* has this fingerprint: a hit. */
 		unsigned dup = e->in[i] && nt &&
 			       fpi_input_at(e->members[0], e->in[i], c->ra_bits, e->ra_part[r]);
@@ -154,7 +174,7 @@ static void eval_member_rows(batch_eval *e, unsigned j, unsigned nm)
 
 /* Member j over the nm misses of the batch at ra[]: counts them, and leaves each
  * outcome in out[] for the memo. */
-static void eval_member(batch_eval *e, const uint32_t *ra_at, unsigned j, unsigned nm)
+static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigned nm)
 {
 	const fp_index *x = e->members[j];
 	if (x->by_part.bits && x->by_ra.bits && !x->cfg.round_robin) {
@@ -203,7 +223,7 @@ static void eval_member(batch_eval *e, const uint32_t *ra_at, unsigned j, unsign
 
 /* Counts the `count` <= BATCH_SIZE boundaries at ra[], w[], truth[]:
  * memo hits at once, the misses member by member. */
-static void evaluate_batch(batch_eval *e, const uint32_t *ra, const uint64_t *w,
+static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 			   const uint8_t *truth, unsigned count)
 {
 	int use_memo = !e->memo_rest;
@@ -262,7 +282,7 @@ static void evaluate_batch(batch_eval *e, const uint32_t *ra, const uint64_t *w,
 }
 
 /* Counts queue q, a batch at a time. */
-static void evaluate(batch_eval *e, const batch_queue *q)
+static void evaluate(evaluator *e, const batch_queue *q)
 {
 	for (unsigned at = 0; at < q->count; at += BATCH_SIZE) {
 		unsigned n = q->count - at < BATCH_SIZE ? q->count - at : BATCH_SIZE;
@@ -270,61 +290,109 @@ static void evaluate(batch_eval *e, const batch_queue *q)
 	}
 }
 
-/* The evaluation's thread: the queues in order, until told to quit with
- * none left. */
-static void *evaluator(void *arg)
+/* The most queues any evaluator has yet to count. */
+static unsigned backlog(const batch_eval *s)
 {
-	batch_eval *e = arg;
-	pthread_mutex_lock(&e->mu);
+	unsigned most = 0;
+	for (unsigned k = 0; k < s->nev; k++)
+		if (s->tail - s->ev[k].head > most)
+			most = s->tail - s->ev[k].head;
+	return most;
+}
+
+/* An evaluator's thread: the queues in order, until told to quit with
+ * none left. */
+static void *evaluate_queues(void *arg)
+{
+	evaluator *e = arg;
+	batch_eval *s = e->shared;
+	pthread_mutex_lock(&s->mu);
 	for (;;) {
-		while (e->head == e->tail && !e->quit)
-			pthread_cond_wait(&e->cv, &e->mu);
-		if (e->head == e->tail)
+		while (e->head == s->tail && !s->quit)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (e->head == s->tail)
 			break;
-		batch_queue *q = &e->queues[e->head % QUEUES];
-		pthread_mutex_unlock(&e->mu);
+		const batch_queue *q = &s->queues[e->head % QUEUES];
+		pthread_mutex_unlock(&s->mu);
 		evaluate(e, q);
-		pthread_mutex_lock(&e->mu);
+		pthread_mutex_lock(&s->mu);
 		e->head++;
-		pthread_cond_broadcast(&e->cv);
+		pthread_cond_broadcast(&s->cv);
 	}
-	pthread_mutex_unlock(&e->mu);
+	pthread_mutex_unlock(&s->mu);
 	return NULL;
 }
 
-rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n)
+/* Tells the first `started` evaluators' threads to finish, and waits. */
+static void stop_threads(batch_eval *s, unsigned started)
 {
-	rp_batch *b = calloc(1, sizeof *b);
-	batch_eval *e = calloc(1, sizeof *e);
-	if (!b || !e) {
-		free(b);
-		free(e);
-		return NULL;
-	}
-	pthread_mutex_init(&e->mu, NULL);
-	pthread_cond_init(&e->cv, NULL);
-	b->eval = e;
-	b->sel = &members[0]->cfg;
-	b->fill = &e->queues[0];
-	e->nmembers = n;
+	pthread_mutex_lock(&s->mu);
+	s->quit = 1;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(s->ev[k].thread, NULL);
+}
+
+/* Evaluator e for n members.  0, or -1 when out of memory. */
+static int evaluator_init(evaluator *e, batch_eval *s, unsigned n)
+{
+	e->shared = s;
 	e->members = malloc(n * sizeof *e->members);
 	e->results = malloc(n * sizeof *e->results);
 	e->memo = malloc(MEMO_SIZE * sizeof *e->memo);
 	e->outcome = calloc(MEMO_SIZE, n);
 	e->out = calloc(BATCH_SIZE, n);
-	if (!e->members || !e->results || !e->memo || !e->outcome || !e->out) {
+	if (!e->members || !e->results || !e->memo || !e->outcome || !e->out)
+		return -1;
+	for (size_t at = 0; at < MEMO_SIZE; at++)
+		e->memo[at] = (batch_memo){ .ra = MEMO_EMPTY };
+	return 0;
+}
+
+rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n)
+{
+	rp_batch *b = calloc(1, sizeof *b);
+	batch_eval *s = calloc(1, sizeof *s);
+	if (!b || !s) {
+		free(b);
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	b->eval = s;
+	b->sel = &members[0]->cfg;
+	b->fill = &s->queues[0];
+	/* A thread per processor, each with every nev-th member: neighbours
+	 * in a sweep differ in cost, so this spreads it evenly. */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	s->nev = cpus > 1 ? (unsigned)cpus : 1;
+	if (s->nev > n)
+		s->nev = n;
+	if (!(s->ev = calloc(s->nev, sizeof *s->ev))) {
 		batch_free(b);
 		return NULL;
 	}
+	for (unsigned k = 0; k < s->nev; k++)
+		if (evaluator_init(&s->ev[k], s, (n - k + s->nev - 1) / s->nev)) {
+			batch_free(b);
+			return NULL;
+		}
 	for (unsigned j = 0; j < n; j++) {
-		e->members[j] = members[j];
-		e->results[j] = results[j];
+		evaluator *e = &s->ev[j % s->nev];
+		e->members[e->nmembers] = members[j];
+		e->results[e->nmembers++] = results[j];
 		widen_hash_bits(e->hash_bits, &members[j]->cfg);
 	}
-	for (size_t at = 0; at < MEMO_SIZE; at++)
-		e->memo[at] = (batch_memo){ .ra = MEMO_EMPTY };
-	/* Without a thread the queues are evaluated as they fill. */
-	e->threaded = pthread_create(&e->thread, NULL, evaluator, e) == 0;
+	/* Without threads the queues are evaluated as they fill. */
+	unsigned started = 0;
+	while (started < s->nev &&
+	       pthread_create(&s->ev[started].thread, NULL, evaluate_queues, &s->ev[started]) == 0)
+		started++;
+	s->threaded = started == s->nev;
+	if (!s->threaded)
+		stop_threads(s, started);
 	return b;
 }
 
@@ -332,53 +400,54 @@ void batch_free(rp_batch *b)
 {
 	if (!b)
 		return;
-	batch_eval *e = b->eval;
-	if (e->threaded) {
-		pthread_mutex_lock(&e->mu);
-		e->quit = 1;
-		pthread_cond_broadcast(&e->cv);
-		pthread_mutex_unlock(&e->mu);
-		pthread_join(e->thread, NULL);
+	batch_eval *s = b->eval;
+	if (s->threaded)
+		stop_threads(s, s->nev);
+	for (unsigned k = 0; s->ev && k < s->nev; k++) {
+		evaluator *e = &s->ev[k];
+		free(e->members);
+		free(e->results);
+		free(e->memo);
+		free(e->outcome);
+		free(e->out);
 	}
-	pthread_mutex_destroy(&e->mu);
-	pthread_cond_destroy(&e->cv);
-	free(e->members);
-	free(e->results);
-	free(e->memo);
-	free(e->outcome);
-	free(e->out);
-	free(e);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s->ev);
+	free(s);
 	free(b);
 }
 
 void batch_flush(rp_batch *b)
 {
-	batch_eval *e = b->eval;
+	batch_eval *s = b->eval;
 	if (!b->fill->count)
 		return;
-	if (!e->threaded) {
-		evaluate(e, b->fill);
+	if (!s->threaded) {
+		for (unsigned k = 0; k < s->nev; k++)
+			evaluate(&s->ev[k], b->fill);
 		b->fill->count = 0;
 		return;
 	}
-	pthread_mutex_lock(&e->mu);
-	e->tail++;
-	pthread_cond_broadcast(&e->cv);
-	while (e->tail - e->head == QUEUES)
-		pthread_cond_wait(&e->cv, &e->mu);
-	pthread_mutex_unlock(&e->mu);
-	b->fill = &e->queues[e->tail % QUEUES];
+	pthread_mutex_lock(&s->mu);
+	s->tail++;
+	pthread_cond_broadcast(&s->cv);
+	while (backlog(s) == QUEUES)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	b->fill = &s->queues[s->tail % QUEUES];
 	b->fill->count = 0;
 }
 
 void batch_settle(rp_batch *b)
 {
-	batch_eval *e = b->eval;
+	batch_eval *s = b->eval;
 	batch_flush(b);
-	pthread_mutex_lock(&e->mu);
-	while (e->head != e->tail)
-		pthread_cond_wait(&e->cv, &e->mu);
-	pthread_mutex_unlock(&e->mu);
-	for (size_t at = 0; at < MEMO_SIZE; at++)
-		memo_settle(e, at);
+	pthread_mutex_lock(&s->mu);
+	while (backlog(s))
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	for (unsigned k = 0; k < s->nev; k++)
+		for (size_t at = 0; at < MEMO_SIZE; at++)
+			memo_settle(&s->ev[k], at);
 }

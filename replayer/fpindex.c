@@ -4,19 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct keyed {
-	uint64_t key;
-	fpi_rec rec;
-} keyed;
-
-static int by_key_then_n(const void *pa, const void *pb)
-{
-	const keyed *a = pa, *b = pb;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->rec.n > b->rec.n) - (a->rec.n < b->rec.n);
-}
-
 /* A set for up to n pairs, at most half full. */
 static int pairs_init(fpi_pairs *p, size_t n)
 {
@@ -99,8 +86,10 @@ static int bitsets_build(fpi_bitsets *b, const uint32_t *keys, const uint64_t *h
 	b->keys = calloc(cap, sizeof *b->keys);
 	b->bitmap = calloc(cap, sizeof *b->bitmap);
 	b->empty = (uint32_t)distinct;
+	b->swords = (b->words + 63) / 64;
 	b->bits = calloc((distinct + 1) * b->words, sizeof *b->bits);
-	if (!b->keys || !b->bitmap || !b->bits)
+	b->summary = calloc((distinct + 1) * b->swords, sizeof *b->summary);
+	if (!b->keys || !b->bitmap || !b->bits || !b->summary)
 		return -1;
 	uint32_t made = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -108,8 +97,9 @@ static int bitsets_build(fpi_bitsets *b, const uint32_t *keys, const uint64_t *h
 		uint32_t slot = bitsets_slot(b, keys[i], &added);
 		if (added)
 			b->bitmap[slot] = made++;
-		size_t at = (size_t)b->bitmap[slot] * b->words;
-		b->bits[at + (h[i] >> 6)] |= 1ull << (h[i] & 63);
+		size_t at = (size_t)b->bitmap[slot] * b->words, word = h[i] >> 6;
+		b->bits[at + word] |= 1ull << (h[i] & 63);
+		b->summary[(size_t)b->bitmap[slot] * b->swords + word / 64] |= 1ull << (word & 63);
 	}
 	return 0;
 }
@@ -119,59 +109,53 @@ static void bitsets_free(fpi_bitsets *b)
 	free(b->keys);
 	free(b->bitmap);
 	free(b->bits);
-}
-
-typedef struct input_at {
-	uint64_t key;
-	uint32_t ra;
-} input_at;
-
-static int by_input_then_ra(const void *pa, const void *pb)
-{
-	const input_at *a = pa, *b = pb;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->ra > b->ra) - (a->ra < b->ra);
+	free(b->summary);
 }
 
 /* inputs, input_ras and input_filter.  0, or -1 when out of memory. */
 static int build_inputs(fp_index *x, const db_fingerprint *rows, size_t nrows,
 			const uint32_t *ras)
 {
-	size_t some = nrows ? nrows : 1, distinct = 0, cap = 16;
-	input_at *v = malloc(some * sizeof *v);
-	x->input_ras = malloc(some * sizeof *x->input_ras);
-	if (!v || !x->input_ras) {
-		free(v);
-		return -1;
-	}
-	for (size_t i = 0; i < nrows; i++)
-		v[i] = (input_at){ .key = rows[i].input_key, .ra = ras[i] };
-	qsort(v, nrows, sizeof *v, by_input_then_ra);
-	for (size_t i = 0; i < nrows; i++)
-		distinct += i == 0 || v[i].key != v[i - 1].key;
-	while (cap < 2 * distinct)
+	size_t some = nrows ? nrows : 1, cap = 16;
+	while (cap < 2 * nrows)
 		cap *= 2;
-	if (!(x->inputs = calloc(cap, sizeof *x->inputs))) {
-		free(v);
+	uint32_t *at = malloc(some * sizeof *at);  /* each row's slot */
+	x->inputs = calloc(cap, sizeof *x->inputs);
+	x->input_ras = malloc(some * sizeof *x->input_ras);
+	if (!at || !x->inputs || !x->input_ras) {
+		free(at);
 		return -1;
 	}
 	x->input_mask = (uint32_t)(cap - 1);
-	uint32_t nras = 0;
-	for (size_t i = 0, j; i < nrows; i = j) {
-		uint32_t first = nras;
-		for (j = i; j < nrows && v[j].key == v[i].key; j++)
-			if (j == i || v[j].ra != v[j - 1].ra)
-				x->input_ras[nras++] = v[j].ra;
-		uint64_t mix = fpi_mix(v[i].key, 0);
-		uint32_t bit = (uint32_t)(mix >> (64 - FPI_INPUT_FILTER_BITS));
-		x->input_filter[bit >> 6] |= 1ull << (bit & 63);
-		uint32_t at = (uint32_t)mix & x->input_mask;
-		while (x->inputs[at].count)
-			at = (at + 1) & x->input_mask;
-		x->inputs[at] = (fpi_input){ .key = v[i].key, .first = first, .count = nras - first };
+	for (size_t i = 0; i < nrows; i++) {
+		uint64_t key = rows[i].input_key, mix = fpi_mix(key, 0);
+		uint32_t s = (uint32_t)mix & x->input_mask;
+		for (; x->inputs[s].count && x->inputs[s].key != key; s = (s + 1) & x->input_mask)
+			;
+		if (!x->inputs[s].count++) {
+			x->inputs[s].key = key;
+			uint32_t bit = (uint32_t)(mix >> (64 - FPI_INPUT_FILTER_BITS));
+			x->input_filter[bit >> 6] |= 1ull << (bit & 63);
+		}
+		at[i] = s;
 	}
-	free(v);
+	/* Room for each key's rows after the previous key's; then its
+	 * distinct return addresses, which are few. */
+	uint32_t first = 0;
+	for (size_t s = 0; s < cap; s++) {
+		x->inputs[s].first = first;
+		first += x->inputs[s].count;
+		x->inputs[s].count = 0;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		fpi_input *e = &x->inputs[at[i]];
+		uint32_t *list = x->input_ras + e->first, k = 0;
+		while (k < e->count && list[k] != ras[i])
+			k++;
+		if (k == e->count)
+			list[e->count++] = ras[i];
+	}
+	free(at);
 	return 0;
 }
 
@@ -204,13 +188,13 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	size_t cap = 16, some = nrows ? nrows : 1;
 	while (cap < 2 * nrows)
 		cap *= 2;
-	keyed *k = malloc(some * sizeof *k);
+	uint32_t *at = malloc(some * sizeof *at);  /* each row's slot */
 	x->recs = malloc(some * sizeof *x->recs);
 	x->key_of = malloc(some * sizeof *x->key_of);
 	x->slots = calloc(cap, sizeof *x->slots);
 	x->filter = calloc((1u << FPI_FILTER_BITS) / 64, sizeof *x->filter);
 	x->input_filter = calloc((1u << FPI_INPUT_FILTER_BITS) / 64, sizeof *x->input_filter);
-	int oom = !k || !x->recs || !x->key_of || !x->slots || !x->filter || !x->input_filter ||
+	int oom = !at || !x->recs || !x->key_of || !x->slots || !x->filter || !x->input_filter ||
 		  build_bitsets(x, rows, nrows, ras) ||
 		  (!x->by_ra.bits && pairs_init(&x->ra_pairs, nrows)) ||
 		  (c->round_robin && pairs_init(&x->input_pairs, nrows));
@@ -221,7 +205,7 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	for (size_t r = 0; x->ra_class && r < (size_t)1 << c->ra_bits; r++)
 		x->ra_class[r] = FPI_RA_NONE;
 	if (oom) {
-		free(k);
+		free(at);
 		fpi_free(x);
 		return avrr_errf(err, "out of memory");
 	}
@@ -230,14 +214,23 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	for (size_t i = 0; i < nrows; i++) {
 		const db_fingerprint *f = &rows[i];
 		if (f->n != i + 1) {
-			free(k);
+			free(at);
 			fpi_free(x);
 			return avrr_errf(err, "damaged recording: configuration '%s' has no fingerprint "
 					 "for interrupt %zu", c->name, i + 1);
 		}
 		uint64_t key = fpi_key(c, f->ra_part, f->hash_part);
-		k[i] = (keyed){ .key = key, .rec = { .n = f->n, .vector = (uint8_t)f->vector } };
 		x->key_of[i] = key;
+		uint64_t mix = key * 0x9E3779B97F4A7C15ull;
+		uint32_t s = (uint32_t)(mix >> 32) & x->mask;
+		for (; x->slots[s].count && x->slots[s].key != key; s = (s + 1) & x->mask)
+			;
+		if (!x->slots[s].count++) {
+			x->slots[s].key = key;
+			uint32_t bit = (uint32_t)(mix >> (64 - FPI_FILTER_BITS));
+			x->filter[bit >> 6] |= 1ull << (bit & 63);
+		}
+		at[i] = s;
 		if (x->ra_seen)
 			x->ra_seen[f->ra_part >> 3] |= (uint8_t)(1u << (f->ra_part & 7));
 		if (x->ra_class)
@@ -249,27 +242,24 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 		x->has_input_keys &= f->has_input_key;
 	}
 	if (x->has_input_keys && build_inputs(x, rows, nrows, ras)) {
-		free(k);
+		free(at);
 		fpi_free(x);
 		return avrr_errf(err, "out of memory");
 	}
-	qsort(k, nrows, sizeof *k, by_key_then_n);
-	for (size_t i = 0; i < nrows;) {
-		size_t j = i;
-		for (; j < nrows && k[j].key == k[i].key; j++)
-			x->recs[j] = k[j].rec;
-		uint64_t mix = k[i].key * 0x9E3779B97F4A7C15ull;
-		uint32_t f = (uint32_t)(mix >> (64 - FPI_FILTER_BITS));
-		x->filter[f >> 6] |= 1ull << (f & 63);
-		uint32_t s = (uint32_t)(mix >> 32) & x->mask;
-		while (x->slots[s].count)
-			s = (s + 1) & x->mask;
-		x->slots[s] = (fpi_slot){ .key = k[i].key, .first = (uint32_t)i,
-					  .count = (uint32_t)(j - i) };
-		i = j;
+	/* Each key's records after the previous key's, in order of n. */
+	uint32_t first = 0;
+	for (size_t s = 0; s < cap; s++) {
+		x->slots[s].first = first;
+		first += x->slots[s].count;
+		x->slots[s].count = 0;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		fpi_slot *slot = &x->slots[at[i]];
+		x->recs[slot->first + slot->count++] =
+			(fpi_rec){ .n = rows[i].n, .vector = (uint8_t)rows[i].vector };
 	}
 	x->nrecs = nrows;
-	free(k);
+	free(at);
 	return 0;
 }
 

@@ -47,6 +47,11 @@ typedef struct fpi_bitsets {
 	uint64_t *bits;          /* NULL: not built (it would not fit) */
 	uint32_t mask, words;
 	uint32_t empty;          /* the number of an all-zero bitmap after the rest */
+	/* Per bitmap, `swords` words: bit k set when its word k is non-zero.
+	 * A wide bitmap is mostly zero words, and its summary stays in the
+	 * cache where it does not. */
+	uint64_t *summary;
+	uint32_t swords;
 } fpi_bitsets;
 
 /* A recorded input key, with the distinct return addresses it was
@@ -189,14 +194,19 @@ static inline uint32_t fpi_bitsets_slot(uint32_t key)
 	return (key * 0x9E3779B1u) >> 7;
 }
 
-/* The bitmap of the hash parts recorded with `key`, all zero when there
- * are none (b->bits must be built). */
-static inline const uint64_t *fpi_bitsets_row(const fpi_bitsets *b, uint32_t key)
+/* The number of the bitmap of the hash parts recorded with `key`, an
+ * all-zero one when there are none (b->bits must be built). */
+static inline uint32_t fpi_bitsets_find(const fpi_bitsets *b, uint32_t key)
 {
 	uint32_t i = fpi_bitsets_slot(key) & b->mask;
 	for (; b->keys[i] && b->keys[i] != key + 1; i = (i + 1) & b->mask)
 		;
-	return b->bits + (size_t)(b->keys[i] ? b->bitmap[i] : b->empty) * b->words;
+	return b->keys[i] ? b->bitmap[i] : b->empty;
+}
+
+static inline const uint64_t *fpi_bitsets_row(const fpi_bitsets *b, uint32_t key)
+{
+	return b->bits + (size_t)fpi_bitsets_find(b, key) * b->words;
 }
 
 static inline int fpi_row_has(const uint64_t *row, uint64_t h)

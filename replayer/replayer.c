@@ -479,7 +479,7 @@ static int load_stored(replay *r, const db_fp_config *c, fp_index *x, avrr_err *
 	db_fingerprint *rows = NULL;
 	size_t n = 0;
 	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err) ||
-	    db_load_fingerprints(r->d, c->id, &rows, &n, err))
+	    db_load_fingerprints(r->d, c->id, 0, &rows, &n, err))
 		return -1;
 	int rc = n == r->nirq ? fpi_build(x, &cfg, rows, n, r->irq_ra, err)
 		 : avrr_errf(err, "damaged recording: configuration '%s' has %zu fingerprints for %zu "
@@ -897,7 +897,7 @@ int rp_fingerprints_here(replay *r,
 		size_t n = 0, matches = 0;
 		rc = fp_parse(cfgs[i].spec, r->s->names, r->rep.fw, r->s->data_size, cfgs[i].name,
 			      &cfg, err) ||
-		     db_load_fingerprints(r->d, cfgs[i].id, &rows, &n, err);
+		     db_load_fingerprints(r->d, cfgs[i].id, 0, &rows, &n, err);
 		if (rc)
 			break;
 		fp_value v = fp_compute(&cfg, &st);

@@ -60,7 +60,7 @@ static db_fingerprint *load(const char *path, const char *name, size_t *n)
 	if (db_open(path, 0, &d, &err) || db_load_fp_configs(d, &cfg, &ncfg, &err))
 		fail_msg("%s", err.msg);
 	for (size_t i = 0; i < ncfg; i++)
-		if (!strcmp(cfg[i].name, name) && db_load_fingerprints(d, cfg[i].id, &rows, n, &err))
+		if (!strcmp(cfg[i].name, name) && db_load_fingerprints(d, cfg[i].id, 1, &rows, n, &err))
 			fail_msg("%s", err.msg);
 	free(cfg);
 	db_close(d);
