@@ -350,6 +350,21 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n)
 	return 0;
 }
 
+/* Points the tap at a new fill queue. */
+static void start_fill(rp_batch *b, batch_queue *q)
+{
+	b->fill = q;
+	memset(q->truth, 0, sizeof q->truth);  /* the tap writes no truth */
+	b->tap.pc = q->ra;
+	b->tap.word = q->w;
+	b->tap.count = 0;
+}
+
+static void tap_full(void *ud)
+{
+	batch_flush(ud);
+}
+
 rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n)
 {
 	rp_batch *b = calloc(1, sizeof *b);
@@ -363,7 +378,9 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 	pthread_cond_init(&s->cv, NULL);
 	b->eval = s;
 	b->sel = &members[0]->cfg;
-	b->fill = &s->queues[0];
+	b->tap = (sim_tap){ .addr = b->sel->gather, .naddr = b->sel->ngather, .cap = QUEUE_SIZE,
+			    .full = tap_full, .ud = b };
+	start_fill(b, &s->queues[0]);
 	/* A thread per processor, each with every nev-th member: neighbours
 	 * in a sweep differ in cost, so this spreads it evenly. */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -421,12 +438,12 @@ void batch_free(rp_batch *b)
 void batch_flush(rp_batch *b)
 {
 	batch_eval *s = b->eval;
-	if (!b->fill->count)
+	if (!(b->fill->count = b->tap.count))
 		return;
 	if (!s->threaded) {
 		for (unsigned k = 0; k < s->nev; k++)
 			evaluate(&s->ev[k], b->fill);
-		b->fill->count = 0;
+		start_fill(b, b->fill);
 		return;
 	}
 	pthread_mutex_lock(&s->mu);
@@ -435,8 +452,7 @@ void batch_flush(rp_batch *b)
 	while (backlog(s) == QUEUES)
 		pthread_cond_wait(&s->cv, &s->mu);
 	pthread_mutex_unlock(&s->mu);
-	b->fill = &s->queues[s->tail % QUEUES];
-	b->fill->count = 0;
+	start_fill(b, &s->queues[s->tail % QUEUES]);
 }
 
 void batch_settle(rp_batch *b)

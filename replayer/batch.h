@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "../sim/sim.h"
 #include "fpindex.h"
 #include "replayer.h"
 
@@ -64,7 +65,11 @@ typedef struct batch_queue {
 
 typedef struct rp_batch {
 	const fp_config *sel;       /* the shared selector */
-	batch_queue *fill;          /* the queue batch_add fills */
+	batch_queue *fill;          /* the queue being filled */
+	/* Where the next boundary goes: fill's ra[] and w[], and its count
+	 * (fill->count is set when it is handed over).  The simulation may
+	 * fill it directly (sim_tap); `until` is the replayer's to set. */
+	sim_tap tap;
 	struct batch_eval *eval;    /* private to batch.c */
 } rp_batch;
 
@@ -90,12 +95,12 @@ void batch_settle(rp_batch *b);
  * when the recorded run took an interrupt there. */
 static inline void batch_add(rp_batch *b, uint32_t ra, const uint8_t *data, int truth)
 {
-	batch_queue *q = b->fill;
-	unsigned i = q->count;
-	q->ra[i] = ra;
-	q->w[i] = fp_gather_word(b->sel, data);
-	q->truth[i] = (uint8_t)truth;
-	if ((q->count = i + 1) == QUEUE_SIZE)
+	sim_tap *t = &b->tap;
+	unsigned i = t->count;
+	t->pc[i] = ra;
+	t->word[i] = fp_gather_word(b->sel, data);
+	b->fill->truth[i] = (uint8_t)truth;
+	if ((t->count = i + 1) == t->cap)
 		batch_flush(b);
 }
 

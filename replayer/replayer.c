@@ -69,6 +69,15 @@ struct replay {
 	rp_oracle_result *results;
 	sel_group *groups;
 	size_t nconfigs, ngroups;
+	/* The oracle's fast path: the groups' batches, whether any group is
+	 * evaluated at each boundary instead, and the icount from which a
+	 * boundary needs more than queueing (the next recorded interrupt;
+	 * 0 after a divergence). */
+	rp_batch **batches;
+	size_t nbatches;
+	int unbatched;
+	uint64_t truth_next;
+	sim_tap *tap;                 /* the one batch's, when that is all */
 
 	rp_counters c;
 	rp_injection *inj;
@@ -111,12 +120,21 @@ static void describe(const replay *r, unsigned type, uint32_t addr, uint32_t val
 	}
 }
 
+/* Where the oracle's fast path ends: the tap's boundaries too. */
+static void set_truth_next(replay *r, uint64_t icount)
+{
+	r->truth_next = icount;
+	if (r->tap)
+		r->tap->until = icount;
+}
+
 static void diverge(replay *r, unsigned ctx, const char *expected, const char *actual)
 {
 	if (r->diverged)
 		return;
 	r->diverged = 1;
 	r->stop = 1;
+	set_truth_next(r, 0);  /* the oracle's boundaries leave the fast path */
 	r->div.icount = r->s->icount;
 	r->div.pc = sim_pc(r->s);
 	r->div.context = ctx;
@@ -394,7 +412,8 @@ static __attribute__((noinline)) void oracle_now(replay *r, sel_group *g, const 
 	}
 }
 
-static void oracle_boundary(replay *r, const fp_state *st)
+/* The oracle at a boundary that needs more than queueing. */
+static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state *st)
 {
 	uint64_t icount = r->s->icount;
 	if (r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount < icount) {
@@ -418,6 +437,27 @@ static void oracle_boundary(replay *r, const fp_state *st)
 		r->c.correct++;
 		inject(r, vector);
 	}
+	if (!r->diverged)
+		set_truth_next(r, r->truth_pos < r->ntruth ? r->truth[r->truth_pos].icount
+							     : UINT64_MAX);
+}
+
+/* The oracle's hook.  Most boundaries only queue: that path is kept
+ * short, for it runs at nearly every instruction. */
+static void oracle_on_boundary(void *ud)
+{
+	replay *r = ud;
+	if (r->s->icount >= r->truth_next || r->unbatched) {
+		if (!r->diverged)
+			oracle_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
+						       .data_size = r->s->data_size,
+						       .ra = sim_pc(r->s) });
+		return;
+	}
+	const uint8_t *data = sim_live_data(r->s);
+	uint32_t ra = sim_pc(r->s);
+	for (size_t k = 0; k < r->nbatches; k++)
+		batch_add(r->batches[k], ra, data, 0);
 }
 
 static void on_boundary(void *ud)
@@ -425,12 +465,8 @@ static void on_boundary(void *ud)
 	replay *r = ud;
 	if (r->diverged)
 		return;
-	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
-			.ra = sim_pc(r->s) };
-	if (r->o.oracle)
-		oracle_boundary(r, &st);
-	else
-		fingerprint_boundary(r, &st);
+	fingerprint_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
+					    .data_size = r->s->data_size, .ra = sim_pc(r->s) });
 }
 
 /* ---- opening ---------------------------------------------------------- */
@@ -597,6 +633,18 @@ static int make_groups(replay *r, avrr_err *err)
 		if (!g->batch)
 			return avrr_errf(err, "out of memory");
 	}
+	if (!(r->batches = calloc(r->ngroups, sizeof *r->batches)))
+		return avrr_errf(err, "out of memory");
+	for (size_t k = 0; k < r->ngroups; k++) {
+		if (r->groups[k].batch)
+			r->batches[r->nbatches++] = r->groups[k].batch;
+		else
+			r->unbatched = 1;
+	}
+	/* One batch and nothing else: the simulation queues for it itself. */
+	if (r->nbatches == 1 && !r->unbatched)
+		r->tap = &r->batches[0]->tap;
+	set_truth_next(r, r->ntruth ? r->truth[0].icount : UINT64_MAX);
 	return 0;
 }
 
@@ -692,8 +740,10 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 	if (rec_watch_io(r->s, err))
 		goto out;
 	sim_set_replay(r->s, 1);
+	sim_set_tap(r->s, r->tap);
 	r->s->hooks = (sim_hooks){
-		.ud = r, .on_boundary = on_boundary, .on_read = on_read, .on_write = on_write,
+		.ud = r, .on_boundary = o->oracle ? oracle_on_boundary : on_boundary,
+		.on_read = on_read, .on_write = on_write,
 		.on_reti = on_reti, .on_sleep = on_sleep, .on_wake = on_wake,
 	};
 	rc = 0;
@@ -717,6 +767,7 @@ void rp_close(replay *r)
 		batch_free(r->groups[k].batch);
 	}
 	free(r->oracle);
+	free(r->batches);
 	free(r->results);
 	free(r->groups);
 	fpi_free(&r->fp);

@@ -304,6 +304,54 @@ static void service_without_entry(avr_t *avr)
 	}
 }
 
+void sim_set_tap(sim *s, sim_tap *t)
+{
+	s->tap = t;
+	if (!t)
+		return;
+	t->nruns = 0;
+	t->sreg_shift = -1;
+	t->wide = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	for (unsigned i = 0; i < t->naddr && i < 8; i++)
+		t->wide &= t->addr[i] + 8u <= s->data_size;
+	for (unsigned i = 0; i < t->naddr && i < 8; i++) {
+		uint16_t a = t->addr[i];
+		struct sim_tap_run *last = t->nruns ? &t->run[t->nruns - 1] : NULL;
+		if (a == R_SREG) {
+			t->sreg_shift = (int)(8 * i);
+			continue;
+		}
+		if (t->wide && last && last->addr + __builtin_popcountll(last->mask) / 8 == a)
+			last->mask = last->mask << 8 | 0xff;
+		else
+			t->run[t->nruns++] = (struct sim_tap_run){ .mask = 0xff, .addr = a,
+								   .shift = (uint8_t)(8 * i) };
+	}
+}
+
+/* A boundary into the tap (see sim.h). */
+static inline void tap_sample(sim *s, sim_tap *t)
+{
+	const avr_t *avr = s->avr;
+	const uint8_t *data = avr->data;
+	uint64_t w = t->sreg_shift >= 0 ? (uint64_t)sreg_byte(avr) << t->sreg_shift : 0;
+	if (t->wide) {
+		for (unsigned r = 0; r < t->nruns; r++) {
+			uint64_t v;
+			memcpy(&v, data + t->run[r].addr, sizeof v);
+			w |= (v & t->run[r].mask) << t->run[r].shift;
+		}
+	} else {
+		for (unsigned r = 0; r < t->nruns; r++)
+			w |= (uint64_t)data[t->run[r].addr] << t->run[r].shift;
+	}
+	unsigned n = t->count;
+	t->pc[n] = avr->pc;
+	t->word[n] = w;
+	if ((t->count = n + 1) == t->cap)
+		t->full(t->ud);
+}
+
 /* The end of a step in replay mode (see sim.h). */
 static void replay_boundary(sim *s)
 {
@@ -312,7 +360,11 @@ static void replay_boundary(sim *s)
 		return;
 	int could_accept = avr->state == cpu_Running && avr->sreg[S_I] && avr->interrupt_state >= 0;
 	service_without_entry(avr);
-	if (could_accept && s->hooks.on_boundary)
+	if (!could_accept)
+		return;
+	if (s->tap && s->icount < s->tap->until)
+		tap_sample(s, s->tap);
+	else if (s->hooks.on_boundary)
 		s->hooks.on_boundary(s->hooks.ud);
 }
 

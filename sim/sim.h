@@ -77,6 +77,33 @@ typedef struct sim_hooks {
 	int (*on_step)(void *ud);
 } sim_hooks;
 
+/* Replay mode: a tap samples the boundaries where the CPU could accept
+ * an interrupt (those on_boundary sees) without a call per boundary.  At
+ * each one before icount `until` it appends the PC (byte address) to pc[]
+ * and the data bytes at addr[0..naddr) (naddr <= 8, SREG current), packed
+ * the first lowest, to word[]; when `count` reaches `cap` it calls
+ * full(ud), which must make room (reset count, or point elsewhere).
+ * Boundaries from icount `until` on go to on_boundary instead.  Between
+ * steps the owner may change any field but addr and naddr, which
+ * sim_set_tap reads once. */
+typedef struct sim_tap {
+	uint64_t until;
+	const uint16_t *addr;
+	unsigned naddr;
+	uint32_t *pc;
+	uint64_t *word;
+	unsigned count, cap;
+	void (*full)(void *ud);
+	void *ud;
+	/* Private to sim.c: the bytes as runs of consecutive addresses, each
+	 * read with one 8-byte load (or, near the end of the data space,
+	 * byte by byte), and where SREG goes (it lives apart). */
+	struct sim_tap_run { uint64_t mask; uint16_t addr; uint8_t shift; } run[8];
+	unsigned nruns;
+	int wide;
+	int sreg_shift;         /* -1: no SREG */
+} sim_tap;
+
 typedef struct sim_io_hook sim_io_hook;
 
 typedef struct sim {
@@ -96,6 +123,7 @@ typedef struct sim {
 	uint8_t observe_depth;
 	stim_runtime *stim;     /* the attached stimuli, or NULL */
 	int replay;             /* replay mode: never vector on its own */
+	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
 } sim;
 
 /* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
@@ -140,6 +168,9 @@ int sim_attach_stimuli(sim *s, const stim_script *script, uint64_t seed, avrr_er
 
 /* Switches replay mode on (see the header note). */
 void sim_set_replay(sim *s, int on);
+
+/* Samples boundaries into `tap` (NULL: none) from now on; see sim_tap. */
+void sim_set_tap(sim *s, sim_tap *tap);
 
 /* Enters `vector` now, as simavr enters an interrupt: takes it off the
  * pending queue if there, pushes the PC, clears I, jumps to the vector and

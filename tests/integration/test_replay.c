@@ -10,6 +10,12 @@
  *    deliberately simple reference written here: fingerprints by hand, a
  *    linear search over the recorded contexts, classification by comparing
  *    return addresses and selector bytes directly.
+ *  - For configurations the oracle evaluates in bulk (selectors of at most
+ *    8 fixed bytes: no hash bits, wide hash parts, no ra*, round-robin by
+ *    code block and by region, several members of one selector group), its
+ *    counts equal a brute force's: fp_compute at every boundary, compared
+ *    with every recorded interrupt's fingerprint — together, and each
+ *    alone (then the simulation queues the boundaries itself).
  *  - Without the ground truth (avrr strip) the injections are the same.
  *  - A changed output value in the log is a divergence at that write.
  */
@@ -21,6 +27,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "fingerprint/fingerprint.h"
 #include "recorder/recorder.h"
 #include "recorder/replica.h"
 #include "replayer/replayer.h"
@@ -288,6 +295,220 @@ static void test_oracle_matches_reference(void **state)
 	}
 }
 
+/* ---- the brute-force oracle -------------------------------------------- */
+
+/* Each takes the oracle's batched path, and together they reach its special cases: a Knuth
+ * hash of no bits; 20-bit hash parts, in summarized bitmaps (or, with funcsheap_noloop's 126
+ * return addresses, too many bitmaps to build); no ra* at all; an ra* that many return
+ * addresses share; round-robin by code block and by region; and five members of one
+ * selector, which the evaluator threads split between them. */
+static const char *const BATCHED[] = {
+	"k0:sel=SPL+SPH+SREG,hash=knuth,ra=8,width=8",
+	"j20:sel=SPL+SPH+SREG+r24,hash=jenkins,ra=12,width=32",
+	"m0:sel=SREG+r24,hash=modular,ra=0,width=16",
+	"t2:sel=SREG,hash=twomod,ra=2,width=10",
+	"kn:sel=SPL+SPH+SREG+r24,hash=knuth,ra=4,width=12",
+	"j8:sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=16",
+	"rr:sel=SPL+SPH+SREG+r24,hash=rr,ra=4,width=12",
+	"rrm:sel=SPL+SPH+SREG+r24,hash=rr,marker=0x0-0x2ff:knuth+0x400-0x5ff:twomod,ra=6,width=14",
+};
+#define NBATCHED (sizeof BATCHED / sizeof *BATCHED)
+
+/* A state as the classification needs it: f(s), the full return address and g(s). */
+typedef struct bf_point {
+	fp_value f;
+	uint32_t ra;
+	uint8_t g[8];
+	uint32_t n;
+} bf_point;
+
+typedef struct bf_counts {
+	uint64_t hits, correct, false_loop, false_ra, input_dup, collision, missed;
+} bf_counts;
+
+typedef struct brute {
+	sim *s;
+	fp_config cfg[NBATCHED];
+	bf_point *rec[NBATCHED];  /* per configuration, each recorded interrupt's */
+	uint8_t **context;        /* each recorded interrupt's data space */
+	const db_interrupt *truth;
+	size_t n, next;
+	bf_counts c[NBATCHED];
+} brute;
+
+static bf_point bf_point_of(const fp_config *c, const uint8_t *data, uint32_t size, uint32_t ra)
+{
+	fp_state st = { .data = data, .data_size = size, .ra = ra };
+	bf_point p = { .f = fp_compute(c, &st), .ra = ra };
+	const uint8_t *direct;
+	p.n = fp_select(c, &st, p.g, sizeof p.g, &direct);
+	return p;
+}
+
+static void bf_boundary(void *ud)
+{
+	brute *b = ud;
+	const uint8_t *data = sim_live_data(b->s);
+	uint32_t ra = sim_pc(b->s);
+	int at_truth = b->next < b->n && b->truth[b->next].icount == b->s->icount;
+	if (at_truth) {
+		/* Otherwise the counts below would be of some other run. */
+		assert_int_equal(ra, b->truth[b->next].ra);
+		assert_memory_equal(data, b->context[b->next], b->s->data_size);
+	}
+	for (size_t k = 0; k < NBATCHED; k++) {
+		bf_point p = bf_point_of(&b->cfg[k], data, b->s->data_size, ra);
+		int hit = 0, loop = 0, dup = 0;
+		for (size_t i = 0; i < b->n; i++) {
+			const bf_point *q = &b->rec[k][i];
+			if (q->f.ra_part != p.f.ra_part || q->f.hash_part != p.f.hash_part)
+				continue;
+			hit = 1;
+			loop |= q->ra == p.ra;
+			dup |= q->n == p.n && !memcmp(q->g, p.g, p.n);
+		}
+		bf_counts *c = &b->c[k];
+		c->hits += hit;
+		if (at_truth) {
+			c->correct += hit;
+			c->missed += !hit;
+		} else if (hit) {
+			++*(loop ? &c->false_loop : &c->false_ra);
+			++*(dup ? &c->input_dup : &c->collision);
+		}
+	}
+	if (at_truth) {
+		assert_int_equal(sim_enter_vector(b->s, (uint8_t)b->truth[b->next].vector), 0);
+		b->next++;
+	}
+}
+
+/* The brute force over the recording at path, into b->c. */
+static void brute_force(const char *path, brute *b)
+{
+	db *d;
+	rec_replica rep;
+	avrr_err err = { "" };
+	db_interrupt *truth = load_truth(path, &b->n);
+	if (db_open(path, 0, &d, &err) || rec_replica_open(d, &rep, &err))
+		fail_msg("%s", err.msg);
+	b->s = rep.s;
+	b->truth = truth;
+	b->context = calloc(b->n, sizeof *b->context);
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT ra, context FROM interrupts ORDER BY idx",
+					    -1, &st, NULL), SQLITE_OK);
+	for (size_t i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
+		assert_true(i < b->n);
+		assert_int_equal(sqlite3_column_int64(st, 0), truth[i].ra);
+		assert_int_equal(sqlite3_column_bytes(st, 1), rep.s->data_size);
+		b->context[i] = malloc(rep.s->data_size);
+		memcpy(b->context[i], sqlite3_column_blob(st, 1), rep.s->data_size);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	for (size_t k = 0; k < NBATCHED; k++) {
+		if (fp_parse(BATCHED[k], rep.s->names, rep.fw, rep.s->data_size, NULL, &b->cfg[k],
+			     &err))
+			fail_msg("%s", err.msg);
+		/* Else the oracle would not batch it, and g(s) would not fit a bf_point. */
+		assert_true(fp_exact_keys(&b->cfg[k]));
+		b->rec[k] = calloc(b->n, sizeof *b->rec[k]);
+		for (size_t i = 0; i < b->n; i++)
+			b->rec[k][i] = bf_point_of(&b->cfg[k], b->context[i], rep.s->data_size,
+						   truth[i].ra);
+	}
+	sim_set_replay(rep.s, 1);
+	rep.s->hooks = (sim_hooks){ .ud = b, .on_boundary = bf_boundary };
+	sim_run(rep.s, rep.run.instructions, 0, NULL);
+	assert_int_equal(b->next, b->n);
+	for (size_t k = 0; k < NBATCHED; k++)
+		free(b->rec[k]);
+	for (size_t i = 0; i < b->n; i++)
+		free(b->context[i]);
+	free(b->context);
+	free(truth);
+	rec_replica_close(&rep);
+	db_close(d);
+}
+
+/* Prints each count of the oracle's that differs from the brute force's; returns whether any
+ * does. */
+static int report_differences(const char *fw, const char *spec, const rp_oracle_result *got,
+			      const bf_counts *want)
+{
+	static const char *const what[] = { "hits", "correct", "false_loop", "false_ra",
+					    "input_duplicates", "hash_collisions", "missed" };
+	const uint64_t g[] = { got->hits, got->correct, got->false_loop, got->false_ra,
+			       got->input_duplicates, got->hash_collisions, got->missed };
+	const uint64_t w[] = { want->hits, want->correct, want->false_loop, want->false_ra,
+			       want->input_dup, want->collision, want->missed };
+	int any = 0;
+	for (size_t i = 0; i < sizeof what / sizeof *what; i++)
+		if (g[i] != w[i]) {
+			print_error("%s %s: %s %llu by the oracle, %llu by brute force\n", fw, spec,
+				    what[i], (unsigned long long)g[i], (unsigned long long)w[i]);
+			any = 1;
+		}
+	return any;
+}
+
+static void test_oracle_matches_brute_force(void **state)
+{
+	scratch *s = *state;
+	int disagree = 0;
+	bf_counts all = { 0 };
+	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
+		char path[256];
+		record(s, FIRMWARE[f], 100000, 1, path, sizeof path);
+		brute b = { 0 };
+		brute_force(path, &b);
+
+		/* Specs, not stored names: the oracle computes their D itself. */
+		rp_options o = { .oracle = 1, .oracle_configs = BATCHED,
+				 .noracle_configs = NBATCHED };
+		replay *r;
+		avrr_err err = { "" };
+		if (rp_open(path, &o, &r, &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(rp_run(r, 0), RP_END);
+		size_t n;
+		const rp_oracle_result *res = rp_oracle_results(r, &n);
+		assert_int_equal(n, NBATCHED);
+		/* Every disagreement is reported before failing: which
+		 * configurations differ tells which special case is wrong. */
+		for (size_t k = 0; k < NBATCHED; k++) {
+			assert_string_equal(res[k].name, b.cfg[k].name);
+			all.false_loop += b.c[k].false_loop;
+			all.false_ra += b.c[k].false_ra;
+			all.input_dup += b.c[k].input_dup;
+			all.collision += b.c[k].collision;
+			disagree |= report_differences(FIRMWARE[f], BATCHED[k], &res[k], &b.c[k]);
+		}
+		rp_close(r);
+		/* Alone, a configuration's boundaries are queued by the
+		 * simulation itself (sim_tap): the same counts. */
+		for (size_t k = 0; k < NBATCHED; k++) {
+			rp_options one = { .oracle = 1, .oracle_configs = &BATCHED[k],
+					   .noracle_configs = 1 };
+			if (rp_open(path, &one, &r, &err))
+				fail_msg("%s", err.msg);
+			assert_int_equal(rp_run(r, 0), RP_END);
+			disagree |= report_differences(FIRMWARE[f], BATCHED[k],
+						       rp_oracle_results(r, &n), &b.c[k]);
+			rp_close(r);
+		}
+		unlink(path);
+	}
+	if (disagree)
+		fail_msg("the oracle's counts differ from the brute force's");
+	/* Agreeing on counts that are all 0 would prove little. */
+	assert_true(all.false_loop > 0 && all.false_ra > 0);
+	assert_true(all.input_dup > 0 && all.collision > 0);
+}
+
 /* ---- stripped recordings, divergence, the command ------------------------ */
 
 static void injections_of(const char *path, rp_injection **out, size_t *n, int *scored)
@@ -431,6 +652,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_full_context_replay_is_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oracle_matches_reference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oracle_matches_brute_force, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_strip_makes_the_same_injections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_output_diverges_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_command_errors, setup, teardown),
