@@ -310,7 +310,8 @@ void sim_set_tap(sim *s, sim_tap *t)
 	if (!t)
 		return;
 	t->nruns = 0;
-	t->sreg_shift = -1;
+	t->sreg_shift = 0;
+	t->sreg_mask = 0;
 	t->wide = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
 	for (unsigned i = 0; i < t->naddr && i < 8; i++)
 		t->wide &= t->addr[i] + 8u <= s->data_size;
@@ -318,7 +319,8 @@ void sim_set_tap(sim *s, sim_tap *t)
 		uint16_t a = t->addr[i];
 		struct sim_tap_run *last = t->nruns ? &t->run[t->nruns - 1] : NULL;
 		if (a == R_SREG) {
-			t->sreg_shift = (int)(8 * i);
+			t->sreg_shift = 8 * i;
+			t->sreg_mask = 0xffull << t->sreg_shift;
 			continue;
 		}
 		if (t->wide && last && last->addr + __builtin_popcountll(last->mask) / 8 == a)
@@ -329,18 +331,32 @@ void sim_set_tap(sim *s, sim_tap *t)
 	}
 }
 
-/* A boundary into the tap (see sim.h). */
+/* Run r of tap t, in place in its word. */
+static inline uint64_t tap_run(const sim_tap *t, const uint8_t *data, unsigned r)
+{
+	uint64_t v;
+	memcpy(&v, data + t->run[r].addr, sizeof v);
+	return (v & t->run[r].mask) << t->run[r].shift;
+}
+
+/* A boundary into the tap (see sim.h).  It runs at nearly every
+ * instruction, so the usual few runs are read without a loop. */
 static inline void tap_sample(sim *s, sim_tap *t)
 {
 	const avr_t *avr = s->avr;
 	const uint8_t *data = avr->data;
-	uint64_t w = t->sreg_shift >= 0 ? (uint64_t)sreg_byte(avr) << t->sreg_shift : 0;
-	if (t->wide) {
-		for (unsigned r = 0; r < t->nruns; r++) {
-			uint64_t v;
-			memcpy(&v, data + t->run[r].addr, sizeof v);
-			w |= (v & t->run[r].mask) << t->run[r].shift;
+	uint64_t w = ((uint64_t)sreg_byte(avr) << t->sreg_shift) & t->sreg_mask;
+	if (t->wide && t->nruns <= 4) {
+		switch (t->nruns) {
+		case 4: w |= tap_run(t, data, 3); /* fall through */
+		case 3: w |= tap_run(t, data, 2); /* fall through */
+		case 2: w |= tap_run(t, data, 1); /* fall through */
+		case 1: w |= tap_run(t, data, 0); /* fall through */
+		default: break;
 		}
+	} else if (t->wide) {
+		for (unsigned r = 0; r < t->nruns; r++)
+			w |= tap_run(t, data, r);
 	} else {
 		for (unsigned r = 0; r < t->nruns; r++)
 			w |= (uint64_t)data[t->run[r].addr] << t->run[r].shift;
@@ -356,14 +372,19 @@ static inline void tap_sample(sim *s, sim_tap *t)
 static void replay_boundary(sim *s)
 {
 	avr_t *avr = s->avr;
-	if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
+	if (!avr->sreg[S_I])
+		return;  /* nothing to service, nothing to accept */
+	int state = avr->state;
+	if (state != cpu_Running && state != cpu_Sleeping)
 		return;
-	int could_accept = avr->state == cpu_Running && avr->sreg[S_I] && avr->interrupt_state >= 0;
-	service_without_entry(avr);
+	int could_accept = state == cpu_Running && avr->interrupt_state >= 0;
+	if (avr->interrupt_state)
+		service_without_entry(avr);
 	if (!could_accept)
 		return;
-	if (s->tap && s->icount < s->tap->until)
-		tap_sample(s, s->tap);
+	sim_tap *t = s->tap;
+	if (t && s->icount < t->until)
+		tap_sample(s, t);
 	else if (s->hooks.on_boundary)
 		s->hooks.on_boundary(s->hooks.ud);
 }
@@ -405,8 +426,9 @@ const uint8_t *sim_live_data(sim *s)
 	return s->avr->data;
 }
 
-/* One turn of simavr's run loop (avr_callback_run_raw) with observations. */
-static inline void step(sim *s)
+/* One turn of simavr's run loop (avr_callback_run_raw) with observations;
+ * `replay` is s->replay, a constant where step is inlined. */
+static inline __attribute__((always_inline)) void step(sim *s, int replay)
 {
 	avr_t *avr = s->avr;
 	int was_sleeping = avr->state == cpu_Sleeping;
@@ -432,7 +454,7 @@ static inline void step(sim *s)
 	} else if (was_sleeping && avr->state == cpu_Running && s->hooks.on_wake) {
 		s->hooks.on_wake(s->hooks.ud);
 	}
-	if (s->replay) {
+	if (replay) {
 		replay_boundary(s);
 		return;
 	}
@@ -449,13 +471,13 @@ static sim_stop stop_reason(const avr_t *avr)
 	return avr->state == cpu_Crashed ? SIM_STOP_CRASHED : SIM_STOP_DONE;
 }
 
-sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile int *stop)
+/* sim_run's loop, for replay mode or not: two copies, so that neither
+ * tests the mode at every instruction. */
+static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t ilim,
+							       uint64_t clim,
+							       volatile const int *flag, int replay)
 {
 	avr_t *avr = s->avr;
-	uint64_t ilim = icount_limit ? icount_limit : UINT64_MAX;
-	uint64_t clim = cycle_limit ? cycle_limit : UINT64_MAX;
-	static const int never = 0;
-	volatile const int *flag = stop ? stop : &never;
 	for (;;) {
 		if (s->icount >= ilim || avr->cycle >= clim)
 			return SIM_STOP_LIMIT;
@@ -463,10 +485,19 @@ sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile i
 			return SIM_STOP_REQUEST;
 		if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
 			return stop_reason(avr);
-		step(s);
+		step(s, replay);
 		if (s->hooks.on_step && s->hooks.on_step(s->hooks.ud))
 			return SIM_STOP_REQUEST;
 	}
+}
+
+sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile int *stop)
+{
+	uint64_t ilim = icount_limit ? icount_limit : UINT64_MAX;
+	uint64_t clim = cycle_limit ? cycle_limit : UINT64_MAX;
+	static const int never = 0;
+	volatile const int *flag = stop ? stop : &never;
+	return s->replay ? run_loop(s, ilim, clim, flag, 1) : run_loop(s, ilim, clim, flag, 0);
 }
 
 sim_stop sim_run_plain(sim *s, uint64_t cycle_limit)

@@ -101,7 +101,8 @@ typedef struct sim_tap {
 	struct sim_tap_run { uint64_t mask; uint16_t addr; uint8_t shift; } run[8];
 	unsigned nruns;
 	int wide;
-	int sreg_shift;         /* -1: no SREG */
+	unsigned sreg_shift;
+	uint64_t sreg_mask;     /* 0: no SREG */
 } sim_tap;
 
 typedef struct sim_io_hook sim_io_hook;
