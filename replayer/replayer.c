@@ -12,9 +12,11 @@
 #include "replayer.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../db/db.h"
 #include "../fingerprint/fingerprint.h"
@@ -509,13 +511,14 @@ static int index_log(replay *r, avrr_err *err)
 }
 
 /* Parses a stored configuration and builds its D. */
-static int load_stored(replay *r, const db_fp_config *c, fp_index *x, avrr_err *err)
+static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *x,
+		       avrr_err *err)
 {
 	fp_config cfg;
 	db_fingerprint *rows = NULL;
 	size_t n = 0;
 	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err) ||
-	    db_load_fingerprints(r->d, c->id, 0, &rows, &n, err))
+	    db_load_fingerprints(d, c->id, 0, &rows, &n, err))
 		return -1;
 	int rc = n == r->nirq ? fpi_build(x, &cfg, rows, n, r->irq_ra, err)
 		 : avrr_errf(err, "damaged recording: configuration '%s' has %zu fingerprints for %zu "
@@ -648,7 +651,64 @@ static int make_groups(replay *r, avrr_err *err)
 	return 0;
 }
 
-static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err *err)
+/* Every other stored configuration of the oracle's, from `first` on:
+ * cfg[i] (NULL: given as a spec, skipped) into x[i]. */
+typedef struct load_share {
+	const replay *r;
+	const char *path;           /* the recording, opened again by a thread */
+	db *d;
+	const db_fp_config **cfg;
+	fp_index *x;
+	size_t n, first;
+	int rc;
+	avrr_err err;
+} load_share;
+
+static void load_every_other(load_share *s)
+{
+	for (size_t i = s->first; i < s->n && !s->rc; i += 2)
+		if (s->cfg[i])
+			s->rc = load_stored(s->r, s->d, s->cfg[i], &s->x[i], &s->err);
+}
+
+/* A loading thread: reading rows from SQLite is most of opening a sweep's
+ * configurations, so a second connection halves the wait. */
+static void *load_thread(void *arg)
+{
+	load_share *s = arg;
+	if (!(s->rc = db_open(s->path, 0, &s->d, &s->err))) {
+		load_every_other(s);
+		db_close(s->d);
+	}
+	return NULL;
+}
+
+/* Loads the stored configurations among cfg[0..n) into x[], on two
+ * threads when there are several. */
+static int load_all_stored(const replay *r, const char *path, const db_fp_config **cfg,
+			   fp_index *x, size_t n, avrr_err *err)
+{
+	load_share mine = { .r = r, .d = r->d, .cfg = cfg, .x = x, .n = n, .first = 0 };
+	load_share other = { .r = r, .path = path, .cfg = cfg, .x = x, .n = n, .first = 1 };
+	pthread_t t;
+	int threaded = n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+		       pthread_create(&t, NULL, load_thread, &other) == 0;
+	load_every_other(&mine);
+	if (threaded) {
+		pthread_join(t, NULL);
+	} else {
+		other.d = r->d;
+		load_every_other(&other);
+	}
+	if (mine.rc)
+		*err = mine.err;
+	else if (other.rc)
+		*err = other.err;
+	return mine.rc || other.rc ? -1 : 0;
+}
+
+static int open_oracle(replay *r, const char *path, const db_fp_config *cfgs, size_t ncfgs,
+		       avrr_err *err)
 {
 	if (!r->truth)
 		return avrr_errf(err, "the oracle follows the ground truth, and this recording "
@@ -660,20 +720,22 @@ static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_e
 	r->results = calloc(n, sizeof *r->results);
 	r->groups = calloc(n, sizeof *r->groups);
 	const char **specs = calloc(n, sizeof *specs);
+	const db_fp_config **stored = calloc(n, sizeof *stored);
 	size_t *spec_slot = calloc(n, sizeof *spec_slot), nspecs = 0;
 	int rc = 0;
-	if (!r->oracle || !r->results || !r->groups || !specs || !spec_slot)
+	if (!r->oracle || !r->results || !r->groups || !specs || !stored || !spec_slot)
 		rc = avrr_errf(err, "out of memory");
 	for (size_t i = 0; i < n && !rc; i++) {
-		const db_fp_config *c = r->o.noracle_configs
-			? find_config(cfgs, ncfgs, r->o.oracle_configs[i]) : &cfgs[i];
-		if (c) {
-			rc = load_stored(r, c, &r->oracle[i], err);
-		} else {
+		stored[i] = r->o.noracle_configs ? find_config(cfgs, ncfgs, r->o.oracle_configs[i])
+						 : &cfgs[i];
+		if (!stored[i]) {
 			spec_slot[nspecs] = i;
 			specs[nspecs++] = r->o.oracle_configs[i];
 		}
 	}
+	if (!rc)
+		rc = load_all_stored(r, path, stored, r->oracle, n, err);
+	free(stored);
 	r->nconfigs = n;
 	if (!rc && nspecs) {
 		fp_index *tmp = calloc(nspecs, sizeof *tmp);
@@ -710,7 +772,7 @@ static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, a
 				 "avrr fingerprint RUN.db --fp SPEC");
 	}
 	r->next_n = 1;
-	return load_stored(r, c, &r->fp, err);
+	return load_stored(r, r->d, c, &r->fp, err);
 }
 
 int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
@@ -735,7 +797,8 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 			goto out;
 		r->c.scored = 1;
 	}
-	if (o->oracle ? open_oracle(r, cfgs, ncfgs, err) : open_fingerprint(r, cfgs, ncfgs, err))
+	if (o->oracle ? open_oracle(r, path, cfgs, ncfgs, err)
+		      : open_fingerprint(r, cfgs, ncfgs, err))
 		goto out;
 	if (rec_watch_io(r->s, err))
 		goto out;
