@@ -123,6 +123,17 @@ static inline uint64_t word_byte_sum(uint64_t w)
 	return pairs * UINT64_C(0x0001000100010001) >> 48;
 }
 
+/* Σ (j + 1) * byte j of w: with pair sums P_i = b_2i + b_2i+1, that is
+ * 2 Σ i P_i + Σ P_i + Σ b_2i+1, and one multiply puts Σ i P_i in the top
+ * 16-bit lane (no lane of the product exceeds 6 * 510). */
+static inline uint64_t word_weighted_sum(uint64_t w)
+{
+	const uint64_t lo = UINT64_C(0x00ff00ff00ff00ff), ones = UINT64_C(0x0001000100010001);
+	uint64_t odd = w >> 8 & lo, pairs = (w & lo) + odd;
+	uint64_t by_index = pairs * UINT64_C(0x0000000100020003) >> 48;
+	return 2 * by_index + (pairs * ones >> 48) + (odd * ones >> 48);
+}
+
 /* One-at-a-time over the first n bytes of each w[i], eight at a time in
  * vector lanes (GCC's vector extension: AVX2 where the clone has it, else
  * pairs of SSE2 registers), ORed into out[i] shifted left by `shift`. */
@@ -183,11 +194,8 @@ void fp_hash_words(fp_hash_kind k, const uint64_t *w, size_t count, unsigned n, 
 		return;
 	case FP_HASH_TWOMOD:
 		for (size_t i = 0; i < count; i++) {
-			uint64_t weighted = 0;
-			for (unsigned j = 0; j < n; j++)
-				weighted += (uint64_t)(j + 1) * (w[i] >> (8 * j) & 0xff);
 			uint64_t v = (word_byte_sum(w[i]) % FP_TWOMOD_P1) * FP_TWOMOD_P2 +
-				     weighted % FP_TWOMOD_P2;
+				     word_weighted_sum(w[i]) % FP_TWOMOD_P2;
 			out[i] = v & mask;
 		}
 		return;

@@ -55,10 +55,14 @@ typedef struct evaluator {
 	unsigned nras;
 	struct { uint32_t ra, gen; uint16_t id; } ra_map[2 * BATCH_SIZE];
 	uint32_t ra_gen;
-	/* One member's look at each of ras[]: its ra*, the bitmap of the hash
-	 * parts recorded there, and that of those recorded at the address. */
-	uint64_t ra_part[BATCH_SIZE];
-	const uint64_t *part_row[BATCH_SIZE], *part_sum[BATCH_SIZE], *ra_row[BATCH_SIZE];
+	/* The misses grouped by return address: order[rstart[r] ..
+	 * rstart[r + 1]) are ras[r]'s, those at recorded interrupts apart in
+	 * order[rstart[nras] .. nm); hs[] and ins[] are h[] and in[] in that
+	 * order.  Then a member looks its bitmaps up once per address and
+	 * reads its hashes in a row. */
+	uint16_t order[BATCH_SIZE], rstart[BATCH_SIZE + 1];
+	uint64_t hs[FP_HASH_COUNT][BATCH_SIZE];
+	const fpi_input *ins[BATCH_SIZE];
 
 	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
@@ -119,53 +123,57 @@ static uint16_t ra_id(evaluator *e, uint32_t ra)
 }
 
 /* eval_member for a member whose hash parts are in bitmaps, per ra* and
- * per return address (fpindex.h): then a boundary costs two bit tests in
+ * per return address (fpindex.h): then a boundary costs a bit or two in
  * bitmaps its loop keeps in the cache. */
-static void eval_member_rows(evaluator *e, unsigned j, unsigned nm)
+static void eval_member_rows(evaluator *e, unsigned j, unsigned nm, int want_out)
 {
 	const fp_index *x = e->members[j];
 	const fp_config *c = &x->cfg;
-	for (unsigned r = 0; r < e->nras; r++) {
-		uint32_t ra = e->ras[r];
-		e->ra_part[r] = fp_reduce_ra(ra, c->ra_bits);
-		uint32_t n = fpi_bitsets_find(&x->by_part, (uint32_t)e->ra_part[r]);
-		e->part_row[r] = x->by_part.bits + (size_t)n * x->by_part.words;
-		e->part_sum[r] = x->by_part.summary + (size_t)n * x->by_part.swords;
-		/* When one address was recorded with this ra*, its bitmap is
-		 * the ra*'s (or none): reuse the one already in the cache. */
-		uint32_t only = x->ra_class ? x->ra_class[e->ra_part[r]] : FPI_RA_MIXED;
-		e->ra_row[r] = only == ra		? e->part_row[r]
-			       : only != FPI_RA_MIXED ? fpi_bitsets_row(&x->by_ra, FPI_RA_NONE)
-						: fpi_bitsets_row(&x->by_ra, ra);
-	}
 	/* fp_hash_narrow, with the kind's choice made once (0 bits: mask 0). */
 	unsigned shift = c->hash == FP_HASH_KNUTH && c->hash_bits ? 64 - c->hash_bits : 0;
 	uint64_t mask = fp_hash_mask(c->hash_bits);
-	const uint64_t *h64 = e->h[c->hash];
+	const uint64_t *hs = e->hs[c->hash];
 	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
-	uint64_t hits = 0, loop = 0, input = 0, correct = 0, missed = 0;
-	for (unsigned i = 0; i < nm; i++) {
-		uint64_t h = h64[i] >> shift & mask;
-		unsigned r = e->rid[i], t = e->mtruth[i], nt = !t;
-		unsigned hit = 0, at_ra = 0;
-		if (fpi_row_has(e->part_sum[r], h >> 6)) {
-			hit = (unsigned)fpi_row_has(e->part_row[r], h);
-			at_ra = (unsigned)fpi_row_has(e->ra_row[r], h);  /* implies hit */
+	uint64_t hits = 0, loop = 0, input = 0, correct = 0;
+	for (unsigned r = 0; r < e->nras; r++) {
+		uint32_t ra = e->ras[r];
+		uint64_t ra_part = fp_reduce_ra(ra, c->ra_bits);
+		uint32_t n = fpi_bitsets_find(&x->by_part, (uint32_t)ra_part);
+		const uint64_t *row = x->by_part.bits + (size_t)n * x->by_part.words;
+		const uint64_t *sum = x->by_part.summary + (size_t)n * x->by_part.swords;
+		/* When one address was recorded with this ra*, its bitmap is
+		 * the ra*'s (or none): reuse the one already in the cache. */
+		uint32_t only = x->ra_class ? x->ra_class[ra_part] : FPI_RA_MIXED;
+		const uint64_t *at_row = only == ra		? row
+					 : only != FPI_RA_MIXED ? fpi_bitsets_row(&x->by_ra, FPI_RA_NONE)
+								: fpi_bitsets_row(&x->by_ra, ra);
+		unsigned end = e->rstart[r + 1];
+		for (unsigned k = e->rstart[r]; k < end; k++) {
+			uint64_t h = hs[k] >> shift & mask;
+			unsigned hit = 0, at_ra = 0;
+			if (fpi_row_has(sum, h >> 6)) {
+				hit = (unsigned)fpi_row_has(row, h);
+				at_ra = (unsigned)fpi_row_has(at_row, h);  /* implies hit */
+			}
+			/* A recorded g(s) at this ra* has this fingerprint: a hit. */
+			unsigned dup = e->ins[k] &&
+				       fpi_input_at(e->members[0], e->ins[k], c->ra_bits, ra_part);
+			hits += hit;
+			loop += at_ra;
+			input += dup;
+			if (want_out)
+				out[e->order[k]] = (uint8_t)(hit | at_ra << 1 | dup << 2);
 		}
-		/* A recorded g(s) at this ra* has this fingerprint: a hit. */
-		unsigned dup = e->in[i] && nt &&
-			       fpi_input_at(e->members[0], e->in[i], c->ra_bits, e->ra_part[r]);
-		correct += hit & t;
-		missed += (hit ^ 1) & t;
-		hits += hit & nt;
-		loop += at_ra & nt;
-		input += dup;
-		out[i] = (uint8_t)(hit | at_ra << 1 | dup << 2);
+	}
+	for (unsigned k = e->rstart[e->nras]; k < nm; k++) {  /* recorded interrupts */
+		uint64_t h = hs[k] >> shift & mask;
+		uint64_t ra_part = fp_reduce_ra(e->ras[e->rid[e->order[k]]], c->ra_bits);
+		correct += (unsigned)fpi_bitsets_has(&x->by_part, (uint32_t)ra_part, h);
 	}
 	rp_oracle_result *res = e->results[j];
 	res->hits += hits + correct;
 	res->correct += correct;
-	res->missed += missed;
+	res->missed += nm - e->rstart[e->nras] - correct;
 	res->false_loop += loop;
 	res->false_ra += hits - loop;
 	res->input_duplicates += input;
@@ -174,11 +182,12 @@ static void eval_member_rows(evaluator *e, unsigned j, unsigned nm)
 
 /* Member j over the nm misses of the batch at ra[]: counts them, and leaves each
  * outcome in out[] for the memo. */
-static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigned nm)
+static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigned nm,
+			int want_out)
 {
 	const fp_index *x = e->members[j];
 	if (x->by_part.bits && x->by_ra.bits && !x->cfg.round_robin) {
-		eval_member_rows(e, j, nm);
+		eval_member_rows(e, j, nm, want_out);
 		return;
 	}
 	const fp_config *c = &x->cfg;
@@ -219,6 +228,27 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 	res->false_ra += hits - loop;
 	res->input_duplicates += input;
 	res->hash_collisions += hits - input;
+}
+
+/* order[], rstart[], hs[] and ins[] from rid[], mtruth[], h[] and in[]. */
+static void group_by_ra(evaluator *e, unsigned nm)
+{
+	unsigned at[BATCH_SIZE + 1];
+	memset(at, 0, (e->nras + 1) * sizeof *at);
+	for (unsigned i = 0; i < nm; i++)
+		at[e->rid[i] + 1] += !e->mtruth[i];
+	for (unsigned r = 0; r < e->nras; r++)
+		at[r + 1] += at[r];
+	for (unsigned r = 0; r <= e->nras; r++)
+		e->rstart[r] = (uint16_t)at[r];
+	unsigned truth_at = at[e->nras];
+	for (unsigned i = 0; i < nm; i++)
+		e->order[e->mtruth[i] ? truth_at++ : at[e->rid[i]]++] = (uint16_t)i;
+	for (unsigned k = 0; k < nm; k++)
+		e->ins[k] = e->in[e->order[k]];
+	for (int kind = 0; kind < FP_HASH_COUNT; kind++)
+		for (unsigned k = 0; e->hash_bits[kind] && k < nm; k++)
+			e->hs[kind][k] = e->h[kind][e->order[k]];
 }
 
 /* Counts the `count` <= BATCH_SIZE boundaries at ra[], w[], truth[]:
@@ -265,8 +295,9 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		e->in[i] = any->has_input_keys ? fpi_input_find(any, e->mw[i]) : NULL;
 		e->rid[i] = ra_id(e, ra[e->miss[i]]);
 	}
+	group_by_ra(e, nm);
 	for (unsigned j = 0; j < e->nmembers; j++)
-		eval_member(e, ra, j, nm);
+		eval_member(e, ra, j, nm, use_memo);
 	/* Now memoize the misses: every outcome, including those of entries
 	 * they evict, is known. */
 	for (unsigned i = 0; use_memo && i < nm; i++) {
