@@ -185,7 +185,9 @@ static void bench_replay(const char *avrr, const char *name, char *db_path, char
 	       name, ours / base, ours, base);
 	fflush(stdout);
 	time_command(add);
-	versus_simavr(oracle, fw, script, cycles, 1, &ours, &base);  /* one run: it is long */
+	/* Three runs, not five: each is long; but one would leave the
+	 * ratio to whatever else the machine did meanwhile. */
+	versus_simavr(oracle, fw, script, cycles, 3, &ours, &base);
 	printf("bench %s oracle64 ratio=%.3f avrr_s=%.4f simavr_s=%.4f\n", name, ours / base, ours,
 	       base);
 	fflush(stdout);
