@@ -145,7 +145,7 @@ static void eval_member_rows(evaluator *e, unsigned j, unsigned nm, int want_out
 		 * the ra*'s (or none): reuse the one already in the cache. */
 		uint32_t only = x->ra_class ? x->ra_class[ra_part] : FPI_RA_MIXED;
 		const uint64_t *at_row = only == ra		? row
-					 : only != FPI_RA_MIXED ? fpi_bitsets_row(&x->by_ra, FPI_RA_NONE)
+					 : only != FPI_RA_MIXED ? fpi_bitsets_none(&x->by_ra)
 								: fpi_bitsets_row(&x->by_ra, ra);
 		unsigned end = e->rstart[r + 1];
 		for (unsigned k = e->rstart[r]; k < end; k++) {

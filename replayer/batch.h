@@ -6,12 +6,14 @@
  * address and g(s), and evaluating it never changes the run (the oracle
  * injects from the ground truth).  So for configurations that share a
  * selector of at most 8 fixed bytes, each boundary only queues (ra, g(s))
- * here.  A full queue is evaluated at once: each hash the group needs over
- * the whole batch, in loops the compiler vectorizes; then one
- * configuration at a time over the whole batch, while its tables sit in
- * the cache.  A direct-mapped memo from (ra, g(s)) to every configuration's
- * outcome makes a state the firmware revisits cost one probe.  The
- * evaluation runs on a thread of its own, beside the simulation.
+ * here (or the simulation queues it, through the batch's sim_tap).  Full
+ * queues go to evaluator threads, one per processor, each with a share of
+ * the configurations, while the simulation runs on.  A queue is evaluated
+ * BATCH_SIZE boundaries at a time: each hash the share needs over the
+ * whole batch, in loops the compiler vectorizes; then one configuration at
+ * a time over the whole batch, while its tables sit in the cache.  A
+ * direct-mapped memo from (ra, g(s)) to every configuration's outcome makes
+ * a state the firmware revisits cost one probe.
  *
  * Those selectors' input keys are their bytes (fp_exact_keys), so whether
  * a state repeats a recorded one is one probe too, without hashing.

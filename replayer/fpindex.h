@@ -209,6 +209,11 @@ static inline const uint64_t *fpi_bitsets_row(const fpi_bitsets *b, uint32_t key
 	return b->bits + (size_t)fpi_bitsets_find(b, key) * b->words;
 }
 
+static inline const uint64_t *fpi_bitsets_none(const fpi_bitsets *b)
+{
+	return b->bits + (size_t)b->empty * b->words;
+}
+
 static inline int fpi_row_has(const uint64_t *row, uint64_t h)
 {
 	return row[h >> 6] >> (h & 63) & 1;

@@ -4,10 +4,11 @@
  * The hot path is on_boundary: it runs after every instruction at which the
  * CPU could take an interrupt, so a fingerprint replay computes one
  * fingerprint and probes one hash table there.  The oracle queues the
- * boundary for the configurations it can evaluate in bulk (batch.h); for
- * the others it computes each distinct selector's bytes and each needed
- * 64-bit hash once, deriving every configuration's narrower hash from it
- * (fp_hash_narrow).
+ * boundary for the configurations it can evaluate in bulk (batch.h) — when
+ * one batch is all, the simulation queues it itself, and the hook runs only
+ * at recorded interrupts; for the others it computes each distinct
+ * selector's bytes and each needed 64-bit hash once, deriving every
+ * configuration's narrower hash from it (fp_hash_narrow).
  */
 #include "replayer.h"
 
