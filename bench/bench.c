@@ -8,8 +8,9 @@
  *   record-fp  `avrr record` with the default fingerprint configuration
  *   replay     `avrr replay --oracle --fp default` (see bench_replay)
  *   oracle64   `avrr replay --oracle` with 64 configurations
- * The two are measured alternately, REPS times, and the medians compared,
- * so a noisy machine slows both alike.  Then, once, the shell's latency:
+ * The two are measured alternately, REPS times; each run of ours is paired
+ * with simavr's just before it, and the ratio is the median of the pairs'
+ * ratios, so a slow spell of a noisy machine slows both sides of a pair.  Then, once, the shell's latency:
  *   reverse-stepi  `avrr shell` over a 10^8-instruction recording of
  *                  funcsheap: the time from sending `reverse-stepi` at a
  *                  random position to its answer, and the memory of the
@@ -101,18 +102,29 @@ static double time_command(char *const argv[])
 	return t;
 }
 
-/* Medians of `reps` (<= REPS) alternating runs of argv and of simavr's
- * own loop. */
-static void versus_simavr(char *const argv[], const firmware *fw, const stim_script *script,
-			  uint64_t cycles, int reps, double *ours, double *base)
+/* The median ratio of paired runs, ours[i] / base[i]. */
+static double paired_ratio(const double *ours, const double *base, int n)
+{
+	double r[REPS];
+	for (int i = 0; i < n; i++)
+		r[i] = ours[i] / base[i];
+	return median(r, n);
+}
+
+/* `reps` (<= REPS) alternating runs of simavr's own loop and of argv: the
+ * median paired ratio, and each side's median time. */
+static double versus_simavr(char *const argv[], const firmware *fw, const stim_script *script,
+			    uint64_t cycles, int reps, double *ours, double *base)
 {
 	double o[REPS], b[REPS];
 	for (int i = 0; i < reps; i++) {
 		b[i] = time_simavr(fw, script, cycles);
 		o[i] = time_command(argv);
 	}
+	double ratio = paired_ratio(o, b, reps);
 	*ours = median(o, reps);
 	*base = median(b, reps);
+	return ratio;
 }
 
 /* The oracle's 64 configurations: two selectors, four hash functions,
@@ -178,18 +190,16 @@ static void bench_replay(const char *avrr, const char *name, char *db_path, char
 	 * engine evaluating the default configuration at every boundary where
 	 * the CPU could take an interrupt, and following the ground truth. */
 	char *replay[] = { (char *)avrr, "replay", db_path, "--oracle", "--fp", "default", NULL };
-	double ours, base;
-	versus_simavr(replay, fw, script, cycles, REPS, &ours, &base);
+	double ours, base, ratio = versus_simavr(replay, fw, script, cycles, REPS, &ours, &base);
 	printf("bench %s replay ratio=%.3f avrr_s=%.4f simavr_s=%.4f (default configuration, "
 	       "evaluated along the recorded run)\n",
-	       name, ours / base, ours, base);
+	       name, ratio, ours, base);
 	fflush(stdout);
 	time_command(add);
 	/* Three runs, not five: each is long; but one would leave the
 	 * ratio to whatever else the machine did meanwhile. */
-	versus_simavr(oracle, fw, script, cycles, 3, &ours, &base);
-	printf("bench %s oracle64 ratio=%.3f avrr_s=%.4f simavr_s=%.4f\n", name, ours / base, ours,
-	       base);
+	ratio = versus_simavr(oracle, fw, script, cycles, 3, &ours, &base);
+	printf("bench %s oracle64 ratio=%.3f avrr_s=%.4f simavr_s=%.4f\n", name, ratio, ours, base);
 	fflush(stdout);
 	for (int i = 4; i < no; i += 2)
 		free(oracle[i + 1]);
@@ -239,13 +249,14 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	}
 	struct stat sb;
 	stat(db_path, &sb);
+	double r = paired_ratio(ours, base, REPS), rfp = paired_ratio(ours_fp, base, REPS);
 	double o = median(ours, REPS), ofp = median(ours_fp, REPS), b = median(base, REPS);
 	printf("bench %s record ratio=%.3f avrr_s=%.4f simavr_s=%.4f cycles=%llu "
 	       "instructions=%llu events=%llu bytes_per_event=%.1f\n",
-	       name, o / b, o, b, (unsigned long long)cycles, (unsigned long long)insns,
+	       name, r, o, b, (unsigned long long)cycles, (unsigned long long)insns,
 	       (unsigned long long)nev, (double)sb.st_size / (double)(nev ? nev : 1));
 	printf("bench %s record-fp ratio=%.3f avrr_s=%.4f simavr_s=%.4f (default configuration)\n",
-	       name, ofp / b, ofp, b);
+	       name, rfp, ofp, b);
 	fflush(stdout);
 	bench_replay(avrr, name, db_path, first, fw, script, cycles);
 	unlink(db_path);
