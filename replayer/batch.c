@@ -40,29 +40,28 @@ typedef struct evaluator {
 	unsigned memo_trial;        /* batches of a trial left before it is judged */
 	uint8_t *outcome;           /* outcome[e * nmembers + j]: memo entry e, member j */
 
-	/* One queue's misses (the boundaries the memo did not know). */
-	uint8_t *out;               /* out[j * BATCH_SIZE + i]: member j, miss i */
-	uint32_t miss[BATCH_SIZE];  /* queue positions */
-	uint64_t mw[BATCH_SIZE];
+	/* One batch's misses (the boundaries the memo did not know), as the
+	 * memo pass finds them: queue position, at a recorded interrupt, and
+	 * return address, ras[rid[i]] (a loop has few distinct ones). */
+	uint32_t miss[BATCH_SIZE];
 	uint8_t mtruth[BATCH_SIZE];
-	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
-	/* The recorded interrupts with the miss's g(s) (in members[0]'s
-	 * table; the members share it), or NULL. */
-	const fpi_input *in[BATCH_SIZE];
-	/* The misses' distinct return addresses: miss i's is ras[rid[i]]. */
-	uint32_t ras[BATCH_SIZE];
 	uint16_t rid[BATCH_SIZE];
+	uint32_t ras[BATCH_SIZE];
 	unsigned nras;
 	struct { uint32_t ra, gen; uint16_t id; } ra_map[2 * BATCH_SIZE];
 	uint32_t ra_gen;
-	/* The misses grouped by return address: order[rstart[r] ..
-	 * rstart[r + 1]) are ras[r]'s, those at recorded interrupts apart in
-	 * order[rstart[nras] .. nm); hs[] and ins[] are h[] and in[] in that
-	 * order.  Then a member looks its bitmaps up once per address and
-	 * reads its hashes in a row. */
-	uint16_t order[BATCH_SIZE], rstart[BATCH_SIZE + 1];
-	uint64_t hs[FP_HASH_COUNT][BATCH_SIZE];
-	const fpi_input *ins[BATCH_SIZE];
+	/* The misses grouped by return address, so that a member looks its
+	 * bitmaps up once per address and reads the rest in a row: those at
+	 * ras[r] are [rstart[r], rstart[r + 1]), those at recorded interrupts
+	 * [rstart[nras], nm).  For each: its queue position, g(s), hashes,
+	 * the recorded interrupts with that g(s) (in members[0]'s table; the
+	 * members share it) or NULL, and each member's outcome for the memo. */
+	uint16_t rstart[BATCH_SIZE + 1];
+	uint32_t at[BATCH_SIZE];
+	uint64_t g[BATCH_SIZE];
+	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
+	const fpi_input *in[BATCH_SIZE];
+	uint8_t *out;               /* out[j * BATCH_SIZE + k]: member j, miss k */
 
 	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
@@ -125,14 +124,14 @@ static uint16_t ra_id(evaluator *e, uint32_t ra)
 /* eval_member for a member whose hash parts are in bitmaps, per ra* and
  * per return address (fpindex.h): then a boundary costs a bit or two in
  * bitmaps its loop keeps in the cache. */
-static void eval_member_rows(evaluator *e, unsigned j, unsigned nm, int want_out)
+static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, unsigned nm)
 {
 	const fp_index *x = e->members[j];
 	const fp_config *c = &x->cfg;
 	/* fp_hash_narrow, with the kind's choice made once (0 bits: mask 0). */
 	unsigned shift = c->hash == FP_HASH_KNUTH && c->hash_bits ? 64 - c->hash_bits : 0;
 	uint64_t mask = fp_hash_mask(c->hash_bits);
-	const uint64_t *hs = e->hs[c->hash];
+	const uint64_t *hs = e->h[c->hash];
 	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
 	uint64_t hits = 0, loop = 0, input = 0, correct = 0;
 	for (unsigned r = 0; r < e->nras; r++) {
@@ -156,18 +155,17 @@ static void eval_member_rows(evaluator *e, unsigned j, unsigned nm, int want_out
 				at_ra = (unsigned)fpi_row_has(at_row, h);  /* implies hit */
 			}
 			/* A recorded g(s) at this ra* has this fingerprint: a hit. */
-			unsigned dup = e->ins[k] &&
-				       fpi_input_at(e->members[0], e->ins[k], c->ra_bits, ra_part);
+			unsigned dup = e->in[k] &&
+				       fpi_input_at(e->members[0], e->in[k], c->ra_bits, ra_part);
 			hits += hit;
 			loop += at_ra;
 			input += dup;
-			if (want_out)
-				out[e->order[k]] = (uint8_t)(hit | at_ra << 1 | dup << 2);
+			out[k] = (uint8_t)(hit | at_ra << 1 | dup << 2);
 		}
 	}
 	for (unsigned k = e->rstart[e->nras]; k < nm; k++) {  /* recorded interrupts */
 		uint64_t h = hs[k] >> shift & mask;
-		uint64_t ra_part = fp_reduce_ra(e->ras[e->rid[e->order[k]]], c->ra_bits);
+		uint64_t ra_part = fp_reduce_ra(ra_at[e->at[k]], c->ra_bits);
 		correct += (unsigned)fpi_bitsets_has(&x->by_part, (uint32_t)ra_part, h);
 	}
 	rp_oracle_result *res = e->results[j];
@@ -180,27 +178,27 @@ static void eval_member_rows(evaluator *e, unsigned j, unsigned nm, int want_out
 	res->hash_collisions += hits - input;
 }
 
-/* Member j over the nm misses of the batch at ra[]: counts them, and leaves each
- * outcome in out[] for the memo. */
-static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigned nm,
-			int want_out)
+/* Member j over the nm misses of the batch at ra_at[]: counts them, and
+ * leaves each outcome in out[] for the memo. */
+static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigned nm)
 {
 	const fp_index *x = e->members[j];
 	if (x->by_part.bits && x->by_ra.bits && !x->cfg.round_robin) {
-		eval_member_rows(e, j, nm, want_out);
+		eval_member_rows(e, ra_at, j, nm);
 		return;
 	}
 	const fp_config *c = &x->cfg;
 	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
 	uint64_t hits = 0, loop = 0, input = 0, correct = 0, missed = 0;
-	for (unsigned i = 0; i < nm; i++) {
-		uint32_t ra = ra_at[e->miss[i]];
+	for (unsigned k = 0; k < nm; k++) {
+		uint32_t ra = ra_at[e->at[k]];
 		uint64_t ra_part = fp_reduce_ra(ra, c->ra_bits);
 		/* A round-robin marker here is a code region: it needs only ra. */
-		fp_hash_kind k = c->round_robin ? fp_pick_hash(c, &(fp_state){ .ra = ra }) : c->hash;
-		uint64_t key = fpi_key(c, ra_part, fp_hash_narrow(k, e->h[k][i], c->hash_bits));
+		fp_hash_kind kind = c->round_robin ? fp_pick_hash(c, &(fp_state){ .ra = ra })
+						   : c->hash;
+		uint64_t key = fpi_key(c, ra_part, fp_hash_narrow(kind, e->h[kind][k], c->hash_bits));
 		int hit = fpi_ra_possible(x, ra_part) && fpi_contains(x, key);
-		if (e->mtruth[i]) {
+		if (k >= e->rstart[e->nras]) {  /* a recorded interrupt */
 			correct += hit;
 			missed += !hit;
 			continue;
@@ -212,13 +210,13 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 				o |= OUT_LOOP;
 				loop++;
 			}
-			if (e->in[i] && fpi_has_input(x, key, e->mw[i])) {
+			if (e->in[k] && fpi_has_input(x, key, e->g[k])) {
 				o |= OUT_INPUT;
 				input++;
 			}
 			hits++;
 		}
-		out[i] = (uint8_t)o;
+		out[k] = (uint8_t)o;
 	}
 	rp_oracle_result *res = e->results[j];
 	res->hits += hits + correct;
@@ -230,25 +228,23 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 	res->hash_collisions += hits - input;
 }
 
-/* order[], rstart[], hs[] and ins[] from rid[], mtruth[], h[] and in[]. */
-static void group_by_ra(evaluator *e, unsigned nm)
+/* rstart[], at[] and g[] from the memo pass's misses of the batch w[]. */
+static void group_by_ra(evaluator *e, const uint64_t *w, unsigned nm)
 {
-	unsigned at[BATCH_SIZE + 1];
-	memset(at, 0, (e->nras + 1) * sizeof *at);
+	unsigned next[BATCH_SIZE + 1];
+	memset(next, 0, (e->nras + 1) * sizeof *next);
 	for (unsigned i = 0; i < nm; i++)
-		at[e->rid[i] + 1] += !e->mtruth[i];
+		next[e->rid[i] + 1] += !e->mtruth[i];
 	for (unsigned r = 0; r < e->nras; r++)
-		at[r + 1] += at[r];
+		next[r + 1] += next[r];
 	for (unsigned r = 0; r <= e->nras; r++)
-		e->rstart[r] = (uint16_t)at[r];
-	unsigned truth_at = at[e->nras];
-	for (unsigned i = 0; i < nm; i++)
-		e->order[e->mtruth[i] ? truth_at++ : at[e->rid[i]]++] = (uint16_t)i;
-	for (unsigned k = 0; k < nm; k++)
-		e->ins[k] = e->in[e->order[k]];
-	for (int kind = 0; kind < FP_HASH_COUNT; kind++)
-		for (unsigned k = 0; e->hash_bits[kind] && k < nm; k++)
-			e->hs[kind][k] = e->h[kind][e->order[k]];
+		e->rstart[r] = (uint16_t)next[r];
+	unsigned truth_next = next[e->nras];
+	for (unsigned i = 0; i < nm; i++) {
+		unsigned k = e->mtruth[i] ? truth_next++ : next[e->rid[i]]++;
+		e->at[k] = e->miss[i];
+		e->g[k] = w[e->miss[i]];
+	}
 }
 
 /* Counts the `count` <= BATCH_SIZE boundaries at ra[], w[], truth[]:
@@ -258,6 +254,11 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 {
 	int use_memo = !e->memo_rest;
 	unsigned nm = 0;
+	if (++e->ra_gen == 0) {  /* a new generation empties ra_map */
+		memset(e->ra_map, 0, sizeof e->ra_map);
+		e->ra_gen = 1;
+	}
+	e->nras = 0;
 	for (unsigned p = 0; p < count; p++) {
 		if (use_memo && !truth[p]) {
 			batch_memo *m = &e->memo[memo_index(ra[p], w[p])];
@@ -269,7 +270,7 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		}
 		e->miss[nm] = p;
 		e->mtruth[nm] = truth[p];
-		e->mw[nm++] = w[p];
+		e->rid[nm++] = ra_id(e, ra[p]);
 	}
 	if (!use_memo) {
 		if (!--e->memo_rest)
@@ -281,34 +282,25 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		e->memo_rest = MEMO_REST;
 	if (!nm)
 		return;
+	group_by_ra(e, w, nm);
 	const fp_index *any = e->members[0];
 	for (int k = 0; k < FP_HASH_COUNT; k++)
 		if (e->hash_bits[k])
-			fp_hash_words((fp_hash_kind)k, e->mw, nm, any->cfg.ngather, e->hash_bits[k],
+			fp_hash_words((fp_hash_kind)k, e->g, nm, any->cfg.ngather, e->hash_bits[k],
 				      e->h[k]);
-	if (++e->ra_gen == 0) {  /* a new generation empties ra_map */
-		memset(e->ra_map, 0, sizeof e->ra_map);
-		e->ra_gen = 1;
-	}
-	e->nras = 0;
-	for (unsigned i = 0; i < nm; i++) {
-		e->in[i] = any->has_input_keys ? fpi_input_find(any, e->mw[i]) : NULL;
-		e->rid[i] = ra_id(e, ra[e->miss[i]]);
-	}
-	group_by_ra(e, nm);
+	for (unsigned k = 0; k < nm; k++)
+		e->in[k] = any->has_input_keys ? fpi_input_find(any, e->g[k]) : NULL;
 	for (unsigned j = 0; j < e->nmembers; j++)
-		eval_member(e, ra, j, nm, use_memo);
+		eval_member(e, ra, j, nm);
 	/* Now memoize the misses: every outcome, including those of entries
 	 * they evict, is known. */
-	for (unsigned i = 0; use_memo && i < nm; i++) {
-		uint32_t p = e->miss[i];
-		if (truth[p])
-			continue;
-		size_t at = memo_index(ra[p], w[p]);
-		memo_settle(e, at);
-		e->memo[at] = (batch_memo){ .w = w[p], .ra = ra[p] };
+	for (unsigned k = 0; use_memo && k < e->rstart[e->nras]; k++) {
+		uint32_t p = e->at[k];
+		size_t slot = memo_index(ra[p], w[p]);
+		memo_settle(e, slot);
+		e->memo[slot] = (batch_memo){ .w = w[p], .ra = ra[p] };
 		for (unsigned j = 0; j < e->nmembers; j++)
-			e->outcome[at * e->nmembers + j] = e->out[(size_t)j * BATCH_SIZE + i];
+			e->outcome[slot * e->nmembers + j] = e->out[(size_t)j * BATCH_SIZE + k];
 	}
 }
 

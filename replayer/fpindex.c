@@ -112,6 +112,34 @@ static void bitsets_free(fpi_bitsets *b)
 	free(b->summary);
 }
 
+/* Counts one more row for `key` in table t (mask + 1 slots, probing from
+ * `start`), adding the key, and its bit in `filter`, when new.  Returns
+ * the key's slot. */
+static uint32_t count_row(fpi_slot *t, uint32_t mask, uint64_t key, uint32_t start,
+			  uint64_t *filter, uint32_t bit)
+{
+	uint32_t s = start & mask;
+	for (; t[s].count && t[s].key != key; s = (s + 1) & mask)
+		;
+	if (!t[s].count++) {
+		t[s].key = key;
+		filter[bit >> 6] |= 1ull << (bit & 63);
+	}
+	return s;
+}
+
+/* Gives each key of t room for its rows after the previous key's, and
+ * empties the counts for the rows to be placed. */
+static void make_room(fpi_slot *t, size_t cap)
+{
+	uint32_t first = 0;
+	for (size_t s = 0; s < cap; s++) {
+		t[s].first = first;
+		first += t[s].count;
+		t[s].count = 0;
+	}
+}
+
 /* inputs, input_ras and input_filter.  0, or -1 when out of memory. */
 static int build_inputs(fp_index *x, const db_fingerprint *rows, size_t nrows,
 			const uint32_t *ras)
@@ -128,25 +156,12 @@ static int build_inputs(fp_index *x, const db_fingerprint *rows, size_t nrows,
 	}
 	x->input_mask = (uint32_t)(cap - 1);
 	for (size_t i = 0; i < nrows; i++) {
-		uint64_t key = rows[i].input_key, mix = fpi_mix(key, 0);
-		uint32_t s = (uint32_t)mix & x->input_mask;
-		for (; x->inputs[s].count && x->inputs[s].key != key; s = (s + 1) & x->input_mask)
-			;
-		if (!x->inputs[s].count++) {
-			x->inputs[s].key = key;
-			uint32_t bit = (uint32_t)(mix >> (64 - FPI_INPUT_FILTER_BITS));
-			x->input_filter[bit >> 6] |= 1ull << (bit & 63);
-		}
-		at[i] = s;
+		uint64_t mix = fpi_mix(rows[i].input_key, 0);
+		at[i] = count_row(x->inputs, x->input_mask, rows[i].input_key, (uint32_t)mix,
+				  x->input_filter, (uint32_t)(mix >> (64 - FPI_INPUT_FILTER_BITS)));
 	}
-	/* Room for each key's rows after the previous key's; then its
-	 * distinct return addresses, which are few. */
-	uint32_t first = 0;
-	for (size_t s = 0; s < cap; s++) {
-		x->inputs[s].first = first;
-		first += x->inputs[s].count;
-		x->inputs[s].count = 0;
-	}
+	/* Each key's distinct return addresses, which are few. */
+	make_room(x->inputs, cap);
 	for (size_t i = 0; i < nrows; i++) {
 		fpi_input *e = &x->inputs[at[i]];
 		uint32_t *list = x->input_ras + e->first, k = 0;
@@ -221,16 +236,9 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 		}
 		uint64_t key = fpi_key(c, f->ra_part, f->hash_part);
 		x->key_of[i] = key;
-		uint64_t mix = key * 0x9E3779B97F4A7C15ull;
-		uint32_t s = (uint32_t)(mix >> 32) & x->mask;
-		for (; x->slots[s].count && x->slots[s].key != key; s = (s + 1) & x->mask)
-			;
-		if (!x->slots[s].count++) {
-			x->slots[s].key = key;
-			uint32_t bit = (uint32_t)(mix >> (64 - FPI_FILTER_BITS));
-			x->filter[bit >> 6] |= 1ull << (bit & 63);
-		}
-		at[i] = s;
+		uint64_t mix = key * 0x9E3779B97F4A7C15ull;  /* as fpi_find probes */
+		at[i] = count_row(x->slots, x->mask, key, (uint32_t)(mix >> 32), x->filter,
+				  (uint32_t)(mix >> (64 - FPI_FILTER_BITS)));
 		if (x->ra_seen)
 			x->ra_seen[f->ra_part >> 3] |= (uint8_t)(1u << (f->ra_part & 7));
 		if (x->ra_class)
@@ -246,13 +254,8 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 		fpi_free(x);
 		return avrr_errf(err, "out of memory");
 	}
-	/* Each key's records after the previous key's, in order of n. */
-	uint32_t first = 0;
-	for (size_t s = 0; s < cap; s++) {
-		x->slots[s].first = first;
-		first += x->slots[s].count;
-		x->slots[s].count = 0;
-	}
+	/* Each key's records, in order of n. */
+	make_room(x->slots, cap);
 	for (size_t i = 0; i < nrows; i++) {
 		fpi_slot *slot = &x->slots[at[i]];
 		x->recs[slot->first + slot->count++] =

@@ -22,9 +22,11 @@ typedef struct fpi_rec {
 	uint8_t vector;
 } fpi_rec;
 
+/* A key in an open-addressed table, with its rows: for a fingerprint,
+ * recs[first .. first+count); count 0 is an empty slot. */
 typedef struct fpi_slot {
 	uint64_t key;
-	uint32_t first, count;   /* recs[first .. first+count) */
+	uint32_t first, count;
 } fpi_slot;
 
 /* A set of pairs of 64-bit values (open addressing).  The oracle asks it
@@ -55,11 +57,8 @@ typedef struct fpi_bitsets {
 } fpi_bitsets;
 
 /* A recorded input key, with the distinct return addresses it was
- * recorded at: ras[first .. first+count). */
-typedef struct fpi_input {
-	uint64_t key;
-	uint32_t first, count;   /* count 0: an empty slot */
-} fpi_input;
+ * recorded at: input_ras[first .. first+count). */
+typedef fpi_slot fpi_input;
 
 /* ra_class values besides a return address (flash is below 2^24 bytes). */
 #define FPI_RA_MIXED UINT32_MAX

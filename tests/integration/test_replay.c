@@ -71,6 +71,39 @@ static db_interrupt *load_truth(const char *path, size_t *n)
 	return q;
 }
 
+/* Each recorded interrupt's data space, `size` bytes, read from the
+ * interrupts table directly; truth[0..n) is that table through db/, and
+ * must agree on the return addresses. */
+static uint8_t **load_contexts(const char *path, const db_interrupt *truth, size_t n,
+			       uint32_t size)
+{
+	uint8_t **context = calloc(n, sizeof *context);
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT ra, context FROM interrupts ORDER BY idx",
+					    -1, &st, NULL), SQLITE_OK);
+	size_t i = 0;
+	for (; sqlite3_step(st) == SQLITE_ROW; i++) {
+		assert_true(i < n);
+		assert_int_equal(sqlite3_column_int64(st, 0), truth[i].ra);
+		assert_int_equal(sqlite3_column_bytes(st, 1), size);
+		context[i] = malloc(size);
+		memcpy(context[i], sqlite3_column_blob(st, 1), size);
+	}
+	assert_int_equal(i, n);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return context;
+}
+
+static void free_contexts(uint8_t **context, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(context[i]);
+	free(context);
+}
+
 /* The state a plain re-run of the recording reaches at its end. */
 typedef struct machine {
 	uint8_t data[0x1000];
@@ -221,25 +254,17 @@ static void test_oracle_matches_reference(void **state)
 		/* The reference: contexts from the recording, a plain loop. */
 		reference ref = { 0 };
 		db_interrupt *truth = load_truth(path, &ref.n);
-		ref.truth = truth;
-		ref.rec = calloc(ref.n, sizeof *ref.rec);
-		sqlite3 *h;
-		sqlite3_stmt *st;
-		assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-		assert_int_equal(sqlite3_prepare_v2(h, "SELECT ra, context FROM interrupts ORDER BY idx",
-						    -1, &st, NULL), SQLITE_OK);
-		for (size_t i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
-			assert_true(i < ref.n);
-			ref.rec[i].ra = (uint32_t)sqlite3_column_int64(st, 0);
-			ref.rec[i].sreg = ((const uint8_t *)sqlite3_column_blob(st, 1))[0x5f];
-		}
-		sqlite3_finalize(st);
-		sqlite3_close(h);
 		db *d;
 		rec_replica rep;
 		avrr_err err = { "" };
 		if (db_open(path, 0, &d, &err) || rec_replica_open(d, &rep, &err))
 			fail_msg("%s", err.msg);
+		ref.truth = truth;
+		ref.rec = calloc(ref.n, sizeof *ref.rec);
+		uint8_t **context = load_contexts(path, truth, ref.n, rep.s->data_size);
+		for (size_t i = 0; i < ref.n; i++)
+			ref.rec[i] = (ref_irq){ .ra = truth[i].ra, .sreg = context[i][0x5f] };
+		free_contexts(context, ref.n);
 		ref.s = rep.s;
 		sim_set_replay(rep.s, 1);
 		rep.s->hooks = (sim_hooks){ .ud = &ref, .on_boundary = ref_boundary };
@@ -394,21 +419,7 @@ static void brute_force(const char *path, brute *b)
 		fail_msg("%s", err.msg);
 	b->s = rep.s;
 	b->truth = truth;
-	b->context = calloc(b->n, sizeof *b->context);
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(h, "SELECT ra, context FROM interrupts ORDER BY idx",
-					    -1, &st, NULL), SQLITE_OK);
-	for (size_t i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
-		assert_true(i < b->n);
-		assert_int_equal(sqlite3_column_int64(st, 0), truth[i].ra);
-		assert_int_equal(sqlite3_column_bytes(st, 1), rep.s->data_size);
-		b->context[i] = malloc(rep.s->data_size);
-		memcpy(b->context[i], sqlite3_column_blob(st, 1), rep.s->data_size);
-	}
-	sqlite3_finalize(st);
-	sqlite3_close(h);
+	b->context = load_contexts(path, truth, b->n, rep.s->data_size);
 	for (size_t k = 0; k < NBATCHED; k++) {
 		if (fp_parse(BATCHED[k], rep.s->names, rep.fw, rep.s->data_size, NULL, &b->cfg[k],
 			     &err))
@@ -426,9 +437,7 @@ static void brute_force(const char *path, brute *b)
 	assert_int_equal(b->next, b->n);
 	for (size_t k = 0; k < NBATCHED; k++)
 		free(b->rec[k]);
-	for (size_t i = 0; i < b->n; i++)
-		free(b->context[i]);
-	free(b->context);
+	free_contexts(b->context, b->n);
 	free(truth);
 	rec_replica_close(&rep);
 	db_close(d);
