@@ -65,7 +65,7 @@ struct db {
 
 static const char *const SCHEMA =
 	"PRAGMA application_id = 1096176210;" /* DB_APPLICATION_ID */
-	"PRAGMA user_version = 2;"            /* DB_SCHEMA_VERSION */
+	"PRAGMA user_version = 3;"            /* DB_SCHEMA_VERSION */
 	"CREATE TABLE run ("
 	" id INTEGER PRIMARY KEY CHECK (id = 1),"
 	" firmware_path TEXT NOT NULL, firmware_sha256 TEXT NOT NULL,"
@@ -74,7 +74,7 @@ static const char *const SCHEMA =
 	" interrupt_rule TEXT NOT NULL, data_size INTEGER NOT NULL,"
 	" instructions INTEGER NOT NULL, cycles INTEGER NOT NULL,"
 	" stop_reason TEXT NOT NULL, has_ground_truth INTEGER NOT NULL,"
-	" created TEXT NOT NULL);"
+	" created TEXT NOT NULL, transfers INTEGER NOT NULL);"
 	"CREATE TABLE firmware (sha256 TEXT PRIMARY KEY, elf BLOB NOT NULL);"
 	"CREATE TABLE interrupts ("
 	" idx INTEGER PRIMARY KEY, icount INTEGER NOT NULL, cycle INTEGER NOT NULL,"
@@ -562,7 +562,7 @@ int db_put_run(db *d, const db_run *r, avrr_err *err)
 		return -1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(d->h,
-			       "INSERT OR REPLACE INTO run VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       "INSERT OR REPLACE INTO run VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_err(d, err, "writing run metadata");
 	bind_text(st, 1, r->firmware_path);
@@ -580,6 +580,7 @@ int db_put_run(db *d, const db_run *r, avrr_err *err)
 	bind_text(st, 13, r->stop_reason);
 	sqlite3_bind_int(st, 14, r->has_ground_truth);
 	bind_text(st, 15, r->created);
+	sqlite3_bind_int64(st, 16, (sqlite3_int64)r->transfers);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_err(d, err, "writing run metadata");
 	sqlite3_finalize(st);
 	return rc;
@@ -598,8 +599,8 @@ int db_get_run(db *d, db_run *r, avrr_err *err)
 	if (sqlite3_prepare_v2(d->h,
 			       "SELECT firmware_path, firmware_sha256, mcu, frequency, seed,"
 			       " stimuli_path, stimuli, tool_version, interrupt_rule, data_size,"
-			       " instructions, cycles, stop_reason, has_ground_truth, created"
-			       " FROM run WHERE id = 1",
+			       " instructions, cycles, stop_reason, has_ground_truth, created,"
+			       " transfers FROM run WHERE id = 1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
 	int rc = 0;
@@ -621,6 +622,7 @@ int db_get_run(db *d, db_run *r, avrr_err *err)
 		r->stop_reason = col_text(st, 12);
 		r->has_ground_truth = sqlite3_column_int(st, 13);
 		r->created = col_text(st, 14);
+		r->transfers = (uint64_t)sqlite3_column_int64(st, 15);
 		if (!r->firmware_path || !r->firmware_sha256 || !r->mcu || !r->stop_reason)
 			rc = avrr_errf(err, "%s: damaged recording: incomplete run metadata", d->path);
 	}

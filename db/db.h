@@ -19,7 +19,7 @@
 
 #include "../util/err.h"
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 #define DB_APPLICATION_ID 0x41565252 /* "AVRR" */
 
 typedef struct db db;
@@ -99,6 +99,7 @@ typedef struct db_run {
 	uint32_t data_size;      /* bytes of data space in a context */
 	uint64_t instructions;
 	uint64_t cycles;
+	uint64_t transfers;      /* counted control transfers (sim_transfers) */
 	char *stop_reason;
 	int has_ground_truth;
 	char *created;           /* ISO-8601 UTC */

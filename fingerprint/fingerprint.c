@@ -94,6 +94,19 @@ static int parse_component(parser *p, fp_config *c, const char *t, size_t len,
 		c->comp[c->ncomp++] = (fp_component){ FP_COMP_STACK, 0, (uint16_t)a };
 		return 0;
 	}
+	int sic = !strncmp(tok, "sic:", 4), cycles = !strncmp(tok, "cycles:", 7);
+	if (sic || cycles) {
+		unsigned max = sic ? 32 : 16;
+		if (number(tok + (sic ? 4 : 7), len - (sic ? 4 : 7), &a) || a == 0 || a > max)
+			return bad(p, t, len, sic ? "sic:K takes K from 1 to 32"
+						  : "cycles:K takes K from 1 to 16 (a 16-bit timer)");
+		if (c->ncounters == FP_MAX_COUNTERS)
+			return bad(p, t, len, "too many counters");
+		c->counter[c->ncounters++] = (fp_counter){ sic ? FP_COUNT_SIC : FP_COUNT_CYCLES,
+							   (unsigned)a };
+		c->count_bits += (unsigned)a;
+		return 0;
+	}
 	if (!strncmp(tok, "var:", 4)) {
 		const fw_symbol *s = fw ? fw_find_symbol(fw, tok + 4) : NULL;
 		if (!s || s->space != FW_SYM_DATA)
@@ -115,7 +128,8 @@ static int parse_component(parser *p, fp_config *c, const char *t, size_t len,
 	int io = ioregs_addr(names, tok);
 	if (io >= 0)
 		return add_bytes(p, c, t, len, (uint64_t)io, 1, data_size);
-	return bad(p, t, len, names ? "not a register, I/O register, address, stack:N, var:NAME or all"
+	return bad(p, t, len, names ? "not a register, I/O register, address, stack:N, var:NAME, "
+				      "sic:K, cycles:K or all"
 				    : "I/O register names are unknown for this MCU");
 }
 
@@ -279,7 +293,11 @@ int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
 	if (out->ra_bits > width)
 		return avrr_errf(err, "bad fingerprint spec '%s': ra=%u exceeds width=%u", spec,
 				 out->ra_bits, width);
-	out->hash_bits = width - out->ra_bits;
+	if (out->ra_bits + out->count_bits > width)
+		return avrr_errf(err, "bad fingerprint spec '%s': ra=%u and %u counter bits exceed "
+				 "width=%u", spec, out->ra_bits, out->count_bits, width);
+	out->state_bits = width - out->ra_bits;
+	out->hash_bits = out->state_bits - out->count_bits;
 	fill_gather(out, total);
 	return 0;
 }
@@ -348,8 +366,19 @@ fp_value fp_compute(const fp_config *c, const fp_state *s)
 	uint32_t n = fp_select(c, s, buf, sizeof buf, &direct);
 	fp_value v;
 	v.ra_part = fp_reduce_ra(s->ra, c->ra_bits);
-	v.hash_part = fp_hash(fp_pick_hash(c, s), direct ? direct : buf, n, c->hash_bits);
+	v.hash_part = fp_state_part(c, fp_counter_part(c, s),
+				    fp_hash(fp_pick_hash(c, s), direct ? direct : buf, n, c->hash_bits));
 	return v;
+}
+
+uint64_t fp_counter_part(const fp_config *c, const fp_state *s)
+{
+	uint64_t part = 0;
+	for (unsigned i = 0; i < c->ncounters; i++) {
+		uint64_t v = c->counter[i].kind == FP_COUNT_SIC ? s->transfers : s->cycle;
+		part = part << c->counter[i].bits | (v & fp_hash_mask(c->counter[i].bits));
+	}
+	return part;
 }
 
 uint64_t fp_input_key(const fp_config *c, const fp_state *s)

@@ -14,6 +14,11 @@
  *                   stack:N            the top N bytes of the stack (above SP)
  *                   var:NAME           a firmware variable, all its bytes
  *                   all                the whole data space
+ *                   sic:K              counters, not hashed: the low K bits
+ *                   cycles:K           of the software instruction counter
+ *                                      (sim_transfers, K <= 32) or of the
+ *                                      cycle count (a free-running clk/1
+ *                                      timer, K <= 16)
  *   hash=H        modular, twomod, jenkins, knuth, or rr (round-robin)
  *   marker=M      for rr, what picks the function: var:NAME (its value
  *                 modulo 4 indexes modular, twomod, jenkins, knuth) or code
@@ -24,6 +29,12 @@
  *   ra=K          bits of the return address (as a word address), 0..32
  *   width=W       total bits, ra + hash, 1..64 (default 16)
  * Defaults: hash=jenkins, ra=8, width=16; sel is required.
+ *
+ * With counters the fingerprint has three parts, f(s) = <r(ra), c(s),
+ * h(g(s))>: the counters' bits are stored as they are, between the return
+ * address bits and the hash, so two points with different counts never
+ * share a fingerprint by a hash collision.  g(s) is the byte components
+ * only; `hash_part` holds c(s) above h(g(s)).
  *
  * The selector reads a state view: the data space at the interrupt point
  * (r0..r31, I/O with the live SREG, SRAM) and the return address, exactly
@@ -40,6 +51,7 @@
 #include "hash.h"
 
 #define FP_MAX_COMPONENTS 64
+#define FP_MAX_COUNTERS 4
 #define FP_MAX_REGIONS 16
 #define FP_MAX_SELECTED 4096  /* bytes a selector may gather (`all` excepted) */
 #define FP_GATHER_MAX 32      /* fixed selectors this small are gathered byte by byte */
@@ -51,6 +63,13 @@ typedef struct fp_component {
 	uint16_t addr;   /* BYTES: first data-space address */
 	uint16_t len;    /* BYTES: byte count; STACK: N */
 } fp_component;
+
+typedef enum { FP_COUNT_SIC, FP_COUNT_CYCLES } fp_counter_kind;
+
+typedef struct fp_counter {
+	fp_counter_kind kind;
+	unsigned bits;
+} fp_counter;
 
 typedef enum { FP_MARK_BLOCKS, FP_MARK_VAR, FP_MARK_REGIONS } fp_marker_kind;
 
@@ -70,8 +89,12 @@ typedef struct fp_config {
 	uint16_t marker_addr;    /* FP_MARK_VAR */
 	fp_region region[FP_MAX_REGIONS];
 	unsigned nregions;
+	fp_counter counter[FP_MAX_COUNTERS]; /* in the order given, the first highest */
+	unsigned ncounters;
 	unsigned ra_bits;
-	unsigned hash_bits;      /* width - ra_bits */
+	unsigned count_bits;     /* the counters' bits together */
+	unsigned state_bits;     /* width - ra_bits: count_bits above hash_bits */
+	unsigned hash_bits;      /* the bits of h(g(s)) */
 	/* A selector of at most FP_GATHER_MAX bytes at fixed addresses (no
 	 * stack:, no all) is its byte addresses in order, so fp_select is one
 	 * load per byte instead of a memcpy per component: it runs at every
@@ -85,11 +108,13 @@ typedef struct fp_state {
 	const uint8_t *data;     /* data space, data_size bytes */
 	uint32_t data_size;
 	uint32_t ra;             /* byte address */
+	uint64_t cycle;          /* for cycles:K */
+	uint64_t transfers;      /* for sic:K (sim_transfers) */
 } fp_state;
 
 typedef struct fp_value {
 	uint64_t ra_part;
-	uint64_t hash_part;
+	uint64_t hash_part;      /* c(s) above h(g(s)): state_bits */
 } fp_value;
 
 /* Parses `spec` for a firmware whose MCU has register names `names` (may be
@@ -111,6 +136,15 @@ uint32_t fp_select(const fp_config *c, const fp_state *s, uint8_t *buf, uint32_t
 		   const uint8_t **direct);
 
 fp_value fp_compute(const fp_config *c, const fp_state *s);
+
+/* c(s): the counters' low bits, the first counter highest (0 without). */
+uint64_t fp_counter_part(const fp_config *c, const fp_state *s);
+
+/* The stored part of a fingerprint from c(s) and h(g(s)). */
+static inline uint64_t fp_state_part(const fp_config *c, uint64_t counters, uint64_t h)
+{
+	return c->hash_bits >= 64 ? h : counters << c->hash_bits | h;
+}
 
 /* A 64-bit key of g(s): equal for equal selector bytes.  For a selector
  * of at most 8 fixed bytes (fp_exact_keys) it is those bytes, the first

@@ -156,7 +156,8 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 			return;
 		}
 	}
-	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra };
+	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
+			.cycle = p->cycle, .transfers = p->transfers };
 	if (rec_fpset_add(a->set, a->sink, a->sink_ud, n, p->vector, &st, a->err))
 		rerun_failed(a);
 }
@@ -224,7 +225,12 @@ int rec_compute_fingerprints(db *d, const rec_fpset *set, rec_fp_sink sink, void
 		return -1;
 	for (int v = 0; v < 256; v++)
 		nirq += vectors[v];
-	if (nirq > 0 && with_context == nirq)
+	/* A stored context has no counters: configurations with counters
+	 * take them from a re-run. */
+	int counters = 0;
+	for (unsigned i = 0; i < set->n; i++)
+		counters |= set->cfg[i].ncounters > 0;
+	if (nirq > 0 && with_context == nirq && !counters)
 		return db_each_context(d, from_context, &a, err);
 	*used_rerun = 1;
 	return rerun(&a, interrupted, err);

@@ -118,7 +118,8 @@ static void on_irq(void *ud, const sim_irq_point *p)
 	digest_context(p->data, p->data_size, ra_le, sizeof ra_le, q.digest);
 	if (!r->failed && db_add_interrupt(r->d, &q, r->err))
 		fail(r);
-	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra };
+	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
+			.cycle = p->cycle, .transfers = p->transfers };
 	if (!r->failed && rec_fpset_add(&r->fps, rec_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
 		fail(r);
 	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)
@@ -272,6 +273,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		.data_size = r.s->data_size,
 		.instructions = r.s->icount,
 		.cycles = sim_cycle(r.s),
+		.transfers = sim_transfers(r.s),
 		.stop_reason = (char *)reason,
 		.has_ground_truth = 1,
 		.created = created,

@@ -82,7 +82,7 @@ typedef struct batch_eval {
 
 int batch_suits(const fp_config *c)
 {
-	return fp_exact_keys(c) && !(c->round_robin && c->marker == FP_MARK_VAR);
+	return fp_exact_keys(c) && !c->ncounters && !(c->round_robin && c->marker == FP_MARK_VAR);
 }
 
 static size_t memo_index(uint32_t ra, uint64_t w)

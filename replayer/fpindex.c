@@ -185,7 +185,7 @@ static int build_bitsets(fp_index *x, const db_fingerprint *rows, size_t nrows,
 		parts[i] = (uint32_t)rows[i].ra_part;
 		h[i] = rows[i].hash_part;
 	}
-	unsigned hb = x->cfg.hash_bits;
+	unsigned hb = x->cfg.state_bits;
 	if (!rc && x->cfg.ra_bits <= 31)
 		rc = bitsets_build(&x->by_part, parts, h, nrows, hb);
 	if (!rc)
@@ -212,7 +212,7 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	int oom = !at || !x->recs || !x->key_of || !x->slots || !x->filter || !x->input_filter ||
 		  build_bitsets(x, rows, nrows, ras) ||
 		  (!x->by_ra.bits && pairs_init(&x->ra_pairs, nrows)) ||
-		  (c->round_robin && pairs_init(&x->input_pairs, nrows));
+		  (fpi_pairs_inputs(c) && pairs_init(&x->input_pairs, nrows));
 	if (!oom && c->ra_bits <= 24)
 		oom = !(x->ra_seen = calloc(((size_t)1 << c->ra_bits) / 8 + 1, 1));
 	if (!oom && c->ra_bits >= 1 && c->ra_bits <= FPI_CLASS_BITS)

@@ -111,9 +111,23 @@ static inline int fpi_ra_possible(const fp_index *x, uint64_t ra_part)
 	return !x->ra_seen || (x->ra_seen[ra_part >> 3] >> (ra_part & 7) & 1);
 }
 
+/* Whether equal g(s) at equal ra* can still have different fingerprints —
+ * a round-robin marker picks the hash, or counters are not in g(s) — so
+ * input duplicates are asked of exact (key, input key) pairs. */
+static inline int fpi_pairs_inputs(const fp_config *c)
+{
+	return c->round_robin || c->ncounters;
+}
+
+/* The ra* of a key. */
+static inline uint64_t fpi_ra_of_key(const fp_config *c, uint64_t key)
+{
+	return c->state_bits >= 64 ? 0 : key >> c->state_bits;
+}
+
 static inline uint64_t fpi_key(const fp_config *c, uint64_t ra_part, uint64_t hash_part)
 {
-	return c->hash_bits >= 64 ? hash_part : ra_part << c->hash_bits | hash_part;
+	return c->state_bits >= 64 ? hash_part : ra_part << c->state_bits | hash_part;
 }
 
 /* Builds the index of `rows` (one configuration's fingerprints in order of
@@ -226,7 +240,7 @@ static inline int fpi_bitsets_has(const fpi_bitsets *b, uint32_t key, uint64_t h
 
 static inline uint64_t fpi_hash_part(const fp_index *x, uint64_t key)
 {
-	return key & fp_hash_mask(x->cfg.hash_bits);
+	return key & fp_hash_mask(x->cfg.state_bits);
 }
 
 /* Whether some interrupt has fingerprint `key`. */
@@ -234,7 +248,7 @@ static inline int fpi_contains(const fp_index *x, uint64_t key)
 {
 	if (!x->by_part.bits)
 		return fpi_find(x, key) != NULL;
-	uint32_t part = x->cfg.hash_bits >= 64 ? 0 : (uint32_t)(key >> x->cfg.hash_bits);
+	uint32_t part = x->cfg.state_bits >= 64 ? 0 : (uint32_t)(key >> x->cfg.state_bits);
 	return fpi_bitsets_has(&x->by_part, part, fpi_hash_part(x, key));
 }
 
@@ -244,7 +258,7 @@ static inline int fpi_contains(const fp_index *x, uint64_t key)
 static inline int fpi_has_ra(const fp_index *x, uint64_t key, uint32_t ra)
 {
 	if (x->ra_class) {
-		uint32_t only = x->ra_class[key >> x->cfg.hash_bits];
+		uint32_t only = x->ra_class[key >> x->cfg.state_bits];
 		if (only != FPI_RA_MIXED)
 			return only == ra;
 	}
@@ -258,11 +272,11 @@ static inline int fpi_has_input(const fp_index *x, uint64_t key, uint64_t input_
 {
 	if (!x->has_input_keys)
 		return 0;
-	if (x->cfg.round_robin)
+	if (fpi_pairs_inputs(&x->cfg))
 		return fpi_pairs_has(&x->input_pairs, key, input_key);
 	const fpi_input *e = fpi_input_find(x, input_key);
 	return e && fpi_input_at(x, e, x->cfg.ra_bits,
-				 x->cfg.hash_bits >= 64 ? 0 : key >> x->cfg.hash_bits);
+				 x->cfg.state_bits >= 64 ? 0 : key >> x->cfg.state_bits);
 }
 
 #endif

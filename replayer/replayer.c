@@ -67,6 +67,12 @@ struct replay {
 
 	fp_index fp;                  /* fingerprint replay's D */
 	uint64_t next_n;              /* the next interrupt expected, in log order */
+	/* Fail loud (replayer.h): the seq of the next_n-th irq event (past
+	 * it no event may come first; UINT64_MAX: no such check), and
+	 * whether a recorded interrupt passed over, or a false injection,
+	 * stops the replay (a fingerprint replay with the ground truth). */
+	uint64_t pending_seq;
+	int truth_stops;
 
 	fp_index *oracle;             /* oracle: one D per configuration */
 	rp_oracle_result *results;
@@ -83,6 +89,7 @@ struct replay {
 	sim_tap *tap;                 /* the one batch's, when that is all */
 
 	rp_counters c;
+	int scored;                   /* the recording has its ground truth */
 	rp_injection *inj;
 	size_t ninj, inj_cap;
 	int diverged;
@@ -146,6 +153,19 @@ static void diverge(replay *r, unsigned ctx, const char *expected, const char *a
 	snprintf(r->div.actual, sizeof r->div.actual, "%s", actual);
 }
 
+/* Recorded event e happened, but the log puts it after the next_n-th
+ * interrupt, which the replay has not injected: that interrupt was missed
+ * (or another was injected in its place). */
+static void out_of_order(replay *r, unsigned ctx, const db_event *e)
+{
+	char want[200], got[160], irq[160];
+	const db_event *q = &r->ev[r->irq_event[r->next_n - 1]];
+	describe(r, q->type, q->addr, q->value, 1, irq, sizeof irq);
+	describe(r, e->type, e->addr, e->value, 1, got, sizeof got);
+	snprintf(want, sizeof want, "interrupt %" PRIu64 " (%s) before this event", r->next_n, irq);
+	diverge(r, ctx, want, got);
+}
+
 /* Checks an event of the replay against the next recorded one of its
  * context; returns that recorded event, or NULL after diverging. */
 static const db_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t addr,
@@ -157,6 +177,8 @@ static const db_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t a
 		? &r->ev[r->ctx_events[ctx][r->ctx_pos[ctx]]] : NULL;
 	if (e && e->type == type && e->addr == addr && (!check_value || e->value == value)) {
 		r->ctx_pos[ctx]++;
+		if (e->seq > r->pending_seq)
+			out_of_order(r, ctx, e);
 		return e;
 	}
 	/* Only a divergence is put into words: events are on the hot path. */
@@ -199,6 +221,14 @@ static void on_wake(void *ud)
 {
 	replay *r = ud;
 	expect(r, sim_running_vector(r->s), DB_EV_WAKE, 0, 0, 0);
+}
+
+/* From now on the n-th interrupt is the next expected. */
+static void expect_next(replay *r, uint64_t n)
+{
+	r->next_n = n;
+	r->pending_seq = !r->o.keep_going && !r->o.oracle && n <= r->nirq
+			 ? r->ev[r->irq_event[n - 1]].seq : UINT64_MAX;
 }
 
 /* Enters `vector` at the current boundary and checks it against the log. */
@@ -251,8 +281,9 @@ static unsigned false_hit_kind(const fp_index *x, uint64_t key, uint32_t ra, uin
 	       (fpi_has_input(x, key, input_key) ? OUT_INPUT : 0);
 }
 
-/* Scores an injection of `vector` matched through `slot` in state st. */
-static void score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_state *st)
+/* Scores an injection of `vector` matched through `slot` in state st;
+ * returns OUT_HIT for a correct one, else the false hit's OUT_* kind. */
+static unsigned score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_state *st)
 {
 	uint64_t icount = r->s->icount;
 	skip_truth_before(r, icount);
@@ -260,12 +291,56 @@ static void score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_stat
 	    r->truth[r->truth_pos].vector == vector) {
 		r->c.correct++;
 		r->truth_pos++;
-		return;
+		return OUT_HIT;
 	}
 	uint64_t key = r->fp.has_input_keys ? fp_input_key(&r->fp.cfg, st) : 0;
 	unsigned kind = false_hit_kind(&r->fp, slot->key, st->ra, key);
 	++*(kind & OUT_LOOP ? &r->c.false_loop : &r->c.false_ra);
 	++*(kind & OUT_INPUT ? &r->c.input_duplicates : &r->c.hash_collisions);
+	return kind;
+}
+
+/* The next recorded interrupt, in words: "interrupt 3 (vector 1 (INT0_vect))
+ * at icount 1286". */
+static void describe_truth(const replay *r, char *buf, size_t n)
+{
+	if (r->truth_pos >= r->ntruth) {
+		snprintf(buf, n, "no more interrupts");
+		return;
+	}
+	const db_interrupt *q = &r->truth[r->truth_pos];
+	const char *v = sim_vector_name(r->s, (uint8_t)q->vector);
+	snprintf(buf, n, "interrupt %zu (vector %u%s%s%s) at icount %" PRIu64, r->truth_pos + 1,
+		 q->vector, v ? " (" : "", v ? v : "", v ? ")" : "", q->icount);
+}
+
+/* Stops at a false injection, before it enters the vector. */
+static void false_injection(replay *r, uint64_t n, uint8_t vector, uint64_t key, unsigned kind)
+{
+	char want[160], got[200];
+	describe_truth(r, want, sizeof want);
+	snprintf(got, sizeof got, "a false %s positive (%s): the fingerprint 0x%" PRIx64
+		 " of interrupt %" PRIu64 " (vector %u) matched here",
+		 kind & OUT_LOOP ? "loop" : "RA", kind & OUT_INPUT ? "input duplicate"
+		 : "hash collision", key, n, vector);
+	diverge(r, sim_running_vector(r->s), want, got);
+}
+
+/* Stops at a recorded interrupt the replay passed without taking. */
+static void missed(replay *r)
+{
+	char want[160], got[160];
+	describe_truth(r, want, sizeof want);
+	const fp_config *c = &r->fp.cfg;
+	fp_value v = fp_compute(c, &(fp_state){ .data = sim_live_data(r->s),
+		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_cycle(r->s),
+		.transfers = sim_transfers(r->s) });
+	uint64_t want_key = r->fp.key_of[r->truth_pos];
+	snprintf(got, sizeof got, "no interrupt: the fingerprint here is 0x%" PRIx64
+		 ", the recorded one 0x%" PRIx64, fpi_key(c, v.ra_part, v.hash_part), want_key);
+	r->c.missed++;
+	r->truth_pos++;
+	diverge(r, sim_running_vector(r->s), want, got);
 }
 
 /* The recorded interrupt a set-based match stands for: the first one with
@@ -313,10 +388,18 @@ static uint64_t expected_with_key(const replay *r, const fp_index *x, uint64_t n
 
 static void fingerprint_boundary(replay *r, const fp_state *st)
 {
-	if (!fpi_ra_possible(&r->fp, fp_reduce_ra(st->ra, r->fp.cfg.ra_bits)))
+	const fp_config *c = &r->fp.cfg;
+	uint64_t ra_part = fp_reduce_ra(st->ra, c->ra_bits);
+	if (r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1) {
+		/* Only the next interrupt can match: most boundaries fail on
+		 * its return address bits before anything is hashed. */
+		if (r->next_n > r->nirq || fpi_ra_of_key(c, r->fp.key_of[r->next_n - 1]) != ra_part)
+			return;
+	} else if (!fpi_ra_possible(&r->fp, ra_part)) {
 		return;
-	fp_value v = fp_compute(&r->fp.cfg, st);
-	uint64_t key = fpi_key(&r->fp.cfg, v.ra_part, v.hash_part);
+	}
+	fp_value v = fp_compute(c, st);
+	uint64_t key = fpi_key(c, v.ra_part, v.hash_part);
 	const fpi_slot *slot = fpi_find(&r->fp, key);
 	if (!slot)
 		return;
@@ -333,11 +416,16 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 			}
 	}
 	uint8_t vector = r->irq_vector[n - 1];
-	if (r->truth)
-		score(r, vector, slot, st);
-	r->next_n = n + 1;
+	if (r->scored) {
+		unsigned kind = score(r, vector, slot, st);
+		if (kind != OUT_HIT && r->truth_stops) {
+			false_injection(r, n, vector, key, kind);
+			return;
+		}
+	}
 	r->c.injected++;
 	inject(r, vector);
+	expect_next(r, n + 1);
 }
 
 /* ---- the oracle ------------------------------------------------------- */
@@ -375,7 +463,9 @@ static const fpi_slot *oracle_lookup(replay *r, size_t i, sel_group *g, const fp
 		g->h64[k] = fp_hash(k, g->bytes, g->n, g->hash_bits[k]);
 		g->have[k] = 1;
 	}
-	uint64_t key = fpi_key(&x->cfg, ra_part, fp_hash_narrow(k, g->h64[k], x->cfg.hash_bits));
+	uint64_t key = fpi_key(&x->cfg, ra_part,
+			       fp_state_part(&x->cfg, fp_counter_part(&x->cfg, st),
+					     fp_hash_narrow(k, g->h64[k], x->cfg.hash_bits)));
 	if (r->o.match == RP_MATCH_SEQUENCE && !expected_with_key(r, x, r->truth_pos + 1, key))
 		return NULL;
 	return fpi_find(x, key);
@@ -454,7 +544,8 @@ static void oracle_on_boundary(void *ud)
 		if (!r->diverged)
 			oracle_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
 						       .data_size = r->s->data_size,
-						       .ra = sim_pc(r->s) });
+						       .ra = sim_pc(r->s), .cycle = sim_cycle(r->s),
+						       .transfers = sim_transfers(r->s) });
 		return;
 	}
 	const uint8_t *data = sim_live_data(r->s);
@@ -469,7 +560,9 @@ static void on_boundary(void *ud)
 	if (r->diverged)
 		return;
 	fingerprint_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
-					    .data_size = r->s->data_size, .ra = sim_pc(r->s) });
+					    .data_size = r->s->data_size, .ra = sim_pc(r->s),
+					    .cycle = sim_cycle(r->s),
+					    .transfers = sim_transfers(r->s) });
 }
 
 /* ---- opening ---------------------------------------------------------- */
@@ -711,7 +804,7 @@ static int load_all_stored(const replay *r, const char *path, const db_fp_config
 static int open_oracle(replay *r, const char *path, const db_fp_config *cfgs, size_t ncfgs,
 		       avrr_err *err)
 {
-	if (!r->truth)
+	if (!r->scored)
 		return avrr_errf(err, "the oracle follows the ground truth, and this recording "
 				 "was stripped of it");
 	size_t n = r->o.noracle_configs ? r->o.noracle_configs : ncfgs;
@@ -772,7 +865,8 @@ static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, a
 		return avrr_errf(err, "the recording has no fingerprints; add some with "
 				 "avrr fingerprint RUN.db --fp SPEC");
 	}
-	r->next_n = 1;
+	expect_next(r, 1);
+	r->truth_stops = r->scored && !r->o.keep_going;
 	return load_stored(r, r->d, c, &r->fp, err);
 }
 
@@ -785,6 +879,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 	r->o = *o;
 	if (!r->o.window)
 		r->o.window = RP_DEFAULT_WINDOW;
+	r->pending_seq = UINT64_MAX;
 	db_fp_config *cfgs = NULL;
 	size_t ncfgs = 0;
 	int rc = -1;
@@ -796,7 +891,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 	if (r->rep.run.has_ground_truth) {
 		if (db_load_interrupts(r->d, &r->truth, &r->ntruth, err))
 			goto out;
-		r->c.scored = 1;
+		r->c.scored = r->scored = 1;
 	}
 	if (o->oracle ? open_oracle(r, path, cfgs, ncfgs, err)
 		      : open_fingerprint(r, cfgs, ncfgs, err))
@@ -870,6 +965,14 @@ static void check_log_consumed(replay *r)
 	}
 }
 
+/* The icount of the next recorded interrupt, where a replay that stops
+ * on a passed-over interrupt must look; UINT64_MAX if none. */
+static uint64_t truth_due(const replay *r)
+{
+	return r->truth_stops && r->truth_pos < r->ntruth ? r->truth[r->truth_pos].icount
+							  : UINT64_MAX;
+}
+
 static rp_stop run_until(replay *r, uint64_t until)
 {
 	const uint64_t end = r->rep.run.instructions;
@@ -877,8 +980,15 @@ static rp_stop run_until(replay *r, uint64_t until)
 	while (!r->diverged && r->s->icount < target) {
 		if (r->o.interrupted && *r->o.interrupted)
 			return RP_STOPPED;
-		uint64_t slice = r->s->icount + (1u << 18);
-		sim_stop why = sim_run(r->s, slice < target ? slice : target, 0, &r->stop);
+		/* Slices end at the next recorded interrupt, whose boundary
+		 * has then been decided, and after a while of sleep too, so a
+		 * stop request is seen while the CPU sleeps. */
+		uint64_t limit = r->s->icount + (1u << 18), due = truth_due(r);
+		limit = limit < target ? limit : target;
+		limit = due > r->s->icount && due < limit ? due : limit;
+		sim_stop why = sim_run(r->s, limit, sim_cycle(r->s) + (1u << 24), &r->stop);
+		if (!r->diverged && truth_due(r) <= r->s->icount)
+			missed(r);
 		if (why == SIM_STOP_DONE || why == SIM_STOP_CRASHED)
 			return r->diverged ? RP_DIVERGED : RP_CPU_STOPPED;
 		if (r->broke && !r->diverged) {
@@ -891,8 +1001,9 @@ static rp_stop run_until(replay *r, uint64_t until)
 	if (target < end)
 		return RP_LIMIT;
 	/* A recording stopped by cycles may end in sleep, past its last
-	 * instruction: time runs on to the recorded cycle. */
-	if (sim_cycle(r->s) < r->rep.run.cycles)
+	 * instruction: time runs on to the recorded cycle.  One stopped by
+	 * instructions ends at its last instruction. */
+	if (!strcmp(r->rep.run.stop_reason, REC_STOP_CYCLES) && sim_cycle(r->s) < r->rep.run.cycles)
 		sim_run(r->s, 0, r->rep.run.cycles, &r->stop);
 	if (!r->diverged && r->s->icount != end) {
 		char want[64], got[64];
@@ -936,12 +1047,18 @@ const rp_counters *rp_get_counters(replay *r)
 		r->c.missed = 0;
 		for (size_t i = 0; i < r->nconfigs; i++)
 			r->c.missed += r->results[i].missed;
-	} else if (r->truth) {
+	} else if (r->scored && !r->diverged) {
 		/* Missed so far: passed without a correct injection.  The
 		 * current boundary has been decided, so it counts too. */
 		skip_truth_before(r, r->s->icount + 1);
 	}
 	return &r->c;
+}
+
+int rp_went_wrong(replay *r)
+{
+	const rp_counters *c = rp_get_counters(r);
+	return r->diverged || c->false_loop || c->false_ra || c->missed;
 }
 
 const rp_divergence *rp_get_divergence(const replay *r)
@@ -1004,7 +1121,8 @@ int rp_fingerprints_here(replay *r,
 	if (db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
 		return -1;
 	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
-			.ra = sim_pc(r->s) };
+			.ra = sim_pc(r->s), .cycle = sim_cycle(r->s),
+			.transfers = sim_transfers(r->s) };
 	int rc = 0;
 	for (size_t i = 0; i < ncfgs && !rc; i++) {
 		fp_config cfg;

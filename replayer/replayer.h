@@ -12,9 +12,9 @@
  *                       on a match in D, enters the matched vector.
  *                       --match set: any recorded fingerprint (the paper);
  *                       --match sequence: only the next expected
- *                       interrupts in log order, within a small window,
+ *                       interrupt in log order (or the next `window`),
  *                       and only where the log's happens-before order
- *                       puts them: between the running context's last
+ *                       puts it: between the running context's last
  *                       event and its next (seed 003).
  *                       It never reads the ground truth; when the recording
  *                       has it, each injection is scored against it.
@@ -26,6 +26,14 @@
  * write, sleep, wake — is checked against the next recorded event of its
  * context (main program or ISR); the first mismatch is a divergence and
  * stops the replay.  Input reads get the recorded value.
+ *
+ * Fail loud: a fingerprint replay also stops at the first wrong step it
+ * can see.  With the ground truth, that is a false injection (stopped
+ * before it enters the vector) or a recorded interrupt passed without
+ * being taken (stopped at its icount).  Always, an event of any context
+ * that the log's single total order puts after an interrupt not yet
+ * injected is a divergence there.  `keep_going` turns both off, to count
+ * false positives and misses to the end (or to an event divergence).
  *
  * The API is what every front-end shares: open, run (until an icount, the
  * end, a divergence or a stop request), position, counters, close.
@@ -42,7 +50,7 @@
 
 typedef enum { RP_MATCH_SET, RP_MATCH_SEQUENCE } rp_match;
 
-#define RP_DEFAULT_WINDOW 4  /* sequence matching: interrupts looked ahead */
+#define RP_DEFAULT_WINDOW 1  /* sequence matching: interrupts looked ahead */
 
 typedef struct rp_options {
 	const char *fp_name;        /* configuration to replay; NULL: "default",
@@ -50,6 +58,7 @@ typedef struct rp_options {
 	rp_match match;
 	unsigned window;            /* 0: RP_DEFAULT_WINDOW */
 	int oracle;                 /* oracle evaluation instead */
+	int keep_going;             /* count false and missed interrupts, do not stop */
 	/* Oracle: the configurations to evaluate, each a stored name or a
 	 * spec; none = every stored one. */
 	const char *const *oracle_configs;
@@ -109,6 +118,10 @@ void rp_close(replay *r);
 
 /* Runs until icount `until` (0: the end of the recording). */
 rp_stop rp_run(replay *r, uint64_t until);
+
+/* Whether the replay went wrong anywhere so far: a divergence, or a false
+ * or missed interrupt counted under keep_going. */
+int rp_went_wrong(replay *r);
 
 uint64_t rp_icount(const replay *r);
 uint64_t rp_length(const replay *r);            /* the recording's instructions */

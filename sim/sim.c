@@ -46,6 +46,43 @@ static void quiet_logger(avr_t *avr, const int level, const char *fmt, va_list a
 	(void)ap;
 }
 
+/* How the instruction at each flash word counts for sim_transfers: bit 0
+ * when it transfers backward (or to itself), bit 1 when forward.  Decoded
+ * once from the loaded code; a firmware that rewrites its flash (SPM) is
+ * counted by its first image. */
+enum { COUNT_BACKWARD = 1, COUNT_ALWAYS = 3 };
+
+static uint8_t transfer_kind(uint16_t op)
+{
+	if ((op >> 11) == 0x1e || (op & 0xf000) == 0xc000 || (op & 0xfe0e) == 0x940c)
+		return COUNT_BACKWARD;                   /* BRBS/BRBC, RJMP, JMP */
+	if ((op & 0xf000) == 0xd000 || (op & 0xfe0e) == 0x940e)
+		return COUNT_ALWAYS;                     /* RCALL, CALL */
+	switch (op) {
+	case 0x9409: case 0x9419:                        /* IJMP, EIJMP */
+	case 0x9509: case 0x9519:                        /* ICALL, EICALL */
+	case 0x9508: case 0x9518:                        /* RET, RETI */
+		return COUNT_ALWAYS;
+	default:
+		return 0;
+	}
+}
+
+static int build_transfer_kinds(sim *s)
+{
+	const avr_t *avr = s->avr;
+	uint32_t words = 1;
+	while (words < (avr->flashend + 1u) / 2)
+		words <<= 1;
+	if (!(s->transfer_kind = calloc(words, 1)))
+		return -1;
+	s->transfer_words = words;
+	for (uint32_t w = 0; w < (avr->flashend + 1u) / 2; w++)
+		s->transfer_kind[w] = transfer_kind((uint16_t)(avr->flash[2 * w] |
+							       avr->flash[2 * w + 1] << 8));
+	return 0;
+}
+
 /* The stock sleep callback usleep()s to keep pace with real time. */
 static void no_sleep(avr_t *avr, avr_cycle_count_t how_long)
 {
@@ -86,10 +123,11 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	s->names = ioregs_lookup(name);
 	s->data_size = (uint32_t)avr->ramend + 1;
 
-	if (fw->flash_size > (uint32_t)avr->flashend + 1) {
-		sim_close(s);
+	uint32_t flash = (uint32_t)avr->flashend + 1;
+	if (fw->flash_size > flash) {
+		sim_close(s);  /* frees avr: report from the copy */
 		return avrr_errf(err, "%s: %u bytes of code do not fit the %s's %u bytes of flash",
-				 fw->path, fw->flash_size, name, avr->flashend + 1);
+				 fw->path, fw->flash_size, name, flash);
 	}
 	avr->frequency = freq;
 	/* Without .mmcu voltages the ADC would scale against simavr's
@@ -109,7 +147,7 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS(u), &flags);
 	}
 	s->pre = malloc(s->data_size);
-	if (!s->pre) {
+	if (!s->pre || build_transfer_kinds(s)) {
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
 	}
@@ -128,6 +166,7 @@ void sim_close(sim *s)
 	stim_detach(s->stim);
 	free(s->io_hooks);
 	free(s->pre);
+	free(s->transfer_kind);
 	free(s);
 }
 
@@ -239,6 +278,7 @@ static void service_with_hook(sim *s)
 		.sp = sp,
 		.icount = s->icount,
 		.cycle = avr->cycle,
+		.transfers = s->transfers,
 		.data = s->pre,
 		.data_size = s->data_size,
 	};
@@ -435,8 +475,11 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay)
 	avr_flashaddr_t new_pc = avr->pc;
 	if (avr->state == cpu_Running) {
 		uint8_t depth = avr->interrupts.running_ptr;
+		avr_flashaddr_t pc = avr->pc;
 		new_pc = avr_run_one(avr);
 		s->icount++;
+		s->transfers += (s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)] >>
+				 (new_pc > pc)) & 1;
 		if (avr->interrupts.running_ptr < depth && s->hooks.on_reti)
 			s->hooks.on_reti(s->hooks.ud,
 					 avr->interrupts.running[avr->interrupts.running_ptr]->vector);

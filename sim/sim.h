@@ -52,6 +52,7 @@ typedef struct sim_irq_point {
 	uint16_t sp;            /* SP before the push */
 	uint64_t icount;
 	uint64_t cycle;
+	uint64_t transfers;     /* counted control transfers so far (sim_transfers) */
 	const uint8_t *data;    /* data space 0..ramend, SREG byte current */
 	uint32_t data_size;
 } sim_irq_point;
@@ -115,6 +116,12 @@ typedef struct sim {
 	uint32_t frequency;
 	uint32_t data_size;     /* ramend + 1 */
 	uint64_t icount;
+	/* Counted control transfers retired so far (see sim_transfers), and
+	 * per flash word how its instruction counts: bit 0 when it transfers
+	 * to an address at or below its own, bit 1 when forward. */
+	uint64_t transfers;
+	uint8_t *transfer_kind;
+	uint32_t transfer_words; /* entries in transfer_kind, a power of two */
 	sim_hooks hooks;
 	uint8_t *pre;           /* scratch: the data space at an interrupt point */
 	sim_io_hook *io_hooks;  /* one per watched I/O address */
@@ -189,6 +196,21 @@ unsigned sim_irq_depth(const sim *s);
 
 uint64_t sim_cycle(const sim *s);
 uint32_t sim_pc(const sim *s);
+
+/* The software instruction counter (Mellor-Crummey & LeBlanc): control
+ * transfers retired since reset that are not forward jumps.  Counted are
+ * every taken branch (BRxx) and jump (RJMP, JMP) whose target is at or
+ * below its own address, and every call, return and indirect jump
+ * (RCALL, CALL, ICALL, EICALL, RET, RETI, IJMP, EIJMP) whatever its
+ * direction.  Between two counted transfers the PC only grows, so no
+ * instruction runs twice with the same count unless an interrupt came
+ * between: (PC, count) names a point of a run between two interrupts.
+ * A device gets the same count from an increment the compiler puts on
+ * each loop back-edge, function entry and function exit. */
+static inline uint64_t sim_transfers(const sim *s)
+{
+	return s->transfers;
+}
 
 /* Name lookups in the MCU's own terms.  Return -1 when unknown. */
 int sim_ioreg_addr(const sim *s, const char *name);
