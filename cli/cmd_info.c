@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "info.h"
 #include "../db/db.h"
+#include "../fingerprint/cost.h"
 #include "../fingerprint/metrics.h"
 #include "../sim/ioregs.h"
 
@@ -15,7 +16,36 @@
 typedef struct config_metrics {
 	db_fp_config cfg;
 	fp_metrics m;
+	int has_cost;        /* the spec parsed against the recorded firmware */
+	cost_device cost;
 } config_metrics;
+
+/* The device cost of each configuration, over the recorded run. */
+static int add_costs(db *d, const db_run *r, config_metrics *cm, size_t ncm, avrr_err *err)
+{
+	uint8_t *elf = NULL;
+	size_t n = 0;
+	firmware *fw = NULL;
+	uint64_t vec[256], nirq = 0;
+	if (db_get_firmware(d, &elf, &n, err) ||
+	    fw_load_memory(elf, n, r->firmware_path, &fw, err) || db_count_vectors(d, vec, err)) {
+		free(elf);
+		return -1;
+	}
+	for (int v = 0; v < 256; v++)
+		nirq += vec[v];
+	for (size_t i = 0; i < ncm; i++) {
+		fp_config c;
+		avrr_err ignored;
+		cm[i].has_cost = !fp_parse(cm[i].cfg.spec, ioregs_lookup(r->mcu), fw, r->data_size,
+					   cm[i].cfg.name, &c, &ignored);
+		if (cm[i].has_cost)
+			cm[i].cost = cost_of_config(&c, r->data_size, nirq, r->transfers, r->cycles);
+	}
+	fw_free(fw);
+	free(elf);
+	return 0;
+}
 
 /* Loads every configuration of d with its metrics; *out is malloc'ed. */
 static int load_metrics(db *d, config_metrics **out, size_t *n, avrr_err *err)
@@ -105,6 +135,11 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 			       (unsigned long long)m->input_duplicates);
 		else
 			printf(" (duplicates need the ground truth)\n");
+		const cost_device *c = &cm[i].cost;
+		if (cm[i].has_cost)
+			printf("    device: %u bits (%u bytes) and %u cycles per interrupt, %u cycles per "
+			       "counted transfer: %.2f %% of the run\n", c->bits, c->bytes_per_interrupt,
+			       c->cycles_per_interrupt, c->cycles_per_transfer, c->overhead_pct);
 	}
 	printf("ground truth  %s\n", r->has_ground_truth ? "yes" : "stripped");
 	printf("schema        %d (recorded by avrr %s; %s)\n", version,
@@ -131,6 +166,12 @@ static json_t *metrics_json(const config_metrics *cm, size_t ncm)
 			json_object_set_new(o, "median_duplicates_per_ra", json_null());
 			json_object_set_new(o, "input_duplicates", json_null());
 		}
+		const cost_device *c = &cm[i].cost;
+		json_object_set_new(o, "device", !cm[i].has_cost ? json_null() : json_pack(
+			"{s:i,s:i,s:i,s:i,s:f}", "bits", (int)c->bits, "bytes_per_interrupt",
+			(int)c->bytes_per_interrupt, "cycles_per_interrupt", (int)c->cycles_per_interrupt,
+			"cycles_per_transfer", (int)c->cycles_per_transfer, "overhead_pct",
+			c->overhead_pct));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -191,7 +232,7 @@ int info_print(const char *path, int json, const char *cmd)
 	}
 	int rc = 0;
 	if (db_count_vectors(d, vec, &err) || db_count_event_types(d, types, &err) ||
-	    load_metrics(d, &cm, &ncm, &err)) {
+	    load_metrics(d, &cm, &ncm, &err) || add_costs(d, &r, cm, ncm, &err)) {
 		rc = cli_fail(cmd, "%s", err.msg);
 	} else if (json) {
 		if (print_json(path, &r, vec, types, db_schema_version(d), cm, ncm))

@@ -48,13 +48,14 @@ static void print_divergence_text(const rp_divergence *d)
 	printf("  actual             %s\n", d->actual);
 }
 
-static int report_fingerprint(replay *r, int json)
+static int report_fingerprint(replay *r, const char *match, int json)
 {
+	int wrong = rp_went_wrong(r);
 	const rp_counters *c = rp_get_counters(r);
 	const rp_divergence *d = rp_get_divergence(r);
 	if (json) {
-		json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}",
-				      "config", rp_config_name(r),
+		json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}",
+				      "config", rp_config_name(r), "match", match,
 				      "instructions", (json_int_t)c->instructions,
 				      "interrupts_recorded", (json_int_t)c->interrupts_recorded,
 				      "injected", (json_int_t)c->injected,
@@ -65,11 +66,11 @@ static int report_fingerprint(replay *r, int json)
 				      "input_duplicates", scored(c, c->input_duplicates),
 				      "hash_collisions", scored(c, c->hash_collisions),
 				      "missed", scored(c, c->missed),
-				      "diverged", d != NULL, "divergence", divergence_json(d));
+				      "diverged", wrong, "divergence", divergence_json(d));
 		if (print_json(o))
 			return EXIT_BAD_INPUT;
 	} else {
-		printf("configuration        %s\n", rp_config_name(r));
+		printf("configuration        %s (%s matching)\n", rp_config_name(r), match);
 		printf("instructions         %llu of %llu\n", (unsigned long long)c->instructions,
 		       (unsigned long long)rp_length(r));
 		printf("interrupts recorded  %llu\n", (unsigned long long)c->interrupts_recorded);
@@ -89,8 +90,13 @@ static int report_fingerprint(replay *r, int json)
 			printf("scoring              none: the recording has no ground truth\n");
 		}
 		print_divergence_text(d);
+		if (!d && wrong)
+			printf("went wrong           %llu false and %llu missed interrupts "
+			       "(--keep-going counted them)\n",
+			       (unsigned long long)(c->false_loop + c->false_ra),
+			       (unsigned long long)c->missed);
 	}
-	return d ? 1 : 0;
+	return wrong ? 1 : 0;
 }
 
 static int report_oracle(replay *r, int json)
@@ -153,11 +159,13 @@ int cmd_replay(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "until", required_argument, NULL, 'u' },
 		{ "oracle", no_argument, NULL, 'O' },
+		{ "keep-going", no_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	rp_options o = { .match = RP_MATCH_SET };
+	rp_options o = { 0 };
+	int match_given = 0;
 	const char *fps[CLI_MAX_FP];
 	unsigned nfps = 0;
 	uint64_t until = 0;
@@ -174,6 +182,7 @@ int cmd_replay(int argc, char **argv)
 		case 'm':
 			if (cli_parse_match("replay", optarg, &o.match))
 				return EXIT_BAD_INPUT;
+			match_given = 1;
 			break;
 		case 'w':
 			if (cli_parse_window("replay", optarg, &o.window))
@@ -184,6 +193,7 @@ int cmd_replay(int argc, char **argv)
 				return EXIT_BAD_INPUT;
 			break;
 		case 'O': o.oracle = 1; break;
+		case 'k': o.keep_going = 1; break;
 		case 'j': json = 1; break;
 		case 'h': return cli_help("replay");
 		case ':': return cli_fail("replay", "%s needs a value", argv[optind - 1]);
@@ -194,6 +204,10 @@ int cmd_replay(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_fail("replay", "usage: avrr replay RUN.db [--fp NAME] [--match set|sequence] "
 				"[--until ICOUNT] [--json]");
+	/* A fingerprint replay is exact with sequence matching (the default
+	 * configuration is chosen so); the oracle measures the paper's rule. */
+	if (!match_given)
+		o.match = o.oracle ? RP_MATCH_SET : RP_MATCH_SEQUENCE;
 	if (o.oracle) {
 		o.oracle_configs = fps;
 		o.noracle_configs = nfps;
@@ -236,7 +250,8 @@ int cmd_replay(int argc, char **argv)
 		if (why == RP_CPU_STOPPED)
 			fprintf(stderr, "avrr replay: the CPU stopped at icount %llu, before the end\n",
 				(unsigned long long)rp_icount(r));
-		rc = o.oracle ? report_oracle(r, json) : report_fingerprint(r, json);
+		rc = o.oracle ? report_oracle(r, json)
+			      : report_fingerprint(r, o.match == RP_MATCH_SET ? "set" : "sequence", json);
 		if (why == RP_CPU_STOPPED && rc == 0)
 			rc = 1;
 	}

@@ -15,7 +15,7 @@ int cmd_shell(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	ui_options o = { .engine.replay = { .match = RP_MATCH_SET, .interrupted = &cli_interrupted } };
+	ui_options o = { .engine.replay = { .match = RP_MATCH_SEQUENCE, .interrupted = &cli_interrupted } };
 	int c;
 	opterr = 0;
 	optind = 1;

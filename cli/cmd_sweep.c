@@ -78,7 +78,7 @@ typedef struct sweep {
 	unsigned ra[LIST_MAX], nra;
 	unsigned hash[NHASH], nhash;
 	unsigned match[2], nmatch;
-	const char *sel[LIST_MAX];          /* --selector; none: each recording's default */
+	const char *sel[LIST_MAX];          /* --selector; none: each recording's paper_selector */
 	char *sel_text[LIST_MAX];           /* the --selector values, split in place */
 	unsigned nsel, nsel_text;
 	char (*default_sel)[SPEC_MAX];      /* per recording */
@@ -178,26 +178,14 @@ static int add_selectors(sweep *sw, const char *text)
 
 /* ---- the grid ----------------------------------------------------------- */
 
-/* The selector of the recording's stored `default` configuration, else
- * `all`: what the recording was made to be replayed with. */
-static void find_default_selector(const db_fp_config *cfgs, size_t n, char *out, size_t cap)
+/* The paper's selector (seed 004 §4.1) for the recording's firmware: SPL,
+ * SPH, SREG and the three GP registers frequency-based selection ranks
+ * first — what the grid varies the hash and `ra` bits of.  Falls back to
+ * `all` when the code cannot be decoded. */
+static void paper_selector(const rec_replica *rep, char *out, size_t cap)
 {
-	snprintf(out, cap, "all");
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(cfgs[i].name, FP_DEFAULT_NAME))
-			continue;
-		/* The spec's parameters are comma-separated, in any order. */
-		for (const char *p = cfgs[i].spec;; p++) {
-			size_t len = strcspn(p, ",");
-			if (!strncmp(p, "sel=", 4)) {
-				snprintf(out, cap, "%.*s", (int)len - 4, p + 4);
-				return;
-			}
-			p += len;
-			if (!*p)
-				return;
-		}
-	}
+	if (fp_frequency_selector(rep->fw, rep->s->names, 0, 3, "SPL+SPH+SREG", out, cap))
+		snprintf(out, cap, "all");
 }
 
 /* Appends recording `rec`'s points, in grid order: match, selector, width,
@@ -237,12 +225,9 @@ static int add_recording(sweep *sw, unsigned rec)
 	const char *path = sw->recs[rec];
 	avrr_err err = { "" };
 	db *d = NULL;
-	db_fp_config *cfgs = NULL;
-	size_t ncfgs = 0;
 	rec_replica rep;
 	int have_rep = 0, rc = EXIT_BAD_INPUT;
-	if (db_open(path, 0, &d, &err) || db_load_fp_configs(d, &cfgs, &ncfgs, &err) ||
-	    rec_replica_open(d, &rep, &err)) {
+	if (db_open(path, 0, &d, &err) || rec_replica_open(d, &rep, &err)) {
 		cli_fail("sweep", "%s", err.msg);
 		goto out;
 	}
@@ -252,7 +237,7 @@ static int add_recording(sweep *sw, unsigned rec)
 			 "stripped of it", path);
 		goto out;
 	}
-	find_default_selector(cfgs, ncfgs, sw->default_sel[rec], sizeof sw->default_sel[rec]);
+	paper_selector(&rep, sw->default_sel[rec], sizeof sw->default_sel[rec]);
 	size_t first = sw->npts;
 	if (add_points(sw, rec))
 		goto out;
@@ -278,7 +263,6 @@ static int add_recording(sweep *sw, unsigned rec)
 out:
 	if (have_rep)
 		rec_replica_close(&rep);
-	free(cfgs);
 	db_close(d);
 	return rc;
 }

@@ -450,11 +450,3 @@ int fp_frequency_selector(const firmware *fw, const mcu_names *names, int nio, i
 	return 0;
 }
 
-int fp_default_spec(const firmware *fw, const mcu_names *names, char *buf, size_t n)
-{
-	char sel[128];
-	if (fp_frequency_selector(fw, names, 0, 3, "SPL+SPH+SREG", sel, sizeof sel))
-		return -1;
-	int w = snprintf(buf, n, "sel=%s,hash=jenkins,ra=8,width=16", sel);
-	return w < 0 || (size_t)w >= n ? -1 : 0;
-}

@@ -177,10 +177,13 @@ static inline uint64_t fp_gather_word(const fp_config *c, const uint8_t *data)
 int fp_frequency_selector(const firmware *fw, const mcu_names *names, int nio, int ngp,
 			  const char *fixed_io, char *buf, size_t n);
 
-/* The configuration used when none is given: SPL, SPH, SREG plus the top
- * three GP registers, Jenkins, 8 ra bits of 16. */
+/* The configuration used when none is given: 16 bits of the cycle count
+ * and 8 return address bits, replayed with sequence matching.  Chosen by
+ * measurement (docs/fingerprints.md, "The default configuration"): the
+ * cheapest on the device that replays the bundled firmware exactly, with
+ * the RA bits as its margin for interrupt gaps longer than 2^16 cycles. */
 #define FP_DEFAULT_NAME "default"
-int fp_default_spec(const firmware *fw, const mcu_names *names, char *buf, size_t n);
+#define FP_DEFAULT_SPEC "sel=cycles:16,ra=8,width=24"
 
 /* Writes the canonical "NAME:spec" into buf. */
 void fp_format(const fp_config *c, char *buf, size_t n);

@@ -25,15 +25,10 @@ int rec_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, rec
 		rec_fpset_free(out);
 		return avrr_errf(err, "out of memory");
 	}
-	char dflt[256];
-	if (!nspecs && fp_default_spec(s->fw, s->names, dflt, sizeof dflt)) {
-		rec_fpset_free(out);
-		return avrr_errf(err, "cannot derive the default fingerprint selector from the code");
-	}
 	for (unsigned i = 0; i < n; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "fp%u", i + 1);
-		const char *spec = nspecs ? specs[i] : dflt;
+		const char *spec = nspecs ? specs[i] : FP_DEFAULT_SPEC;
 		if (fp_parse(spec, s->names, s->fw, s->data_size, nspecs ? name : FP_DEFAULT_NAME,
 			     &out->cfg[i], err)) {
 			rec_fpset_free(out);

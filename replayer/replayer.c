@@ -153,17 +153,13 @@ static void diverge(replay *r, unsigned ctx, const char *expected, const char *a
 	snprintf(r->div.actual, sizeof r->div.actual, "%s", actual);
 }
 
-/* Recorded event e happened, but the log puts it after the next_n-th
- * interrupt, which the replay has not injected: that interrupt was missed
- * (or another was injected in its place). */
-static void out_of_order(replay *r, unsigned ctx, const db_event *e)
+/* "interrupt 3 (irq vector 1 (INT0_vect) ra 0x041a)": the n-th one. */
+static void describe_irq(const replay *r, uint64_t n, char *buf, size_t len)
 {
-	char want[200], got[160], irq[160];
-	const db_event *q = &r->ev[r->irq_event[r->next_n - 1]];
+	char irq[160];
+	const db_event *q = &r->ev[r->irq_event[n - 1]];
 	describe(r, q->type, q->addr, q->value, 1, irq, sizeof irq);
-	describe(r, e->type, e->addr, e->value, 1, got, sizeof got);
-	snprintf(want, sizeof want, "interrupt %" PRIu64 " (%s) before this event", r->next_n, irq);
-	diverge(r, ctx, want, got);
+	snprintf(buf, len, "interrupt %" PRIu64 " (%s)", n, irq);
 }
 
 /* Checks an event of the replay against the next recorded one of its
@@ -175,17 +171,23 @@ static const db_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t a
 		return NULL;
 	const db_event *e = r->ctx_pos[ctx] < r->ctx_len[ctx]
 		? &r->ev[r->ctx_events[ctx][r->ctx_pos[ctx]]] : NULL;
-	if (e && e->type == type && e->addr == addr && (!check_value || e->value == value)) {
+	/* The log's total order: this context's next event comes after an
+	 * interrupt the replay has not injected, which was missed (or another
+	 * taken in its place).  That names the cause, whatever happened. */
+	int late = e && e->seq > r->pending_seq;
+	if (e && !late && e->type == type && e->addr == addr && (!check_value || e->value == value)) {
 		r->ctx_pos[ctx]++;
-		if (e->seq > r->pending_seq)
-			out_of_order(r, ctx, e);
 		return e;
 	}
 	/* Only a divergence is put into words: events are on the hot path. */
-	char want[160], got[160];
+	char want[200], got[160], irq[160];
 	describe(r, type, addr, value, check_value, got, sizeof got);
-	if (e)
+	if (late) {
+		describe_irq(r, r->next_n, irq, sizeof irq);
+		snprintf(want, sizeof want, "%.120s first: the log puts it before this event", irq);
+	} else if (e) {
 		describe(r, e->type, e->addr, e->value, 1, want, sizeof want);
+	}
 	diverge(r, ctx, e ? want : "nothing more in this context's log", got);
 	return NULL;
 }
@@ -959,8 +961,12 @@ static void check_log_consumed(replay *r)
 			}
 		}
 	if (first) {
-		char want[160];
-		describe(r, first->type, first->addr, first->value, 1, want, sizeof want);
+		char want[200];
+		if (first->type == DB_EV_IRQ && r->next_n <= r->nirq &&
+		    &r->ev[r->irq_event[r->next_n - 1]] == first)
+			describe_irq(r, r->next_n, want, sizeof want);
+		else
+			describe(r, first->type, first->addr, first->value, 1, want, sizeof want);
 		diverge(r, ctx, want, "the end of the recording");
 	}
 }
@@ -1047,7 +1053,7 @@ const rp_counters *rp_get_counters(replay *r)
 		r->c.missed = 0;
 		for (size_t i = 0; i < r->nconfigs; i++)
 			r->c.missed += r->results[i].missed;
-	} else if (r->scored && !r->diverged) {
+	} else if (r->scored) {
 		/* Missed so far: passed without a correct injection.  The
 		 * current boundary has been decided, so it counts too. */
 		skip_truth_before(r, r->s->icount + 1);

@@ -169,8 +169,7 @@ static void test_default_configuration(void **state)
 	assert_int_equal(db_load_fp_configs(d, &cfg, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(cfg[0].name, "default");
-	/* adcapp's code names r24 160 times, r25 105, r31 53, r30 52 (select). */
-	assert_string_equal(cfg[0].spec, "sel=SPL+SPH+SREG+r24+r25+r31,hash=jenkins,ra=8,width=16");
+	assert_string_equal(cfg[0].spec, "sel=cycles:16,ra=8,width=24");
 	free(cfg);
 	db_close(d);
 }

@@ -252,7 +252,7 @@ static void test_select_components(void **state)
 	(void)state;
 	static uint8_t data[DATA_SIZE];
 	fill_ctx(data, 0x450);
-	fp_state s = { data, DATA_SIZE, 0x1234 };
+	fp_state s = { .data = data, .data_size = DATA_SIZE, .ra = 0x1234 };
 	fp_config c;
 	parse_ok("sel=SREG+r24+0x60-0x62+stack:3", NULL, &c);
 	uint8_t buf[64];
@@ -279,7 +279,7 @@ static void test_select_stack_end_of_ram(void **state)
 	const uint8_t *direct;
 
 	fill_ctx(data, 0x45e);
-	fp_state s = { data, DATA_SIZE, 0 };
+	fp_state s = { .data = data, .data_size = DATA_SIZE, .ra = 0 };
 	assert_int_equal(fp_select(&c, &s, buf, sizeof buf, &direct), 2);
 	assert_int_equal(buf[0], data[0x45f]);
 	assert_int_equal(buf[1], data[1]);
@@ -294,7 +294,7 @@ static void test_select_all(void **state)
 	(void)state;
 	static uint8_t data[DATA_SIZE];
 	fill_ctx(data, 0x450);
-	fp_state s = { data, DATA_SIZE, 0 };
+	fp_state s = { .data = data, .data_size = DATA_SIZE, .ra = 0 };
 	fp_config c;
 	parse_ok("sel=all,width=32,ra=0", NULL, &c);
 	uint8_t buf[4];
@@ -327,7 +327,7 @@ static void test_compute(void **state)
 		fp_config c;
 		parse_ok(specs[i], NULL, &c);
 		for (size_t j = 0; j < sizeof ras / sizeof *ras; j++) {
-			fp_state s = { data, DATA_SIZE, ras[j] };
+			fp_state s = { .data = data, .data_size = DATA_SIZE, .ra = ras[j] };
 			fp_value v = fp_compute(&c, &s);
 			assert_int_equal(v.ra_part, (ras[j] >> 1) & fp_hash_mask(c.ra_bits));
 			assert_int_equal(v.hash_part, fp_hash(c.hash, sel, 8, c.hash_bits));
@@ -336,7 +336,7 @@ static void test_compute(void **state)
 	/* a hand-checked RA: byte 0x1234 is word 0x91a; 8 bits keep 0x1a */
 	fp_config c;
 	parse_ok(specs[0], NULL, &c);
-	fp_state s = { data, DATA_SIZE, 0x1234 };
+	fp_state s = { .data = data, .data_size = DATA_SIZE, .ra = 0x1234 };
 	assert_int_equal(fp_compute(&c, &s).ra_part, 0x1a);
 	/* modular over the 8 selected bytes is their sum mod 2^8 */
 	unsigned sum = 0;
@@ -360,7 +360,7 @@ static void test_rr_var_marker(void **state)
 	uint64_t parts[4];
 	for (unsigned m = 0; m < 8; m++) {
 		data[G_PRESSES_ADDR] = (uint8_t)(m == 7 ? 0xff : m);
-		fp_state s = { data, DATA_SIZE, 0x400 };
+		fp_state s = { .data = data, .data_size = DATA_SIZE, .ra = 0x400 };
 		fp_hash_kind want = order[(m == 7 ? 0xff : m) & 3];
 		assert_int_equal(fp_pick_hash(&c, &s), want);
 		const uint8_t sel[6] = { data[24], data[25], data[0x60], data[0x61], data[0x62],
@@ -407,7 +407,7 @@ static void test_rr_regions_and_blocks(void **state)
 		{ 0x400, FP_HASH_MODULAR, FP_HASH_MODULAR },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		fp_state s = { data, DATA_SIZE, cases[i].ra };
+		fp_state s = { .data = data, .data_size = DATA_SIZE, .ra = cases[i].ra };
 		assert_int_equal(fp_pick_hash(&blocks, &s), cases[i].blocks);
 		assert_int_equal(fp_pick_hash(&regions, &s), cases[i].regions);
 		assert_int_equal(fp_compute(&blocks, &s).hash_part,
@@ -454,7 +454,7 @@ static void test_duplicates_nonincreasing_with_width(void **state)
 				data[25] = vary[i][1];
 				data[0x60] = vary[i][2];
 				data[0x451] = vary[i][3];
-				fp_state s = { data, DATA_SIZE, (uint32_t)i * 2 };
+				fp_state s = { .data = data, .data_size = DATA_SIZE, .ra = (uint32_t)i * 2 };
 				fp_value v = fp_compute(&c, &s);
 				assert_int_equal(v.ra_part, 0);
 				assert_true(v.hash_part <= fp_hash_mask(w));

@@ -1,0 +1,103 @@
+/*
+ * cost.c — the device cost model (see cost.h and docs/fingerprints.md).
+ */
+#include "cost.h"
+
+/* Per byte and once, for the obvious AVR code of each function:
+ *   modular  ADD/ADC into a 16-bit sum;
+ *   twomod   the sum, and MUL by the position plus a 24-bit add for the
+ *            weighted one; then two 16-bit remainders (~110 cycles each
+ *            by shift-and-subtract) and their combination;
+ *   jenkins  a 32-bit h += x, h += h << 10, h ^= h >> 6 per byte, and
+ *            the three final mixes;
+ *   knuth    ADD/ADC into the sum, then a 64 x 64-bit multiply from
+ *            8 x 8-bit MULs for the top bits (36 MULs and their adds). */
+cost_hash cost_of_hash(fp_hash_kind k)
+{
+	switch (k) {
+	case FP_HASH_MODULAR: return (cost_hash){ 2, 0 };
+	case FP_HASH_TWOMOD:  return (cost_hash){ 8, 240 };
+	case FP_HASH_JENKINS: return (cost_hash){ 36, 48 };
+	case FP_HASH_KNUTH:   return (cost_hash){ 2, 180 };
+	default:              return (cost_hash){ 0, 0 };
+	}
+}
+
+/* Cycles to read the selector's bytes g(s). */
+static unsigned gather_cycles(const fp_config *c, uint32_t data_size)
+{
+	unsigned cycles = 0;
+	for (unsigned i = 0; i < c->ncomp; i++) {
+		const fp_component *k = &c->comp[i];
+		switch (k->kind) {
+		case FP_COMP_BYTES:
+			for (unsigned b = 0; b < k->len; b++) {
+				unsigned a = k->addr + b;
+				cycles += a < 32 ? COST_GP_BYTE : a < 0x60 ? COST_IO_BYTE : COST_MEM_BYTE;
+			}
+			break;
+		case FP_COMP_STACK:
+			cycles += COST_STACK_BASE + COST_MEM_BYTE * k->len;
+			break;
+		case FP_COMP_ALL:
+			cycles += COST_MEM_BYTE * data_size;
+			break;
+		}
+	}
+	return cycles;
+}
+
+static unsigned selected_bytes(const fp_config *c, uint32_t data_size)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < c->ncomp; i++)
+		n += c->comp[i].kind == FP_COMP_ALL ? data_size : c->comp[i].len;
+	return n;
+}
+
+static unsigned bytes_of_bits(unsigned bits)
+{
+	return (bits + 7) / 8;
+}
+
+/* The hash's cycles; round-robin pays for its dearest function. */
+static unsigned hash_cycles(const fp_config *c, unsigned nbytes)
+{
+	if (!c->hash_bits)
+		return 0;
+	if (!c->round_robin) {
+		cost_hash h = cost_of_hash(c->hash);
+		return h.per_byte * nbytes + h.once;
+	}
+	unsigned worst = 0;
+	for (int k = 0; k < FP_HASH_COUNT; k++) {
+		cost_hash h = cost_of_hash((fp_hash_kind)k);
+		unsigned cyc = h.per_byte * nbytes + h.once;
+		worst = cyc > worst ? cyc : worst;
+	}
+	return COST_RR_PICK + worst;
+}
+
+cost_device cost_of_config(const fp_config *c, uint32_t data_size, uint64_t interrupts,
+			   uint64_t transfers, uint64_t cycles)
+{
+	cost_device d = { .bits = c->ra_bits + c->state_bits };
+	d.bytes_per_interrupt = bytes_of_bits(d.bits);
+	unsigned per = COST_CALL + gather_cycles(c, data_size) +
+		       hash_cycles(c, selected_bytes(c, data_size)) +
+		       COST_STORE_BASE + COST_STORE_BYTE * d.bytes_per_interrupt;
+	if (c->ra_bits)
+		per += COST_RA_BASE + COST_RA_BYTE * bytes_of_bits(c->ra_bits);
+	for (unsigned i = 0; i < c->ncounters; i++) {
+		unsigned b = bytes_of_bits(c->counter[i].bits);
+		per += COST_COUNTER_BYTE * b;
+		if (c->counter[i].kind == FP_COUNT_SIC)
+			d.cycles_per_transfer += COST_SIC_BYTE * b;
+	}
+	d.cycles_per_interrupt = per;
+	if (cycles)
+		d.overhead_pct = 100.0 * ((double)per * (double)interrupts +
+					  (double)d.cycles_per_transfer * (double)transfers) /
+				 (double)cycles;
+	return d;
+}

@@ -1,0 +1,59 @@
+/*
+ * cost.h — what a fingerprint configuration would cost on the device.
+ *
+ * A device-side tracer, called from each ISR's prologue, gathers the
+ * selector's bytes, hashes them, keeps the return address bits, reads its
+ * counters and stores the fingerprint into a ring buffer; a software
+ * instruction counter also costs an increment at every counted transfer.
+ * The model prices each step in AVR cycles from the instruction timings
+ * of the obvious code (IN 1, LDS/LDD/LD/ST/STS 2, MUL 2, ALU 1, RCALL+RET
+ * 7), as docs/fingerprints.md tabulates.  It is an estimate, not a
+ * measurement of compiled tracer code.
+ */
+#ifndef AVRR_COST_H
+#define AVRR_COST_H
+
+#include <stdint.h>
+
+#include "fingerprint.h"
+
+/* The cost table, in AVR cycles (docs/fingerprints.md "Device cost"). */
+#define COST_CALL          20  /* RCALL + RET, and saving the tracer's 6 registers */
+#define COST_GP_BYTE        1  /* MOV from a register the ISR has not touched yet */
+#define COST_IO_BYTE        1  /* IN, for an I/O register below data address 0x60 */
+#define COST_MEM_BYTE       2  /* LDS/LD, for extended I/O, SRAM, a variable, `all` */
+#define COST_STACK_BASE     2  /* IN SPL, IN SPH before reading stack:N */
+#define COST_RA_BASE        2  /* IN SPL, IN SPH to find the return address */
+#define COST_RA_BYTE        3  /* LDD the byte, ANDI to keep its bits */
+#define COST_COUNTER_BYTE   2  /* LDS a byte of a counter (the timer, or the SIC) */
+#define COST_STORE_BASE    10  /* load, bound and save the ring buffer's pointer */
+#define COST_STORE_BYTE     2  /* ST X+ */
+#define COST_SIC_BYTE       5  /* per counted transfer and counter byte: LDS, ADD/ADC, STS */
+#define COST_RR_PICK        6  /* round-robin: read the marker, or compare a region */
+
+/* A hash function's cycles on an 8-bit AVR: per selected byte, and once. */
+typedef struct cost_hash {
+	unsigned per_byte, once;
+} cost_hash;
+
+cost_hash cost_of_hash(fp_hash_kind k);
+
+/* What a device-side tracer spends for configuration c: `bits` stored per
+ * interrupt (the width) in `bytes_per_interrupt`, `cycles_per_interrupt`
+ * for one fingerprint, `cycles_per_transfer` of counter instrumentation
+ * (0 without sic:K), and over a run of `cycles` with `interrupts`
+ * interrupts and `transfers` counted transfers, `overhead_pct`: the
+ * tracer's cycles in % of the run's (0 when cycles is 0). */
+typedef struct cost_device {
+	unsigned bits;
+	unsigned bytes_per_interrupt;
+	unsigned cycles_per_interrupt;
+	unsigned cycles_per_transfer;
+	double overhead_pct;
+} cost_device;
+
+/* `data_size` is the MCU's data space, for a selector of `all`. */
+cost_device cost_of_config(const fp_config *c, uint32_t data_size, uint64_t interrupts,
+			   uint64_t transfers, uint64_t cycles);
+
+#endif
