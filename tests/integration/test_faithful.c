@@ -1,0 +1,464 @@
+/*
+ * test_faithful.c — a replay re-creates the recorded run exactly, or stops
+ * at the first wrong step and says where (replayer.h, "Fail loud").
+ *
+ * On the bundled firmware: the counters in fingerprints equal a brute-force
+ * count from single-stepping; the default configuration replays exactly,
+ * stripped or not, making the same injections; each way of going wrong —
+ * a false injection, a passed-over interrupt, an event out of the log's
+ * total order — stops at the icount derived from the recording itself;
+ * --keep-going, --until, a recording without interrupts and SIGINT.
+ */
+#include "../testlib.h"
+
+#include <jansson.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "fingerprint/avr_decode.h"
+#include "fingerprint/fingerprint.h"
+#include "recorder/replica.h"
+#include "replayer/replayer.h"
+
+#define OLD_DEFAULT "old:sel=SPL+SPH+SREG+r24+r25+r31,ra=8,width=16"
+#define COUNTERS "--fp 'sic:sel=sic:32,ra=0,width=32' --fp 'cyc:sel=cycles:16,ra=0,width=16'"
+
+#define setup test_scratch_setup
+#define teardown test_scratch_teardown
+typedef test_scratch scratch;
+
+/* Records traces/NAME.elf for `insns` instructions with `fps` (--fp
+ * options, or "" for the default) into DIR/FILE. */
+static void record(scratch *s, const char *name, const char *insns, const char *fps,
+		   const char *file, char *path, size_t n)
+{
+	snprintf(path, n, "%s/%s", s->dir, file);
+	if (test_run(s->out, sizeof s->out, "%s record traces/%s.elf --stimuli traces/%s.stim "
+		     "--instructions %s %s -o '%s'", test_avrr(), name, name, insns, fps, path))
+		fail_msg("record %s: %s", name, s->out);
+}
+
+static void sql(const char *path, const char *q)
+{
+	sqlite3 *h;
+	char *msg = NULL;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	if (sqlite3_exec(h, q, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", q, msg);
+	sqlite3_close(h);
+}
+
+static long long sql_int(const char *path, const char *q)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, q, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	long long v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* Runs `avrr replay PATH ARGS --json`; returns the parsed output (the
+ * caller frees it) and checks the exit status. */
+static json_t *replay_json(scratch *s, const char *path, const char *args, int want_rc)
+{
+	int rc = test_run(s->out, sizeof s->out, "%s replay '%s' %s --json", test_avrr(), path,
+			  args);
+	if (rc != want_rc)
+		fail_msg("replay %s: status %d, want %d:\n%s", args, rc, want_rc, s->out);
+	json_error_t jerr;
+	json_t *o = json_loads(s->out, 0, &jerr);
+	if (!o)
+		fail_msg("replay %s: not JSON: %s", args, s->out);
+	return o;
+}
+
+static long long field(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_integer(v))
+		fail_msg("no integer '%s'", key);
+	return json_integer_value(v);
+}
+
+static const char *text(json_t *o, const char *key)
+{
+	const char *t = json_string_value(json_object_get(o, key));
+	if (!t)
+		fail_msg("no string '%s'", key);
+	return t;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("'%s' does not contain '%s'", hay, needle);
+}
+
+/* ---- the counters against a brute force ------------------------------- */
+
+/* Single-steps a replica of the recording and counts the control
+ * transfers sic:K counts, from the decoded instruction at each PC. */
+typedef struct brute {
+	uint64_t prev_icount, count, n;
+	uint32_t prev_pc;       /* where the next instruction starts */
+	int irq;                /* an entry during this step */
+	uint32_t irq_ra;
+	uint64_t irq_cycle;
+} brute;
+
+static int counts(const avr_insn *in, uint32_t from, uint32_t to)
+{
+	switch (in->op) {
+	case AVR_OP_RCALL: case AVR_OP_CALL: case AVR_OP_ICALL: case AVR_OP_EICALL:
+	case AVR_OP_RET: case AVR_OP_RETI: case AVR_OP_IJMP: case AVR_OP_EIJMP:
+		return 1;
+	case AVR_OP_RJMP: case AVR_OP_JMP: case AVR_OP_BRBS: case AVR_OP_BRBC:
+		return to <= from;
+	default:
+		return 0;
+	}
+}
+
+static void brute_irq(void *ud, const sim_irq_point *p)
+{
+	brute *b = ud;
+	b->irq = 1;
+	b->irq_ra = p->ra;
+	b->irq_cycle = p->cycle;
+}
+
+/* funcsheap's first 300k instructions are mostly its delay loop (backward
+ * branches); adcapp's call and return (send_line and others). */
+static void counters_equal_brute_force(scratch *s, const char *fw)
+{
+	char path[256];
+	record(s, fw, "300000", COUNTERS, "c.db", path, sizeof path);
+	db *d;
+	avrr_err err = { "" };
+	rec_replica rep;
+	db_fingerprint *sic, *cyc;
+	size_t nsic, ncyc;
+	assert_int_equal(db_open(path, 0, &d, &err), 0);
+	assert_int_equal(rec_replica_open(d, &rep, &err), 0);
+	assert_int_equal(db_load_fingerprints(d, 1, 0, &sic, &nsic, &err), 0);
+	assert_int_equal(db_load_fingerprints(d, 2, 0, &cyc, &ncyc, &err), 0);
+	assert_int_equal(nsic, ncyc);
+	assert_true(nsic > 100);
+	brute b = { .prev_pc = sim_pc(rep.s) };
+	rep.s->hooks = (sim_hooks){ .ud = &b, .on_irq = brute_irq };
+	/* One step at a time: an instruction retires, then maybe an entry. */
+	while (rep.s->icount < rep.run.instructions) {
+		sim_stop why = sim_run(rep.s, rep.s->icount + 1, 0, NULL);
+		assert_int_equal(why, SIM_STOP_LIMIT);
+		if (rep.s->icount == b.prev_icount + 1) {
+			avr_insn in;
+			uint32_t to = b.irq ? b.irq_ra : sim_pc(rep.s);
+			assert_int_equal(avr_decode(rep.fw->flash, rep.fw->flash_size, b.prev_pc, &in), 0);
+			b.count += (uint64_t)counts(&in, b.prev_pc, to);
+		}
+		if (b.irq) {
+			size_t n = b.n++;
+			assert_true(n < nsic);
+			if (sic[n].hash_part != (b.count & 0xffffffffu) ||
+			    cyc[n].hash_part != (b.irq_cycle & 0xffff)) {
+				fail_msg("interrupt %zu: sic 0x%llx, brute force 0x%llx; cycles 0x%llx, "
+					 "0x%llx", n + 1, (unsigned long long)sic[n].hash_part,
+					 (unsigned long long)b.count, (unsigned long long)cyc[n].hash_part,
+					 (unsigned long long)(b.irq_cycle & 0xffff));
+			}
+			b.irq = 0;
+		}
+		b.prev_icount = rep.s->icount;
+		b.prev_pc = sim_pc(rep.s);
+	}
+	assert_int_equal(b.n, nsic);
+	/* The run's total, as stored for the device cost. */
+	assert_int_equal(rep.run.transfers, b.count);
+	/* The cycle bits are the ground truth's cycle. */
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM interrupts i JOIN fingerprints f"
+				 " ON f.n = i.idx AND f.config = 2 WHERE f.hash_part != i.cycle % 65536"), 0);
+	free(sic);
+	free(cyc);
+	rec_replica_close(&rep);
+	db_close(d);
+	unlink(path);
+}
+
+static void test_counters_equal_brute_force(void **state)
+{
+	counters_equal_brute_force(*state, "funcsheap");
+	counters_equal_brute_force(*state, "adcapp");
+}
+
+/* ---- the default replays exactly -------------------------------------- */
+
+static void injections_of(const char *path, rp_injection **out, size_t *n, rp_counters *c,
+			  uint64_t *icount)
+{
+	rp_options o = { .match = RP_MATCH_SEQUENCE };
+	replay *r;
+	avrr_err err = { "" };
+	if (rp_open(path, &o, &r, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(rp_run(r, 0), RP_END);
+	assert_false(rp_went_wrong(r));
+	const rp_injection *inj = rp_injections(r, n);
+	*out = malloc((*n + 1) * sizeof **out);
+	memcpy(*out, inj, *n * sizeof **out);
+	*c = *rp_get_counters(r);
+	*icount = rp_icount(r);
+	rp_close(r);
+}
+
+static void test_default_replays_exactly_stripped_too(void **state)
+{
+	scratch *s = *state;
+	static const char *const fws[] = { "adcapp", "funcsheap", "funcsheap_noloop" };
+	for (size_t f = 0; f < sizeof fws / sizeof *fws; f++) {
+		char path[256], dev[300];
+		record(s, fws[f], "1M", "", "d.db", path, sizeof path);
+		snprintf(dev, sizeof dev, "%s/dev.db", s->dir);
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'",
+					  test_avrr(), path, dev), 0);
+		rp_injection *a, *b;
+		size_t na, nb;
+		rp_counters ca, cb;
+		uint64_t ia, ib;
+		injections_of(path, &a, &na, &ca, &ia);
+		injections_of(dev, &b, &nb, &cb, &ib);
+		long long recorded = sql_int(path, "SELECT count(*) FROM interrupts");
+		assert_true(recorded > 500);
+		assert_int_equal(ia, 1000000);
+		assert_int_equal(ib, 1000000);
+		assert_int_equal(ca.interrupts_recorded, recorded);
+		assert_int_equal(ca.injected, recorded);
+		assert_int_equal(ca.correct, recorded);
+		assert_int_equal(ca.false_loop + ca.false_ra + ca.missed, 0);
+		assert_int_equal(cb.scored, 0);
+		assert_int_equal(na, nb);
+		for (size_t i = 0; i < na; i++) {
+			assert_int_equal(a[i].icount, b[i].icount);
+			assert_int_equal(a[i].vector, b[i].vector);
+		}
+		/* And each at its recorded icount. */
+		assert_int_equal(sql_int(path, "SELECT max(icount) FROM interrupts"), a[na - 1].icount);
+		free(a);
+		free(b);
+		unlink(path);
+		unlink(dev);
+	}
+}
+
+/* ---- each way of going wrong ------------------------------------------ */
+
+static void test_false_injection_stops_before_it(void **state)
+{
+	scratch *s = *state;
+	char path[256], want[128];
+	record(s, "adcapp", "20000", "--fp '" OLD_DEFAULT "'", "a.db", path, sizeof path);
+	long long irq1 = sql_int(path, "SELECT icount FROM interrupts WHERE idx = 1");
+	long long irq2 = sql_int(path, "SELECT icount FROM interrupts WHERE idx = 2");
+	long long fp2 = sql_int(path, "SELECT ra_part << 8 | hash_part FROM fingerprints WHERE n = 2");
+
+	/* Sequence matching: after interrupt 1, main's superloop reaches a
+	 * state whose old fingerprint is interrupt 2's, a turn too early. */
+	json_t *o = replay_json(s, path, "--fp old --match sequence", 1);
+	json_t *d = json_object_get(o, "divergence");
+	assert_true(json_is_true(json_object_get(o, "diverged")));
+	assert_int_equal(field(d, "icount"), 1289);
+	assert_true(irq1 < 1289 && 1289 < irq2);
+	snprintf(want, sizeof want, "interrupt 2 (vector 12 (USART_UDRE_vect)) at icount %lld", irq2);
+	assert_string_equal(text(d, "expected"), want);
+	snprintf(want, sizeof want, "the fingerprint 0x%llx of interrupt 2 (vector 12) matched here",
+		 fp2);
+	assert_contains(text(d, "actual"), want);
+	assert_contains(text(d, "actual"), "a false loop positive (input duplicate)");
+	/* Stopped before the false entry: only the correct one was made. */
+	assert_int_equal(field(o, "injected"), 1);
+	assert_int_equal(field(o, "correct"), 1);
+	assert_int_equal(field(o, "false_loop"), 1);
+	json_decref(o);
+
+	/* Set matching goes wrong three instructions earlier, on a
+	 * fingerprint that a later interrupt also has. */
+	o = replay_json(s, path, "--fp old --match set", 1);
+	d = json_object_get(o, "divergence");
+	assert_int_equal(field(d, "icount"), 1286);
+	assert_contains(text(d, "actual"), "a false loop positive");
+	json_decref(o);
+
+	/* --until: nothing wrong before 1289, so exit 0; past it, exit 1. */
+	o = replay_json(s, path, "--fp old --match sequence --until 1288", 0);
+	assert_true(json_is_false(json_object_get(o, "diverged")));
+	assert_int_equal(field(o, "instructions"), 1288);
+	json_decref(o);
+	o = replay_json(s, path, "--fp old --match sequence --until 1300", 1);
+	assert_int_equal(field(json_object_get(o, "divergence"), "icount"), 1289);
+	json_decref(o);
+}
+
+static void test_keep_going_counts_to_the_end(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "adcapp", "200000", "--fp '" OLD_DEFAULT "'", "a.db", path, sizeof path);
+	json_t *o = replay_json(s, path, "--fp old --match sequence --keep-going", 1);
+	/* The per-context checks never see it: every ISR's events and main's
+	 * come in their own order.  Only the counts tell, and the status. */
+	assert_int_equal(field(o, "instructions"), 200000);
+	assert_true(json_is_null(json_object_get(o, "divergence")));
+	assert_true(json_is_true(json_object_get(o, "diverged")));
+	assert_true(field(o, "false_loop") > 100);
+	assert_true(field(o, "missed") > 100);
+	assert_int_equal(field(o, "injected"), field(o, "correct") + field(o, "false_loop") +
+						    field(o, "false_ra"));
+	json_decref(o);
+}
+
+/* Makes interrupt 3's stored fingerprint differ in its lowest bit. */
+static void damage_third(const char *path)
+{
+	sql(path, "UPDATE fingerprints SET hash_part = (hash_part | 1) - (hash_part & 1) WHERE n = 3");
+}
+
+static void test_missed_interrupt_stops_at_its_icount(void **state)
+{
+	scratch *s = *state;
+	char path[256], want[160];
+	record(s, "adcapp", "20000", "", "a.db", path, sizeof path);
+	long long fp3 = sql_int(path, "SELECT ra_part << 16 | hash_part FROM fingerprints WHERE n = 3");
+	long long irq3 = sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3");
+	damage_third(path);
+	json_t *o = replay_json(s, path, "", 1);
+	json_t *d = json_object_get(o, "divergence");
+	assert_int_equal(field(d, "icount"), irq3);
+	snprintf(want, sizeof want, "interrupt 3 (vector 12 (USART_UDRE_vect)) at icount %lld", irq3);
+	assert_string_equal(text(d, "expected"), want);
+	snprintf(want, sizeof want, "no interrupt: the fingerprint here is 0x%llx, the recorded "
+		 "one 0x%llx", fp3, fp3 ^ 1);
+	assert_string_equal(text(d, "actual"), want);
+	assert_int_equal(field(o, "injected"), 2);
+	assert_int_equal(field(o, "missed"), 1);
+	json_decref(o);
+}
+
+/* The icount at which a replay that never enters interrupt 3 (nor, waiting
+ * for it, any later one) meets main's first event after it in the log:
+ * that event's recorded icount less the instructions of the ISRs the log
+ * puts between. */
+static long long main_event_without_isrs(const char *path, long long *seq_main)
+{
+	db *d;
+	avrr_err err = { "" };
+	db_event *ev;
+	size_t n, irqs = 0;
+	assert_int_equal(db_open(path, 0, &d, &err), 0);
+	assert_int_equal(db_load_events(d, &ev, &n, &err), 0);
+	db_close(d);
+	long long isr = 0, entered = -1, at = -1;
+	for (size_t i = 0; i < n && at < 0; i++) {
+		irqs += ev[i].type == DB_EV_IRQ;
+		if (irqs < 3)
+			continue;
+		if (ev[i].type == DB_EV_IRQ)
+			entered = (long long)ev[i].icount;
+		else if (ev[i].type == DB_EV_RETI)
+			isr += (long long)ev[i].icount - entered;
+		else if (ev[i].ctx == 0) {
+			at = (long long)ev[i].icount - isr;
+			*seq_main = (long long)ev[i].seq;
+		}
+	}
+	free(ev);
+	return at;
+}
+
+static void test_stripped_replay_checks_the_total_order(void **state)
+{
+	scratch *s = *state;
+	char path[256], dev[300];
+	record(s, "funcsheap", "20000", "", "f.db", path, sizeof path);
+	damage_third(path);
+	snprintf(dev, sizeof dev, "%s/dev.db", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'", test_avrr(), path,
+				  dev), 0);
+	long long seq_main = 0, at = main_event_without_isrs(path, &seq_main);
+	long long ra3 = sql_int(path, "SELECT value FROM events WHERE type = 2 LIMIT 1 OFFSET 2");
+	assert_true(at > 0);
+	json_t *o = replay_json(s, dev, "", 1);
+	json_t *d = json_object_get(o, "divergence");
+	assert_int_equal(field(d, "icount"), at);
+	assert_int_equal(field(d, "context"), 0);
+	char want[200];
+	snprintf(want, sizeof want, "interrupt 3 (irq vector 1 (INT0_vect) ra 0x%04llx) first: the "
+		 "log puts it before this event", ra3);
+	assert_string_equal(text(d, "expected"), want);
+	assert_contains(text(d, "actual"), "write PORTB");
+	assert_true(json_is_null(json_object_get(o, "missed")));
+	json_decref(o);
+	/* With the ground truth, the passed-over interrupt itself stops it. */
+	o = replay_json(s, path, "", 1);
+	assert_int_equal(field(json_object_get(o, "divergence"), "icount"),
+			 sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3"));
+	json_decref(o);
+}
+
+/* ---- the edges -------------------------------------------------------- */
+
+static void test_oracle_without_interrupts(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* adcapp's first interrupt comes at icount 1232. */
+	record(s, "adcapp", "1000", "", "z.db", path, sizeof path);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM interrupts"), 0);
+	json_t *o = replay_json(s, path, "--oracle --fp 'x:sel=SPL+r24,ra=4'", 0);
+	json_t *c = json_array_get(json_object_get(o, "configs"), 0);
+	assert_int_equal(field(o, "instructions"), 1000);
+	assert_int_equal(field(c, "hits"), 0);
+	assert_int_equal(field(c, "missed"), 0);
+	json_decref(o);
+	o = replay_json(s, path, "", 0);
+	assert_int_equal(field(o, "injected"), 0);
+	json_decref(o);
+}
+
+static void test_sigint_stops_a_replay(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* The whole data space hashed at every boundary: seconds of replay. */
+	record(s, "funcsheap", "5M", "--fp 'full:sel=all,ra=16,width=64'", "f.db", path, sizeof path);
+	int rc = test_run(s->out, sizeof s->out, "timeout --preserve-status -s INT 0.5 %s replay '%s' --fp full",
+			  test_avrr(), path);
+	assert_int_equal(rc, 130);
+	unsigned long long at = 0;
+	const char *p = strstr(s->out, "interrupted at icount ");
+	if (!p || sscanf(p, "interrupted at icount %llu", &at) != 1)
+		fail_msg("no 'interrupted at icount' in: %s", s->out);
+	assert_true(at > 0 && at < 5000000);
+}
+
+int main(void)
+{
+	if (sodium_init() < 0)
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_counters_equal_brute_force, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_replays_exactly_stripped_too, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_false_injection_stops_before_it, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keep_going_counts_to_the_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missed_interrupt_stops_at_its_icount, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stripped_replay_checks_the_total_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_oracle_without_interrupts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigint_stops_a_replay, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
