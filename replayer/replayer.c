@@ -688,13 +688,14 @@ out:
 	return rc;
 }
 
-/* Whether a and b gather the same bytes: a round-robin marker variable
- * is state outside g(s), so its configurations get a group of their own. */
+/* Whether a and b gather the same bytes and can be evaluated alike: a
+ * round-robin marker variable and counters are state outside g(s), which
+ * the batch does not see, so their configurations get groups of their own. */
 static int same_group(const fp_config *a, const fp_config *b)
 {
 	int a_var = a->round_robin && a->marker == FP_MARK_VAR;
 	int b_var = b->round_robin && b->marker == FP_MARK_VAR;
-	return a_var == b_var && a->ncomp == b->ncomp &&
+	return a_var == b_var && !a->ncounters == !b->ncounters && a->ncomp == b->ncomp &&
 	       !memcmp(a->comp, b->comp, a->ncomp * sizeof *a->comp);
 }
 

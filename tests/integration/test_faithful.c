@@ -429,6 +429,32 @@ static void test_oracle_without_interrupts(void **state)
 	json_decref(o);
 }
 
+/* A configuration with counters shares its selector with one the oracle
+ * batches: it must still be evaluated with its counters, as when alone. */
+static void test_oracle_counters_beside_a_batched_selector(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "adcapp", "200000", "--fp '" OLD_DEFAULT "' --fp "
+	       "'c8:sel=SPL+SPH+SREG+r24+r25+r31+cycles:8,ra=8,width=24'", "a.db", path, sizeof path);
+	json_t *both = replay_json(s, path, "--oracle --match set", 0);
+	json_t *alone = replay_json(s, path, "--oracle --match set --fp c8", 0);
+	json_t *b = json_array_get(json_object_get(both, "configs"), 1);
+	json_t *a = json_array_get(json_object_get(alone, "configs"), 0);
+	assert_string_equal(text(b, "name"), "c8");
+	assert_int_equal(field(b, "missed"), 0);
+	assert_int_equal(field(b, "correct"), sql_int(path, "SELECT count(*) FROM interrupts"));
+	static const char *const keys[] = { "hits", "false_loop", "false_ra", "input_duplicates",
+					     "hash_collisions" };
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		assert_int_equal(field(b, keys[i]), field(a, keys[i]));
+	/* And the counter tells turns apart the selector alone cannot. */
+	json_t *old = json_array_get(json_object_get(both, "configs"), 0);
+	assert_true(field(b, "false_loop") < field(old, "false_loop"));
+	json_decref(both);
+	json_decref(alone);
+}
+
 static void test_sigint_stops_a_replay(void **state)
 {
 	scratch *s = *state;
@@ -458,6 +484,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stripped_replay_checks_the_total_order, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_oracle_without_interrupts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oracle_counters_beside_a_batched_selector, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_sigint_stops_a_replay, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
  */
 #include "../testlib.h"
 
+#include "fingerprint/cost.h"
 #include "fingerprint/fingerprint.h"
 
 #define DATA_SIZE 0x460u /* ATmega16 data space */
@@ -475,6 +476,101 @@ static void test_duplicates_nonincreasing_with_width(void **state)
 	}
 }
 
+/* ---- counters ------------------------------------------------------------ */
+
+static void test_counters_parse(void **state)
+{
+	(void)state;
+	fp_config c;
+	parse_ok("sel=SPL+sic:12+r24+cycles:4,ra=8,width=32", NULL, &c);
+	assert_int_equal(c.ncomp, 2);   /* the bytes: SPL and r24 */
+	assert_int_equal(c.ncounters, 2);
+	assert_int_equal(c.counter[0].kind, FP_COUNT_SIC);
+	assert_int_equal(c.counter[0].bits, 12);
+	assert_int_equal(c.counter[1].kind, FP_COUNT_CYCLES);
+	assert_int_equal(c.counter[1].bits, 4);
+	assert_int_equal(c.count_bits, 16);
+	assert_int_equal(c.state_bits, 24);
+	assert_int_equal(c.hash_bits, 8);
+	/* Counters alone: no hash bits at all. */
+	parse_ok(FP_DEFAULT_SPEC, NULL, &c);
+	assert_int_equal(c.ncomp, 0);
+	assert_int_equal(c.hash_bits, 0);
+	assert_int_equal(c.state_bits, 16);
+	static const struct { const char *spec, *needle; } bad[] = {
+		{ "sel=sic:0", "'sic:0': sic:K takes K from 1 to 32" },
+		{ "sel=sic:33,width=40", "'sic:33': sic:K takes K from 1 to 32" },
+		{ "sel=cycles:17,width=32", "'cycles:17': cycles:K takes K from 1 to 16 (a 16-bit timer)" },
+		{ "sel=cycles:x", "'cycles:x'" },
+		{ "sel=cycles:16,ra=8,width=16", "ra=8 and 16 counter bits exceed width=16" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		avrr_err err;
+		if (!parse(bad[i].spec, NULL, &c, &err))
+			fail_msg("'%s' parsed", bad[i].spec);
+		if (!strstr(err.msg, bad[i].needle))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].spec, err.msg, bad[i].needle);
+	}
+}
+
+/* f(s) = <r(ra), c(s), h(g(s))>: the counters' low bits, first highest,
+ * stand between the RA bits and the hash. */
+static void test_counters_compute(void **state)
+{
+	(void)state;
+	static uint8_t data[DATA_SIZE];
+	fill_ctx(data, 0x400);
+	fp_config c, plain;
+	parse_ok("sel=r24+r25+sic:12+cycles:4,ra=8,width=32", NULL, &c);
+	parse_ok("sel=r24+r25,ra=8,width=16", NULL, &plain);
+	fp_state st = { .data = data, .data_size = DATA_SIZE, .ra = 0x1234,
+			.cycle = 0x123456789abcull, .transfers = 0xfedcba987ull };
+	fp_value v = fp_compute(&c, &st), p = fp_compute(&plain, &st);
+	assert_int_equal(v.ra_part, 0x1234 >> 1 & 0xff);
+	assert_int_equal(fp_counter_part(&c, &st), 0x987c);
+	assert_int_equal(v.hash_part, 0x987cull << 8 | p.hash_part);
+	/* The input key is g(s), the bytes alone. */
+	assert_int_equal(fp_input_key(&c, &st), fp_input_key(&plain, &st));
+	/* Another turn of a loop: same bytes, one more transfer. */
+	st.transfers++;
+	assert_int_equal(fp_compute(&c, &st).hash_part, 0x988cull << 8 | p.hash_part);
+}
+
+/* ---- the device cost model ---------------------------------------------- */
+
+static void test_device_cost(void **state)
+{
+	(void)state;
+	fp_config c;
+	/* The old default: 3 I/O registers below 0x60 (IN, 1 each), 3 GP
+	 * registers (1 each), jenkins over 6 bytes (36 each + 48), the call
+	 * (20), the RA (2 + 3 for its byte), the store (10 + 2 per byte). */
+	parse_ok("sel=SPL+SPH+SREG+r24+r25+r31,ra=8,width=16", NULL, &c);
+	cost_device d = cost_of_config(&c, DATA_SIZE, 1000, 0, 1000000);
+	assert_int_equal(d.bits, 16);
+	assert_int_equal(d.bytes_per_interrupt, 2);
+	assert_int_equal(d.cycles_per_interrupt, 20 + 6 + 36 * 6 + 48 + 5 + 10 + 4);
+	assert_int_equal(d.cycles_per_transfer, 0);
+	assert_true(d.overhead_pct > 30.9 - 1e-9 && d.overhead_pct < 30.9 + 1e-9);
+	/* The default: the timer's two bytes (LDS, 2 each), no hash. */
+	parse_ok(FP_DEFAULT_SPEC, NULL, &c);
+	d = cost_of_config(&c, DATA_SIZE, 1000, 0, 1000000);
+	assert_int_equal(d.bits, 24);
+	assert_int_equal(d.cycles_per_interrupt, 20 + 4 + 5 + 10 + 6);
+	/* A 2-byte SIC: read per interrupt, 5 per byte per counted transfer;
+	 * an SRAM byte (LDS, 2) and stack:2 (2 + 2 each); modular, 2 a byte. */
+	parse_ok("sel=0x100+stack:2+sic:16,hash=modular,ra=0,width=24", NULL, &c);
+	d = cost_of_config(&c, DATA_SIZE, 10, 5000, 100000);
+	assert_int_equal(d.cycles_per_interrupt, 20 + 2 + (2 + 4) + 2 * 3 + 4 + 10 + 6);
+	assert_int_equal(d.cycles_per_transfer, 10);
+	assert_true(d.overhead_pct > 50.54 - 1e-9 && d.overhead_pct < 50.54 + 1e-9);
+	/* Round-robin pays for its dearest function (twomod over 1 byte). */
+	parse_ok("sel=r24,hash=rr,ra=0,width=8", NULL, &c);
+	d = cost_of_config(&c, DATA_SIZE, 0, 0, 0);
+	assert_int_equal(d.cycles_per_interrupt, 20 + 1 + 6 + 8 + 240 + 10 + 2);
+	assert_true(d.overhead_pct == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +587,9 @@ int main(void)
 		cmocka_unit_test(test_rr_var_marker),
 		cmocka_unit_test(test_rr_regions_and_blocks),
 		cmocka_unit_test(test_duplicates_nonincreasing_with_width),
+		cmocka_unit_test(test_counters_parse),
+		cmocka_unit_test(test_counters_compute),
+		cmocka_unit_test(test_device_cost),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
