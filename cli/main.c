@@ -93,7 +93,7 @@ const cli_command cli_commands[] = {
 	  "      --json              machine-readable output\n"
 	  "  -h, --help              this help\n" },
 	{ "shell", cmd_shell, "debug a recording interactively, forward and backward",
-	  "usage: avrr shell RUN.db [--fp NAME] [--match set|sequence] [-x SCRIPT]\n"
+	  "usage: avrr shell RUN.db [--fp NAME] [--match sequence|set] [-x SCRIPT]\n"
 	  "\n"
 	  "Replays the recording as `avrr replay` does, under gdb's commands: stepi,\n"
 	  "step, next, finish, continue, their reverse-* forms, goto, break, watch,\n"
