@@ -188,17 +188,32 @@ static void paper_selector(const rec_replica *rep, char *out, size_t cap)
 		snprintf(out, cap, "all");
 }
 
+/* The bits selector `sel`'s counters take (sic:K, cycles:K), or 0 if it
+ * does not parse (the grid's check reports that). */
+static unsigned counter_bits(const rec_replica *rep, const char *sel)
+{
+	char spec[SPEC_MAX + 32];
+	fp_config c;
+	avrr_err ignored;
+	snprintf(spec, sizeof spec, "sel=%s,ra=0,width=64", sel);
+	return fp_parse(spec, rep->s->names, rep->fw, rep->s->data_size, NULL, &c, &ignored)
+	       ? 0 : c.count_bits;
+}
+
 /* Appends recording `rec`'s points, in grid order: match, selector, width,
- * hash, ra.  ra values above a width are left out for that width. */
-static int add_points(sweep *sw, unsigned rec)
+ * hash, ra.  ra values whose bits and the counters' exceed a width are left
+ * out for that width. */
+static int add_points(sweep *sw, unsigned rec, const rec_replica *rep)
 {
 	unsigned nsel = sw->nsel ? sw->nsel : 1;
 	for (unsigned mi = 0; mi < sw->nmatch; mi++)
-		for (unsigned s = 0; s < nsel; s++)
+		for (unsigned s = 0; s < nsel; s++) {
+			unsigned counters = counter_bits(rep, sw->nsel ? sw->sel[s]
+								       : sw->default_sel[rec]);
 			for (unsigned wi = 0; wi < sw->nwidth; wi++)
 				for (unsigned hi = 0; hi < sw->nhash; hi++)
 					for (unsigned ri = 0; ri < sw->nra; ri++) {
-						if (sw->ra[ri] > sw->width[wi])
+						if (sw->ra[ri] + counters > sw->width[wi])
 							continue;
 						point *p = &sw->pts[sw->npts++];
 						*p = (point){ .rec = rec, .match = sw->match[mi], .sel = s,
@@ -214,6 +229,7 @@ static int add_points(sweep *sw, unsigned rec)
 							 "%s:sel=%s,hash=%s,ra=%u,width=%u", p->name, sel,
 							 HASH[p->hash], p->ra, p->width);
 					}
+		}
 	return 0;
 }
 
@@ -239,7 +255,7 @@ static int add_recording(sweep *sw, unsigned rec)
 	}
 	paper_selector(&rep, sw->default_sel[rec], sizeof sw->default_sel[rec]);
 	size_t first = sw->npts;
-	if (add_points(sw, rec))
+	if (add_points(sw, rec, &rep))
 		goto out;
 	/* The first matching mode's points name every configuration once. */
 	size_t n = 0;

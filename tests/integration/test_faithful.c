@@ -196,6 +196,27 @@ static void test_counters_equal_brute_force(void **state)
 	counters_equal_brute_force(*state, "adcapp");
 }
 
+/* `avrr fingerprint` computes counters as the recorder does: by re-running
+ * the recording, even when it stores contexts (which hold no counts). */
+static void test_fingerprint_command_computes_counters(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "funcsheap", "100000", "--contexts --fp 'a:sel=r24+sic:12+cycles:8,ra=4,width=32'",
+	       "c.db", path, sizeof path);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s fingerprint '%s' --fp "
+				  "'b:sel=r24+sic:12+cycles:8,ra=4,width=32'", test_avrr(), path), 0);
+	assert_contains(s->out, "re-ran the recording");
+	long long n = sql_int(path, "SELECT count(*) FROM interrupts");
+	assert_true(n > 100);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM fingerprints a JOIN fingerprints b"
+				 " ON a.n = b.n AND a.config = 1 AND b.config = 2"
+				 " WHERE a.ra_part = b.ra_part AND a.hash_part = b.hash_part"), n);
+	/* And the counts differ from interrupt to interrupt. */
+	assert_int_equal(sql_int(path, "SELECT count(DISTINCT hash_part) FROM fingerprints"
+				 " WHERE config = 1"), n);
+}
+
 /* ---- the default replays exactly -------------------------------------- */
 
 static void injections_of(const char *path, rp_injection **out, size_t *n, rp_counters *c,
@@ -477,6 +498,8 @@ int main(void)
 		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_counters_equal_brute_force, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fingerprint_command_computes_counters, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_default_replays_exactly_stripped_too, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_false_injection_stops_before_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_going_counts_to_the_end, setup, teardown),
