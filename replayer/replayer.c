@@ -225,12 +225,20 @@ static void on_wake(void *ud)
 	expect(r, sim_running_vector(r->s), DB_EV_WAKE, 0, 0, 0);
 }
 
-/* From now on the n-th interrupt is the next expected. */
+/* From now on the n-th interrupt is the next expected.  Under sequence
+ * matching only its return address can match, so the sim calls the hook
+ * only where the PC has its RA bits. */
 static void expect_next(replay *r, uint64_t n)
 {
 	r->next_n = n;
 	r->pending_seq = !r->o.keep_going && !r->o.oracle && n <= r->nirq
 			 ? r->ev[r->irq_event[n - 1]].seq : UINT64_MAX;
+	if (r->o.oracle || r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
+		return;
+	const fp_config *c = &r->fp.cfg;
+	r->s->boundary_mask = n <= r->nirq ? (uint32_t)fp_hash_mask(c->ra_bits) : UINT32_MAX;
+	r->s->boundary_match = n <= r->nirq ? (uint32_t)fpi_ra_of_key(c, r->fp.key_of[n - 1])
+					    : UINT32_MAX;  /* no PC is 2^33 bytes */
 }
 
 /* Enters `vector` at the current boundary and checks it against the log. */
@@ -868,9 +876,11 @@ static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, a
 		return avrr_errf(err, "the recording has no fingerprints; add some with "
 				 "avrr fingerprint RUN.db --fp SPEC");
 	}
-	expect_next(r, 1);
 	r->truth_stops = r->scored && !r->o.keep_going;
-	return load_stored(r, r->d, c, &r->fp, err);
+	if (load_stored(r, r->d, c, &r->fp, err))
+		return -1;
+	expect_next(r, 1);
+	return 0;
 }
 
 int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)

@@ -425,7 +425,7 @@ static void replay_boundary(sim *s)
 	sim_tap *t = s->tap;
 	if (t && s->icount < t->until)
 		tap_sample(s, t);
-	else if (s->hooks.on_boundary)
+	else if (s->hooks.on_boundary && ((avr->pc >> 1) & s->boundary_mask) == s->boundary_match)
 		s->hooks.on_boundary(s->hooks.ud);
 }
 

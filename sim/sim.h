@@ -132,6 +132,11 @@ typedef struct sim {
 	stim_runtime *stim;     /* the attached stimuli, or NULL */
 	int replay;             /* replay mode: never vector on its own */
 	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
+	/* Replay mode: on_boundary is called only where the PC's word
+	 * address, masked by boundary_mask, equals boundary_match (mask 0:
+	 * at every boundary).  A replay waiting for one interrupt knows the
+	 * low bits of its return address, and skips the call elsewhere. */
+	uint32_t boundary_mask, boundary_match;
 } sim;
 
 /* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
