@@ -51,7 +51,12 @@ int cli_help(const char *cmd);
 /* Set by SIGINT/SIGTERM.  The one piece of global state: a signal handler
  * has no other way to speak. */
 extern volatile int cli_interrupted;
+/* The shell's way: every SIGINT asks the running command to stop. */
 void cli_catch_signals(void);
+/* A batch command's way: the first SIGINT asks to stop, cleanly; a second,
+ * or a SIGTERM, ends the process at once (exit 128 + signal), removing the
+ * file `remove` (may be NULL) — a half-written temporary. */
+void cli_catch_signals_hard(const char *remove);
 
 /* The registry, for `avrr --help` and dispatch. */
 extern const cli_command cli_commands[];

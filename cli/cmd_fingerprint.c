@@ -34,7 +34,7 @@ int cmd_fingerprint(int argc, char **argv)
 		return cli_fail("fingerprint", "usage: avrr fingerprint RUN.db --fp SPEC [--fp SPEC ...]");
 	if (!nspecs)
 		return cli_fail("fingerprint", "no configuration given; use --fp SPEC");
-	cli_catch_signals();
+	cli_catch_signals_hard(NULL);
 	avrr_err err = { "" };
 	int rerun = 0;
 	if (rec_add_fingerprints(argv[optind], specs, nspecs, &cli_interrupted, &rerun, &err)) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "../db/db.h"
 #include "info.h"
 #include "../recorder/recorder.h"
 
@@ -107,7 +108,8 @@ int cmd_record(int argc, char **argv)
 	o.progress = show_progress;
 	o.progress_ud = &prog;
 
-	cli_catch_signals();
+	char tmp[4096];
+	cli_catch_signals_hard(db_temp_path(o.out_path, tmp, sizeof tmp) ? NULL : tmp);
 	avrr_err err = { "" };
 	int interrupted = 0;
 	int rc = rec_record(&o, &interrupted, &err);

@@ -218,7 +218,7 @@ int cmd_replay(int argc, char **argv)
 		o.fp_name = fps[0];
 	}
 	o.interrupted = &cli_interrupted;
-	cli_catch_signals();
+	cli_catch_signals_hard(NULL);
 
 	avrr_err err = { "" };
 	replay *r;

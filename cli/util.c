@@ -7,16 +7,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 volatile int cli_interrupted;
 
+/* For cli_catch_signals_hard: the file to remove when the process ends at
+ * once, and whether it may.  Written before the handler is installed. */
+static char hard_remove[4096];
+static volatile sig_atomic_t hard;
+
 static void on_signal(int sig)
 {
-	(void)sig;
+	/* simavr can spin inside a peripheral where no stop request is looked
+	 * at: a second SIGINT, or SIGTERM, ends the process here and now. */
+	if (hard && (sig == SIGTERM || cli_interrupted)) {
+		if (hard_remove[0])
+			unlink(hard_remove);
+		_exit(128 + sig);
+	}
 	cli_interrupted = 1;
 }
 
-void cli_catch_signals(void)
+static void install(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -24,6 +36,18 @@ void cli_catch_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+void cli_catch_signals(void)
+{
+	install();
+}
+
+void cli_catch_signals_hard(const char *remove)
+{
+	snprintf(hard_remove, sizeof hard_remove, "%s", remove ? remove : "");
+	hard = 1;
+	install();
 }
 
 int cli_fail(const char *cmd, const char *fmt, ...)

@@ -177,14 +177,23 @@ static int prepare(db *d, avrr_err *err)
 /* "DIR/.NAME.tmp-PID" for "DIR/NAME": beside the target, so the final
  * rename cannot cross file systems, and hidden.  malloc'ed; NULL if out of
  * memory. */
-static char *temp_path_for(const char *path)
+int db_temp_path(const char *path, char *buf, size_t n)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+	int w = snprintf(buf, n, "%.*s.%s.tmp-%ld", (int)dirlen, path, path + dirlen,
+			 (long)getpid());
+	return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+static char *temp_path_for(const char *path)
+{
 	size_t n = strlen(path) + 32;
 	char *tmp = malloc(n);
-	if (tmp)
-		snprintf(tmp, n, "%.*s.%s.tmp-%ld", (int)dirlen, path, path + dirlen, (long)getpid());
+	if (tmp && db_temp_path(path, tmp, n)) {
+		free(tmp);
+		tmp = NULL;
+	}
 	return tmp;
 }
 

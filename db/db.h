@@ -107,6 +107,11 @@ typedef struct db_run {
 
 void db_run_free(db_run *r);
 
+/* The temporary a new recording at `path` is built in, by this process,
+ * until db_finish renames it: "DIR/.NAME.tmp-PID".  Returns -1 if it does
+ * not fit in n bytes. */
+int db_temp_path(const char *path, char *buf, size_t n);
+
 /* Starts a new recording that will become `path`. */
 int db_create(const char *path, db **out, avrr_err *err);
 /* Commits, closes and renames into place.  Frees d in every case. */

@@ -152,7 +152,7 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 		}
 	}
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
-			.cycle = p->cycle, .transfers = p->transfers };
+			.cycle = p->timer, .transfers = p->transfers };
 	if (rec_fpset_add(a->set, a->sink, a->sink_ud, n, p->vector, &st, a->err))
 		rerun_failed(a);
 }

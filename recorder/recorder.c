@@ -119,7 +119,7 @@ static void on_irq(void *ud, const sim_irq_point *p)
 	if (!r->failed && db_add_interrupt(r->d, &q, r->err))
 		fail(r);
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
-			.cycle = p->cycle, .transfers = p->transfers };
+			.cycle = p->timer, .transfers = p->transfers };
 	if (!r->failed && rec_fpset_add(&r->fps, rec_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
 		fail(r);
 	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)
@@ -136,6 +136,12 @@ static void on_sleep(void *ud)
 {
 	recorder *r = ud;
 	log_event(r, sim_running_vector(r->s), DB_EV_SLEEP, sim_pc(r->s), 0, 0);
+}
+
+static void on_reset(void *ud)
+{
+	recorder *r = ud;
+	log_event(r, 0, DB_EV_RESET, sim_pc(r->s), 0, 0);
 }
 
 static void on_wake(void *ud)
@@ -179,16 +185,19 @@ int rec_watch_io(sim *s, avrr_err *err)
 	return 0;
 }
 
-/* Runs in slices so progress can be reported and stop requests honoured. */
+/* Runs in slices so progress can be reported and stop requests honoured:
+ * of instructions, and of cycles, which still pass while the CPU sleeps. */
 static sim_stop run(recorder *r)
 {
 	const rec_options *o = r->o;
 	const uint64_t slice = 1u << 20;
 	for (;;) {
-		uint64_t ilim = r->s->icount + slice;
+		uint64_t ilim = r->s->icount + slice, clim = sim_cycle(r->s) + (slice << 4);
 		if (o->max_instructions && ilim > o->max_instructions)
 			ilim = o->max_instructions;
-		sim_stop why = sim_run(r->s, ilim, o->max_cycles, &r->stop);
+		if (o->max_cycles && clim > o->max_cycles)
+			clim = o->max_cycles;
+		sim_stop why = sim_run(r->s, ilim, clim, &r->stop);
 		if (why != SIM_STOP_LIMIT ||
 		    (o->max_instructions && r->s->icount >= o->max_instructions) ||
 		    (o->max_cycles && sim_cycle(r->s) >= o->max_cycles))
@@ -240,7 +249,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		goto out;
 	r.s->hooks = (sim_hooks){
 		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
-		.on_wake = on_wake, .on_read = on_read, .on_write = on_write,
+		.on_wake = on_wake, .on_reset = on_reset, .on_read = on_read, .on_write = on_write,
 	};
 	log_event(&r, 0, DB_EV_RESET, sim_pc(r.s), 0, 0);
 
@@ -249,6 +258,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		goto out;
 	const char *reason =
 		why == SIM_STOP_DONE ? REC_STOP_CPU_DONE :
+		why == SIM_STOP_ASLEEP ? REC_STOP_ASLEEP :
 		why == SIM_STOP_CRASHED ? REC_STOP_CPU_CRASHED :
 		(o->max_interrupts && r.interrupts >= o->max_interrupts) ? REC_STOP_INTERRUPTS :
 		(o->max_instructions && r.s->icount >= o->max_instructions) ? REC_STOP_INSTRUCTIONS :

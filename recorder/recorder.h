@@ -46,6 +46,7 @@ typedef struct rec_options {
 #define REC_STOP_CYCLES       "cycles"
 #define REC_STOP_INTERRUPTS   "interrupts"
 #define REC_STOP_CPU_DONE     "cpu-done"    /* slept with interrupts off */
+#define REC_STOP_ASLEEP       "asleep"      /* slept with no interrupt enabled to wake it */
 #define REC_STOP_CPU_CRASHED  "cpu-crashed"
 
 /* Records one run into o->out_path.  On failure (bad input, a full disk,

@@ -225,6 +225,12 @@ static void on_wake(void *ud)
 	expect(r, sim_running_vector(r->s), DB_EV_WAKE, 0, 0, 0);
 }
 
+static void on_reset(void *ud)
+{
+	replay *r = ud;
+	expect(r, 0, DB_EV_RESET, 0, 0, 0);
+}
+
 /* From now on the n-th interrupt is the next expected.  Under sequence
  * matching only its return address can match, so the sim calls the hook
  * only where the PC has its RA bits. */
@@ -343,7 +349,7 @@ static void missed(replay *r)
 	describe_truth(r, want, sizeof want);
 	const fp_config *c = &r->fp.cfg;
 	fp_value v = fp_compute(c, &(fp_state){ .data = sim_live_data(r->s),
-		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_cycle(r->s),
+		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 		.transfers = sim_transfers(r->s) });
 	uint64_t want_key = r->fp.key_of[r->truth_pos];
 	snprintf(got, sizeof got, "no interrupt: the fingerprint here is 0x%" PRIx64
@@ -554,7 +560,7 @@ static void oracle_on_boundary(void *ud)
 		if (!r->diverged)
 			oracle_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
 						       .data_size = r->s->data_size,
-						       .ra = sim_pc(r->s), .cycle = sim_cycle(r->s),
+						       .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 						       .transfers = sim_transfers(r->s) });
 		return;
 	}
@@ -571,7 +577,7 @@ static void on_boundary(void *ud)
 		return;
 	fingerprint_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
 					    .data_size = r->s->data_size, .ra = sim_pc(r->s),
-					    .cycle = sim_cycle(r->s),
+					    .cycle = sim_timer_cycles(r->s),
 					    .transfers = sim_transfers(r->s) });
 }
 
@@ -916,7 +922,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 	r->s->hooks = (sim_hooks){
 		.ud = r, .on_boundary = o->oracle ? oracle_on_boundary : on_boundary,
 		.on_read = on_read, .on_write = on_write,
-		.on_reti = on_reti, .on_sleep = on_sleep, .on_wake = on_wake,
+		.on_reti = on_reti, .on_sleep = on_sleep, .on_wake = on_wake, .on_reset = on_reset,
 	};
 	rc = 0;
 out:
@@ -1006,7 +1012,7 @@ static rp_stop run_until(replay *r, uint64_t until)
 		sim_stop why = sim_run(r->s, limit, sim_cycle(r->s) + (1u << 24), &r->stop);
 		if (!r->diverged && truth_due(r) <= r->s->icount)
 			missed(r);
-		if (why == SIM_STOP_DONE || why == SIM_STOP_CRASHED)
+		if (why == SIM_STOP_DONE || why == SIM_STOP_ASLEEP || why == SIM_STOP_CRASHED)
 			return r->diverged ? RP_DIVERGED : RP_CPU_STOPPED;
 		if (r->broke && !r->diverged) {
 			r->broke = 0;
@@ -1138,7 +1144,7 @@ int rp_fingerprints_here(replay *r,
 	if (db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
 		return -1;
 	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
-			.ra = sim_pc(r->s), .cycle = sim_cycle(r->s),
+			.ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 			.transfers = sim_transfers(r->s) };
 	int rc = 0;
 	for (size_t i = 0; i < ncfgs && !rc; i++) {

@@ -22,6 +22,7 @@
 #include <sim_io.h>
 #include <avr_eeprom.h>
 #include <avr_uart.h>
+#include <avr_watchdog.h>
 
 /* A watched I/O register: simavr's own callbacks, kept to be chained. */
 struct sim_io_hook {
@@ -146,6 +147,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		uint32_t flags = 0; /* no stdout echo, no usleep while polling */
 		avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS(u), &flags);
 	}
+	s->stock_run = avr->run;
+	for (avr_io_t *port = avr->io_port; port; port = port->next)
+		if (port->kind && !strcmp(port->kind, "watchdog"))
+			s->watchdog = port;
 	s->pre = malloc(s->data_size);
 	if (!s->pre || build_transfer_kinds(s)) {
 		sim_close(s);
@@ -278,6 +283,7 @@ static void service_with_hook(sim *s)
 		.sp = sp,
 		.icount = s->icount,
 		.cycle = avr->cycle,
+		.timer = sim_timer_cycles(s),
 		.transfers = s->transfers,
 		.data = s->pre,
 		.data_size = s->data_size,
@@ -466,11 +472,47 @@ const uint8_t *sim_live_data(sim *s)
 	return s->avr->data;
 }
 
+/* Whether anything could end a sleep: an interrupt pending or enabled, or
+ * the watchdog in reset mode. */
+static int can_wake(const sim *s)
+{
+	avr_t *avr = s->avr;
+	if (avr_has_pending_interrupts(avr))
+		return 1;
+	for (int i = 0; i < avr->interrupts.vector_count; i++)
+		if (avr_regbit_get(avr, avr->interrupts.vector[i]->enable))
+			return 1;
+	return s->watchdog && avr_regbit_get(avr, ((avr_watchdog_t *)s->watchdog)->wde);
+}
+
+/* simavr's watchdog resets the chip by swapping avr->run for a function
+ * that calls avr_reset, and restores it during the reset.  Our loop never
+ * calls avr->run, so it does the same here.  The reset cancels every cycle
+ * timer, the stimuli's too, which are scheduled again; the counters a
+ * device-side tracer keeps (sim_transfers, sim_timer_cycles) restart. */
+static __attribute__((noinline)) void watchdog_reset(sim *s)
+{
+	avr_t *avr = s->avr;
+	avr->run(avr);
+	avr->run = s->stock_run;
+	s->transfers = 0;
+	s->reset_cycle = avr->cycle;
+	s->observe_depth = 0;
+	if (s->stim)
+		stim_rearm(s->stim);
+	if (s->hooks.on_reset)
+		s->hooks.on_reset(s->hooks.ud);
+}
+
 /* One turn of simavr's run loop (avr_callback_run_raw) with observations;
  * `replay` is s->replay, a constant where step is inlined. */
 static inline __attribute__((always_inline)) void step(sim *s, int replay)
 {
 	avr_t *avr = s->avr;
+	if (__builtin_expect(avr->run != s->stock_run, 0)) {
+		watchdog_reset(s);
+		return;
+	}
 	int was_sleeping = avr->state == cpu_Sleeping;
 	avr_flashaddr_t new_pc = avr->pc;
 	if (avr->state == cpu_Running) {
@@ -487,7 +529,8 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay)
 	avr_cycle_count_t sleep = avr_cycle_timer_process(avr);
 	avr->pc = new_pc;
 	if (avr->state == cpu_Sleeping) {
-		if (!avr->sreg[S_I]) {
+		if (!avr->sreg[S_I] || !can_wake(s)) {
+			s->asleep_forever = avr->sreg[S_I];
 			avr->state = cpu_Done;
 			return;
 		}
@@ -509,9 +552,10 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay)
 	}
 }
 
-static sim_stop stop_reason(const avr_t *avr)
+static sim_stop stop_reason(const sim *s)
 {
-	return avr->state == cpu_Crashed ? SIM_STOP_CRASHED : SIM_STOP_DONE;
+	return s->avr->state == cpu_Crashed ? SIM_STOP_CRASHED
+	       : s->asleep_forever ? SIM_STOP_ASLEEP : SIM_STOP_DONE;
 }
 
 /* sim_run's loop, for replay mode or not: two copies, so that neither
@@ -527,7 +571,7 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 		if (*flag)
 			return SIM_STOP_REQUEST;
 		if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
-			return stop_reason(avr);
+			return stop_reason(s);
 		step(s, replay);
 		if (s->hooks.on_step && s->hooks.on_step(s->hooks.ud))
 			return SIM_STOP_REQUEST;
@@ -549,7 +593,7 @@ sim_stop sim_run_plain(sim *s, uint64_t cycle_limit)
 	while (avr->cycle < cycle_limit) {
 		int st = avr_run(avr);
 		if (st != cpu_Running && st != cpu_Sleeping)
-			return stop_reason(avr);
+			return stop_reason(s);
 	}
 	return SIM_STOP_LIMIT;
 }
@@ -604,6 +648,11 @@ uint8_t sim_running_vector(const sim *s)
 uint64_t sim_cycle(const sim *s)
 {
 	return s->avr->cycle;
+}
+
+uint64_t sim_timer_cycles(const sim *s)
+{
+	return s->avr->cycle - s->reset_cycle;
 }
 
 uint32_t sim_pc(const sim *s)

@@ -52,6 +52,7 @@ typedef struct sim_irq_point {
 	uint16_t sp;            /* SP before the push */
 	uint64_t icount;
 	uint64_t cycle;
+	uint64_t timer;         /* cycles since the last reset (sim_timer_cycles) */
 	uint64_t transfers;     /* counted control transfers so far (sim_transfers) */
 	const uint8_t *data;    /* data space 0..ramend, SREG byte current */
 	uint32_t data_size;
@@ -65,6 +66,8 @@ typedef struct sim_hooks {
 	void (*on_reti)(void *ud, uint8_t vector);
 	void (*on_sleep)(void *ud);
 	void (*on_wake)(void *ud);
+	/* The chip reset itself (the watchdog, in reset mode). */
+	void (*on_reset)(void *ud);
 	/* A CPU read of a watched register: `value` is what the hardware
 	 * gives; the return value is what the CPU sees. */
 	uint8_t (*on_read)(void *ud, uint16_t addr, uint8_t value);
@@ -120,6 +123,7 @@ typedef struct sim {
 	 * per flash word how its instruction counts: bit 0 when it transfers
 	 * to an address at or below its own, bit 1 when forward. */
 	uint64_t transfers;
+	uint64_t reset_cycle;    /* the cycle of the last reset: sim_timer_cycles */
 	uint8_t *transfer_kind;
 	uint32_t transfer_words; /* entries in transfer_kind, a power of two */
 	sim_hooks hooks;
@@ -130,6 +134,9 @@ typedef struct sim {
 	void *observe_ud;
 	uint8_t observe_depth;
 	stim_runtime *stim;     /* the attached stimuli, or NULL */
+	void (*stock_run)(struct avr_t *avr);  /* avr->run unless a reset is due */
+	struct avr_io_t *watchdog;             /* the watchdog port, or NULL */
+	int asleep_forever;     /* slept with nothing enabled that could wake it */
 	int replay;             /* replay mode: never vector on its own */
 	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
 	/* Replay mode: on_boundary is called only where the PC's word
@@ -157,6 +164,8 @@ typedef enum {
 	SIM_STOP_LIMIT,         /* icount or cycle limit reached */
 	SIM_STOP_REQUEST,       /* *stop became non-zero */
 	SIM_STOP_DONE,          /* the CPU stopped: sleep with interrupts off */
+	SIM_STOP_ASLEEP,        /* asleep with no interrupt enabled to wake it, nor
+				   a watchdog to reset it */
 	SIM_STOP_CRASHED,       /* the CPU crashed (bad opcode, stack, ...) */
 } sim_stop;
 
@@ -216,6 +225,10 @@ static inline uint64_t sim_transfers(const sim *s)
 {
 	return s->transfers;
 }
+
+/* What a free-running clk/1 timer started at reset reads: cycles since the
+ * last reset (a watchdog reset restarts it, as it restarts the SIC). */
+uint64_t sim_timer_cycles(const sim *s);
 
 /* Name lookups in the MCU's own terms.  Return -1 when unknown. */
 int sim_ioreg_addr(const sim *s, const char *name);

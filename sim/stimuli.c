@@ -1094,13 +1094,19 @@ int stim_attach(const stim_script *s, struct avr_t *avr, uint64_t seed,
 	if (any_adc)
 		avr_irq_register_notify(rt->adc + ADC_IRQ_OUT_TRIGGER,
 					adc_trigger, rt);
-	size_t first;
-	uint64_t t;
-	if (any_timed && earliest(rt, &first, &t))
-		avr_cycle_timer_register(avr, t > avr->cycle ? t - avr->cycle : 0,
-					 tick, rt);
+	if (any_timed)
+		stim_rearm(rt);
 	*out = rt;
 	return 0;
+}
+
+void stim_rearm(stim_runtime *rt)
+{
+	size_t first;
+	uint64_t t;
+	struct avr_t *avr = rt->avr;
+	if (earliest(rt, &first, &t))
+		avr_cycle_timer_register(avr, t > avr->cycle ? t - avr->cycle : 0, tick, rt);
 }
 
 void stim_detach(stim_runtime *rt)

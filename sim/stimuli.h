@@ -40,6 +40,9 @@ uint64_t stim_default_seed(const stim_script *script);
 int stim_attach(const stim_script *script, struct avr_t *avr, uint64_t seed,
 		stim_runtime **out, avrr_err *err);
 void stim_detach(stim_runtime *rt);
+/* After the chip reset (which cancels every cycle timer): schedules the
+ * next pending event again, at its own time. */
+void stim_rearm(stim_runtime *rt);
 
 /* The runtime's mutable state, for checkpoints (see the header note). */
 void *stim_state(stim_runtime *rt);
