@@ -686,11 +686,15 @@ struct dstate {
 	uint64_t fall; /* cycle a pulse goes back low, 0 = none pending */
 	uint32_t seq; /* next index into an ADC sequence */
 	uint32_t active; /* an occurrence is still to come */
+	uint64_t byte_at; /* UART: cycle the next byte arrives, when owed */
+	uint32_t owed; /* UART: bytes still to arrive */
+	uint32_t sent; /* UART: bytes sent so far (the next is sent % len) */
 };
 
 /* Per-directive constants fixed at attach: times in cycles, target IRQ. */
 struct dconst {
 	avr_irq_t *irq; /* UART input or pin IRQ */
+	avr_uart_t *uart; /* UART: its frame time and receive buffer */
 	uint64_t when, start, jitter, width;
 	uint32_t pin; /* (port - 'A') * 8 + bit */
 };
@@ -834,7 +838,36 @@ static void drive(stim_runtime *rt, size_t i, uint8_t level)
 static uint64_t due(const struct dstate *st)
 {
 	uint64_t t = st->active ? st->next : UINT64_MAX;
+	if (st->owed && st->byte_at < t)
+		t = st->byte_at;
 	return st->fall && st->fall < t ? st->fall : t;
+}
+
+/* The chip's receiver holds two bytes (UDR's FIFO); a byte that completes
+ * while both are unread is lost, and DOR tells the firmware.  simavr's own
+ * buffer is deeper, so the limit is kept here; simavr clears DOR when UDR
+ * is read. */
+static void uart_arrive(stim_runtime *rt, size_t i, uint8_t byte)
+{
+	avr_uart_t *u = rt->dc[i].uart;
+	unsigned unread = (unsigned)(u->input.write - u->input.read) & (uart_fifo_fifo_size - 1);
+	if (unread >= 2) {
+		avr_regbit_setto(rt->avr, u->dor, 1);
+		return;
+	}
+	avr_raise_irq(rt->dc[i].irq, byte);
+}
+
+/* The next owed byte of UART directive i; the one after follows a frame
+ * time later, at the baud rate the firmware has set. */
+static void uart_next_byte(stim_runtime *rt, size_t i)
+{
+	const struct directive *d = &rt->s->d[i];
+	struct dstate *st = &dstates(rt)[i];
+	uart_arrive(rt, i, rt->s->bytes[d->off + st->sent % d->len]);
+	st->sent++;
+	st->owed--;
+	st->byte_at += rt->dc[i].uart->cycles_per_byte;
 }
 
 /* Fires directive i's earliest pending event.  A pulse whose fall is not
@@ -850,10 +883,18 @@ static void fire(stim_runtime *rt, size_t i)
 		drive(rt, i, 0);
 		return;
 	}
+	if (st->owed && (!st->active || st->byte_at <= st->next)) {
+		uart_next_byte(rt, i);
+		return;
+	}
 	switch (d->act) {
 	case A_BYTES:
-		for (size_t k = 0; k < d->len; k++)
-			avr_raise_irq(dc->irq, rt->s->bytes[d->off + k]);
+		/* One byte per frame, as the line delivers them; an occurrence
+		 * that comes while bytes are still owed queues behind them. */
+		if (!st->owed)
+			st->byte_at = st->next;
+		st->owed += (uint32_t)d->len;
+		uart_next_byte(rt, i);
 		break;
 	case A_HIGH:
 		drive(rt, i, 1);
@@ -1007,7 +1048,11 @@ static int bind(stim_runtime *rt, size_t i, avrr_err *err)
 	if (d->kind == K_UART) {
 		dc->irq = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0' + d->target),
 					UART_IRQ_INPUT);
-		if (!dc->irq)
+		for (avr_io_t *port = avr->io_port; port && dc->irq; port = port->next)
+			if (port->kind && !strcmp(port->kind, "uart") &&
+			    ((avr_uart_t *)port)->name == '0' + d->target)
+				dc->uart = (avr_uart_t *)port;
+		if (!dc->irq || !dc->uart)
 			return aerr(rt, d, d->tcol, err, "this MCU has no UART %u",
 				    d->target);
 	} else {

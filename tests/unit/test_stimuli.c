@@ -309,6 +309,28 @@ static void test_attach_errors(void **state)
 	attach_err("uart 0 at 18446744073709551615us 1", FREQ, "t.stim:1:11: time '18446744073709551615us' is too large at 8000000 Hz");
 }
 
+/* UART 0's receiver: its frame time (simavr's default until the firmware
+ * sets a baud rate) and its buffer. */
+static avr_uart_t *uart0(avr_t *avr)
+{
+	for (avr_io_t *port = avr->io_port; port; port = port->next)
+		if (port->kind && !strcmp(port->kind, "uart") && ((avr_uart_t *)port)->name == '0')
+			return (avr_uart_t *)port;
+	fail_msg("no UART 0");
+	return NULL;
+}
+
+/* Reads UDR as a firmware's IN does, while RXC says a byte is there. */
+static void drain(avr_t *avr)
+{
+	avr_uart_t *u = uart0(avr);
+	avr_io_addr_t io = AVR_DATA_TO_IO(u->r_udr);
+	while (avr_regbit_get(avr, u->rxc.raised))
+		avr->io[io].r.c(avr, u->r_udr, avr->io[io].r.param);
+}
+
+/* Bytes arrive one frame apart; a third that completes while two are
+ * unread is lost, and DOR says so, until UDR is read. */
 static void test_uart_at(void **state)
 {
 	(void)state;
@@ -317,38 +339,59 @@ static void test_uart_at(void **state)
 	obs o;
 	observe(avr, uart_irq(avr, 0), &o);
 	stim_runtime *rt = attach_ok(s, avr, 0);
+	avr_regbit_setto(avr, uart0(avr)->rxen, 1);  /* as the firmware would */
+	const uint64_t frame = uart0(avr)->cycles_per_byte;
+	assert_true(frame > 1);
 	run_until(avr, 7999);
 	assert_int_equal(o.n, 0);
+	run_until(avr, 8000 + frame - 1);
+	assert_int_equal(o.n, 1);
+	run_until(avr, 8000 + 2 * frame);
+	assert_int_equal(o.n, 2);
+	assert_int_equal(o.cycle[0], 8000);
+	assert_int_equal(o.val[0], 'h');
+	assert_int_equal(o.cycle[1], 8000 + frame);
+	assert_int_equal(o.val[1], 'i');
+	/* '\n' found two bytes unread: overrun. */
+	assert_true(avr_regbit_get(avr, uart0(avr)->dor));
+	drain(avr);
+	assert_false(avr_regbit_get(avr, uart0(avr)->dor));
 	run_until(avr, 100000);
-	assert_int_equal(o.n, 4);
-	const uint32_t want[] = { 'h', 'i', '\n', 0x7f };
-	for (int k = 0; k < 4; k++) {
-		assert_int_equal(o.cycle[k], 8000);
-		assert_int_equal(o.val[k], want[k]);
-	}
+	assert_int_equal(o.n, 3);
+	assert_int_equal(o.cycle[2], 8000 + 3 * frame);
+	assert_int_equal(o.val[2], 0x7f);
 	stim_detach(rt);
 	stim_free(s);
 	core_free(avr);
 }
 
+/* A firmware that keeps up receives everything, each byte of an occurrence
+ * a frame after the one before. */
 static void test_uart_every(void **state)
 {
 	(void)state;
-	stim_script *s = parse_ok("uart 0 every 100c \"ab\"\nuart 0 every 1ms start 0 7\n");
+	stim_script *s = parse_ok("uart 0 every 4000c \"ab\"\nuart 0 every 1ms start 2000c 7\n");
 	avr_t *avr = core();
 	obs o;
 	observe(avr, uart_irq(avr, 0), &o);
 	stim_runtime *rt = attach_ok(s, avr, 0);
-	run_until(avr, 300);
-	/* cycle 0: the second line; 100, 200, 300: the first */
-	assert_int_equal(o.n, 7);
-	assert_int_equal(o.cycle[0], 0);
-	assert_int_equal(o.val[0], 7);
-	for (int k = 0; k < 3; k++) {
-		assert_int_equal(o.cycle[1 + 2 * k], 100 * (k + 1));
-		assert_int_equal(o.val[1 + 2 * k], 'a');
-		assert_int_equal(o.val[2 + 2 * k], 'b');
+	avr_regbit_setto(avr, uart0(avr)->rxen, 1);
+	const uint64_t frame = uart0(avr)->cycles_per_byte;
+	assert_true(frame < 1000);
+	for (uint64_t c = 0; c <= 12000 + frame; c += 50) {
+		run_until(avr, c);
+		drain(avr);
 	}
+	const struct { uint64_t cycle; uint32_t val; } want[] = {
+		{ 2000, 7 }, { 4000, 'a' }, { 4000 + frame, 'b' }, { 8000, 'a' },
+		{ 8000 + frame, 'b' }, { 10000, 7 }, { 12000, 'a' }, { 12000 + frame, 'b' },
+	};
+	assert_int_equal(o.n, 8);
+	for (size_t k = 0; k < 8; k++) {
+		assert_int_equal(o.cycle[k], want[k].cycle);
+		assert_int_equal(o.val[k], want[k].val);
+	}
+	assert_false(avr_regbit_get(avr, uart0(avr)->dor));
 	stim_detach(rt);
 	stim_free(s);
 	core_free(avr);
