@@ -262,9 +262,12 @@ static void inject(replay *r, uint8_t vector)
 		r->inj_cap = cap;
 	}
 	r->inj[r->ninj++] = (rp_injection){ .icount = r->s->icount, .vector = vector };
-	if (sim_enter_vector(r->s, vector)) {
-		char got[64];
-		snprintf(got, sizeof got, "vector %u, which this MCU does not have", vector);
+	int rc = sim_enter_vector(r->s, vector);
+	if (rc) {
+		char got[96];
+		snprintf(got, sizeof got, rc == SIM_NESTED_FULL
+			 ? "vector %u, nested deeper than simavr's 64 levels"
+			 : "vector %u, which this MCU does not have", vector);
 		diverge(r, vector, "an interrupt the MCU can take", got);
 		return;
 	}

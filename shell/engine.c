@@ -68,8 +68,8 @@ typedef struct stop_report {
 } stop_report;
 
 typedef struct frame {
-	uint64_t pos;         /* the position of the call (reverse-finish) */
-	uint32_t from;        /* the pc of the call, or the interrupted pc */
+	uint64_t pos;         /* the position before the call or entry (reverse-finish) */
+	uint32_t from;        /* the pc of the call, or an interrupt's return address */
 	uint8_t vector;       /* 0 for a call */
 } frame;
 
@@ -104,6 +104,7 @@ typedef struct engine {
 
 	frame fr[MAX_FRAMES];
 	unsigned nfr;
+	unsigned unkept;          /* frames pushed beyond MAX_FRAMES, innermost */
 	unsigned lost_frames;     /* pops with no frame: the stack was deeper */
 	uint64_t prev_icount;
 	uint32_t prev_pc;
@@ -140,25 +141,44 @@ static int is_call(uint16_t w)
 	       w == 0x9509 || w == 0x9519;
 }
 
+/* The frames on the shadow stack, kept or not. */
+static unsigned depth_of(const engine *e)
+{
+	return e->nfr + e->unkept;
+}
+
+static void push_frame(engine *e, frame f)
+{
+	if (e->nfr < MAX_FRAMES)
+		e->fr[e->nfr++] = f;
+	else
+		e->unkept++;
+}
+
 /* Keeps the shadow call stack after the instruction at prev_pc retired. */
 static void track_frames(engine *e)
 {
 	uint16_t w = flash_word(e, e->prev_pc);
 	unsigned depth = sim_irq_depth(e->s), after_insn = e->prev_depth;
-	if (is_call(w) && e->nfr < MAX_FRAMES) {
-		e->fr[e->nfr++] = (frame){ .pos = e->prev_icount, .from = e->prev_pc };
+	if (is_call(w)) {
+		push_frame(e, (frame){ .pos = e->prev_icount, .from = e->prev_pc });
 	} else if (w == 0x9508 || w == 0x9518) {
-		if (e->nfr)
+		if (e->unkept)
+			e->unkept--;
+		else if (e->nfr)
 			e->nfr--;
 		else
 			e->lost_frames++;
 		if (w == 0x9518 && after_insn)
 			after_insn--;
 	}
+	/* An entry at this boundary: its return address is what it pushed,
+	 * which `info irqs` and the log name too. */
 	e->entered = depth > after_insn;
-	if (e->entered && e->nfr < MAX_FRAMES)
-		e->fr[e->nfr++] = (frame){ .pos = e->s->icount ? e->s->icount - 1 : 0,
-					   .from = e->prev_pc, .vector = sim_running_vector(e->s) };
+	if (e->entered)
+		push_frame(e, (frame){ .pos = e->s->icount ? e->s->icount - 1 : 0,
+				       .from = sim_stacked_pc(e->s),
+				       .vector = sim_running_vector(e->s) });
 }
 
 static uint64_t watch_value(const engine *e, const shell_break *b)
@@ -213,7 +233,7 @@ static int new_line(engine *e)
 	if (!lines_is_line_start(e->lines, pc) || lines_at(e->lines, pc, &file, &line))
 		return 0;
 	return line != e->mo_line || !e->mo_file || strcmp(file, e->mo_file) ||
-	       e->nfr != e->mo_depth;
+	       depth_of(e) != e->mo_depth;
 }
 
 static int on_step(void *ud)
@@ -234,10 +254,10 @@ static int on_step(void *ud)
 		stop = check_breaks(e, &e->rep) || new_line(e);
 		break;
 	case MO_NEXT:
-		stop = check_breaks(e, &e->rep) || (e->nfr <= e->mo_depth && new_line(e));
+		stop = check_breaks(e, &e->rep) || (depth_of(e) <= e->mo_depth && new_line(e));
 		break;
 	case MO_FINISH:
-		stop = check_breaks(e, &e->rep) || e->nfr < e->mo_depth;
+		stop = check_breaks(e, &e->rep) || depth_of(e) < e->mo_depth;
 		break;
 	case MO_SCOUT_BREAKS:
 		if (check_breaks(e, &rep)) {
@@ -248,7 +268,7 @@ static int on_step(void *ud)
 		break;
 	case MO_SCOUT_STEP:
 	case MO_SCOUT_NEXT:
-		if ((e->mo == MO_SCOUT_STEP || e->nfr <= e->mo_depth) && new_line(e)) {
+		if ((e->mo == MO_SCOUT_STEP || depth_of(e) <= e->mo_depth) && new_line(e)) {
 			e->found = 1;
 			e->found_pos = e->s->icount;
 		}
@@ -618,7 +638,7 @@ static void line_here(engine *e)
 	e->mo_file = NULL;
 	e->mo_line = 0;
 	lines_at(e->lines, sim_pc(e->s), &e->mo_file, &e->mo_line);
-	e->mo_depth = e->nfr;
+	e->mo_depth = depth_of(e);
 }
 
 static int step_lines(engine *e, motion_kind m)
@@ -660,13 +680,13 @@ static int cmd_continue(engine *e, const char *args)
 static int cmd_finish(engine *e, const char *args)
 {
 	(void)args;
-	if (!e->nfr) {
+	if (!depth_of(e)) {
 		printf("\"finish\" not meaningful in the outermost frame.\n");
 		return 0;
 	}
 	if (at_divergence(e))
 		return 0;
-	e->mo_depth = e->nfr;
+	e->mo_depth = depth_of(e);
 	start_motion(e, MO_FINISH);
 	report_stop(e, run_forward(e, TO_END, 1));
 	return 0;
@@ -730,6 +750,11 @@ static int cmd_reverse_finish(engine *e, const char *args)
 	(void)args;
 	if (!e->nfr) {
 		printf("\"finish\" not meaningful in the outermost frame.\n");
+		return 0;
+	}
+	if (e->unkept) {
+		printf("This frame is deeper than the %d the shell keeps; its start is unknown.\n",
+		       MAX_FRAMES);
 		return 0;
 	}
 	stop_report rep = { .kind = SR_NONE };
@@ -975,18 +1000,26 @@ static int cmd_where(engine *e, const char *args)
 	uint32_t pc = sim_pc(e->s);
 	fw_describe_pc(e->fw, pc, where, sizeof where);
 	printf("icount=%" PRIu64 " pc=0x%04x %s\n", rp_icount(e->r), pc, where);
+	if (e->unkept)
+		printf("(%u inner frame%s not shown: the shell keeps %d)\n", e->unkept,
+		       e->unkept > 1 ? "s" : "", MAX_FRAMES);
 	for (unsigned i = e->nfr; i-- > 0;) {
 		const frame *f = &e->fr[i];
 		fw_describe_pc(e->fw, f->from, where, sizeof where);
+		unsigned n = e->unkept + e->nfr - i;
 		if (f->vector) {
+			/* Taken at the boundary before its return address, at
+			 * the icount `info irqs` lists. */
 			const char *v = sim_vector_name(e->s, f->vector);
-			printf("#%u  interrupt %u%s%s%s taken at 0x%04x %s", e->nfr - i, f->vector,
+			printf("#%u  interrupt %u%s%s%s taken at 0x%04x %s", n, f->vector,
 			       v ? " (" : "", v ? v : "", v ? ")" : "", f->from, where);
+			print_pc_line(e, f->from);
+			printf(" [icount %" PRIu64 "]\n", f->pos + 1);
 		} else {
-			printf("#%u  called from 0x%04x %s", e->nfr - i, f->from, where);
+			printf("#%u  called from 0x%04x %s", n, f->from, where);
+			print_pc_line(e, f->from);
+			printf(" [icount %" PRIu64 "]\n", f->pos);
 		}
-		print_pc_line(e, f->from);
-		printf(" [icount %" PRIu64 "]\n", f->pos);
 	}
 	if (e->lost_frames)
 		printf("(the stack was %u frame%s deeper than seen from reset)\n", e->lost_frames,

@@ -448,8 +448,10 @@ int sim_enter_vector(sim *s, uint8_t vector)
 	for (int i = 0; i < t->vector_count && !v; i++)
 		if (t->vector[i]->vector == vector)
 			v = t->vector[i];
-	if (!v || t->running_ptr == sizeof t->running / sizeof *t->running)
-		return -1;
+	if (!v)
+		return SIM_NO_VECTOR;
+	if (t->running_ptr == sizeof t->running / sizeof *t->running)
+		return SIM_NESTED_FULL;
 	int cnt = pending_count(&t->pending);
 	for (int i = 0; i < cnt; i++)
 		if (pending_at(&t->pending, i) == v) {
@@ -648,6 +650,17 @@ uint8_t sim_running_vector(const sim *s)
 uint64_t sim_cycle(const sim *s)
 {
 	return s->avr->cycle;
+}
+
+uint32_t sim_stacked_pc(const sim *s)
+{
+	const avr_t *avr = s->avr;
+	uint32_t sp = (uint32_t)(avr->data[R_SPL] | avr->data[R_SPH] << 8), word = 0;
+	/* The push stores the low byte first, at SP, then moves down: the
+	 * highest byte ends at SP + 1. */
+	for (unsigned i = 1; i <= avr->address_size && sp + i < s->data_size; i++)
+		word = word << 8 | avr->data[sp + i];
+	return word * 2;
 }
 
 uint64_t sim_timer_cycles(const sim *s)

@@ -196,8 +196,15 @@ void sim_set_tap(sim *s, sim_tap *tap);
 
 /* Enters `vector` now, as simavr enters an interrupt: takes it off the
  * pending queue if there, pushes the PC, clears I, jumps to the vector and
- * clears its flag.  Returns -1 if the MCU has no such vector. */
+ * clears its flag.  Returns SIM_NO_VECTOR if the MCU has no such vector,
+ * SIM_NESTED_FULL if simavr's nesting stack (64 deep) is full. */
+enum { SIM_NO_VECTOR = -1, SIM_NESTED_FULL = -2 };
 int sim_enter_vector(sim *s, uint8_t vector);
+
+/* The return address the innermost interrupt or call pushed, read from
+ * the stack: a byte address (2 bytes pushed, or 3 on parts with a 22-bit
+ * PC such as the ATmega2560). */
+uint32_t sim_stacked_pc(const sim *s);
 
 /* The data space as the CPU sees it now, with the live SREG: the state a
  * fingerprint is computed from (valid until the next step). */
