@@ -26,6 +26,16 @@ static void show_progress(void *ud, uint64_t done, uint64_t goal)
 	p->shown = 1;
 }
 
+/* A way in which the recording is not the chip's run: said once, on its
+ * own line, clearing a progress line first. */
+static void warn(void *ud, const char *text)
+{
+	progress *p = ud;
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "avrr record: warning: %s\n", text);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -107,6 +117,8 @@ int cmd_record(int argc, char **argv)
 	o.interrupted = &cli_interrupted;
 	o.progress = show_progress;
 	o.progress_ud = &prog;
+	o.warn = warn;
+	o.warn_ud = &prog;
 
 	char tmp[4096];
 	cli_catch_signals_hard(db_temp_path(o.out_path, tmp, sizeof tmp) ? NULL : tmp);

@@ -198,6 +198,8 @@ static sim_stop run(recorder *r)
 		if (o->max_cycles && clim > o->max_cycles)
 			clim = o->max_cycles;
 		sim_stop why = sim_run(r->s, ilim, clim, &r->stop);
+		if (o->warn)
+			sim_check_modes(r->s, o->warn, o->warn_ud);
 		if (why != SIM_STOP_LIMIT ||
 		    (o->max_instructions && r->s->icount >= o->max_instructions) ||
 		    (o->max_cycles && sim_cycle(r->s) >= o->max_cycles))

@@ -39,6 +39,10 @@ typedef struct rec_options {
 	 * (done/goal in its own unit); may be NULL. */
 	void (*progress)(void *ud, uint64_t done, uint64_t goal);
 	void *progress_ud;
+	/* Told, once each, of what makes the recording differ from the chip's
+	 * run (sim_check_modes); may be NULL. */
+	void (*warn)(void *ud, const char *text);
+	void *warn_ud;
 } rec_options;
 
 /* What stopped the run, as stored in the recording's stop_reason. */

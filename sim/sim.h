@@ -137,6 +137,7 @@ typedef struct sim {
 	void (*stock_run)(struct avr_t *avr);  /* avr->run unless a reset is due */
 	struct avr_io_t *watchdog;             /* the watchdog port, or NULL */
 	int asleep_forever;     /* slept with nothing enabled that could wake it */
+	uint32_t warned_modes;  /* sim_check_modes: a bit per timer and mode kind */
 	int replay;             /* replay mode: never vector on its own */
 	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
 	/* Replay mode: on_boundary is called only where the PC's word
@@ -241,6 +242,12 @@ uint64_t sim_timer_cycles(const sim *s);
 int sim_ioreg_addr(const sim *s, const char *name);
 const char *sim_ioreg_name(const sim *s, uint16_t addr);  /* NULL if none */
 const char *sim_vector_name(const sim *s, uint8_t vector); /* NULL if none */
+
+/* Calls warn(ud, text) once for each timer found clocked in a mode that
+ * simavr 1.6 does not simulate for this MCU (phase-correct PWM, on most
+ * parts), naming its registers and the mode.  A recorder calls it now and
+ * then: a recording of such a firmware is not the chip's run. */
+void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud);
 
 /* The rule by which this simulator delays interrupts after an instruction
  * sets I (stored in each recording's metadata). */
