@@ -89,10 +89,19 @@ traces/%.elf: traces/%.c Makefile
 
 traces/funcsheap_noloop.elf: traces/funcsheap.c
 
+# Test firmware for several MCUs: each tests/firmware/NAME.c names its
+# -mmcu and F_CPU on a first line "// build: -mmcu=... -DF_CPU=...".
+TEST_FIRMWARE := $(patsubst %.c,%.elf,$(wildcard tests/firmware/*.c))
+TEST_FW_FLAGS := -Os -g -std=gnu11 -Wall -Wextra -Werror -I/usr/include/simavr \
+                 -Wl,--section-start=.mmcu=0x910000
+
+tests/firmware/%.elf: tests/firmware/%.c Makefile
+	$(AVR_CC) $$(sed -n '1s|^// build: ||p' $<) $(TEST_FW_FLAGS) -o $@ $<
+
 # The test suite runs twice: as built, and under AddressSanitizer + UBSan.
 test: test-plain test-san
 
-test-plain: $(AVRR) $(TEST_BIN) $(FIRMWARE)
+test-plain: $(AVRR) $(TEST_BIN) $(FIRMWARE) $(TEST_FIRMWARE)
 	sh tests/run.sh $(BUILD) $(AVRR)
 
 test-san:
@@ -120,6 +129,6 @@ figures: $(AVRR) $(FIRMWARE)
 	sh scripts/figures.sh $(AVRR)
 
 clean:
-	rm -rf build build-san avrr traces/*.elf
+	rm -rf build build-san avrr traces/*.elf tests/firmware/*.elf
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,143 @@
+/*
+ * test_mcus.c — firmware for other MCUs than the bundled ATmega16, built
+ * from tests/firmware/ by make: what the chip does, the recording does.
+ *
+ *  - wdt_reset (ATmega328P): the watchdog in reset mode resets the chip
+ *    every 16 ms; each reset is a logged event, a counter in .noinit goes
+ *    out on PORTB at each boot, and the replay is exact.
+ *  - sleep_forever: a sleep nothing can end stops the recording at once.
+ *  - pwm_phase: a timer mode simavr 1.6 lacks is reported, once.
+ *  - SIGTERM ends a long recording at once and leaves nothing behind.
+ */
+#include "../testlib.h"
+
+#include <sqlite3.h>
+#include <time.h>
+
+#define setup test_scratch_setup
+#define teardown test_scratch_teardown
+typedef test_scratch scratch;
+
+static void record(scratch *s, const char *fw, const char *args, char *path, size_t n)
+{
+	snprintf(path, n, "%s/%s.db", s->dir, fw);
+	if (test_run(s->out, sizeof s->out, "%s record tests/firmware/%s.elf %s -o '%s'",
+		     test_avrr(), fw, args, path))
+		fail_msg("record %s: %s", fw, s->out);
+}
+
+static long long sql_int(const char *path, const char *q)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	if (sqlite3_prepare_v2(h, q, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("%s: %s", q, sqlite3_errmsg(h));
+	long long v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+static void test_watchdog_reset_replays(void **state)
+{
+	scratch *s = *state;
+	char path[256], dev[300];
+	record(s, "wdt_reset", "--instructions 1M --fp 'full:sel=all,ra=16,width=64' --fp "
+	       "'default:sel=cycles:16,ra=8,width=24'", path, sizeof path);
+	/* The power-on reset, then one per watchdog period. */
+	long long resets = sql_int(path, "SELECT count(*) FROM events WHERE type = 1");
+	assert_true(resets >= 4);
+	/* A constant period between watchdog resets (the first one also counts
+	 * the few cycles of boot before the firmware enables the watchdog). */
+	assert_int_equal(sql_int(path, "SELECT count(DISTINCT c2 - c1) FROM (SELECT cycle c2, "
+				 "lag(cycle) OVER (ORDER BY seq) c1 FROM events WHERE type = 1 AND "
+				 "seq > 1) WHERE c1 IS NOT NULL"), 1);
+	/* 16 ms at 16 MHz, give or take the watchdog's own rounding. */
+	long long period = sql_int(path, "SELECT max(cycle) - min(cycle) FROM (SELECT cycle FROM "
+				   "events WHERE type = 1 AND seq > 1 ORDER BY seq LIMIT 2)");
+	assert_true(period > 250000 && period < 262000);
+	/* Each boot writes its count, kept in .noinit, to PORTB (0x25): 1, 2, ... */
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM events WHERE type = 5 AND addr = 37"),
+			 resets);
+	assert_int_equal(sql_int(path, "SELECT max(value) FROM events WHERE type = 5 AND addr = 37"),
+			 resets);
+	/* And the ISR it interrupted is abandoned, as on the chip: the replay
+	 * re-creates all of it, from the default and from the full context. */
+	long long irqs = sql_int(path, "SELECT count(*) FROM interrupts");
+	assert_true(irqs > 50);
+	snprintf(dev, sizeof dev, "%s/dev.db", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'", test_avrr(), path,
+				  dev), 0);
+	const char *runs[][2] = { { path, "default" }, { path, "full" }, { dev, "default" } };
+	for (size_t i = 0; i < 3; i++) {
+		int rc = test_run(s->out, sizeof s->out, "%s replay '%s' --fp %s", test_avrr(),
+				  runs[i][0], runs[i][1]);
+		char want[64];
+		snprintf(want, sizeof want, "injected             %lld\n", irqs);
+		if (rc || !strstr(s->out, want) || !strstr(s->out, "diverged             no"))
+			fail_msg("replay %s --fp %s: status %d\n%s", runs[i][0], runs[i][1], rc, s->out);
+	}
+	/* The shell lists the resets among the events. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'goto 400000\\ninfo events\\n' | "
+				  "%s shell '%s'", test_avrr(), path), 0);
+	if (!strstr(s->out, "reset"))
+		fail_msg("no reset in info events:\n%s", s->out);
+}
+
+static void test_sleep_forever_stops(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	time_t t0 = time(NULL);
+	record(s, "sleep_forever", "--instructions 1000000", path, sizeof path);
+	assert_true(time(NULL) - t0 < 10);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s info '%s'", test_avrr(), path), 0);
+	if (!strstr(s->out, "stopped by    asleep\n"))
+		fail_msg("%s", s->out);
+	long long n = sql_int(path, "SELECT instructions FROM run");
+	assert_true(n > 0 && n < 100);
+	/* --cycles too, and the replay ends where the recording did. */
+	record(s, "sleep_forever", "--cycles 1G", path, sizeof path);
+	assert_int_equal(sql_int(path, "SELECT instructions FROM run"), n);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s'", test_avrr(), path), 0);
+}
+
+static void test_missing_timer_mode_is_reported(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "pwm_phase", "--instructions 2M", path, sizeof path);
+	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 1, which "
+			   "simavr 1.6 does not simulate on the atmega328p: the timer stands still "
+			   "where the chip's would run\n";
+	const char *p = strstr(s->out, want);
+	if (!p || strstr(p + strlen(want), "warning"))
+		fail_msg("expected the warning once:\n%s", s->out);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM run"), 1);
+}
+
+static void test_sigterm_ends_record_at_once(void **state)
+{
+	scratch *s = *state;
+	time_t t0 = time(NULL);
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s record traces/funcsheap.elf --stimuli traces/funcsheap.stim "
+			  "--instructions 2G -o '%s/big.db' & p=$!; sleep 0.3; kill -TERM $p; wait $p",
+			  test_avrr(), s->dir);
+	assert_int_equal(rc, 143);
+	assert_true(time(NULL) - t0 < 5);
+	assert_int_equal(test_run(s->out, sizeof s->out, "ls -A '%s'", s->dir), 0);
+	assert_string_equal(s->out, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_watchdog_reset_replays, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sleep_forever_stops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_timer_mode_is_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigterm_ends_record_at_once, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
