@@ -92,22 +92,46 @@ static void no_sleep(avr_t *avr, avr_cycle_count_t how_long)
 	(void)how_long;
 }
 
+/* libsimavr's table of cores (sim_core_decl.h defines it, so it is
+ * declared here rather than included). */
+extern avr_kind_t *avr_kind[];
+
+/* Every core simavr has, comma-separated, each with its aliases joined by
+ * '/': "..., atmega328/atmega328p, ...". */
+static void core_names(char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = 0; avr_kind[i]; i++)
+		for (int k = 0; k < 4 && avr_kind[i]->names[k] && len < n; k++) {
+			int w = snprintf(buf + len, n - len, "%s%s", k ? "/" : i ? ", " : "",
+					 avr_kind[i]->names[k]);
+			len += w > 0 ? (size_t)w : 0;
+		}
+}
+
 int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	     sim **out, avrr_err *err)
 {
 	*out = NULL;
 	const char *name = mcu && *mcu ? mcu : fw->mcu;
 	uint32_t freq = frequency ? frequency : fw->frequency;
-	if (!*name)
-		return avrr_errf(err, "%s: the ELF names no MCU (no .mmcu section); pass --mcu NAME",
-				 fw->path);
+	char names[2048];
+	if (!*name) {
+		core_names(names, sizeof names);
+		return avrr_errf(err, "%s: the ELF names no MCU (no .mmcu section, as simavr's "
+				 "AVR_MCU macro writes); pass --mcu NAME, one of: %s", fw->path, names);
+	}
 	if (!freq)
 		return avrr_errf(err, "%s: the ELF gives no clock (no .mmcu section); pass --freq HZ",
 				 fw->path);
 	avr_global_logger_set(quiet_logger);
 	avr_t *avr = avr_make_mcu_by_name(name);
-	if (!avr)
-		return avrr_errf(err, "unknown MCU '%s' (simavr has no core by that name)", name);
+	if (!avr) {
+		core_names(names, sizeof names);
+		return avrr_errf(err, "unknown MCU '%s': simavr has no core by that name; it has %s",
+				 name, names);
+	}
 	if (avr_init(avr) != 0) {
 		free(avr);
 		return avrr_errf(err, "simavr could not initialise MCU '%s'", name);

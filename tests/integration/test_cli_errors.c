@@ -227,6 +227,8 @@ static void test_record_unknown_mcu(void **state)
 {
 	fixture *f = *state;
 	expect_bad_record(f, FIRMWARE, "--mcu atmega9999", "unknown MCU 'atmega9999'", NULL);
+	/* ... naming every MCU simavr has, aliases too. */
+	expect_bad_record(f, FIRMWARE, "--mcu atmega9999", "atmega328/atmega328p", NULL);
 }
 
 static void test_record_output_in_missing_directory(void **state)
