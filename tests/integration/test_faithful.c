@@ -217,6 +217,33 @@ static void test_fingerprint_command_computes_counters(void **state)
 				 " WHERE config = 1"), n);
 }
 
+/* `avrr sweep` takes counters among a selector's components: grid points
+ * whose ra and counter bits exceed the width are left out, the others
+ * count as the oracle counts them. */
+static void test_sweep_with_counters(void **state)
+{
+	scratch *s = *state;
+	char path[256], csv[300];
+	record(s, "funcsheap", "100000", "", "c.db", path, sizeof path);
+	snprintf(csv, sizeof csv, "%s/grid.csv", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' -o '%s' --selector "
+				  "'SPL+SPH+SREG+cycles:8' --width 12,16 --ra 0,4,8 --hash jenkins "
+				  "--match sequence", test_avrr(), path, csv), 0);
+	/* Width 12 takes ra 0 and 4 (8 counter bits), width 16 all three. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "grep -c ',false_loop,' '%s'", csv), 0);
+	assert_string_equal(s->out, "5\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "grep -c -- '-ra8-w12,' '%s'", csv), 1);
+	/* The same point through the oracle directly. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "grep ',s0-jenkins-ra4-w16,.*,false_loop,' "
+				  "'%s' | cut -d, -f9", csv), 0);
+	long long swept = atoll(s->out);
+	json_t *o = replay_json(s, path, "--oracle --match sequence --fp "
+				"'x:sel=SPL+SPH+SREG+cycles:8,hash=jenkins,ra=4,width=16'", 0);
+	assert_int_equal(field(json_array_get(json_object_get(o, "configs"), 0), "false_loop"),
+			 swept);
+	json_decref(o);
+}
+
 /* ---- the default replays exactly -------------------------------------- */
 
 static void injections_of(const char *path, rp_injection **out, size_t *n, rp_counters *c,
@@ -500,6 +527,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_counters_equal_brute_force, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fingerprint_command_computes_counters, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_with_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_replays_exactly_stripped_too, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_false_injection_stops_before_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_going_counts_to_the_end, setup, teardown),
