@@ -47,10 +47,20 @@ AVR_FLAGS := -mmcu=$(AVR_MCU) -DF_CPU=$(AVR_FREQ)UL -Os -g -std=gnu11 -Wall \
              -Wl,--section-start=.mmcu=0x910000
 FIRMWARE  := $(patsubst %.c,%.elf,$(wildcard traces/*.c))
 
-# MCUs whose I/O register names avrr knows (generated from avr-libc).
-IOREG_MCUS := atmega8 atmega16 atmega32 atmega64 atmega128 atmega48 atmega88 \
-              atmega168 atmega328p atmega164p atmega324p atmega644p \
-              atmega1284p atmega1280 atmega2560 attiny85 attiny2313
+# Every MCU libsimavr 1.6 simulates, by each of its names (tests/unit/
+# test_ioregs.c checks the list against simavr's own table), with its I/O
+# register and vector names generated from avr-libc; NAME=GCCNAME where
+# avr-gcc knows the part by another name.  atmega64 and atmega644p are not
+# simavr cores but were named before, and keep their tables.
+IOREG_MCUS := atmega128 atmega128L=atmega128 atmega1280 atmega1281 atmega1284p \
+              atmega1284 atmega128rfa1 atmega128rfr2 atmega16 atmega164=atmega164p \
+              atmega164p atmega164pa atmega168 atmega168p atmega168pa atmega16m1 \
+              atmega2560 atmega32 atmega324=atmega324p atmega324p atmega324a \
+              atmega324pa atmega328 atmega328p atmega32u4 atmega48 atmega48p \
+              atmega48pa atmega644 atmega644p atmega8 atmega8l=atmega8 atmega88 \
+              atmega88p atmega88pa attiny13 attiny13a attiny2313 attiny2313a \
+              attiny2313v=attiny2313 attiny24 attiny25 attiny4313 attiny44 attiny45 \
+              attiny84 attiny85 at90usb162 atmega64
 
 AVRR := ./avrr
 ifeq ($(SAN),1)
