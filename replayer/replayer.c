@@ -991,12 +991,22 @@ static void check_log_consumed(replay *r)
 	}
 }
 
-/* The icount of the next recorded interrupt, where a replay that stops
- * on a passed-over interrupt must look; UINT64_MAX if none. */
-static uint64_t truth_due(const replay *r)
+/* The next recorded interrupt, when a replay stops on a passed-over one;
+ * NULL if none. */
+static const db_interrupt *truth_due(const replay *r)
 {
-	return r->truth_stops && r->truth_pos < r->ntruth ? r->truth[r->truth_pos].icount
-							  : UINT64_MAX;
+	return r->truth_stops && r->truth_pos < r->ntruth ? &r->truth[r->truth_pos] : NULL;
+}
+
+/* Whether the replay is past the point of recorded interrupt q, its
+ * boundary decided: a later icount, or its icount at its cycle or later
+ * and awake.  An interrupt that wakes the CPU comes at the icount of the
+ * SLEEP, many cycles on, in the step that wakes it. */
+static int passed(const replay *r, const db_interrupt *q)
+{
+	if (r->s->icount != q->icount)
+		return r->s->icount > q->icount;
+	return sim_cycle(r->s) >= q->cycle && !sim_sleeping(r->s);
 }
 
 static rp_stop run_until(replay *r, uint64_t until)
@@ -1006,14 +1016,19 @@ static rp_stop run_until(replay *r, uint64_t until)
 	while (!r->diverged && r->s->icount < target) {
 		if (r->o.interrupted && *r->o.interrupted)
 			return RP_STOPPED;
-		/* Slices end at the next recorded interrupt, whose boundary
-		 * has then been decided, and after a while of sleep too, so a
-		 * stop request is seen while the CPU sleeps. */
-		uint64_t limit = r->s->icount + (1u << 18), due = truth_due(r);
+		/* Slices end at the next recorded interrupt's point, whose
+		 * boundary has then been decided: its icount, then (asleep
+		 * there) its cycle; and after a while of sleep too, so a stop
+		 * request is seen while the CPU sleeps. */
+		uint64_t limit = r->s->icount + (1u << 18), clim = sim_cycle(r->s) + (1u << 24);
 		limit = limit < target ? limit : target;
-		limit = due > r->s->icount && due < limit ? due : limit;
-		sim_stop why = sim_run(r->s, limit, sim_cycle(r->s) + (1u << 24), &r->stop);
-		if (!r->diverged && truth_due(r) <= r->s->icount)
+		const db_interrupt *q = truth_due(r);
+		if (q && r->s->icount < q->icount && q->icount < limit)
+			limit = q->icount;
+		else if (q && r->s->icount == q->icount && q->cycle + 1 < clim)
+			clim = q->cycle + 1;
+		sim_stop why = sim_run(r->s, limit, clim, &r->stop);
+		if (!r->diverged && (q = truth_due(r)) && passed(r, q))
 			missed(r);
 		if (why == SIM_STOP_DONE || why == SIM_STOP_ASLEEP || why == SIM_STOP_CRASHED)
 			return r->diverged ? RP_DIVERGED : RP_CPU_STOPPED;

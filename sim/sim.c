@@ -672,6 +672,11 @@ uint8_t sim_running_vector(const sim *s)
 	return t->running_ptr ? t->running[t->running_ptr - 1]->vector : 0;
 }
 
+int sim_sleeping(const sim *s)
+{
+	return s->avr->state == cpu_Sleeping;
+}
+
 uint64_t sim_cycle(const sim *s)
 {
 	return s->avr->cycle;

@@ -217,6 +217,7 @@ uint8_t sim_running_vector(const sim *s);
 unsigned sim_irq_depth(const sim *s);
 
 uint64_t sim_cycle(const sim *s);
+int sim_sleeping(const sim *s);
 uint32_t sim_pc(const sim *s);
 
 /* The software instruction counter (Mellor-Crummey & LeBlanc): control

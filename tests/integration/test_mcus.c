@@ -8,11 +8,16 @@
  *  - sleep_forever: a sleep nothing can end stops the recording at once.
  *  - pwm_phase: a timer mode simavr 1.6 lacks is reported, once.
  *  - SIGTERM ends a long recording at once and leaves nothing behind.
+ *  - A firmware for each of five MCUs (UART echo or sensor node, timer,
+ *    ADC, pin change, watchdog, sleep, nesting): recorded without --fp,
+ *    its input reads logged, and replayed exactly from the default
+ *    configuration and from the full context with the cycle count.
  */
 #include "../testlib.h"
 
 #include <sqlite3.h>
 #include <time.h>
+#include <unistd.h>
 
 #define setup test_scratch_setup
 #define teardown test_scratch_teardown
@@ -131,6 +136,63 @@ static void test_sigterm_ends_record_at_once(void **state)
 	assert_string_equal(s->out, "");
 }
 
+static void test_five_mcus_replay_exactly(void **state)
+{
+	scratch *s = *state;
+	static const char *const fws[] = { "atmega328p", "atmega88", "atmega644", "atmega2560",
+					   "attiny85" };
+	for (size_t f = 0; f < sizeof fws / sizeof *fws; f++) {
+		char path[256], args[256], want[64];
+		snprintf(args, sizeof args, "--stimuli tests/firmware/%s.stim --instructions 1M",
+			 fws[f]);
+		record(s, fws[f], args, path, sizeof path);
+		if (test_run(s->out, sizeof s->out, "%s fingerprint '%s' --fp "
+			     "'full:sel=all+cycles:16,ra=16,width=64'", test_avrr(), path))
+			fail_msg("fingerprint %s: %s", fws[f], s->out);
+		/* The MCU came from the ELF; the default configuration was stored. */
+		char q[128];
+		snprintf(q, sizeof q, "SELECT count(*) FROM run WHERE mcu = '%s'", fws[f]);
+		assert_int_equal(sql_int(path, q), 1);
+		assert_int_equal(sql_int(path, "SELECT count(*) FROM fp_configs WHERE name = 'default'"),
+				 1);
+		long long irqs = sql_int(path, "SELECT count(*) FROM interrupts");
+		long long vectors = sql_int(path, "SELECT count(DISTINCT vector) FROM interrupts");
+		long long reads = sql_int(path, "SELECT count(*) FROM events WHERE type = 4");
+		if (irqs < 200 || vectors < 2 || reads == 0)
+			fail_msg("%s: %lld interrupts of %lld vectors, %lld input reads", fws[f], irqs,
+				 vectors, reads);
+		snprintf(want, sizeof want, "injected             %lld\n", irqs);
+		static const char *const cfgs[] = { "default", "full" };
+		for (int c = 0; c < 2; c++) {
+			int rc = test_run(s->out, sizeof s->out, "%s replay '%s' --fp %s", test_avrr(),
+					  path, cfgs[c]);
+			if (rc || !strstr(s->out, want) || !strstr(s->out, "missed               0\n"))
+				fail_msg("%s --fp %s: status %d\n%s", fws[f], cfgs[c], rc, s->out);
+		}
+		unlink(path);
+	}
+}
+
+/* A 22-bit PC pushes 3 bytes: the backtrace reads them so. */
+static void test_atmega2560_backtrace(void **state)
+{
+	scratch *s = *state;
+	char path[256], want[128];
+	record(s, "atmega2560", "--stimuli tests/firmware/atmega2560.stim --instructions 200k",
+	       path, sizeof path);
+	long long icount = sql_int(path, "SELECT min(icount) FROM interrupts WHERE vector = 21");
+	long long ra = sql_int(path, "SELECT ra FROM interrupts WHERE vector = 21 ORDER BY idx "
+			       "LIMIT 1");
+	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'break on_tick\\ncontinue\\n"
+				  "where\\n' | %s shell '%s'", test_avrr(), path), 0);
+	snprintf(want, sizeof want, "interrupt 21 (TIMER0_COMPA_vect) taken at 0x%04llx main+", ra);
+	if (!strstr(s->out, want))
+		fail_msg("no '%s' in:\n%s", want, s->out);
+	snprintf(want, sizeof want, "[icount %lld]", icount);
+	if (!strstr(s->out, want))
+		fail_msg("no '%s' in:\n%s", want, s->out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +200,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sleep_forever_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_timer_mode_is_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigterm_ends_record_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_five_mcus_replay_exactly, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_atmega2560_backtrace, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
