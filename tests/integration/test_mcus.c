@@ -161,6 +161,18 @@ static void test_five_mcus_replay_exactly(void **state)
 		if (irqs < 200 || vectors < 2 || reads == 0)
 			fail_msg("%s: %lld interrupts of %lld vectors, %lld input reads", fws[f], irqs,
 				 vectors, reads);
+		/* An echo: what went out of UDR0 (0xC6) is what came in, in order. */
+		if (strcmp(fws[f], "attiny85")) {
+			char in[8192], out[8192];
+			assert_int_equal(test_run(in, sizeof in, "sqlite3 '%s' \"SELECT value FROM "
+						  "events WHERE type = 4 AND addr = 198 ORDER BY seq\"",
+						  path), 0);
+			assert_int_equal(test_run(out, sizeof out, "sqlite3 '%s' \"SELECT value FROM "
+						  "events WHERE type = 5 AND addr = 198 ORDER BY seq\"",
+						  path), 0);
+			if (strlen(out) < 200 || strncmp(in, out, strlen(out)))
+				fail_msg("%s: echoed\n%.200s\nof\n%.200s", fws[f], out, in);
+		}
 		snprintf(want, sizeof want, "injected             %lld\n", irqs);
 		static const char *const cfgs[] = { "default", "full" };
 		for (int c = 0; c < 2; c++) {
