@@ -203,6 +203,12 @@ static void test_atmega2560_backtrace(void **state)
 	snprintf(want, sizeof want, "[icount %lld]", icount);
 	if (!strstr(s->out, want))
 		fail_msg("no '%s' in:\n%s", want, s->out);
+	/* `break irq` stops where `info irqs` says the interrupt came. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'break irq 21\\ncontinue\\n' | "
+				  "%s shell '%s'", test_avrr(), path), 0);
+	snprintf(want, sizeof want, "Breakpoint 1, interrupt TIMER0_COMPA_vect\nicount=%lld pc=0x", icount);
+	if (!strstr(s->out, want))
+		fail_msg("no '%s' in:\n%s", want, s->out);
 }
 
 int main(void)
