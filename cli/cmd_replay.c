@@ -202,8 +202,8 @@ int cmd_replay(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return cli_fail("replay", "usage: avrr replay RUN.db [--fp NAME] [--match set|sequence] "
-				"[--until ICOUNT] [--json]");
+		return cli_fail("replay", "usage: avrr replay RUN.db [--fp NAME] [--match sequence|set] "
+				"[--until ICOUNT] [--keep-going] [--json]");
 	/* A fingerprint replay is exact with sequence matching (the default
 	 * configuration is chosen so); the oracle measures the paper's rule. */
 	if (!match_given)
