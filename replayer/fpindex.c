@@ -1,6 +1,7 @@
 /* fpindex.c — the searchable fingerprint database (see fpindex.h). */
 #include "fpindex.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,6 +201,15 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 {
 	memset(x, 0, sizeof *x);
 	x->cfg = *c;
+	/* The tables are sized by the configuration's bits: a value wider
+	 * than them is a damaged (or hand-edited) file, not a bug. */
+	for (size_t i = 0; i < nrows; i++)
+		if (rows[i].ra_part > fp_hash_mask(c->ra_bits) ||
+		    rows[i].hash_part > fp_hash_mask(c->state_bits))
+			return avrr_errf(err, "damaged recording: fingerprint %" PRIu64 " of "
+					 "configuration '%s' is wider than its ra=%u and %u more bits "
+					 "(fingerprints, row %zu)", rows[i].n, c->name, c->ra_bits,
+					 c->state_bits, i + 1);
 	size_t cap = 16, some = nrows ? nrows : 1;
 	while (cap < 2 * nrows)
 		cap *= 2;

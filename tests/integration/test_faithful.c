@@ -457,6 +457,28 @@ static void test_stripped_replay_checks_the_total_order(void **state)
 	json_decref(o);
 }
 
+/* A stored value wider than its configuration's bits is a damaged file:
+ * one line and status 2 from replay, oracle and shell, never a crash. */
+static void test_wider_fingerprint_is_damage(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "adcapp", "20000", "", "a.db", path, sizeof path);
+	sql(path, "UPDATE fingerprints SET hash_part = 65536 WHERE n = 3");
+	static const char *const cmds[] = { "replay '%s'", "replay '%s' --oracle",
+					    "shell '%s' -x /dev/null" };
+	for (size_t i = 0; i < 3; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, cmds[i], path);
+		int rc = test_run(s->out, sizeof s->out, "%s %s", test_avrr(), cmd);
+		if (rc != 2 || !strstr(s->out, "damaged recording: fingerprint 3 of configuration "
+				       "'default' is wider than its ra=8 and 16 more bits "
+				       "(fingerprints, row 3)") || strchr(s->out, '\n') !=
+		    s->out + strlen(s->out) - 1)
+			fail_msg("%s: status %d, output '%s'", cmd, rc, s->out);
+	}
+}
+
 /* ---- the edges -------------------------------------------------------- */
 
 static void test_oracle_without_interrupts(void **state)
@@ -534,6 +556,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missed_interrupt_stops_at_its_icount, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stripped_replay_checks_the_total_order, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_wider_fingerprint_is_damage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oracle_without_interrupts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oracle_counters_beside_a_batched_selector, setup,
 						teardown),
