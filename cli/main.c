@@ -1,6 +1,7 @@
 /*
  * main.c — `avrr CMD [ARGS]`: dispatch to a subcommand, git style.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -171,8 +172,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (const cli_command *c = cli_commands; c->name; c++)
-		if (!strcmp(c->name, cmd))
-			return c->run(argc - 1, argv + 1);
+		if (!strcmp(c->name, cmd)) {
+			int rc = c->run(argc - 1, argv + 1);
+			/* Output that could not be written is a failure too (a
+			 * full disk, /dev/full), not a success with nothing said. */
+			if (fflush(stdout) || ferror(stdout)) {
+				fprintf(stderr, "avrr %s: writing the output: %s\n", cmd,
+					strerror(errno ? errno : EIO));
+				return rc ? rc : EXIT_BAD_INPUT;
+			}
+			return rc;
+		}
 	fprintf(stderr, "avrr: '%s' is not an avrr command; see 'avrr --help'\n", cmd);
 	return EXIT_BAD_INPUT;
 }

@@ -233,6 +233,10 @@ static void test_record_unknown_mcu(void **state)
 	 * core before: ASan's build catches that). */
 	expect_bad_record(f, FIRMWARE, "--mcu attiny13", "bytes of code do not fit the attiny13's "
 			  "1024 bytes of flash", NULL);
+	/* Output that cannot be written is an error, not a silent success. */
+	assert_int_equal(test_run(f->out, sizeof f->out, "%s select %s > /dev/full", test_avrr(),
+				  FIRMWARE), 2);
+	assert_non_null(strstr(f->out, "avrr select: writing the output: No space left on device"));
 }
 
 static void test_record_output_in_missing_directory(void **state)
