@@ -47,20 +47,13 @@ AVR_FLAGS := -mmcu=$(AVR_MCU) -DF_CPU=$(AVR_FREQ)UL -Os -g -std=gnu11 -Wall \
              -Wl,--section-start=.mmcu=0x910000
 FIRMWARE  := $(patsubst %.c,%.elf,$(wildcard traces/*.c))
 
-# Every MCU libsimavr 1.6 simulates, by each of its names (tests/unit/
-# test_ioregs.c checks the list against simavr's own table), with its I/O
-# register and vector names generated from avr-libc; NAME=GCCNAME where
-# avr-gcc knows the part by another name.  atmega64 and atmega644p are not
-# simavr cores but were named before, and keep their tables.
-IOREG_MCUS := atmega128 atmega128L=atmega128 atmega1280 atmega1281 atmega1284p \
-              atmega1284 atmega128rfa1 atmega128rfr2 atmega16 atmega164=atmega164p \
-              atmega164p atmega164pa atmega168 atmega168p atmega168pa atmega16m1 \
-              atmega2560 atmega32 atmega324=atmega324p atmega324p atmega324a \
-              atmega324pa atmega328 atmega328p atmega32u4 atmega48 atmega48p \
-              atmega48pa atmega644 atmega644p atmega8 atmega8l=atmega8 atmega88 \
-              atmega88p atmega88pa attiny13 attiny13a attiny2313 attiny2313a \
-              attiny2313v=attiny2313 attiny24 attiny25 attiny4313 attiny44 attiny45 \
-              attiny84 attiny85 at90usb162 atmega64
+# I/O register and vector names, generated from avr-libc, for every MCU the
+# installed libsimavr simulates, by each of its names: IOREG_MCUS lists
+# simavr's cores one a line, printed at build time from libsimavr's own
+# avr_kind table by scripts/simavr-mcus.c; scripts/gen-ioregs.sh keeps the
+# names avr-gcc knows (a simavr alias it does not know, such as atmega128L,
+# gets the tables of another name of the same core).
+IOREG_MCUS := $(BUILD)/gen/simavr-mcus.txt
 
 AVRR := ./avrr
 ifeq ($(SAN),1)
@@ -79,8 +72,16 @@ $(BUILD)/%.o: %.c | $(BUILD)/gen/ioregs_gen.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/gen/ioregs.c $(BUILD)/gen/ioregs_gen.h &: scripts/gen-ioregs.sh
+$(BUILD)/gen/simavr-mcus: scripts/simavr-mcus.c
 	@mkdir -p $(BUILD)/gen
+	$(CC) -std=c11 -Wall -Wextra -Werror $(shell pkg-config --cflags simavr) -o $@ $< \
+		$(shell pkg-config --libs simavr)
+
+$(IOREG_MCUS): $(BUILD)/gen/simavr-mcus
+	$(BUILD)/gen/simavr-mcus > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen/ioregs.c $(BUILD)/gen/ioregs_gen.h &: scripts/gen-ioregs.sh $(IOREG_MCUS)
 	sh scripts/gen-ioregs.sh $(BUILD)/gen $(IOREG_MCUS)
 
 $(BUILD)/gen/ioregs.o: $(BUILD)/gen/ioregs.c

@@ -3,6 +3,8 @@
  *
  * The tables are generated at build time from avr-libc's own headers
  * (scripts/gen-ioregs.sh), so names match the datasheet and avr-libc.
+ * There is one for each name of every MCU the installed libsimavr
+ * simulates (scripts/simavr-mcus.c lists them), avr-gcc knowing the part.
  */
 #ifndef AVRR_IOREGS_H
 #define AVRR_IOREGS_H
