@@ -28,7 +28,7 @@ CFLAGS    += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS   += -fsanitize=address,undefined
 endif
 
-MODULES   := util sim db recorder fingerprint replayer shell
+MODULES   := util sim db recorder fingerprint replayer timeline shell gdb
 CORE_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ioregs.o
 CLI_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))

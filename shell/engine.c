@@ -1,491 +1,41 @@
 /*
- * engine.c — gdb's commands over the replay engine, forward and backward
- * (see engine.h).
+ * engine.c — gdb's commands over the timeline (timeline.h), printed as
+ * gdb prints them: the shell's engine (see engine.h).
  *
- * Forward motions run the replay with a step hook that keeps a shadow call
- * stack (every CALL/RCALL/ICALL and interrupt entry pushes, RET and RETI
- * pop), so `where`, `finish` and `reverse-finish` are exact, and that
- * checks the motion's stop condition (breakpoints, watchpoints, a new
- * source line, a frame popped).  Backward motions are forward ones from a
- * checkpoint: a scout runs the span before here to find the last position
- * where the condition held, then the engine travels there.
+ * Every motion is the timeline's; this file parses commands, resolves
+ * names to addresses and prints stops, frames and state.
  */
 #include "engine.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 #include <unistd.h>
 
-#include "lines.h"
 #include "view.h"
 
-#define MAX_BREAKS 64
-#define MAX_FRAMES 256
-
-typedef enum { BK_CODE, BK_IRQ, BK_WATCH } break_kind;
-
-typedef struct shell_break {
-	int id;
-	break_kind kind;
-	int temp;             /* tbreak: deleted when hit */
-	uint32_t addr;        /* code: flash byte address; watch: data address */
-	int vector;           /* irq: the vector, -1 for any */
-	unsigned size;        /* watch: bytes, 1..8 */
-	uint64_t old;         /* watch: the value at the last position */
-	char what[64];        /* as typed */
-} shell_break;
-
-/* What the user has set up.  Plain data: requests carry it to the process
- * that takes over after a jump backward. */
-typedef struct shell_state {
-	shell_break b[MAX_BREAKS];
-	unsigned nb;
-	int next_id;
-	view_xstate xs;
-} shell_state;
-
-typedef enum {
-	MO_NONE,       /* run to a position, stopping for nothing */
-	MO_BREAKS,     /* continue: breakpoints and watchpoints */
-	MO_STEP,       /* a new source line, entering calls */
-	MO_NEXT,       /* a new source line in this frame or an outer one */
-	MO_FINISH,     /* this frame returns */
-	MO_SCOUT_BREAKS, MO_SCOUT_STEP, MO_SCOUT_NEXT, /* record, never stop */
-} motion_kind;
-
-/* Why a motion stopped, printed by whichever process ends the command. */
-typedef struct stop_report {
-	enum { SR_NONE, SR_BREAK, SR_WATCH, SR_IRQ, SR_START, SR_END } kind;
-	int id;
-	uint64_t old, now;
-	char what[64];
-} stop_report;
-
-typedef struct frame {
-	uint64_t pos;         /* the position before the call or entry (reverse-finish) */
-	uint32_t from;        /* the pc of the call, or an interrupt's return address */
-	uint8_t vector;       /* 0 for a call */
-} frame;
-
-enum { REQ_RESUME = 1, REQ_SCOUT, REQ_EXIT };
-
-/* To a checkpoint.  `file` points into the line table, which every process
- * loaded before the first fork, so it is valid in all of them. */
-typedef struct travel_req {
-	int op;
-	uint64_t target;      /* resume: the position; scout: positions below */
-	motion_kind scout;
-	const char *file;
-	unsigned line, depth;
-	shell_state st;
-	stop_report rep;
-} travel_req;
-
-typedef struct scout_result {
-	int found, interrupted;
-	uint64_t pos;
-	stop_report rep;
-} scout_result;
+/* The engine's own state that travels with the timeline (tl_carry). */
+typedef struct shell_carry {
+	view_xstate xs;       /* x's last format, unit and address */
+} shell_carry;
 
 typedef struct engine {
+	timeline *tl;
 	replay *r;
 	sim *s;
 	const firmware *fw;
-	src_lines *lines;
+	const src_lines *lines;
 	travel *t;
-	volatile int *interrupted;
-	shell_state st;
-
-	frame fr[MAX_FRAMES];
-	unsigned nfr;
-	unsigned unkept;          /* frames pushed beyond MAX_FRAMES, innermost */
-	unsigned lost_frames;     /* pops with no frame: the stack was deeper */
-	uint64_t prev_icount;
-	uint32_t prev_pc;
-	unsigned prev_depth;
-	int entered;              /* an interrupt was entered at this step */
-
-	motion_kind mo;
-	const char *mo_file;
-	unsigned mo_line, mo_depth;
-	stop_report rep;          /* the motion's stop */
-	int found;                /* scouts: a match */
-	uint64_t found_pos;
-	stop_report found_rep;
-
-	jmp_buf top;
-	int ck_fd;                /* as a checkpoint: its FIFO */
-	struct sigaction sigint;  /* the engine's Ctrl-C handler */
+	shell_carry carry;
 } engine;
-
-/* ---- the step hook ------------------------------------------------------ */
-
-static uint16_t flash_word(const engine *e, uint32_t pc)
-{
-	if (pc + 1 >= e->fw->flash_size)
-		return 0;
-	return (uint16_t)(e->fw->flash[pc] | e->fw->flash[pc + 1] << 8);
-}
-
-/* CALL, RCALL, ICALL, EICALL — but not `rcall .+0`, which avr-gcc uses to
- * reserve two bytes of stack for locals, and which never returns. */
-static int is_call(uint16_t w)
-{
-	return (w & 0xfe0e) == 0x940e || ((w & 0xf000) == 0xd000 && w != 0xd000) ||
-	       w == 0x9509 || w == 0x9519;
-}
-
-/* The frames on the shadow stack, kept or not. */
-static unsigned depth_of(const engine *e)
-{
-	return e->nfr + e->unkept;
-}
-
-static void push_frame(engine *e, frame f)
-{
-	if (e->nfr < MAX_FRAMES)
-		e->fr[e->nfr++] = f;
-	else
-		e->unkept++;
-}
-
-/* Keeps the shadow call stack after the instruction at prev_pc retired. */
-static void track_frames(engine *e)
-{
-	uint16_t w = flash_word(e, e->prev_pc);
-	unsigned depth = sim_irq_depth(e->s), after_insn = e->prev_depth;
-	if (is_call(w)) {
-		push_frame(e, (frame){ .pos = e->prev_icount, .from = e->prev_pc });
-	} else if (w == 0x9508 || w == 0x9518) {
-		if (e->unkept)
-			e->unkept--;
-		else if (e->nfr)
-			e->nfr--;
-		else
-			e->lost_frames++;
-		if (w == 0x9518 && after_insn)
-			after_insn--;
-	}
-	/* An entry at this boundary: its return address is what it pushed,
-	 * which `info irqs` and the log name too. */
-	e->entered = depth > after_insn;
-	if (e->entered)
-		push_frame(e, (frame){ .pos = e->s->icount ? e->s->icount - 1 : 0,
-				       .from = sim_stacked_pc(e->s),
-				       .vector = sim_running_vector(e->s) });
-}
-
-static uint64_t watch_value(const engine *e, const shell_break *b)
-{
-	const uint8_t *d = sim_live_data(e->s);
-	uint64_t v = 0;
-	for (unsigned i = 0; i < b->size && b->addr + i < e->s->data_size; i++)
-		v |= (uint64_t)d[b->addr + i] << (8 * i);
-	return v;
-}
-
-static void refresh_watches(engine *e)
-{
-	for (unsigned i = 0; i < e->st.nb; i++)
-		if (e->st.b[i].kind == BK_WATCH)
-			e->st.b[i].old = watch_value(e, &e->st.b[i]);
-}
-
-/* Whether a breakpoint or watchpoint stops here; fills *rep. */
-static int check_breaks(engine *e, stop_report *rep)
-{
-	uint32_t pc = sim_pc(e->s);
-	int hit = 0;
-	for (unsigned i = 0; i < e->st.nb; i++) {
-		shell_break *b = &e->st.b[i];
-		if (b->kind == BK_WATCH) {
-			uint64_t v = watch_value(e, b);
-			if (v != b->old && !hit) {
-				*rep = (stop_report){ .kind = SR_WATCH, .id = b->id, .old = b->old, .now = v };
-				snprintf(rep->what, sizeof rep->what, "%s", b->what);
-				hit = 1;
-			}
-			b->old = v;
-		} else if (!hit && ((b->kind == BK_CODE && pc == b->addr) ||
-				    (b->kind == BK_IRQ && e->entered &&
-				     (b->vector < 0 || b->vector == sim_running_vector(e->s))))) {
-			*rep = (stop_report){ .kind = b->kind == BK_IRQ ? SR_IRQ : SR_BREAK, .id = b->id };
-			snprintf(rep->what, sizeof rep->what, "%s", b->what);
-			hit = 1;
-		}
-	}
-	return hit;
-}
-
-/* A new source line for step/next: a line start whose line differs from
- * the motion's, or any line start in another frame. */
-static int new_line(engine *e)
-{
-	uint32_t pc = sim_pc(e->s);
-	const char *file;
-	unsigned line;
-	if (!lines_is_line_start(e->lines, pc) || lines_at(e->lines, pc, &file, &line))
-		return 0;
-	return line != e->mo_line || !e->mo_file || strcmp(file, e->mo_file) ||
-	       depth_of(e) != e->mo_depth;
-}
-
-static int on_step(void *ud)
-{
-	engine *e = ud;
-	if (e->s->icount == e->prev_icount)
-		return 0;  /* asleep */
-	track_frames(e);
-	int stop = 0;
-	stop_report rep;
-	switch (e->mo) {
-	case MO_NONE:
-		break;
-	case MO_BREAKS:
-		stop = check_breaks(e, &e->rep);
-		break;
-	case MO_STEP:
-		stop = check_breaks(e, &e->rep) || new_line(e);
-		break;
-	case MO_NEXT:
-		stop = check_breaks(e, &e->rep) || (depth_of(e) <= e->mo_depth && new_line(e));
-		break;
-	case MO_FINISH:
-		stop = check_breaks(e, &e->rep) || depth_of(e) < e->mo_depth;
-		break;
-	case MO_SCOUT_BREAKS:
-		if (check_breaks(e, &rep)) {
-			e->found = 1;
-			e->found_pos = e->s->icount;
-			e->found_rep = rep;
-		}
-		break;
-	case MO_SCOUT_STEP:
-	case MO_SCOUT_NEXT:
-		if ((e->mo == MO_SCOUT_STEP || depth_of(e) <= e->mo_depth) && new_line(e)) {
-			e->found = 1;
-			e->found_pos = e->s->icount;
-		}
-		break;
-	}
-	e->prev_icount = e->s->icount;
-	e->prev_pc = sim_pc(e->s);
-	e->prev_depth = sim_irq_depth(e->s);
-	return stop;
-}
-
-/* ---- positions and checkpoints -------------------------------------------- */
 
 static void reply(const travel *t, const char *msg)
 {
 	fflush(stdout);
 	ssize_t w = write(t->reply_fd, msg, strlen(msg));
 	(void)w;  /* the UI gone is noticed on the next read */
-}
-
-/* Forks a checkpoint of this position, thinning the others beyond the cap
- * where they are densest.  The checkpoint continues in serve_checkpoint. */
-static void checkpoint_here(engine *e)
-{
-	uint64_t k = rp_icount(e->r);
-	travel_ck cks[TRAVEL_MAX * 2];
-	size_t n = travel_list(e->t, cks, sizeof cks / sizeof *cks);
-	while (n >= e->t->max && n > 2) {
-		size_t best = 1;
-		for (size_t i = 2; i + 1 < n; i++)
-			if (cks[i + 1].icount - cks[i - 1].icount <
-			    cks[best + 1].icount - cks[best - 1].icount)
-				best = i;
-		travel_req q = { .op = REQ_EXIT };
-		travel_send(e->t, cks[best].icount, &q, sizeof q);
-		travel_unregister(e->t, cks[best].icount);
-		memmove(&cks[best], &cks[best + 1], (n - best - 1) * sizeof *cks);
-		n--;
-	}
-	int fd = travel_register(e->t, k);
-	if (fd < 0)
-		return;  /* one exists here */
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		e->ck_fd = fd;
-		longjmp(e->top, 1);
-	}
-	close(fd);
-	if (pid < 0)
-		travel_unregister(e->t, k);
-	else
-		travel_set_pid(e->t, k, (int)pid);
-}
-
-#define TO_END UINT64_MAX
-
-/* Runs forward to `target` (TO_END: the end) under the current motion,
- * laying checkpoints at every multiple of the interval when `lay` is set. */
-static rp_stop run_forward(engine *e, uint64_t target, int lay)
-{
-	for (;;) {
-		uint64_t now = rp_icount(e->r);
-		if (now >= target)
-			return RP_LIMIT;
-		uint64_t next = (now / e->t->interval + 1) * e->t->interval;
-		rp_stop why = rp_run(e->r, target < next ? target : next);
-		if (why != RP_LIMIT)
-			return why;
-		if (lay && rp_icount(e->r) == next)
-			checkpoint_here(e);
-	}
-}
-
-/* The checkpoint at or below k. */
-static int checkpoint_below(engine *e, uint64_t k, uint64_t *ck)
-{
-	travel_ck cks[TRAVEL_MAX * 2];
-	size_t n = travel_list(e->t, cks, sizeof cks / sizeof *cks);
-	int found = 0;
-	for (size_t i = 0; i < n && cks[i].icount <= k; i++) {
-		*ck = cks[i].icount;
-		found = 1;
-	}
-	return found ? 0 : -1;
-}
-
-static void print_location(engine *e);
-static void print_report(engine *e, const stop_report *rep);
-
-/* Makes this engine the state at `target`, then prints `rep` and the
- * location.  Going back, this process hands over to a copy of a
- * checkpoint and becomes a checkpoint itself: the function then returns
- * only in the copy, through the top-level loop. */
-static void travel_to(engine *e, uint64_t target, const stop_report *rep)
-{
-	uint64_t now = rp_icount(e->r), ck;
-	if (checkpoint_below(e, target, &ck))
-		ck = 0;
-	if (target >= now && ck <= now) {
-		e->mo = MO_NONE;
-		run_forward(e, target, 1);
-		print_report(e, rep);
-		print_location(e);
-		return;
-	}
-	travel_req q = { .op = REQ_RESUME, .target = target, .st = e->st, .rep = *rep };
-	fflush(stdout);
-	int fd = travel_register(e->t, now);
-	if (travel_send(e->t, ck, &q, sizeof q)) {
-		printf("cannot reach icount %" PRIu64 ": checkpoint %" PRIu64 " is gone\n", target, ck);
-		if (fd >= 0) {
-			close(fd);
-			travel_unregister(e->t, now);
-		}
-		return;
-	}
-	if (fd >= 0) {
-		e->ck_fd = fd;
-		longjmp(e->top, 1);
-	}
-	_exit(0);
-}
-
-/* Asks the checkpoint at ck for the last position in (ck, limit) where the
- * scout motion matches. */
-static int scout(engine *e, uint64_t ck, uint64_t limit, motion_kind kind, scout_result *res)
-{
-	int rfd = travel_result_open(e->t);
-	if (rfd < 0)
-		return -1;
-	travel_req q = { .op = REQ_SCOUT, .target = limit, .scout = kind, .file = e->mo_file,
-			 .line = e->mo_line, .depth = e->mo_depth, .st = e->st };
-	int rc = travel_send(e->t, ck, &q, sizeof q) || travel_read_full(rfd, res, sizeof *res);
-	close(rfd);
-	return rc ? -1 : 0;
-}
-
-/* The last position before here where `kind` matches, scanning back one
- * checkpoint span at a time: a scout from checkpoint c looks at positions
- * c+1 .. limit-1 (position 0 follows no step, so it never matches).
- * Returns 1 found, 0 none, -1 interrupted or failed. */
-static int search_back(engine *e, motion_kind kind, uint64_t *pos, stop_report *rep)
-{
-	uint64_t limit = rp_icount(e->r);
-	while (limit >= 2) {
-		uint64_t ck;
-		scout_result res;
-		if (checkpoint_below(e, limit - 2, &ck) || scout(e, ck, limit, kind, &res)) {
-			printf("the checkpoints are gone; cannot search backward\n");
-			return -1;
-		}
-		/* The scout may have finished before the Ctrl-C reached it. */
-		if (res.interrupted || (e->interrupted && *e->interrupted))
-			return -1;
-		if (res.found) {
-			*pos = res.pos;
-			*rep = res.rep;
-			return 1;
-		}
-		limit = ck + 1;
-	}
-	return 0;
-}
-
-/* ---- serving as a checkpoint ---------------------------------------------- */
-
-static void run_scout(engine *e, const travel_req *q)
-{
-	e->mo = q->scout;
-	e->mo_file = q->file;
-	e->mo_line = q->line;
-	e->mo_depth = q->depth;
-	e->found = 0;
-	refresh_watches(e);
-	scout_result res = { 0 };
-	rp_stop why = q->target > rp_icount(e->r) + 1 ? run_forward(e, q->target - 1, 0) : RP_LIMIT;
-	res.interrupted = why == RP_STOPPED;
-	res.found = e->found;
-	res.pos = e->found_pos;
-	res.rep = e->found_rep;
-	travel_result_write(e->t, &res, sizeof res);
-	_exit(0);
-}
-
-/* Waits for requests; returns in a forked copy that is to be the engine
- * (after a resume).  Exits on REQ_EXIT or when the UI is gone. */
-static void serve_checkpoint(engine *e)
-{
-	signal(SIGINT, SIG_IGN);
-	uint64_t k = rp_icount(e->r);
-	for (;;) {
-		travel_req q;
-		if (travel_wait(e->t, e->ck_fd, &q, sizeof q) || q.op == REQ_EXIT) {
-			travel_unregister(e->t, k);
-			_exit(0);
-		}
-		fflush(stdout);
-		pid_t pid = fork();
-		if (pid != 0)
-			continue;
-		close(e->ck_fd);
-		e->ck_fd = -1;
-		sigaction(SIGINT, &e->sigint, NULL);
-		/* A checkpoint forked while a Ctrl-C was pending keeps the flag
-		 * set; its copies must not stop on arrival. */
-		if (e->interrupted)
-			*e->interrupted = 0;
-		e->st = q.st;
-		if (q.op == REQ_SCOUT)
-			run_scout(e, &q);
-		e->mo = MO_NONE;
-		run_forward(e, q.target, 1);
-		print_report(e, &q.rep);
-		print_location(e);
-		return;
-	}
 }
 
 /* ---- printing ------------------------------------------------------------- */
@@ -517,54 +67,50 @@ static void print_location(engine *e)
 	printf("\n");
 }
 
-static void print_report(engine *e, const stop_report *rep)
+/* Prints how a motion ended, then where it is (tl_frontend.stopped). */
+static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 {
-	(void)e;
-	switch (rep->kind) {
-	case SR_BREAK:
-		printf("Breakpoint %d, %s\n", rep->id, rep->what);
+	engine *e = ud;
+	(void)tl;
+	switch (st->kind) {
+	case TL_BREAK:
+		printf("Breakpoint %d, %s\n", st->id, st->what);
 		break;
-	case SR_IRQ:
-		printf("Breakpoint %d, interrupt %s\n", rep->id, rep->what);
+	case TL_IRQ:
+		printf("Breakpoint %d, interrupt %s\n", st->id, st->what);
 		break;
-	case SR_WATCH:
-		printf("Watchpoint %d: %s\nOld value = %" PRIu64 "\nNew value = %" PRIu64 "\n", rep->id,
-		       rep->what, rep->old, rep->now);
+	case TL_WATCH:
+		printf("Watchpoint %d: %s\nOld value = %" PRIu64 "\nNew value = %" PRIu64 "\n", st->id,
+		       st->what, st->old, st->now);
 		break;
-	case SR_START:
+	case TL_RWATCH:
+	case TL_AWATCH:
+		printf("%s %d: %s\nValue = %" PRIu64 "\n",
+		       st->kind == TL_RWATCH ? "Read watchpoint" : "Access watchpoint", st->id,
+		       st->what, st->now);
+		break;
+	case TL_START:
 		printf("Start of recording.\n");
 		break;
-	case SR_END:
+	case TL_END:
 		printf("End of recording.\n");
 		break;
-	case SR_NONE:
-		break;
-	}
-}
-
-/* Reports how a forward motion ended. */
-static void report_stop(engine *e, rp_stop why)
-{
-	switch (why) {
-	case RP_END:
-		printf("End of recording.\n");
-		break;
-	case RP_DIVERGED: {
+	case TL_DIVERGED: {
 		const rp_divergence *d = rp_get_divergence(e->r);
 		printf("The replay diverged: expected %s, got %s (see info divergence).\n",
 		       d->expected, d->actual);
 		break;
 	}
-	case RP_STOPPED:
+	case TL_INTERRUPTED:
 		printf("Interrupted.\n");
 		break;
-	case RP_CPU_STOPPED:
+	case TL_CPU_STOPPED:
 		printf("The CPU stopped.\n");
 		break;
-	case RP_BREAK:
-		print_report(e, &e->rep);
-		break;
-	case RP_LIMIT:
+	case TL_FAILED:
+		printf("%s\n", st->what);
+		return;
+	case TL_STEPPED:
 		break;
 	}
 	print_location(e);
@@ -603,14 +149,6 @@ static int count_arg(const char *args, uint64_t *n)
 	return 0;
 }
 
-static void start_motion(engine *e, motion_kind m)
-{
-	e->mo = m;
-	refresh_watches(e);
-	if (e->interrupted)
-		*e->interrupted = 0;
-}
-
 static int at_divergence(engine *e)
 {
 	if (!rp_get_divergence(e->r))
@@ -628,20 +166,11 @@ static int cmd_stepi(engine *e, const char *args)
 		printf("End of recording.\n");
 		return 0;
 	}
-	start_motion(e, MO_BREAKS);
-	report_stop(e, run_forward(e, rp_icount(e->r) + n, 1));
+	tl_stepi(e->tl, n);
 	return 0;
 }
 
-static void line_here(engine *e)
-{
-	e->mo_file = NULL;
-	e->mo_line = 0;
-	lines_at(e->lines, sim_pc(e->s), &e->mo_file, &e->mo_line);
-	e->mo_depth = depth_of(e);
-}
-
-static int step_lines(engine *e, motion_kind m)
+static int step_lines(engine *e, int into_calls)
 {
 	if (at_divergence(e))
 		return 0;
@@ -649,130 +178,89 @@ static int step_lines(engine *e, motion_kind m)
 		printf("(no line information: stepping by instruction)\n");
 		return cmd_stepi(e, "");
 	}
-	line_here(e);
-	start_motion(e, m);
-	report_stop(e, run_forward(e, TO_END, 1));
+	tl_step_line(e->tl, into_calls);
 	return 0;
 }
 
 static int cmd_step(engine *e, const char *args)
 {
 	(void)args;
-	return step_lines(e, MO_STEP);
+	return step_lines(e, 1);
 }
 
 static int cmd_next(engine *e, const char *args)
 {
 	(void)args;
-	return step_lines(e, MO_NEXT);
+	return step_lines(e, 0);
 }
 
 static int cmd_continue(engine *e, const char *args)
 {
 	(void)args;
-	if (at_divergence(e))
-		return 0;
-	start_motion(e, MO_BREAKS);
-	report_stop(e, run_forward(e, TO_END, 1));
+	if (!at_divergence(e))
+		tl_continue(e->tl);
 	return 0;
+}
+
+static unsigned depth_of(engine *e)
+{
+	unsigned n, unkept, lost;
+	tl_frames(e->tl, &n, &unkept, &lost);
+	return n + unkept;
 }
 
 static int cmd_finish(engine *e, const char *args)
 {
 	(void)args;
-	if (!depth_of(e)) {
+	if (!depth_of(e))
 		printf("\"finish\" not meaningful in the outermost frame.\n");
-		return 0;
-	}
-	if (at_divergence(e))
-		return 0;
-	e->mo_depth = depth_of(e);
-	start_motion(e, MO_FINISH);
-	report_stop(e, run_forward(e, TO_END, 1));
+	else if (!at_divergence(e))
+		tl_finish(e->tl);
 	return 0;
 }
 
 static int cmd_reverse_stepi(engine *e, const char *args)
 {
-	uint64_t n, now = rp_icount(e->r);
-	if (count_arg(args, &n))
-		return 0;
-	stop_report rep = { .kind = n >= now ? SR_START : SR_NONE };
-	travel_to(e, n >= now ? 0 : now - n, &rep);
+	uint64_t n;
+	if (!count_arg(args, &n))
+		tl_reverse_stepi(e->tl, n);
 	return 0;
-}
-
-static void go_back_to(engine *e, motion_kind kind)
-{
-	uint64_t pos = 0;
-	stop_report rep = { .kind = SR_START };
-	start_motion(e, MO_NONE);
-	if (search_back(e, kind, &pos, &rep) < 0) {
-		printf("Interrupted.\n");
-		print_location(e);
-		return;
-	}
-	travel_to(e, pos, &rep);
 }
 
 static int cmd_reverse_continue(engine *e, const char *args)
 {
 	(void)args;
-	go_back_to(e, MO_SCOUT_BREAKS);
+	tl_reverse_continue(e->tl, 0);
 	return 0;
 }
 
-static int reverse_lines(engine *e, motion_kind kind)
+static int reverse_lines(engine *e, int into_calls)
 {
 	if (!lines_available(e->lines)) {
 		printf("(no line information: stepping by instruction)\n");
 		return cmd_reverse_stepi(e, "");
 	}
-	line_here(e);
-	go_back_to(e, kind);
+	tl_reverse_line(e->tl, into_calls);
 	return 0;
 }
 
 static int cmd_reverse_step(engine *e, const char *args)
 {
 	(void)args;
-	return reverse_lines(e, MO_SCOUT_STEP);
+	return reverse_lines(e, 1);
 }
 
 static int cmd_reverse_next(engine *e, const char *args)
 {
 	(void)args;
-	return reverse_lines(e, MO_SCOUT_NEXT);
+	return reverse_lines(e, 0);
 }
 
 static int cmd_reverse_finish(engine *e, const char *args)
 {
 	(void)args;
-	if (!e->nfr) {
-		printf("\"finish\" not meaningful in the outermost frame.\n");
-		return 0;
-	}
-	if (e->unkept) {
-		printf("This frame is deeper than the %d the shell keeps; its start is unknown.\n",
-		       MAX_FRAMES);
-		return 0;
-	}
-	stop_report rep = { .kind = SR_NONE };
-	travel_to(e, e->fr[e->nfr - 1].pos, &rep);
+	tl_reverse_finish(e->tl);
 	return 0;
-}
-
-/* The icount of the n-th recorded interrupt (1-based), or -1. */
-static int irq_position(engine *e, uint64_t n, uint64_t *pos)
-{
-	size_t nev;
-	const db_event *ev = rp_events(e->r, &nev);
-	for (size_t i = 0; i < nev; i++)
-		if (ev[i].type == DB_EV_IRQ && --n == 0) {
-			*pos = ev[i].icount;
-			return 0;
-		}
-	return -1;
 }
 
 static int cmd_goto(engine *e, const char *args)
@@ -783,7 +271,7 @@ static int cmd_goto(engine *e, const char *args)
 		const char *a = args + 3;
 		while (*a == ' ')
 			a++;
-		if (parse_count(a, &n) || !n || irq_position(e, n, &target)) {
+		if (parse_count(a, &n) || tl_irq_position(e->tl, n, &target)) {
 			printf("no recorded interrupt '%s' (they are numbered from 1)\n", a);
 			return 0;
 		}
@@ -791,35 +279,25 @@ static int cmd_goto(engine *e, const char *args)
 		printf("usage: goto ICOUNT | goto irq N\n");
 		return 0;
 	}
-	stop_report rep = { .kind = SR_NONE };
-	if (target > rp_length(e->r)) {
-		printf("icount %" PRIu64 " is past the end of the recording (%" PRIu64 ")\n", target,
-		       rp_length(e->r));
+	if (target > rp_icount(e->r) && target <= rp_length(e->r) && at_divergence(e))
 		return 0;
-	}
-	if (target > rp_icount(e->r) && at_divergence(e))
-		return 0;
-	travel_to(e, target, &rep);
+	tl_goto(e->tl, target);
 	return 0;
 }
 
 static int cmd_run(engine *e, const char *args)
 {
 	(void)args;
-	stop_report rep = { .kind = SR_NONE };
-	travel_to(e, 0, &rep);
+	tl_goto(e->tl, 0);
 	return 0;
 }
 
-static shell_break *new_break(engine *e, break_kind kind, const char *what)
+static tl_break *new_break(engine *e, tl_break_kind kind, uint32_t addr, unsigned size,
+			   const char *what)
 {
-	if (e->st.nb == MAX_BREAKS) {
-		printf("too many breakpoints (at most %d)\n", MAX_BREAKS);
-		return NULL;
-	}
-	shell_break *b = &e->st.b[e->st.nb++];
-	*b = (shell_break){ .id = ++e->st.next_id, .kind = kind, .vector = -1 };
-	snprintf(b->what, sizeof b->what, "%s", what);
+	tl_break *b = tl_break_add(e->tl, kind, addr, size, what);
+	if (!b)
+		printf("too many breakpoints (at most %d)\n", TL_MAX_BREAKS);
 	return b;
 }
 
@@ -841,7 +319,7 @@ static int add_break(engine *e, const char *args, int temp)
 		char what[64];
 		const char *name = *a ? sim_vector_name(e->s, (uint8_t)v) : NULL;
 		snprintf(what, sizeof what, "%s", name ? name : "any");
-		shell_break *b = new_break(e, BK_IRQ, what);
+		tl_break *b = new_break(e, TL_BK_IRQ, 0, 0, what);
 		if (b) {
 			b->vector = *a ? (int)v : -1;
 			b->temp = temp;
@@ -881,10 +359,9 @@ static int add_break(engine *e, const char *args, int temp)
 			return 0;
 		}
 	}
-	shell_break *b = new_break(e, BK_CODE, args);
+	tl_break *b = new_break(e, TL_BK_CODE, addr, 0, args);
 	if (!b)
 		return 0;
-	b->addr = addr;
 	b->temp = temp;
 	char where[128];
 	fw_describe_pc(e->fw, addr, where, sizeof where);
@@ -905,7 +382,7 @@ static int cmd_tbreak(engine *e, const char *args)
 	return add_break(e, args, 1);
 }
 
-static int cmd_watch(engine *e, const char *args)
+static int add_watch(engine *e, const char *args, tl_break_kind kind)
 {
 	uint32_t addr;
 	int is_code;
@@ -928,50 +405,58 @@ static int cmd_watch(engine *e, const char *args)
 	unsigned size = sym && sym->space == FW_SYM_DATA && sym->addr == addr && sym->size ? sym->size : 1;
 	if (size > 8)
 		size = 8;
-	shell_break *b = new_break(e, BK_WATCH, args);
+	tl_break *b = new_break(e, kind, addr, size, args);
 	if (!b)
 		return 0;
-	b->addr = addr;
-	b->size = size;
-	b->old = watch_value(e, b);
-	printf("Watchpoint %d: %s (%u byte%s at 0x%x)\n", b->id, args, size, size > 1 ? "s" : "", addr);
+	printf("%s %d: %s (%u byte%s at 0x%x)\n",
+	       kind == TL_BK_WATCH ? "Watchpoint" : kind == TL_BK_RWATCH ? "Read watchpoint"
+	       : "Access watchpoint", b->id, args, size, size > 1 ? "s" : "", addr);
 	return 0;
+}
+
+static int cmd_watch(engine *e, const char *args)
+{
+	return add_watch(e, args, TL_BK_WATCH);
+}
+
+static int cmd_rwatch(engine *e, const char *args)
+{
+	return add_watch(e, args, TL_BK_RWATCH);
+}
+
+static int cmd_awatch(engine *e, const char *args)
+{
+	return add_watch(e, args, TL_BK_AWATCH);
 }
 
 static int cmd_delete(engine *e, const char *args)
 {
-	if (!*args) {
-		e->st.nb = 0;
-		return 0;
-	}
 	uint64_t id;
-	if (parse_count(args, &id)) {
+	if (!*args)
+		tl_break_clear(e->tl);
+	else if (parse_count(args, &id))
 		printf("usage: delete [N]\n");
-		return 0;
-	}
-	for (unsigned i = 0; i < e->st.nb; i++)
-		if ((uint64_t)e->st.b[i].id == id) {
-			memmove(&e->st.b[i], &e->st.b[i + 1], (e->st.nb - i - 1) * sizeof e->st.b[i]);
-			e->st.nb--;
-			return 0;
-		}
-	printf("No breakpoint number %s.\n", args);
+	else if (id > INT32_MAX || tl_break_delete(e->tl, (int)id))
+		printf("No breakpoint number %s.\n", args);
 	return 0;
 }
 
 static int info_breakpoints(engine *e, const char *args)
 {
 	(void)args;
-	if (!e->st.nb) {
+	unsigned n;
+	const tl_break *bs = tl_breaks(e->tl, &n);
+	if (!n) {
 		printf("No breakpoints or watchpoints.\n");
 		return 0;
 	}
+	static const char *const TYPE[] = { "breakpoint", "interrupt", "watchpoint",
+					    "read watchpoint", "acc watchpoint" };
 	printf("Num  Type        Address  What\n");
-	for (unsigned i = 0; i < e->st.nb; i++) {
-		const shell_break *b = &e->st.b[i];
-		const char *type = b->kind == BK_WATCH ? "watchpoint" : b->kind == BK_IRQ ? "interrupt"
-				   : b->temp ? "tbreakpoint" : "breakpoint";
-		if (b->kind == BK_IRQ)
+	for (unsigned i = 0; i < n; i++) {
+		const tl_break *b = &bs[i];
+		const char *type = b->kind == TL_BK_CODE && b->temp ? "tbreakpoint" : TYPE[b->kind];
+		if (b->kind == TL_BK_IRQ)
 			printf("%-4d %-11s %-8s %s\n", b->id, type, "", b->what);
 		else
 			printf("%-4d %-11s 0x%04x   %s\n", b->id, type, b->addr, b->what);
@@ -979,34 +464,22 @@ static int info_breakpoints(engine *e, const char *args)
 	return 0;
 }
 
-/* Removes the temporary breakpoint that just stopped a motion. */
-static void drop_temp(engine *e)
-{
-	if (e->rep.kind != SR_BREAK && e->rep.kind != SR_IRQ)
-		return;
-	for (unsigned i = 0; i < e->st.nb; i++)
-		if (e->st.b[i].id == e->rep.id && e->st.b[i].temp) {
-			char num[16];
-			snprintf(num, sizeof num, "%d", e->rep.id);
-			cmd_delete(e, num);
-			return;
-		}
-}
-
 static int cmd_where(engine *e, const char *args)
 {
 	(void)args;
 	char where[128];
+	unsigned nfr, unkept, lost;
+	const tl_frame *fr = tl_frames(e->tl, &nfr, &unkept, &lost);
 	uint32_t pc = sim_pc(e->s);
 	fw_describe_pc(e->fw, pc, where, sizeof where);
 	printf("icount=%" PRIu64 " pc=0x%04x %s\n", rp_icount(e->r), pc, where);
-	if (e->unkept)
-		printf("(%u inner frame%s not shown: the shell keeps %d)\n", e->unkept,
-		       e->unkept > 1 ? "s" : "", MAX_FRAMES);
-	for (unsigned i = e->nfr; i-- > 0;) {
-		const frame *f = &e->fr[i];
+	if (unkept)
+		printf("(%u inner frame%s not shown: the shell keeps %d)\n", unkept,
+		       unkept > 1 ? "s" : "", TL_MAX_FRAMES);
+	for (unsigned i = nfr; i-- > 0;) {
+		const tl_frame *f = &fr[i];
 		fw_describe_pc(e->fw, f->from, where, sizeof where);
-		unsigned n = e->unkept + e->nfr - i;
+		unsigned n = unkept + nfr - i;
 		if (f->vector) {
 			/* Taken at the boundary before its return address, at
 			 * the icount `info irqs` lists. */
@@ -1021,9 +494,9 @@ static int cmd_where(engine *e, const char *args)
 			printf(" [icount %" PRIu64 "]\n", f->pos);
 		}
 	}
-	if (e->lost_frames)
-		printf("(the stack was %u frame%s deeper than seen from reset)\n", e->lost_frames,
-		       e->lost_frames > 1 ? "s" : "");
+	if (lost)
+		printf("(the stack was %u frame%s deeper than seen from reset)\n", lost,
+		       lost > 1 ? "s" : "");
 	return 0;
 }
 
@@ -1041,7 +514,7 @@ static int cmd_x(engine *e, const char *args)
 	}
 	mview m = view_of(e);
 	avrr_err err;
-	if (view_examine(stdout, &m, fmt, expr, &e->st.xs, &err))
+	if (view_examine(stdout, &m, fmt, expr, &e->carry.xs, &err))
 		printf("%s\n", err.msg);
 	return 0;
 }
@@ -1289,36 +762,37 @@ static int cmd_help(engine *e, const char *args);
 typedef struct command {
 	named n;
 	command_fn fn;
-	int motion;           /* drops a tbreak that stopped it */
 	const char *help;
 } command;
 
 static const command COMMANDS[] = {
-	{ { "stepi", "si" }, cmd_stepi, 1, "stepi [N]: N instructions forward" },
-	{ { "step", "s" }, cmd_step, 1, "step: to the next source line, into calls" },
-	{ { "next", "n" }, cmd_next, 1, "next: to the next source line in this function" },
-	{ { "finish", "fin" }, cmd_finish, 1, "finish: until this function returns" },
-	{ { "continue", "c" }, cmd_continue, 1, "continue: until a breakpoint, watchpoint or the end" },
-	{ { "reverse-stepi", "rsi" }, cmd_reverse_stepi, 0, "reverse-stepi [N]: N instructions back" },
-	{ { "reverse-step", "rs" }, cmd_reverse_step, 0, "reverse-step: back to the previous source line" },
-	{ { "reverse-next", "rn" }, cmd_reverse_next, 0, "reverse-next: back to the previous line of this function" },
-	{ { "reverse-continue", "rc" }, cmd_reverse_continue, 0, "reverse-continue: back to the last breakpoint or watched write" },
-	{ { "reverse-finish", NULL }, cmd_reverse_finish, 0, "reverse-finish: back to the call of this function" },
-	{ { "goto", NULL }, cmd_goto, 0, "goto ICOUNT | goto irq N: jump to a position" },
-	{ { "run", "r" }, cmd_run, 0, "run: back to the start" },
-	{ { "break", "b" }, cmd_break, 0, "break ADDR|SYMBOL|FILE:LINE | break irq [VECTOR]" },
-	{ { "tbreak", NULL }, cmd_tbreak, 0, "tbreak ...: a breakpoint deleted when hit" },
-	{ { "delete", "d" }, cmd_delete, 0, "delete [N]: breakpoints and watchpoints" },
-	{ { "watch", NULL }, cmd_watch, 0, "watch SYMBOL|ADDR: stop when it changes" },
-	{ { "info", "i" }, cmd_info, 0, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints" },
-	{ { "x", NULL }, cmd_x, 0, "x/NFU ADDR: examine memory" },
-	{ { "print", "p" }, cmd_print, 0, "print SYMBOL|REGISTER" },
-	{ { "disassemble", NULL }, cmd_disassemble, 0, "disassemble: around the pc" },
-	{ { "where", "bt" }, cmd_where, 0, "where: position and call stack" },
-	{ { "backtrace", NULL }, cmd_where, 0, "backtrace: the same as where" },
-	{ { "errors", NULL }, cmd_errors, 0, "errors: the replay's counters up to here" },
-	{ { "echo", NULL }, cmd_echo, 0, "echo TEXT" },
-	{ { "help", "h" }, cmd_help, 0, "help: this list" },
+	{ { "stepi", "si" }, cmd_stepi, "stepi [N]: N instructions forward" },
+	{ { "step", "s" }, cmd_step, "step: to the next source line, into calls" },
+	{ { "next", "n" }, cmd_next, "next: to the next source line in this function" },
+	{ { "finish", "fin" }, cmd_finish, "finish: until this function returns" },
+	{ { "continue", "c" }, cmd_continue, "continue: until a breakpoint, watchpoint or the end" },
+	{ { "reverse-stepi", "rsi" }, cmd_reverse_stepi, "reverse-stepi [N]: N instructions back" },
+	{ { "reverse-step", "rs" }, cmd_reverse_step, "reverse-step: back to the previous source line" },
+	{ { "reverse-next", "rn" }, cmd_reverse_next, "reverse-next: back to the previous line of this function" },
+	{ { "reverse-continue", "rc" }, cmd_reverse_continue, "reverse-continue: back to the last breakpoint or watched write" },
+	{ { "reverse-finish", NULL }, cmd_reverse_finish, "reverse-finish: back to the call of this function" },
+	{ { "goto", NULL }, cmd_goto, "goto ICOUNT | goto irq N: jump to a position" },
+	{ { "run", "r" }, cmd_run, "run: back to the start" },
+	{ { "break", "b" }, cmd_break, "break ADDR|SYMBOL|FILE:LINE | break irq [VECTOR]" },
+	{ { "tbreak", NULL }, cmd_tbreak, "tbreak ...: a breakpoint deleted when hit" },
+	{ { "delete", "d" }, cmd_delete, "delete [N]: breakpoints and watchpoints" },
+	{ { "watch", NULL }, cmd_watch, "watch SYMBOL|ADDR: stop when it changes" },
+	{ { "rwatch", NULL }, cmd_rwatch, "rwatch SYMBOL|ADDR: stop when an instruction reads it" },
+	{ { "awatch", NULL }, cmd_awatch, "awatch SYMBOL|ADDR: stop when it is read or changes" },
+	{ { "info", "i" }, cmd_info, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints" },
+	{ { "x", NULL }, cmd_x, "x/NFU ADDR: examine memory" },
+	{ { "print", "p" }, cmd_print, "print SYMBOL|REGISTER" },
+	{ { "disassemble", NULL }, cmd_disassemble, "disassemble: around the pc" },
+	{ { "where", "bt" }, cmd_where, "where: position and call stack" },
+	{ { "backtrace", NULL }, cmd_where, "backtrace: the same as where" },
+	{ { "errors", NULL }, cmd_errors, "errors: the replay's counters up to here" },
+	{ { "echo", NULL }, cmd_echo, "echo TEXT" },
+	{ { "help", "h" }, cmd_help, "help: this list" },
 };
 
 static int cmd_help(engine *e, const char *args)
@@ -1353,13 +827,8 @@ static void execute(engine *e, char *line)
 	const char *args = line + len;
 	while (*args == ' ')
 		args++;
-	e->rep.kind = SR_NONE;
 	COMMANDS[i].fn(e, args);
-	if (COMMANDS[i].motion)
-		drop_temp(e);
 }
-
-/* ---- the loop -------------------------------------------------------------- */
 
 /* Reads one line from fd, byte by byte: whatever follows belongs to the
  * process that will be the engine then. */
@@ -1406,63 +875,49 @@ static void send_names(engine *e)
 	}
 }
 
-/* Says goodbye to every checkpoint. */
-static void end_session(engine *e)
+/* tl_frontend.command: one line from the UI, run, then "done". */
+static int on_command(timeline *tl, void *ud)
 {
-	travel_ck cks[TRAVEL_MAX * 2];
-	size_t n = travel_list(e->t, cks, sizeof cks / sizeof *cks);
-	travel_req q = { .op = REQ_EXIT };
-	for (size_t i = 0; i < n; i++)
-		travel_send(e->t, cks[i].icount, &q, sizeof q);
+	engine *e = ud;
+	(void)tl;
+	char line[1024];
+	if (read_line(e->t->cmd_fd, line, sizeof line) || !strcmp(line, "quit"))
+		return -1;
+	execute(e, line);
+	reply(e->t, "done\n");
+	return 0;
+}
+
+/* tl_frontend.resumed: the command that went backward ends here. */
+static void on_resumed(timeline *tl, void *ud)
+{
+	engine *e = ud;
+	(void)tl;
+	reply(e->t, "done\n");
 }
 
 int engine_main(const engine_options *o, travel *t)
 {
-	/* Heap, not stack: the state must survive longjmp and fork alike. */
 	engine *e = calloc(1, sizeof *e);
 	avrr_err err;
 	char msg[600];
-	if (!e) {
-		reply(t, "error out of memory\n");
-		return 2;
-	}
-	e->t = t;
-	e->ck_fd = -1;
-	e->interrupted = o->replay.interrupted;
-	if (rp_open(o->db_path, &o->replay, &e->r, &err) ||
-	    lines_load(rp_firmware(e->r), &e->lines, &err)) {
-		snprintf(msg, sizeof msg, "error %s\n", err.msg);
-		reply(e->t, msg);
-		rp_close(e->r);
+	if (!e || tl_open(o->db_path, &o->replay, t, &e->tl, &err)) {
+		snprintf(msg, sizeof msg, "error %s\n", e ? err.msg : "out of memory");
+		reply(t, msg);
 		free(e);
 		return 2;
 	}
-	e->s = rp_sim(e->r);
-	e->fw = rp_firmware(e->r);
-	e->prev_pc = sim_pc(e->s);
-	rp_set_step_hook(e->r, on_step, e);
-	signal(SIGCHLD, SIG_IGN);  /* checkpoints and scouts reap themselves */
-	sigaction(SIGINT, NULL, &e->sigint);
+	e->t = t;
+	e->r = tl_replay(e->tl);
+	e->s = tl_sim(e->tl);
+	e->fw = tl_firmware(e->tl);
+	e->lines = tl_lines(e->tl);
+	tl_carry(e->tl, &e->carry, sizeof e->carry);
 	send_names(e);
 	reply(e->t, "ready\n");
-	if (setjmp(e->top)) {
-		serve_checkpoint(e);  /* returns in the copy that takes over, */
-		reply(e->t, "done\n");   /* which ends the command that jumped */
-	} else {
-		checkpoint_here(e);   /* icount 0, for `run` and every way back */
-	}
-	char line[1024];
-	for (;;) {
-		if (read_line(t->cmd_fd, line, sizeof line))
-			break;
-		if (!strcmp(line, "quit"))
-			break;
-		if (e->interrupted)
-			*e->interrupted = 0;
-		execute(e, line);
-		reply(e->t, "done\n");
-	}
-	end_session(e);
+	static const tl_frontend fe = { .command = on_command, .stopped = on_stopped,
+					.resumed = on_resumed };
+	tl_main(e->tl, &fe, e);
 	reply(e->t, "bye\n");
 	_exit(0);
 }

@@ -15,7 +15,7 @@
 #define AVRR_ENGINE_H
 
 #include "../replayer/replayer.h"
-#include "travel.h"
+#include "../timeline/timeline.h"
 
 typedef struct engine_options {
 	const char *db_path;

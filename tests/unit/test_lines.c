@@ -10,7 +10,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "shell/lines.h"
+#include "timeline/lines.h"
 
 #define FW_PATH "traces/adcapp.elf"
 /* The Makefile's AVR_FLAGS with -gdwarf-2 for -g: the same code (checked

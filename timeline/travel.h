@@ -1,5 +1,5 @@
 /*
- * travel.h — checkpoints as processes, for time travel in the shell.
+ * travel.h — checkpoints as processes, for time travel on a recording (timeline.h).
  *
  * simavr keeps a chip's state all over the heap (peripherals, cycle timers,
  * IRQ lists), so a checkpoint is not a copy of some structs but a whole
