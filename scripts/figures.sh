@@ -12,8 +12,10 @@
 # results/README.md (each figure's key numbers and how they compare with
 # the paper's claim).  Record-time figures come from `avrr fingerprint`,
 # `avrr info --json` and SQL on the recordings; replay-time figures from
-# one `avrr sweep`.  Needs sqlite3 (with its JSON functions) and gnuplot;
-# not jq.  Everything but the elapsed time is deterministic.
+# `avrr sweep` and `avrr replay --oracle`.  Every configuration is spelled
+# out here: nothing depends on the recordings' own default configuration.
+# Needs sqlite3 (with its JSON functions) and gnuplot; not jq.  Everything
+# but the elapsed time is deterministic.
 set -eu
 
 AVRR=${1:-./avrr}
@@ -69,13 +71,18 @@ done
 # One scratch database gathers every figure's numbers for the SQL below.
 db=$work/figures.db
 
-# default_selector FW: the paper's selector for FW (what `avrr sweep` uses by
-# default): SPL, SPH, SREG and the three GP registers `avrr select` ranks
-# first.  Not the recording's own default configuration, which is a counter.
-default_selector() {
-	"$AVRR" select "traces/$1.elf" --io 0 --gp 3 --json > "$work/sel.json"
-	printf 'SPL+SPH+SREG+%s' "$(val "$db" "SELECT json_extract(readfile('$work/sel.json'),
-		'\$.selector')")"
+# paper_selector FW: the paper's selector for FW (§4.1), spelled out: SPL,
+# SPH, SREG and the three GP registers `avrr select` ranks first (its JSON
+# lists them ranked under "gp").  Every figure that the text says uses "the
+# paper's selector" takes it from here, never from the recording's own
+# default configuration (a counter) nor from `avrr sweep`'s default.
+paper_selector() {
+	"$AVRR" select "traces/$1.elf" --json > "$work/sel.json"
+	psel=$(val "$db" "SELECT 'SPL+SPH+SREG+' || json_extract(j, '\$.gp[0].register') || '+'
+		|| json_extract(j, '\$.gp[1].register') || '+' || json_extract(j, '\$.gp[2].register')
+		FROM (SELECT readfile('$work/sel.json') AS j)")
+	[ -n "$psel" ] || { echo "figures.sh: avrr select ranks fewer than 3 GP registers in $1" >&2; exit 1; }
+	printf '%s' "$psel"
 }
 
 # ---- Fig. 2: return-address clustering -----------------------------------
@@ -107,13 +114,13 @@ IO_EXTRA="TIFR+PINB+TCNT1L+TCNT1H"
 for fw in $FIRMWARE; do
 	say "fingerprints for $fw"
 	specs=
-	dsel=$(default_selector $fw)
+	dsel=$(paper_selector $fw)
 	"$AVRR" select "traces/$fw.elf" --gp 32 --json > "$work/select.json"
 	gps=$(val "$db" "SELECT group_concat(json_extract(value, '\$.register'), ' ')
 		FROM json_each(readfile('$work/select.json'), '\$.gp')")
 	# Fig. 5: SPL, SPH, SREG plus the top x GP registers, x = 0..16; for
 	# funcsheap_noloop also with the paper's remedy, TIFR, PINB, TCNT1L and
-	# TCNT1H, added to each, and one by one to the default selector.
+	# TCNT1H, added to each, and one by one to the paper's selector.
 	sel=SPL+SPH+SREG
 	x=0
 	for r in '' $gps; do
@@ -240,15 +247,22 @@ sql "$db" "SELECT s.firmware, fingerprints, collisions,
 # ---- the replay-time figures: one sweep -----------------------------------
 
 say "Fig. 7, Fig. 9, set vs. sequence: avrr sweep (the oracle)"
-# The default selectors over the design space in both matching modes; the
-# whole context (hashing 1,120 bytes at every instruction is what costs)
-# only along the 16-bit line, for Fig. 9.
+# Each firmware's paper selector, given explicitly (one sweep per firmware,
+# since the selectors differ), over the design space in both matching
+# modes; then the whole context (hashing 1,120 bytes at every instruction is
+# what costs) only along the 16-bit line, for Fig. 9.  The rows come in the
+# order one sweep over the three recordings would write them.
 RAS=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16
-(cd "$work" && "$AVRR" sweep adcapp.db funcsheap.db funcsheap_noloop.db \
-	--width 4,6,8,10,12,14,16 --ra $RAS --hash jenkins --match set,sequence -o sweep1.csv &&
-	"$AVRR" sweep adcapp.db funcsheap.db funcsheap_noloop.db --selector all --width 16 \
+for fw in $FIRMWARE; do
+	psel=$(paper_selector $fw)
+	(cd "$work" && "$AVRR" sweep $fw.db --selector "$psel" \
+		--width 4,6,8,10,12,14,16 --ra $RAS --hash jenkins --match set,sequence \
+		-o sweep1-$fw.csv)
+done
+(cd "$work" && "$AVRR" sweep adcapp.db funcsheap.db funcsheap_noloop.db --selector all --width 16 \
 	--ra $RAS --hash jenkins --match set -o sweep2.csv &&
-	{ cat sweep1.csv; tail -n +2 sweep2.csv; } > sweep.csv)
+	{ head -n 1 sweep2.csv; for fw in $FIRMWARE; do tail -n +2 sweep1-$fw.csv; done
+		tail -n +2 sweep2.csv; } > sweep.csv)
 sqlite3 -bail "$db" ".import --csv $work/sweep.csv sweep" "CREATE TABLE oracle AS
 	SELECT replace(recording, '.db', '') AS firmware,
 		CASE WHEN selector = 'all' THEN 'all' ELSE 'default' END AS selector,
@@ -284,25 +298,35 @@ sql "$db" "SELECT firmware, selector, ra, hash_bits, width, false_loop, false_ra
 
 say "Counters: false positives vs. counter bits, set and sequence (the oracle)"
 # The paper's selector, 8 ra bits and 8 hash bits, plus K bits of a counter
-# (K = 0: none) between them; every K of one firmware in one oracle pass.
+# (K = 0: none) between them: sel=PAPER+KIND:K,hash=jenkins,ra=8,width=16+K.
+# Every K and both kinds of one firmware (33 configurations) in one oracle
+# pass per matching rule; K = 0 is shared by both kinds.
 for fw in $FIRMWARE; do
-	csel=$(default_selector $fw)
+	csel=$(paper_selector $fw)
 	cspecs="--fp k0:sel=$csel,hash=jenkins,ra=8,width=16"
 	for kind in sic cycles; do
-		for k in $(seq 1 16); do
+		k=1
+		while [ $k -le 16 ]; do
 			cspecs="$cspecs --fp $kind-$k:sel=$csel+$kind:$k,hash=jenkins,ra=8,width=$((16 + k))"
+			k=$((k + 1))
 		done
 	done
+	n=$(val "$work/$fw.db" "SELECT count(*) FROM interrupts")
 	for m in set sequence; do
 		# shellcheck disable=SC2086
 		"$AVRR" replay "$work/$fw.db" --oracle --match $m $cspecs --json \
 			> "$work/counters-$fw-$m.json"
+		# The oracle finds every recorded interrupt (docs/sweep.md, Failures).
+		bad=$(val "$db" "SELECT count(*) FROM json_each(readfile('$work/counters-$fw-$m.json'),
+			'\$.configs') WHERE json_extract(value, '\$.missed') != 0
+			OR json_extract(value, '\$.correct') != $n")
+		[ "$bad" = 0 ] || { echo "figures.sh: the oracle missed interrupts of $fw ($m)" >&2; exit 1; }
 		sqlite3 -bail "$db" "CREATE TABLE IF NOT EXISTS counters (firmware TEXT, kind TEXT,
 				match TEXT, bits INTEGER, false_positives INTEGER, interrupts INTEGER);
 			WITH c AS (SELECT json_extract(value, '\$.name') AS name,
 					json_extract(value, '\$.false_loop') + json_extract(value, '\$.false_ra')
 						AS fp,
-					json_extract(value, '\$.correct') AS n
+					$n AS n
 				FROM json_each(readfile('$work/counters-$fw-$m.json'), '\$.configs'))
 			INSERT INTO counters
 			SELECT '$fw', substr(name, 1, instr(name, '-') - 1), '$m',
@@ -378,23 +402,23 @@ unset logscale y
 set terminal $TERM_PNG size 960,640
 
 set output 'fig7.png'
-set title 'Fig. 7: false RA positives vs. ra bits of a 16-bit fingerprint (jenkins, default selector)'
+set title "Fig. 7: false RA positives vs. ra bits of a 16-bit fingerprint (jenkins, the paper's selector)"
 set xlabel 'ra bits'
 set ylabel 'false RA positives (fraction of the worst)'
 plot for [f in fws] 'fig7.csv' skip 1 using 2:(strcol(1) eq f ? \$4 : 1/0) with linespoints title f
 
 set output 'fig8.png'
-set title 'Fig. 8: median recorded fingerprints per fingerprint value vs. hash bits (16 bits, jenkins)'
+set title "Fig. 8: median recorded fingerprints per fingerprint value vs. hash bits (16 bits, jenkins, the paper's selector)"
 set xlabel 'hash bits (ra = 16 - hash bits)'
 set ylabel 'median per value (% of the worst)'
 plot for [f in fws] 'fig8.csv' skip 1 using 2:(strcol(1) eq f ? \$5 : 1/0) with linespoints title f
 
 set output 'fig9.png'
 set terminal $TERM_PNG size 1200,900
-set multiplot layout 2,3 title 'Fig. 9: false positives per recorded interrupt, jenkins, set matching. Top: log10 over all splits of 4-16 bits, default selector. Bottom: the 16-bit line.'
+set multiplot layout 2,3 title "Fig. 9: false positives per recorded interrupt, jenkins, set matching. Top: log10 over all splits of 4-16 bits, the paper's selector. Bottom: the 16-bit line."
 set xrange [-1:17]
 do for [f in fws] {
-	set title f.', default selector'
+	set title f.", the paper's selector"
 	set xlabel 'ra bits'
 	set ylabel 'hash bits'
 	set yrange [-1:17]
@@ -408,7 +432,7 @@ set logscale y
 set ylabel 'false positives per interrupt'
 do for [f in fws] {
 	set title f.', 16 bits'
-	plot 'fig9.csv' skip 1 using 3:(strcol(1) eq f && strcol(2) eq 'default' && \$5 == 16 ? \$9 : 1/0) with linespoints lc 1 title 'default selector', \
+	plot 'fig9.csv' skip 1 using 3:(strcol(1) eq f && strcol(2) eq 'default' && \$5 == 16 ? \$9 : 1/0) with linespoints lc 1 title "paper's selector", \
 		'fig9.csv' skip 1 using 3:(strcol(1) eq f && strcol(2) eq 'all' ? \$9 : 1/0) with linespoints lc 2 title 'all'
 }
 unset multiplot
@@ -425,11 +449,13 @@ plot for [i=1:3] 'sec6.csv' skip 1 using 2:(strcol(1) eq word(fws, i) ? \$3 : 1/
 
 set output 'counters.png'
 unset yrange
-set multiplot layout 1,3 title 'Counters: false positives per 1,000 interrupts vs. counter bits K (paper selector, ra 8, hash 8, width 16+K); log scale, 0 drawn at 0.001'
-set xlabel 'counter bits K'
+set multiplot layout 1,3 title "Counters: false positives per 1,000 interrupts vs. counter bits K (the paper's selector, jenkins, 8 ra + K counter + 8 hash bits).\nLog scale; no false positive at all is drawn on the line marked 0. Solid: set matching; dashed: sequence matching."
+set xlabel 'counter bits K (0: no counter)'
 set ylabel 'false positives per 1,000 interrupts'
 set logscale y
-set yrange [0.0005:2000000]
+set yrange [0.0005:3000000]
+set ytics ('0' 0.001, '0.01' 0.01, '0.1' 0.1, '1' 1, '10' 10, '100' 100, '1k' 1000, '10k' 10000, '100k' 100000, '1M' 1000000)
+set arrow 1 from 0, 0.0032 to 16, 0.0032 nohead dt 3 lc 'gray40'
 set xrange [0:16]
 set xtics 2
 set key at graph 0.03, graph 0.3 left Left reverse samplen 2 font ",8"
@@ -442,9 +468,11 @@ do for [i=1:3] {
 		'counters.csv' skip 1 using 4:(strcol(1) eq f && strcol(2) eq 'cycles' && strcol(3) eq 'sequence' ? (\$7 > 0 ? \$7 : 0.001) : 1/0) with linespoints lc 2 dt 2 pt 4 title 'cycles, sequence'
 }
 unset multiplot
+unset arrow 1
 unset xrange
 unset xtics
 set xtics
+set ytics autofreq
 set key top right
 
 set output 'matching.png'
@@ -530,7 +558,26 @@ CREATE VIEW m_sum AS SELECT firmware, ra,
 	max(CASE WHEN match = 'set' THEN 1.0 * (false_loop + false_ra) / interrupts END) AS set_per,
 	max(CASE WHEN match = 'sequence' THEN 1.0 * (false_loop + false_ra) / interrupts END)
 		AS seq_per
-	FROM oracle WHERE selector = 'default' AND width = 16 GROUP BY firmware, ra;"
+	FROM oracle WHERE selector = 'default' AND width = 16 GROUP BY firmware, ra;
+CREATE VIEW c AS SELECT firmware, kind, match, bits, false_positives AS fp,
+	1000.0 * false_positives / interrupts AS per,
+	CASE WHEN false_positives = 0 THEN '0'
+		WHEN 1000.0 * false_positives / interrupts >= 100
+			THEN printf('%.0f', 1000.0 * false_positives / interrupts)
+		WHEN 1000.0 * false_positives / interrupts >= 1
+			THEN printf('%.1f', 1000.0 * false_positives / interrupts)
+		ELSE printf('%.3f', 1000.0 * false_positives / interrupts) END AS txt
+	FROM counters;
+CREATE VIEW c_sum AS SELECT firmware, kind, match,
+	max(CASE WHEN bits = 0 THEN txt END) AS t0, max(CASE WHEN bits = 8 THEN txt END) AS t8,
+	max(CASE WHEN bits = 12 THEN txt END) AS t12, max(CASE WHEN bits = 16 THEN txt END) AS t16,
+	max(CASE WHEN bits = 0 THEN per END) AS p0, max(CASE WHEN bits = 16 THEN per END) AS p16,
+	min(CASE WHEN fp = 0 THEN bits END) AS first_zero,
+	coalesce(max(CASE WHEN fp > 0 THEN bits END) + 1, 0) AS zero_from
+	FROM c GROUP BY firmware, kind, match;
+CREATE VIEW c_step AS SELECT a.firmware, a.kind, a.match, a.bits, 1.0 * a.fp / b.fp AS factor
+	FROM c a JOIN c b ON b.firmware = a.firmware AND b.kind = a.kind AND b.match = a.match
+		AND b.bits = a.bits + 1 WHERE b.fp > 0;"
 
 elapsed=$(($(date +%s) - start))
 {
@@ -548,15 +595,17 @@ measures.
 
 TEXT
 echo "Each bundled firmware was recorded for $INSNS instructions with \`--seed $SEED\` and"
-echo "its \`.stim\` file.  \"Default selector\" means the paper's selector: SPL, SPH,"
-echo "SREG and the three GP registers \`avrr select\` ranks first (what \`avrr sweep\` uses"
-echo "by default; not the recordings' own default configuration, a counter)."
+echo "its \`.stim\` file.  \"The paper's selector\" is SPL, SPH, SREG and the three GP"
+echo "registers \`avrr select\` ranks first (§4.1), given explicitly to every command"
+echo "that uses it; the recordings' own default configuration (a counter) is not used."
+echo "In the CSVs it is the selector \`default\` (\`fig9.csv\`) and the series"
+echo "\`default+io\` (\`fig5.csv\`), names kept from earlier runs."
 echo
-echo "| firmware | interrupts | distinct contexts | distinct return addresses | default selector |"
+echo "| firmware | interrupts | distinct contexts | distinct return addresses | the paper's selector |"
 echo "| --- | --- | --- | --- | --- |"
 for fw in $FIRMWARE; do
 	echo "| $fw | $(val "$work/$fw.db" "SELECT count(*) || ' | ' || count(DISTINCT digest) || ' | '
-		|| count(DISTINCT ra) FROM interrupts") | $(default_selector $fw) |"
+		|| count(DISTINCT ra) FROM interrupts") | $(paper_selector $fw) |"
 done
 echo
 echo "\`make figures\` took $((elapsed / 60)) min $((elapsed % 60)) s on this machine ($(nproc) cores)."
@@ -599,7 +648,7 @@ q "SELECT printf('| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s |', f
 	p8, p16, coalesce(x5, 'none')) FROM f5_sum WHERE series != 'default+io'
 	ORDER BY firmware, series"
 echo
-q "SELECT 'funcsheap_noloop with the default selector: ' || (SELECT printf('%.1f', pct) FROM f5
+q "SELECT 'funcsheap_noloop with the paper''s selector: ' || (SELECT printf('%.1f', pct) FROM f5
 	WHERE firmware = 'funcsheap_noloop' AND series = 'gp' AND x = 3) || ' %; adding, one by one, '
 	|| group_concat(printf('%s: %.1f %%', replace(selector, rtrim(selector,
 		'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'), ''), pct), ', ') || '.'
@@ -618,7 +667,7 @@ q "SELECT 'The paper cuts false input duplicates to about zero with 3 GP registe
 		THEN 'agrees' ELSE 'differs' END || printf(' (%.1f %% at 0, %.1f %% at 16)', p0, p16)
 		FROM f5_sum WHERE firmware = 'funcsheap_noloop' AND series = 'gp')
 	|| ', and the four I/O registers ' || (SELECT CASE WHEN io.p3 < 1 THEN 'agree' ELSE 'differ'
-		END || printf(' (with the default selector they cut %.1f %% to %.1f %%, not to zero)',
+		END || printf(' (with the paper''s selector they cut %.1f %% to %.1f %%, not to zero)',
 		gp.p3, io.p3) FROM f5_sum io JOIN f5_sum gp USING (firmware)
 		WHERE firmware = 'funcsheap_noloop' AND io.series = 'gp+io' AND gp.series = 'gp') || '.'"
 
@@ -661,7 +710,7 @@ cat <<'TEXT'
 ## Fig. 7 — false RA positives vs. ra bits
 
 Oracle (`avrr sweep`), set matching, 16-bit jenkins fingerprints with the
-default selector; false RA positives as a fraction of the worst (`fig7.png`).
+paper's selector; false RA positives as a fraction of the worst (`fig7.png`).
 
 | firmware | worst (ra=0) | ra=1 | ra=2 | ra=4 | ra=8 | none from ra= |
 | --- | --- | --- | --- | --- | --- | --- |
@@ -682,7 +731,7 @@ cat <<'TEXT'
 
 ## Fig. 8 — fingerprints per hash value vs. hash bits
 
-16-bit jenkins fingerprints with the default selector, `ra` = 16 − hash bits:
+16-bit jenkins fingerprints with the paper's selector, `ra` = 16 − hash bits:
 the median number of recorded fingerprints per fingerprint value, in % of the
 worst (`fig8.png`).  From 3 hash bits, as in the paper.
 
@@ -712,9 +761,9 @@ cat <<'TEXT'
 ## Fig. 9 — the ra/hash design space
 
 Oracle, set matching, jenkins: false positives (loop + RA) per recorded
-interrupt (`fig9.png`).  Top: every split of 4–16 bits with the default
+interrupt (`fig9.png`).  Top: every split of 4–16 bits with the paper's
 selector (log colour scale; the dashed line is 16 bits).  Bottom: the 16-bit
-line with the default selector and with the whole context (`all`), whose
+line with the paper's selector and with the whole context (`all`), whose
 false positives are hash collisions only.  Along the 16-bit line:
 
 | firmware | selector | best split (ra/hash) | at best | at 8/8 | 8/8 / best | at 0/16 | at 16/0 |
@@ -758,7 +807,7 @@ cat <<'TEXT'
 
 ## Beyond the paper — set vs. sequence matching
 
-The same oracle configurations (16 bits, jenkins, default selector) with
+The same oracle configurations (16 bits, jenkins, the paper's selector) with
 `--match sequence`, which the paper's replay cannot do: a hit counts only if
 it is one of the next expected interrupts in happens-before order
 (`matching.png`, `matching.csv`).  False positives per recorded interrupt:
@@ -789,38 +838,51 @@ are between the return address bits and the hash (docs/fingerprints.md):
 forward jumps), or `cycles:K`, the cycle count a free-running timer gives.
 Here the paper's selector with 8 ra and 8 hash bits, plus K counter bits
 (K = 0: the paper's 16-bit fingerprint), under both matching rules
-(`counters.png`, `counters.csv`).  False positives per 1,000 recorded
-interrupts, and the smallest K with none at all:
+(`counters.png`, `counters.csv`).  False positives (loop + RA) per 1,000
+recorded interrupts at K = 0, 8, 12 and 16 counter bits, and the smallest K
+with none at all.  K = 0 is the same configuration for both counters.  The
+plot draws its y axis on a log scale; a point on the line marked 0 stands
+for no false positive.
 
-| firmware | counter | matching | K = 0 | K = 4 | K = 8 | K = 12 | K = 16 | no false positive from |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| firmware | counter | matching | K = 0 | K = 8 | K = 12 | K = 16 | first K with 0 |
+| --- | --- | --- | --- | --- | --- | --- | --- |
 TEXT
-q "SELECT printf('| %s | %s | %s | %.1f | %.1f | %.2f | %.3f | %.3f | %s |', firmware, kind, match,
-	max(CASE WHEN bits = 0 THEN 1000.0 * false_positives / interrupts END),
-	max(CASE WHEN bits = 4 THEN 1000.0 * false_positives / interrupts END),
-	max(CASE WHEN bits = 8 THEN 1000.0 * false_positives / interrupts END),
-	max(CASE WHEN bits = 12 THEN 1000.0 * false_positives / interrupts END),
-	max(CASE WHEN bits = 16 THEN 1000.0 * false_positives / interrupts END),
-	coalesce((SELECT 'K = ' || min(c2.bits) FROM counters c2 WHERE c2.firmware = c.firmware
-		AND c2.kind = c.kind AND c2.match = c.match AND c2.false_positives = 0
-		AND NOT EXISTS (SELECT 1 FROM counters c3 WHERE c3.firmware = c.firmware
-			AND c3.kind = c.kind AND c3.match = c.match AND c3.bits > c2.bits
-			AND c3.false_positives > 0)), 'none up to 16'))
-	FROM counters c GROUP BY firmware, kind, match ORDER BY firmware, kind DESC, match DESC"
+q "SELECT printf('| %s | %s | %s | %s | %s | %s | %s | %s |', firmware, kind, match, t0, t8, t12,
+	t16, CASE WHEN first_zero IS NULL THEN 'none ≤ 16' WHEN zero_from > 16
+		THEN first_zero || ' (not for every larger K)' WHEN zero_from > first_zero
+		THEN first_zero || ' (again 0 from ' || zero_from || ')' ELSE first_zero END)
+	FROM c_sum ORDER BY firmware, kind DESC, match DESC"
 echo
-q "SELECT 'Under sequence matching a counter makes these fingerprints exact: no false '
-	|| 'positive from K = ' || max(CASE WHEN kind = 'cycles' THEN k END) || ' cycle bits or K = '
-	|| max(CASE WHEN kind = 'sic' THEN k END) || ' SIC bits on all three firmware, where the '
-	|| 'paper''s 16 bits alone give ' || (SELECT printf('%.0f-%.0f', min(per), max(per))
-		FROM (SELECT 1000.0 * false_positives / interrupts AS per FROM counters
-			WHERE bits = 0 AND match = 'sequence' AND kind = 'sic'))
-	|| ' per 1,000 interrupts.  Under set matching a counter that wraps within the run '
-	|| 'cannot separate the turns of a loop from other recorded interrupts'' turns: at K = 16 '
-	|| (SELECT printf('%.1f-%.1f', min(per), max(per)) FROM (SELECT 1000.0 * false_positives
-		/ interrupts AS per FROM counters WHERE bits = 16 AND match = 'set'))
-	|| ' per 1,000 remain.'
-	FROM (SELECT firmware, kind, max(bits) + 1 AS k FROM counters c WHERE match = 'sequence'
-		AND false_positives > 0 GROUP BY firmware, kind)"
+# The findings, worded from the numbers: which series reach zero and where.
+q "WITH k AS (SELECT kind, match, count(*) AS n, count(first_zero) AS z,
+		min(first_zero) AS lo, max(first_zero) AS hi, min(p16) AS r_lo, max(p16) AS r_hi,
+		group_concat(CASE WHEN first_zero IS NULL THEN firmware END, ', ') AS never
+		FROM c_sum GROUP BY kind, match),
+	w AS (SELECT match, kind, CASE WHEN z = n THEN 'on all ' || n || ' firmware, first at K = '
+			|| CASE WHEN lo = hi THEN lo ELSE lo || '–' || hi END
+		WHEN z = 0 THEN printf('on none of the %d firmware up to K = 16 (%.3g–%.3g per 1,000 '
+			|| 'remain at K = 16)', n, r_lo, r_hi)
+		ELSE 'on ' || z || ' of ' || n || ' firmware, first at K = '
+			|| CASE WHEN lo = hi THEN lo ELSE lo || '–' || hi END
+			|| ', but not on ' || never || ' up to K = 16' END AS txt FROM k)
+	SELECT 'With sequence matching (' || (SELECT printf('%.3g–%.3g', min(p0), max(p0))
+			FROM c_sum WHERE match = 'sequence' AND kind = 'sic')
+		|| ' false positives per 1,000 interrupts without a counter), they reach zero with '
+		|| '\`sic:K\` ' || (SELECT txt FROM w WHERE match = 'sequence' AND kind = 'sic')
+		|| ', and with \`cycles:K\` '
+		|| (SELECT txt FROM w WHERE match = 'sequence' AND kind = 'cycles')
+		|| '.  With set matching (' || (SELECT printf('%.3g–%.3g', min(p0), max(p0)) FROM c_sum
+			WHERE match = 'set' AND kind = 'sic')
+		|| ' without a counter), they reach zero with \`sic:K\` '
+		|| (SELECT txt FROM w WHERE match = 'set' AND kind = 'sic') || ', and with \`cycles:K\` '
+		|| (SELECT txt FROM w WHERE match = 'set' AND kind = 'cycles') || '.'"
+echo
+q "SELECT printf('Each added counter bit divides the false positives by a median factor of %.2f '
+	|| '(over the %d steps from K to K + 1 in the table''s series that end above zero); the '
+	|| 'smallest factor, %.2f, is %s with %s, %s matching, from K = %d to %d.',
+	(SELECT median FROM ($(median 'SELECT 1 AS g, factor AS x FROM c_step'))),
+	(SELECT count(*) FROM c_step), factor, firmware, kind, match, bits, bits + 1)
+	FROM c_step ORDER BY factor, firmware, kind, match, bits LIMIT 1"
 } > "$work/out/README.md"
 
 mkdir -p "$OUT"
