@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "view.h"
 
 /* The engine's own state that travels with the timeline (tl_carry). */
@@ -541,34 +542,14 @@ static int cmd_disassemble(engine *e, const char *args)
 static int cmd_errors(engine *e, const char *args)
 {
 	(void)args;
-	const rp_counters *c = rp_get_counters(e->r);
-	printf("configuration        %s\n", rp_config_name(e->r));
-	printf("instructions         %" PRIu64 " of %" PRIu64 "\n", c->instructions, rp_length(e->r));
-	printf("injected             %" PRIu64 "\n", c->injected);
-	if (!c->scored) {
-		printf("(the recording has no ground truth: nothing to score)\n");
-		return 0;
-	}
-	printf("correct              %" PRIu64 "\n", c->correct);
-	printf("false loop positives %" PRIu64 "\n", c->false_loop);
-	printf("false RA positives   %" PRIu64 "\n", c->false_ra);
-	printf("  input duplicates   %" PRIu64 "\n", c->input_duplicates);
-	printf("  hash collisions    %" PRIu64 "\n", c->hash_collisions);
-	printf("missed               %" PRIu64 "\n", c->missed);
+	report_errors(stdout, e->r);
 	return 0;
 }
 
 static int info_divergence(engine *e, const char *args)
 {
 	(void)args;
-	const rp_divergence *d = rp_get_divergence(e->r);
-	if (!d) {
-		printf("The replay has not diverged (up to icount %" PRIu64 ").\n", rp_icount(e->r));
-		return 0;
-	}
-	printf("diverged at icount %" PRIu64 ", pc 0x%04x %s (context %u)\n", d->icount, d->pc,
-	       d->where, d->context);
-	printf("  expected  %s\n  actual    %s\n", d->expected, d->actual);
+	report_divergence(stdout, e->r);
 	return 0;
 }
 
@@ -578,36 +559,9 @@ static const char *context_name(engine *e, unsigned ctx)
 	return v ? v : "isr";
 }
 
-/* Recorded interrupts near here (all with "all"), each with its fate. */
 static int info_irqs(engine *e, const char *args)
 {
-	size_t nev, ninj;
-	const db_event *ev = rp_events(e->r, &nev);
-	const rp_injection *inj = rp_injections(e->r, &ninj);
-	uint64_t now = rp_icount(e->r), n = 0, before = 0;
-	int all = !strcmp(args, "all");
-	for (size_t i = 0; i < nev; i++)
-		if (ev[i].type == DB_EV_IRQ && ev[i].icount <= now)
-			before++;
-	printf("Num    icount       vector              state\n");
-	size_t k = 0;  /* injections, merged in icount order */
-	for (size_t i = 0; i < nev; i++) {
-		if (ev[i].type != DB_EV_IRQ)
-			continue;
-		n++;
-		int shown = all || (n + 5 > before && n <= before + 5);
-		for (; k < ninj && inj[k].icount < ev[i].icount; k++)
-			if (shown)
-				printf("-      %-12" PRIu64 " %-19s false (injected, not recorded)\n",
-				       inj[k].icount, context_name(e, inj[k].vector));
-		int taken = k < ninj && inj[k].icount == ev[i].icount && inj[k].vector == ev[i].addr;
-		if (taken)
-			k++;
-		if (shown)
-			printf("%-6" PRIu64 " %-12" PRIu64 " %-19s %s\n", n, ev[i].icount,
-			       context_name(e, ev[i].addr), taken ? "correct"
-			       : ev[i].icount > now ? "pending" : "missed");
-	}
+	report_irqs(stdout, e->r, !strcmp(args, "all"));
 	return 0;
 }
 
@@ -635,17 +589,6 @@ static int info_events(engine *e, const char *args)
 	if (here == nev)
 		printf("=> (end of the log)\n");
 	return 0;
-}
-
-static void print_fingerprint(void *ud, const char *name, uint64_t ra_part, uint64_t hash_part,
-			      size_t matches)
-{
-	(void)ud;
-	printf("%-16s ra*=0x%" PRIx64 " h=0x%" PRIx64 "  ", name, ra_part, hash_part);
-	if (matches)
-		printf("in D (%zu recorded interrupt%s)\n", matches, matches > 1 ? "s" : "");
-	else
-		printf("not in D\n");
 }
 
 static int info_checkpoints(engine *e, const char *args)
@@ -717,7 +660,7 @@ static int info_fingerprint(engine *e, const char *a)
 {
 	(void)a;
 	avrr_err err;
-	if (rp_fingerprints_here(e->r, print_fingerprint, NULL, &err))
+	if (report_fingerprint(stdout, e->r, &err))
 		printf("%s\n", err.msg);
 	return 0;
 }
