@@ -109,6 +109,12 @@ TEST_FW_FLAGS := -Os -g -std=gnu11 -Wall -Wextra -Werror -I/usr/include/simavr \
 tests/firmware/%.elf: tests/firmware/%.c Makefile
 	$(AVR_CC) $$(sed -n '1s|^// build: ||p' $<) $(TEST_FW_FLAGS) -o $@ $<
 
+# funcsheap with DWARF debug info, whose call frame information lets gdb
+# unwind an interrupt frame (stabs, avr-gcc's -g, has none).
+TEST_FIRMWARE += tests/firmware/funcsheap_dwarf.elf
+tests/firmware/funcsheap_dwarf.elf: traces/funcsheap.c Makefile
+	$(AVR_CC) $(AVR_FLAGS) -gdwarf-4 -o $@ $<
+
 # The test suite runs twice: as built, and under AddressSanitizer + UBSan.
 test: test-plain test-san
 

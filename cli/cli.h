@@ -30,6 +30,8 @@ int cmd_fingerprint(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_strip(int argc, char **argv);
 int cmd_shell(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_gdb(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
 /* Prints "avrr CMD: message" to stderr and returns EXIT_BAD_INPUT. */

@@ -107,6 +107,31 @@ const cli_command cli_commands[] = {
 	  "      --match set|sequence, --window N   as for avrr replay\n"
 	  "  -x SCRIPT               read commands from SCRIPT\n"
 	  "  -h, --help              this help\n" },
+	{ "gdb", cmd_gdb, "debug a recording in avr-gdb, forward and backward",
+	  "usage: avrr gdb [--fp NAME] [--match sequence|set] RUN.db [AVR-GDB ARGS...]\n"
+	  "\n"
+	  "Serves the recording on a free loopback port (as avrr serve) and runs\n"
+	  "avr-gdb on it with the recording's firmware for symbols; what follows\n"
+	  "RUN.db goes to avr-gdb (e.g. -batch -x SCRIPT).  reverse-stepi,\n"
+	  "reverse-continue, watch, rwatch and awatch work as in gdb; `monitor help`\n"
+	  "lists the rest (docs/gdb.md).  The exit status is avr-gdb's.\n"
+	  "\n"
+	  "      --fp NAME           the stored configuration to replay with\n"
+	  "      --match set|sequence, --window N   as for avrr replay\n"
+	  "  -h, --help              this help\n" },
+	{ "serve", cmd_serve, "serve a recording to one gdb client (an IDE, avr-gdb)",
+	  "usage: avrr serve RUN.db [--port N] [--host ADDR] [--fp NAME] [--match ...]\n"
+	  "\n"
+	  "Opens the recording, listens on ADDR:N (default 127.0.0.1:1234; --port 0\n"
+	  "picks a free port) and serves the gdb remote protocol to one client, forward\n"
+	  "and backward, until it detaches or goes away.  Prints the address on stderr.\n"
+	  "Writes to registers or memory are refused: a replay cannot change the past.\n"
+	  "\n"
+	  "      --port N            TCP port (default 1234)\n"
+	  "      --host ADDR         address to listen on (default 127.0.0.1, loopback)\n"
+	  "      --fp NAME           the stored configuration to replay with\n"
+	  "      --match set|sequence, --window N   as for avrr replay\n"
+	  "  -h, --help              this help\n" },
 	{ "strip", cmd_strip, "copy a recording without its ground truth",
 	  "usage: avrr strip RUN.db -o DEVICE.db\n"
 	  "\n"

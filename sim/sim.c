@@ -499,6 +499,16 @@ const uint8_t *sim_live_data(sim *s)
 	return s->avr->data;
 }
 
+const uint8_t *sim_eeprom(sim *s, uint32_t *size)
+{
+	avr_eeprom_desc_t d = { .ee = NULL, .offset = 0, .size = s->avr->e2end + 1u };
+	*size = 0;
+	if (!s->avr->e2end || avr_ioctl(s->avr, AVR_IOCTL_EEPROM_GET, &d) || !d.ee)
+		return NULL;
+	*size = d.size;
+	return d.ee;
+}
+
 /* Whether anything could end a sleep: an interrupt pending or enabled, or
  * the watchdog in reset mode. */
 static int can_wake(const sim *s)

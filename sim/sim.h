@@ -211,6 +211,9 @@ uint32_t sim_stacked_pc(const sim *s);
  * fingerprint is computed from (valid until the next step). */
 const uint8_t *sim_live_data(sim *s);
 
+/* The EEPROM's bytes now, *size of them; NULL when the MCU has none. */
+const uint8_t *sim_eeprom(sim *s, uint32_t *size);
+
 /* The vector of the innermost running ISR, or 0 in the main program. */
 uint8_t sim_running_vector(const sim *s);
 /* How many ISRs are running (nested), 0 in the main program. */

@@ -41,6 +41,7 @@ typedef struct travel_req {
 	motion_kind scout;
 	const char *file;
 	unsigned line, depth;
+	int watch_before;     /* scout: see tl_reverse_continue */
 	tl_state st;
 	unsigned char carry[TL_CARRY_MAX];
 	tl_stop rep;          /* resume: the stop to report on arrival */
@@ -87,6 +88,8 @@ struct timeline {
 	unsigned mo_line, mo_depth;
 	tl_stop rep;              /* the motion's stop */
 	int found;                /* scouts: a match */
+	int watch_before;         /* scouts: a watch stops before its access */
+	uint64_t scout_limit;     /* scouts: matches stop below this position */
 	uint64_t found_pos;
 	tl_stop found_rep;
 
@@ -286,9 +289,16 @@ static int on_step(void *ud)
 		break;
 	case MO_SCOUT_BREAKS:
 		if (check_breaks(tl, &rep)) {
-			tl->found = 1;
-			tl->found_pos = tl->s->icount;
-			tl->found_rep = rep;
+			/* Backward, gdb stops before the access, as if the
+			 * instruction were undone. */
+			uint64_t at = tl->s->icount;
+			if (tl->watch_before && rep.kind >= TL_WATCH && rep.kind <= TL_AWATCH)
+				at--;
+			if (at < tl->scout_limit) {
+				tl->found = 1;
+				tl->found_pos = at;
+				tl->found_rep = rep;
+			}
 		}
 		break;
 	case MO_SCOUT_STEP:
@@ -469,7 +479,8 @@ static int scout(timeline *tl, uint64_t ck, uint64_t limit, motion_kind kind, sc
 	if (rfd < 0)
 		return -1;
 	travel_req q = { .op = REQ_SCOUT, .target = limit, .scout = kind, .file = tl->mo_file,
-			 .line = tl->mo_line, .depth = tl->mo_depth, .st = tl->st };
+			 .line = tl->mo_line, .depth = tl->mo_depth, .st = tl->st,
+			 .watch_before = tl->watch_before };
 	int rc = travel_send(tl->t, ck, &q, sizeof q) || travel_read_full(rfd, res, sizeof *res);
 	close(rfd);
 	return rc ? -1 : 0;
@@ -477,7 +488,8 @@ static int scout(timeline *tl, uint64_t ck, uint64_t limit, motion_kind kind, sc
 
 /* The last position before here where `kind` matches, scanning back one
  * checkpoint span at a time: a scout from checkpoint c looks at positions
- * c+1 .. limit-1 (position 0 follows no step, so it never matches).
+ * c+1 .. limit-1 (position 0 follows no step, so it never matches), and at
+ * limit too when a watch stops before its access.
  * Returns 1 found, 0 none, -1 interrupted, -2 failed. */
 static int search_back(timeline *tl, motion_kind kind, uint64_t *pos, tl_stop *rep)
 {
@@ -509,9 +521,12 @@ static void run_scout(timeline *tl, const travel_req *q)
 	tl->mo_line = q->line;
 	tl->mo_depth = q->depth;
 	tl->found = 0;
+	tl->watch_before = q->watch_before;
+	tl->scout_limit = q->target;
 	refresh_watches(tl);
 	scout_result res = { 0 };
-	rp_stop why = q->target > rp_icount(tl->r) + 1 ? run_forward(tl, q->target - 1, 0) : RP_LIMIT;
+	uint64_t last = q->watch_before ? q->target : q->target - 1;
+	rp_stop why = last > rp_icount(tl->r) ? run_forward(tl, last, 0) : RP_LIMIT;
 	res.interrupted = why == RP_STOPPED;
 	res.found = tl->found;
 	res.pos = tl->found_pos;
@@ -632,6 +647,7 @@ static void go_back_to(timeline *tl, motion_kind kind, int watch_before)
 	uint64_t pos = 0;
 	tl_stop rep = { .kind = TL_START };
 	start_motion(tl, MO_NONE);
+	tl->watch_before = watch_before;
 	switch (search_back(tl, kind, &pos, &rep)) {
 	case -2:
 		fail(tl, "the checkpoints are gone; cannot search backward");
@@ -639,10 +655,6 @@ static void go_back_to(timeline *tl, motion_kind kind, int watch_before)
 	case -1:
 		emit(tl, (tl_stop){ .kind = TL_INTERRUPTED, .reverse = 1 });
 		return;
-	case 1:
-		if (watch_before && rep.kind >= TL_WATCH && rep.kind <= TL_AWATCH && pos)
-			pos--;
-		break;
 	}
 	rep.reverse = 1;
 	travel_to(tl, pos, rep);

@@ -171,3 +171,18 @@ int travel_result_write(const travel *t, const void *res, size_t len)
 	close(fd);
 	return rc;
 }
+
+void travel_remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	char path[512];
+	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}

@@ -65,6 +65,9 @@ void travel_unregister(const travel *t, uint64_t k);
 int travel_result_open(const travel *t);  /* the asker, before sending */
 int travel_result_write(const travel *t, const void *res, size_t len);
 
+/* Removes the session's directory and whatever is left in it. */
+void travel_remove_dir(const char *dir);
+
 /* Reads exactly len bytes (retrying short reads; -1 on EOF or error). */
 int travel_read_full(int fd, void *buf, size_t len);
 

@@ -1,0 +1,210 @@
+/*
+ * cmd_gdb.c — `avrr serve`: a gdb remote server on a recording, for avr-gdb
+ * or an IDE; `avrr gdb`: the same on a free loopback port, with avr-gdb
+ * started on it and the recording's own firmware for symbols.
+ */
+#define _GNU_SOURCE  /* getaddrinfo's flags under -std=c11 */
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "../gdb/server.h"
+
+#define GDB_PROGRAM "avr-gdb"
+
+/* Listens on host:port (port 0: any free one); returns the socket and the
+ * port bound, or -1 after saying why. */
+static int listen_on(const char *cmd, const char *host, const char *port, unsigned *bound)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
+	int rc = getaddrinfo(host, port, &hints, &ai);
+	if (rc) {
+		cli_fail(cmd, "%s:%s: %s", host, port, gai_strerror(rc));
+		return -1;
+	}
+	int fd = -1, err = 0;
+	for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+		int on = 1;
+		if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) ||
+				bind(fd, a->ai_addr, a->ai_addrlen) || listen(fd, 1))) {
+			err = errno;
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(ai);
+	if (fd < 0) {
+		cli_fail(cmd, "cannot listen on %s:%s: %s", host, port, strerror(err ? err : errno));
+		return -1;
+	}
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	getsockname(fd, (struct sockaddr *)&ss, &len);
+	*bound = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+					  : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return fd;
+}
+
+/* The options both commands take; returns optind's RUN.db index, or -1
+ * (after saying why) — or -2 for --help. */
+static int parse(const char *cmd, int argc, char **argv, rp_options *ro, const char **host,
+		 const char **port)
+{
+	static const struct option opts[] = {
+		{ "fp", required_argument, NULL, 'F' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, serve = !strcmp(cmd, "serve");
+	opterr = 0;
+	optind = 1;
+	/* '+': `avrr gdb` stops at RUN.db; what follows is avr-gdb's. */
+	while ((c = getopt_long(argc, argv, serve ? ":h" : "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			ro->fp_name = optarg;
+			break;
+		case 'm':
+			if (cli_parse_match(cmd, optarg, &ro->match))
+				return -1;
+			break;
+		case 'w':
+			if (cli_parse_window(cmd, optarg, &ro->window))
+				return -1;
+			break;
+		case 'p':
+		case 'H':
+			if (!serve) {
+				cli_fail(cmd, "%s is for avrr serve; avrr gdb picks a free loopback port",
+					 c == 'p' ? "--port" : "--host");
+				return -1;
+			}
+			if (c == 'p') {
+				uint64_t v;
+				if (cli_parse_u64(cmd, "--port", optarg, &v))
+					return -1;
+				if (v > 65535) {
+					cli_fail(cmd, "--port %s: not a TCP port (0-65535)", optarg);
+					return -1;
+				}
+				*port = optarg;
+			} else {
+				*host = optarg;
+			}
+			break;
+		case 'h':
+			cli_help(cmd);
+			return -2;
+		case ':':
+			cli_fail(cmd, "%s needs a value", argv[optind - 1]);
+			return -1;
+		default:
+			cli_fail(cmd, "unknown option '%s'; see 'avrr %s --help'", argv[optind - 1], cmd);
+			return -1;
+		}
+	}
+	if (optind >= argc || (serve && optind != argc - 1)) {
+		cli_fail(cmd, "expected one RUN.db; see 'avrr %s --help'", cmd);
+		return -1;
+	}
+	return optind;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	rp_options ro = { .match = RP_MATCH_SEQUENCE };
+	const char *host = "127.0.0.1", *port = "1234";
+	int at = parse("serve", argc, argv, &ro, &host, &port);
+	if (at < 0)
+		return at == -2 ? 0 : EXIT_BAD_INPUT;
+	unsigned bound;
+	int lfd = listen_on("serve", host, port, &bound);
+	if (lfd < 0)
+		return EXIT_BAD_INPUT;
+	gdb_session gs = { 0 };
+	avrr_err err;
+	signal(SIGPIPE, SIG_IGN);
+	if (gdb_session_start(&gs, argv[at], &ro, lfd, &err)) {
+		close(lfd);
+		return cli_fail("serve", "%s", err.msg);
+	}
+	close(lfd);
+	fprintf(stderr, "avrr serve: %s on %s:%u; in avr-gdb: target remote %s:%u\n", argv[at],
+		host, bound, host, bound);
+	gdb_session_wait(&gs);
+	return 0;
+}
+
+int cmd_gdb(int argc, char **argv)
+{
+	rp_options ro = { .match = RP_MATCH_SEQUENCE };
+	const char *host = "127.0.0.1", *port = "0";
+	int at = parse("gdb", argc, argv, &ro, &host, &port);
+	if (at < 0)
+		return at == -2 ? 0 : EXIT_BAD_INPUT;
+	unsigned bound;
+	int lfd = listen_on("gdb", host, port, &bound);
+	if (lfd < 0)
+		return EXIT_BAD_INPUT;
+	gdb_session gs = { .write_elf = 1 };
+	avrr_err err;
+	signal(SIGPIPE, SIG_IGN);
+	if (gdb_session_start(&gs, argv[at], &ro, lfd, &err)) {
+		close(lfd);
+		return cli_fail("gdb", "%s", err.msg);
+	}
+	close(lfd);
+	/* avr-gdb [ours] [the user's] ELF: its -ex run in order after the ELF
+	 * is loaded, ours first. */
+	int extra = argc - at - 1;
+	char **args = calloc((size_t)extra + 8, sizeof *args);
+	char target[96], elf[128];
+	snprintf(target, sizeof target, "target remote %s:%u", host, bound);
+	snprintf(elf, sizeof elf, "%s/firmware.elf", gdb_session_dir(&gs));
+	if (!args) {
+		gdb_session_stop(&gs);
+		return cli_fail("gdb", "out of memory");
+	}
+	int n = 0;
+	args[n++] = GDB_PROGRAM;
+	args[n++] = "-q";
+	args[n++] = "-ex";
+	args[n++] = target;
+	for (int i = 0; i < extra; i++)
+		args[n++] = argv[at + 1 + i];
+	args[n++] = elf;
+	args[n] = NULL;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(GDB_PROGRAM, args);
+		fprintf(stderr, "avrr gdb: cannot run %s: %s (Debian: apt-get install gdb-avr)\n",
+			GDB_PROGRAM, strerror(errno));
+		_exit(127);
+	}
+	/* Ctrl-C is avr-gdb's to handle: it sends the server its interrupt. */
+	signal(SIGINT, SIG_IGN);
+	int status = 127;
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	free(args);
+	gdb_session_stop(&gs);
+	if (pid < 0)
+		return cli_fail("gdb", "%s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
