@@ -192,7 +192,7 @@ static void test_registers_and_memory_match_the_shell(void **state)
 				   "info registers\nx/8xb &g_led\n",
 				   "-ex 'set var g_led = 5' -ex 'set var $r24 = 1' "
 				   "-ex 'print g_led' -ex 'print $r24'"), 0);
-	char name[8];
+	char name[16];
 	for (int r = 0; r < 32; r++) {
 		snprintf(name, sizeof name, "r%d", r);
 		assert_int_equal(reg_value(s->out, name), reg_value(sh, name));
