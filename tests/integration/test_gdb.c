@@ -10,6 +10,7 @@
  *    reverse-continue stops before the write (one instruction before the
  *    shell's forward stop) with the values swapped; reverse-continue from
  *    the first stop reports the start of the recording;
+ *  - rwatch stops where the shell's does, and backward before the load;
  *  - info registers and x/8xb &g_led show what the shell shows there;
  *  - bt inside INT0's handler reaches main through the interrupt frame, at
  *    the return address the shell's `where` names (a DWARF build: gdb
@@ -164,6 +165,21 @@ static void test_watch_and_reverse_continue(void **state)
 	/* and from there, with nothing to stop at, the start */
 	assert_non_null(strstr(s->out, "No more reverse-execution history."));
 	assert_int_equal(number_after(s->out, "icount=", 3), 0);
+}
+
+static void test_read_watchpoint(void **state)
+{
+	scratch *s = *state;
+	char db[256], sh[16384];
+	record(s, "traces/funcsheap.elf", "fh", db, sizeof db);
+	shell(s, db, "rwatch g_led\ncontinue\ncontinue\n", sh, sizeof sh);
+	assert_int_equal(gdb_batch(s, db, "rwatch g_led\ncontinue\nmonitor when\ncontinue\n"
+				   "monitor when\nreverse-continue\nmonitor when\n", ""), 0);
+	assert_non_null(strstr(s->out, "Hardware read watchpoint 1: g_led"));
+	assert_int_equal(number_after(s->out, "icount=", 0), number_after(sh, "icount=", 0));
+	assert_int_equal(number_after(s->out, "icount=", 1), number_after(sh, "icount=", 1));
+	/* backward: before the load */
+	assert_int_equal(number_after(s->out, "icount=", 2), number_after(sh, "icount=", 1) - 1);
 }
 
 /* "NAME   0xHEX" of register `name` in an `info registers` listing. */
@@ -383,6 +399,8 @@ int main(void)
 						test_scratch_setup, test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_watch_and_reverse_continue,
 						test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_read_watchpoint, test_scratch_setup,
+						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_registers_and_memory_match_the_shell,
 						test_scratch_setup, test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_backtrace_through_an_interrupt,
