@@ -10,6 +10,7 @@
  *    reverse-continue stops before the write (one instruction before the
  *    shell's forward stop) with the values swapped; reverse-continue from
  *    the first stop reports the start of the recording;
+ *  - reverse-continue goes back to the breakpoint's earlier hits;
  *  - rwatch stops where the shell's does, and backward before the load;
  *  - info registers and x/8xb &g_led show what the shell shows there;
  *  - bt inside INT0's handler reaches main through the interrupt frame, at
@@ -165,6 +166,20 @@ static void test_watch_and_reverse_continue(void **state)
 	/* and from there, with nothing to stop at, the start */
 	assert_non_null(strstr(s->out, "No more reverse-execution history."));
 	assert_int_equal(number_after(s->out, "icount=", 3), 0);
+}
+
+static void test_reverse_continue_to_a_breakpoint(void **state)
+{
+	scratch *s = *state;
+	char db[256], sh[16384];
+	record(s, "traces/funcsheap.elf", "fh", db, sizeof db);
+	shell(s, db, "break func_d\ncontinue\ncontinue\ncontinue\n", sh, sizeof sh);
+	assert_int_equal(gdb_batch(s, db, "break func_d\ncontinue\ncontinue\ncontinue\n"
+				   "reverse-continue\nmonitor when\nreverse-continue\nmonitor when\n",
+				   ""), 0);
+	/* from the third hit back to the second, then the first */
+	assert_int_equal(number_after(s->out, "icount=", 0), number_after(sh, "icount=", 1));
+	assert_int_equal(number_after(s->out, "icount=", 1), number_after(sh, "icount=", 0));
 }
 
 static void test_read_watchpoint(void **state)
@@ -398,6 +413,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_serve_step_and_reverse_step,
 						test_scratch_setup, test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_watch_and_reverse_continue,
+						test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_reverse_continue_to_a_breakpoint,
 						test_scratch_setup, test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_read_watchpoint, test_scratch_setup,
 						test_scratch_teardown),
