@@ -10,7 +10,6 @@
  */
 #include "ui.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -112,21 +111,6 @@ static int await(FILE *from, const char *until, char *error, size_t n)
 	}
 	snprintf(error, n, "the engine stopped unexpectedly");
 	return -1;
-}
-
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	char path[512];
-	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
 }
 
 static int is_quit(const char *line)
@@ -270,7 +254,7 @@ out:
 	close(life[1]);
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
-	remove_dir(dir);
+	travel_remove_dir(dir);
 	if (script != stdin)
 		fclose(script);
 	free_names(&completion.commands);
