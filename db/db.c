@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "validate.h"
+
 #define BATCH_EVENTS 8192
 #define BATCH_IRQS 2048
 #define BATCH_FPS 8192
@@ -475,7 +477,7 @@ static int pragma_int(db *d, const char *sql, int64_t *out)
 	return rc;
 }
 
-int db_open(const char *path, int writable, db **out, avrr_err *err)
+static int open_checked(const char *path, int writable, int validate, db **out, avrr_err *err)
 {
 	*out = NULL;
 	struct stat sb;
@@ -518,12 +520,23 @@ int db_open(const char *path, int writable, db **out, avrr_err *err)
 	}
 	d->version = (int)ver;
 	d->writable = writable;
-	if (prepare(d, err) || (writable && exec(d, "BEGIN", err))) {
+	if ((validate && db_validate(d->h, path, SCHEMA, err)) || prepare(d, err) ||
+	    (writable && exec(d, "BEGIN", err))) {
 		db_free(d);
 		return -1;
 	}
 	*out = d;
 	return 0;
+}
+
+int db_open(const char *path, int writable, db **out, avrr_err *err)
+{
+	return open_checked(path, writable, 1, out, err);
+}
+
+int db_open_again(const db *d, db **out, avrr_err *err)
+{
+	return open_checked(d->path, 0, 0, out, err);
 }
 
 int db_commit(db *d, avrr_err *err)

@@ -22,7 +22,19 @@
 #define DB_SCHEMA_VERSION 3
 #define DB_APPLICATION_ID 0x41565252 /* "AVRR" */
 
+/* The longest run a recording may hold (and `avrr record` makes): about
+ * three hours of simulation, so a damaged length cannot run away. */
+#define DB_MAX_INSTRUCTIONS 1000000000000ull
+
 typedef struct db db;
+
+/* What stopped the run, as stored in the recording's stop_reason. */
+#define DB_STOP_INSTRUCTIONS "instructions"
+#define DB_STOP_CYCLES       "cycles"
+#define DB_STOP_INTERRUPTS   "interrupts"
+#define DB_STOP_CPU_DONE     "cpu-done"    /* slept with interrupts off */
+#define DB_STOP_ASLEEP       "asleep"      /* slept with no interrupt enabled to wake it */
+#define DB_STOP_CPU_CRASHED  "cpu-crashed"
 
 /* Event types of the happens-before log (the numbers are stored). */
 typedef enum {
@@ -120,9 +132,14 @@ int db_finish(db *d, avrr_err *err);
 void db_discard(db *d);
 
 /* Opens an existing recording, read-only unless `writable`.  Refuses a file
- * that is not an avrr recording or has a newer schema.  Changes to a
- * writable recording take effect at db_commit; db_close abandons the rest. */
+ * that is not an avrr recording or has a newer schema, and validates the
+ * whole file (docs/schema.md): anything out of type, range or agreement is
+ * "PATH: damaged recording: WHAT (TABLE, row N)".  Changes to a writable
+ * recording take effect at db_commit; db_close abandons the rest. */
 int db_open(const char *path, int writable, db **out, avrr_err *err);
+/* Another read-only connection to the recording d has open and validated,
+ * e.g. for a second reading thread; it is not validated again. */
+int db_open_again(const db *d, db **out, avrr_err *err);
 int db_commit(db *d, avrr_err *err);
 void db_close(db *d);
 

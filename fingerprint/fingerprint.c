@@ -206,6 +206,78 @@ static void fill_gather(fp_config *c, uint32_t total)
 			c->gather[c->ngather++] = (uint16_t)(c->comp[i].addr + k);
 }
 
+/* One KEY=VALUE parameter of a spec's body. */
+typedef struct param {
+	const char *at, *key, *val;  /* at: the whole "KEY=VALUE" */
+	size_t len, klen, vlen;
+} param;
+
+/* Splits the next parameter off *t: 1 with it in *out, 0 at the end, -1
+ * (with err) when it is malformed. */
+static int next_param(parser *p, const char **t, param *out)
+{
+	if (!**t)
+		return 0;
+	const char *comma = strchr(*t, ',');
+	size_t len = comma ? (size_t)(comma - *t) : strlen(*t);
+	const char *e = memchr(*t, '=', len);
+	if (!e)
+		return bad(p, *t, len, "expected KEY=VALUE (sel, hash, marker, ra, width)");
+	*out = (param){ .at = *t, .len = len, .key = *t, .klen = (size_t)(e - *t), .val = e + 1,
+			.vlen = len - (size_t)(e - *t) - 1 };
+	*t += len;
+	if (**t == ',' && !*++*t)
+		return avrr_errf(p->err, "bad fingerprint spec '%s': trailing ','", p->spec);
+	return 1;
+}
+
+static int is_key(const param *a, const char *key)
+{
+	return a->klen == strlen(key) && !strncmp(a->key, key, a->klen);
+}
+
+/* The body of a spec: what follows "NAME:", when it has a name. */
+static const char *spec_body(const char *spec)
+{
+	const char *colon = strchr(spec, ':'), *eq = strchr(spec, '=');
+	return colon && (!eq || colon < eq) ? colon + 1 : spec;
+}
+
+/* ra= and width=, the only parameters that size a fingerprint. */
+static int parse_bits(parser *p, const param *a, unsigned *ra_bits, unsigned *width)
+{
+	uint64_t n;
+	if (is_key(a, "ra")) {
+		if (number(a->val, a->vlen, &n) || n > 32)
+			return bad(p, a->at, a->len, "ra takes 0 to 32 bits");
+		*ra_bits = (unsigned)n;
+	} else if (number(a->val, a->vlen, &n) || n < 1 || n > 64) {
+		return bad(p, a->at, a->len, "width takes 1 to 64 bits");
+	} else {
+		*width = (unsigned)n;
+	}
+	return 0;
+}
+
+int fp_spec_bits(const char *spec, unsigned *ra_bits, unsigned *state_bits, avrr_err *err)
+{
+	parser p = { spec, err };
+	unsigned ra = 8, width = 16;
+	param a;
+	int more;
+	for (const char *t = spec_body(spec); (more = next_param(&p, &t, &a)) > 0;)
+		if ((is_key(&a, "ra") || is_key(&a, "width")) && parse_bits(&p, &a, &ra, &width))
+			return -1;
+	if (more < 0)
+		return -1;
+	if (ra > width)
+		return avrr_errf(err, "bad fingerprint spec '%s': ra=%u exceeds width=%u", spec, ra,
+				 width);
+	*ra_bits = ra;
+	*state_bits = width - ra;
+	return 0;
+}
+
 int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
 	     uint32_t data_size, const char *default_name, fp_config *out, avrr_err *err)
 {
@@ -215,10 +287,9 @@ int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
 	out->ra_bits = 8;
 	unsigned width = 16;
 	int have_sel = 0, have_marker = 0;
-	const char *body = spec;
-	const char *colon = strchr(spec, ':'), *eq = strchr(spec, '=');
-	if (colon && (!eq || colon < eq)) {
-		size_t n = (size_t)(colon - spec);
+	const char *body = spec_body(spec);
+	if (body != spec) {
+		size_t n = (size_t)(body - 1 - spec);
 		if (n == 0 || n >= sizeof out->name)
 			return bad(&p, spec, n, "a name is 1 to 63 characters");
 		for (size_t i = 0; i < n; i++)
@@ -226,55 +297,38 @@ int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
 			      (spec[i] >= '0' && spec[i] <= '9') || ((spec[i] | 32) >= 'a' && (spec[i] | 32) <= 'z')))
 				return bad(&p, spec, n, "a name uses letters, digits, '_', '-' and '.'");
 		memcpy(out->name, spec, n);
-		body = colon + 1;
 	} else {
 		snprintf(out->name, sizeof out->name, "%s", default_name ? default_name : "fp");
 	}
 	if (strlen(body) >= sizeof out->spec)
 		return avrr_errf(err, "bad fingerprint spec '%s': too long", spec);
 	snprintf(out->spec, sizeof out->spec, "%s", body);
-	const char *t = body;
-	while (*t) {
-		const char *comma = strchr(t, ',');
-		size_t len = comma ? (size_t)(comma - t) : strlen(t);
-		const char *e = memchr(t, '=', len);
-		if (!e)
-			return bad(&p, t, len, "expected KEY=VALUE (sel, hash, marker, ra, width)");
-		size_t klen = (size_t)(e - t), vlen = len - klen - 1;
-		const char *v = e + 1;
-		uint64_t n;
-		if (klen == 3 && !strncmp(t, "sel", 3)) {
+	param a;
+	int more;
+	for (const char *t = body; (more = next_param(&p, &t, &a)) > 0;) {
+		if (is_key(&a, "sel")) {
 			if (have_sel++)
-				return bad(&p, t, len, "sel given twice");
-			if (parse_selector(&p, out, v, vlen, names, fw, data_size))
+				return bad(&p, a.at, a.len, "sel given twice");
+			if (parse_selector(&p, out, a.val, a.vlen, names, fw, data_size))
 				return -1;
-		} else if (klen == 4 && !strncmp(t, "hash", 4)) {
-			if (vlen == 2 && !strncmp(v, "rr", 2))
+		} else if (is_key(&a, "hash")) {
+			if (a.vlen == 2 && !strncmp(a.val, "rr", 2))
 				out->round_robin = 1;
-			else if (parse_hash(&p, v, vlen, &out->hash))
+			else if (parse_hash(&p, a.val, a.vlen, &out->hash))
 				return -1;
-		} else if (klen == 6 && !strncmp(t, "marker", 6)) {
+		} else if (is_key(&a, "marker")) {
 			have_marker = 1;
-			if (parse_marker(&p, out, v, vlen, fw))
+			if (parse_marker(&p, out, a.val, a.vlen, fw))
 				return -1;
-		} else if (klen == 2 && !strncmp(t, "ra", 2)) {
-			if (number(v, vlen, &n) || n > 32)
-				return bad(&p, t, len, "ra takes 0 to 32 bits");
-			out->ra_bits = (unsigned)n;
-		} else if (klen == 5 && !strncmp(t, "width", 5)) {
-			if (number(v, vlen, &n) || n < 1 || n > 64)
-				return bad(&p, t, len, "width takes 1 to 64 bits");
-			width = (unsigned)n;
+		} else if (is_key(&a, "ra") || is_key(&a, "width")) {
+			if (parse_bits(&p, &a, &out->ra_bits, &width))
+				return -1;
 		} else {
-			return bad(&p, t, len, "unknown key (sel, hash, marker, ra, width)");
-		}
-		t += len;
-		if (*t == ',') {
-			t++;
-			if (!*t)
-				return avrr_errf(err, "bad fingerprint spec '%s': trailing ','", spec);
+			return bad(&p, a.at, a.len, "unknown key (sel, hash, marker, ra, width)");
 		}
 	}
+	if (more < 0)
+		return -1;
 	if (!have_sel)
 		return avrr_errf(err, "bad fingerprint spec '%s': no selector (sel=...)", spec);
 	uint32_t total = 0;

@@ -124,6 +124,10 @@ typedef struct fp_value {
  * "bad fingerprint spec 'sel=r99': no register 'r99'". */
 int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
 	     uint32_t data_size, const char *default_name, fp_config *out, avrr_err *err);
+/* The sizes of a spec's fingerprint without resolving its selector: the
+ * return-address bits and the bits below them (counters and hash), as
+ * fp_parse would set ra_bits and state_bits.  For checking stored values. */
+int fp_spec_bits(const char *spec, unsigned *ra_bits, unsigned *state_bits, avrr_err *err);
 
 /* The hash function that applies in state s (the configured one, or the
  * round-robin marker's pick). */

@@ -259,12 +259,12 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	if (r.failed)
 		goto out;
 	const char *reason =
-		why == SIM_STOP_DONE ? REC_STOP_CPU_DONE :
-		why == SIM_STOP_ASLEEP ? REC_STOP_ASLEEP :
-		why == SIM_STOP_CRASHED ? REC_STOP_CPU_CRASHED :
-		(o->max_interrupts && r.interrupts >= o->max_interrupts) ? REC_STOP_INTERRUPTS :
-		(o->max_instructions && r.s->icount >= o->max_instructions) ? REC_STOP_INSTRUCTIONS :
-		(o->max_cycles && sim_cycle(r.s) >= o->max_cycles) ? REC_STOP_CYCLES : NULL;
+		why == SIM_STOP_DONE ? DB_STOP_CPU_DONE :
+		why == SIM_STOP_ASLEEP ? DB_STOP_ASLEEP :
+		why == SIM_STOP_CRASHED ? DB_STOP_CPU_CRASHED :
+		(o->max_interrupts && r.interrupts >= o->max_interrupts) ? DB_STOP_INTERRUPTS :
+		(o->max_instructions && r.s->icount >= o->max_instructions) ? DB_STOP_INSTRUCTIONS :
+		(o->max_cycles && sim_cycle(r.s) >= o->max_cycles) ? DB_STOP_CYCLES : NULL;
 	if (!reason) {
 		*was_interrupted = 1;
 		avrr_errf(err, "interrupted; no recording written");

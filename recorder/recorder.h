@@ -45,14 +45,6 @@ typedef struct rec_options {
 	void *warn_ud;
 } rec_options;
 
-/* What stopped the run, as stored in the recording's stop_reason. */
-#define REC_STOP_INSTRUCTIONS "instructions"
-#define REC_STOP_CYCLES       "cycles"
-#define REC_STOP_INTERRUPTS   "interrupts"
-#define REC_STOP_CPU_DONE     "cpu-done"    /* slept with interrupts off */
-#define REC_STOP_ASLEEP       "asleep"      /* slept with no interrupt enabled to wake it */
-#define REC_STOP_CPU_CRASHED  "cpu-crashed"
-
 /* Records one run into o->out_path.  On failure (bad input, a full disk,
  * an interruption) nothing is left at out_path.  Returns 0, or non-zero
  * with err set; *was_interrupted tells the two failures apart. */

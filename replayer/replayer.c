@@ -769,8 +769,7 @@ static int make_groups(replay *r, avrr_err *err)
  * cfg[i] (NULL: given as a spec, skipped) into x[i]. */
 typedef struct load_share {
 	const replay *r;
-	const char *path;           /* the recording, opened again by a thread */
-	db *d;
+	db *d;                      /* the other thread opens its own */
 	const db_fp_config **cfg;
 	fp_index *x;
 	size_t n, first;
@@ -790,7 +789,7 @@ static void load_every_other(load_share *s)
 static void *load_thread(void *arg)
 {
 	load_share *s = arg;
-	if (!(s->rc = db_open(s->path, 0, &s->d, &s->err))) {
+	if (!(s->rc = db_open_again(s->r->d, &s->d, &s->err))) {
 		load_every_other(s);
 		db_close(s->d);
 	}
@@ -799,11 +798,11 @@ static void *load_thread(void *arg)
 
 /* Loads the stored configurations among cfg[0..n) into x[], on two
  * threads when there are several. */
-static int load_all_stored(const replay *r, const char *path, const db_fp_config **cfg,
+static int load_all_stored(const replay *r, const db_fp_config **cfg,
 			   fp_index *x, size_t n, avrr_err *err)
 {
 	load_share mine = { .r = r, .d = r->d, .cfg = cfg, .x = x, .n = n, .first = 0 };
-	load_share other = { .r = r, .path = path, .cfg = cfg, .x = x, .n = n, .first = 1 };
+	load_share other = { .r = r, .cfg = cfg, .x = x, .n = n, .first = 1 };
 	pthread_t t;
 	int threaded = n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
 		       pthread_create(&t, NULL, load_thread, &other) == 0;
@@ -821,7 +820,7 @@ static int load_all_stored(const replay *r, const char *path, const db_fp_config
 	return mine.rc || other.rc ? -1 : 0;
 }
 
-static int open_oracle(replay *r, const char *path, const db_fp_config *cfgs, size_t ncfgs,
+static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs,
 		       avrr_err *err)
 {
 	if (!r->scored)
@@ -848,7 +847,7 @@ static int open_oracle(replay *r, const char *path, const db_fp_config *cfgs, si
 		}
 	}
 	if (!rc)
-		rc = load_all_stored(r, path, stored, r->oracle, n, err);
+		rc = load_all_stored(r, stored, r->oracle, n, err);
 	free(stored);
 	r->nconfigs = n;
 	if (!rc && nspecs) {
@@ -915,7 +914,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 			goto out;
 		r->c.scored = r->scored = 1;
 	}
-	if (o->oracle ? open_oracle(r, path, cfgs, ncfgs, err)
+	if (o->oracle ? open_oracle(r, cfgs, ncfgs, err)
 		      : open_fingerprint(r, cfgs, ncfgs, err))
 		goto out;
 	if (rec_watch_io(r->s, err))
@@ -1044,7 +1043,7 @@ static rp_stop run_until(replay *r, uint64_t until)
 	/* A recording stopped by cycles may end in sleep, past its last
 	 * instruction: time runs on to the recorded cycle.  One stopped by
 	 * instructions ends at its last instruction. */
-	if (!strcmp(r->rep.run.stop_reason, REC_STOP_CYCLES) && sim_cycle(r->s) < r->rep.run.cycles)
+	if (!strcmp(r->rep.run.stop_reason, DB_STOP_CYCLES) && sim_cycle(r->s) < r->rep.run.cycles)
 		sim_run(r->s, 0, r->rep.run.cycles, &r->stop);
 	if (!r->diverged && r->s->icount != end) {
 		char want[64], got[64];

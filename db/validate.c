@@ -1,0 +1,583 @@
+/*
+ * validate.c — checks a whole recording once, when db_open opens it (see
+ * validate.h and docs/schema.md).
+ *
+ * One pass over each table, in key order, in C rather than in SQL so each
+ * failure names its row: the schema is compared with the one avrr creates
+ * (built in a scratch in-memory database from the same text); every column
+ * is checked for its SQLite type and range; the event log is replayed as a
+ * stack of running ISRs, so contexts, nesting and `prev` links agree; and the
+ * interrupts and fingerprints are checked against the log's irq events.
+ * What the replayer would otherwise meet as an index out of range, a loop
+ * without end or a false divergence is reported here as damage.
+ */
+#include "validate.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fingerprint/fingerprint.h"
+#include "../sim/ioregs.h"
+#include "../util/digest.h"
+#include "db.h"
+
+#define MAX_NESTING 64        /* simavr's stack of running ISRs */
+#define MAX_VECTOR 127        /* for an MCU avrr has no vector names for */
+#define PC_LIMIT (1u << 23)   /* byte addresses of a 22-bit PC */
+#define TEXT_MAX 4096
+#define STIMULI_MAX (64u << 20)
+
+typedef struct irq_seen {
+	uint64_t icount;
+	uint32_t ra;
+	uint8_t vector;
+} irq_seen;
+
+typedef struct cfg_seen {
+	int64_t id;
+	char name[64];
+	unsigned ra_bits, state_bits;
+	uint64_t rows;
+} cfg_seen;
+
+typedef struct checker {
+	sqlite3 *h;
+	const char *path;
+	avrr_err *err;
+	sqlite3_stmt *st;      /* the statement being stepped */
+	/* from run */
+	uint64_t instructions, cycles;
+	uint32_t data_size;
+	unsigned max_vector;
+	int has_truth;
+	char sha256[65];
+	/* from events */
+	irq_seen *irqs;
+	size_t nirq;
+	/* from fp_configs */
+	cfg_seen *cfgs;
+	size_t ncfg;
+} checker;
+
+/* "PATH: damaged recording: WHAT (TABLE, row N)"; row 0 leaves the row out. */
+static int damaged(checker *c, const char *table, int64_t row, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int damaged(checker *c, const char *table, int64_t row, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (row)
+		return avrr_errf(c->err, "%s: damaged recording: %s (%s, row %" PRId64 ")", c->path,
+				 what, table, row);
+	return avrr_errf(c->err, "%s: damaged recording: %s (%s)", c->path, what, table);
+}
+
+/* A query SQLite itself could not run: a file it finds malformed. */
+static int sqlite_failed(checker *c, const char *table)
+{
+	return damaged(c, table, 0, "%s", sqlite3_errmsg(c->h));
+}
+
+static int begin(checker *c, const char *table, const char *sql)
+{
+	sqlite3_finalize(c->st);
+	c->st = NULL;
+	return sqlite3_prepare_v2(c->h, sql, -1, &c->st, NULL) == SQLITE_OK ? 0
+									  : sqlite_failed(c, table);
+}
+
+/* Steps the current query: 1 for a row, 0 at its end, -1 (reported). */
+static int next(checker *c, const char *table)
+{
+	int rc = sqlite3_step(c->st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : sqlite_failed(c, table);
+}
+
+/* Column i as an integer in [lo, hi]; -1 when it is of another type or
+ * out of range. */
+static int int_in(sqlite3_stmt *st, int i, int64_t lo, int64_t hi, int64_t *out)
+{
+	if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
+		return -1;
+	*out = sqlite3_column_int64(st, i);
+	return *out < lo || *out > hi ? -1 : 0;
+}
+
+/* What a text column may hold besides printable characters: nothing
+ * (names, specs: they are printed), tabs and line ends (the stimuli file),
+ * or any byte but NUL (paths, as the user's file system had them). */
+enum { TEXT_PLAIN, TEXT_LINES, TEXT_ANY };
+
+/* Column i as text of at most max bytes of `kind`; NULL is allowed when
+ * `nullable`. */
+static int text_ok(sqlite3_stmt *st, int i, size_t max, int kind, int nullable)
+{
+	int type = sqlite3_column_type(st, i);
+	if (type == SQLITE_NULL)
+		return nullable ? 0 : -1;
+	if (type != SQLITE_TEXT)
+		return -1;
+	const unsigned char *t = sqlite3_column_text(st, i);
+	size_t n = (size_t)sqlite3_column_bytes(st, i);
+	if (!t || n > max || strlen((const char *)t) != n)
+		return -1;
+	for (size_t k = 0; k < n && kind != TEXT_ANY; k++)
+		if ((t[k] < 0x20 && !(kind == TEXT_LINES && (t[k] == '\t' || t[k] == '\n' ||
+							       t[k] == '\r'))) || t[k] == 0x7f)
+			return -1;
+	return 0;
+}
+
+static const char *text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+/* The file's tables, indexes and their SQL are exactly those `schema`
+ * creates; a table or index added, dropped or altered is damage. */
+static int check_schema(checker *c, const char *schema)
+{
+	static const char *const q = "SELECT type, name, tbl_name, coalesce(sql, '')"
+				     " FROM sqlite_schema ORDER BY type, name";
+	sqlite3 *want = NULL;
+	sqlite3_stmt *ws = NULL;
+	int rc = -1;
+	if (sqlite3_open_v2(":memory:", &want, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(want, schema, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(want, q, -1, &ws, NULL) != SQLITE_OK) {
+		avrr_errf(c->err, "out of memory");
+		goto out;
+	}
+	if (begin(c, "sqlite_schema", q))
+		goto out;
+	for (int64_t row = 1;; row++) {
+		int have = next(c, "sqlite_schema"), expect = sqlite3_step(ws) == SQLITE_ROW;
+		if (have < 0)
+			goto out;
+		if (!have && !expect)
+			break;
+		if (!expect) {
+			damaged(c, "sqlite_schema", row, "an extra %s '%s'", text(c->st, 0),
+				text(c->st, 1));
+			goto out;
+		}
+		int same = have;
+		for (int i = 0; same && i < 4; i++)
+			same = !strcmp(text(c->st, i), text(ws, i));
+		if (!same) {
+			damaged(c, "sqlite_schema", row, "%s '%s' is missing or not avrr's",
+				text(ws, 0), text(ws, 1));
+			goto out;
+		}
+	}
+	if (begin(c, "event_types", "SELECT type, name FROM event_types ORDER BY type"))
+		goto out;
+	for (int type = 1;; type++) {
+		int have = next(c, "event_types");
+		int64_t t;
+		if (have < 0)
+			goto out;
+		if (!have && type == DB_EV_COUNT)
+			break;
+		if (!have || type == DB_EV_COUNT ||
+		    int_in(c->st, 0, type, type, &t) ||
+		    strcmp(text(c->st, 1), db_event_type_name(type))) {
+			damaged(c, "event_types", type, "the event types are not avrr's");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(ws);
+	sqlite3_close(want);
+	return rc;
+}
+
+static int known_stop_reason(const char *s)
+{
+	static const char *const reasons[] = {
+		DB_STOP_INSTRUCTIONS, DB_STOP_CYCLES, DB_STOP_INTERRUPTS,
+		DB_STOP_CPU_DONE, DB_STOP_ASLEEP, DB_STOP_CPU_CRASHED,
+	};
+	for (size_t i = 0; i < sizeof reasons / sizeof *reasons; i++)
+		if (!strcmp(s, reasons[i]))
+			return 1;
+	return 0;
+}
+
+static int is_hex64(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+			return 0;
+	return n == 64;
+}
+
+static int is_mcu_name(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!((s[n] >= '0' && s[n] <= '9') || ((s[n] | 32) >= 'a' && (s[n] | 32) <= 'z') ||
+		      s[n] == '_'))
+			return 0;
+	return n > 0 && n < 32;
+}
+
+/* The highest vector number the MCU has. */
+static unsigned max_vector_of(const char *mcu)
+{
+	const mcu_names *names = ioregs_lookup(mcu);
+	unsigned max = 0;
+	for (unsigned i = 0; names && i < names->nvectors; i++)
+		if (names->vectors[i].addr > max)
+			max = names->vectors[i].addr;
+	return max ? max : MAX_VECTOR;
+}
+
+static int check_run(checker *c)
+{
+	enum { FW_PATH, FW_SHA, MCU, FREQ, SEED, STIM_PATH, STIM, VERSION, RULE, DATA_SIZE,
+	       INSNS, CYCLES, STOP, TRUTH, CREATED, TRANSFERS, NCOLS };
+	static const char *const col[NCOLS] = {
+		"firmware_path", "firmware_sha256", "mcu", "frequency", "seed", "stimuli_path",
+		"stimuli", "tool_version", "interrupt_rule", "data_size", "instructions", "cycles",
+		"stop_reason", "has_ground_truth", "created", "transfers",
+	};
+	if (begin(c, "run", "SELECT firmware_path, firmware_sha256, mcu, frequency, seed,"
+			    " stimuli_path, stimuli, tool_version, interrupt_rule, data_size,"
+			    " instructions, cycles, stop_reason, has_ground_truth, created,"
+			    " transfers, id FROM run"))
+		return -1;
+	int have = next(c, "run");
+	if (have <= 0)
+		return have < 0 ? -1 : damaged(c, "run", 0, "no run metadata");
+	sqlite3_stmt *st = c->st;
+	int64_t v, insns = 0, cycles = 0, data_size = 0, truth = 0;
+	int bad = -1;
+	for (int i = 0; i < NCOLS && bad < 0; i++) {
+		int fail;
+		switch (i) {
+		case FW_SHA: fail = text_ok(st, i, 64, TEXT_PLAIN, 0) || !is_hex64(text(st, i)); break;
+		case MCU: fail = text_ok(st, i, 31, TEXT_PLAIN, 0) || !is_mcu_name(text(st, i)); break;
+		case FW_PATH: fail = text_ok(st, i, TEXT_MAX, TEXT_ANY, 0); break;
+		case STIM_PATH: fail = text_ok(st, i, TEXT_MAX, TEXT_ANY, 1); break;
+		case STIM: fail = text_ok(st, i, STIMULI_MAX, TEXT_LINES, 1); break;
+		case STOP: fail = text_ok(st, i, 32, TEXT_PLAIN, 0) || !known_stop_reason(text(st, i)); break;
+		case FREQ: fail = int_in(st, i, 1, UINT32_MAX, &v); break;
+		case SEED: fail = int_in(st, i, INT64_MIN, INT64_MAX, &v); break;
+		case DATA_SIZE: fail = int_in(st, i, 0x61, 0x10000, &data_size); break;
+		case INSNS: fail = int_in(st, i, 0, (int64_t)DB_MAX_INSTRUCTIONS, &insns); break;
+		/* every instruction takes a cycle at least */
+		case CYCLES: fail = int_in(st, i, insns, INT64_MAX, &cycles); break;
+		case TRUTH: fail = int_in(st, i, 0, 1, &truth); break;
+		/* at most one control transfer per instruction */
+		case TRANSFERS: fail = int_in(st, i, 0, insns, &v); break;
+		default: fail = text_ok(st, i, TEXT_MAX, TEXT_PLAIN, 0); break;
+		}
+		if (fail)
+			bad = i;
+	}
+	if (bad >= 0) {
+		int type = sqlite3_column_type(st, bad);
+		int want_int = (bad >= FREQ && bad <= SEED) || bad == DATA_SIZE || bad == INSNS ||
+			       bad == CYCLES || bad == TRUTH || bad == TRANSFERS;
+		return damaged(c, "run", sqlite3_column_int64(st, NCOLS), "run.%s is %s", col[bad],
+			       type == SQLITE_NULL ? "missing"
+			       : (type == SQLITE_INTEGER) != want_int ? "of the wrong type"
+			       : "out of range");
+	}
+	c->instructions = (uint64_t)insns;
+	c->cycles = (uint64_t)cycles;
+	c->data_size = (uint32_t)data_size;
+	c->has_truth = (int)truth;
+	c->max_vector = max_vector_of(text(st, MCU));
+	snprintf(c->sha256, sizeof c->sha256, "%s", text(st, FW_SHA));
+	return 0;
+}
+
+static int check_firmware(checker *c)
+{
+	if (begin(c, "firmware", "SELECT sha256, elf, rowid FROM firmware"))
+		return -1;
+	int have = next(c, "firmware");
+	if (have <= 0)
+		return have < 0 ? -1 : damaged(c, "firmware", 0, "the firmware copy is missing");
+	int64_t row = sqlite3_column_int64(c->st, 2);
+	if (strcmp(text(c->st, 0), c->sha256))
+		return damaged(c, "firmware", row, "the firmware copy is not the run's (%.64s)",
+			       c->sha256);
+	const void *elf = sqlite3_column_blob(c->st, 1);
+	size_t n = (size_t)sqlite3_column_bytes(c->st, 1);
+	uint8_t d[DIGEST_SIZE];
+	char hex[2 * DIGEST_SIZE + 1];
+	if (sqlite3_column_type(c->st, 1) != SQLITE_BLOB || !n)
+		return damaged(c, "firmware", row, "the firmware copy is empty");
+	digest_sha256(elf, n, d);
+	digest_hex(d, hex);
+	if (strcmp(hex, c->sha256))
+		return damaged(c, "firmware", row, "the firmware copy does not match its SHA-256");
+	have = next(c, "firmware");
+	return have ? (have < 0 ? -1 : damaged(c, "firmware", 0, "more than one firmware copy")) : 0;
+}
+
+/* One event against the running-ISR stack and the rules of docs/schema.md;
+ * NULL when it holds, else what is wrong. */
+static const char *event_error(const checker *c, const int64_t f[9], uint8_t *stack,
+			       unsigned *depth)
+{
+	enum { SEQ, PREV, CTX, TYPE, ICOUNT, CYCLE, PC, ADDR, VALUE };
+	uint8_t top = *depth ? stack[*depth - 1] : 0;
+	int64_t type = f[TYPE], ctx = f[CTX], addr = f[ADDR], value = f[VALUE];
+	switch (type) {
+	case DB_EV_RESET:
+		if (ctx || addr || value)
+			return "a reset outside the main program";
+		*depth = 0;
+		return NULL;
+	case DB_EV_IRQ:
+		if (addr < 1 || addr > c->max_vector)
+			return "an interrupt vector this MCU does not have";
+		if (ctx != addr || value != f[PC])
+			return "an irq event whose context or return address is not its own";
+		if (*depth == MAX_NESTING)
+			return "interrupts nested deeper than 64";
+		stack[(*depth)++] = (uint8_t)addr;
+		return NULL;
+	case DB_EV_RETI:
+		if (!*depth || ctx != top || addr != top || value)
+			return "a reti from an interrupt that is not running";
+		(*depth)--;
+		return NULL;
+	case DB_EV_READ:
+	case DB_EV_WRITE:
+		if (ctx != top)
+			return "an event in a context that is not running";
+		if (addr >= c->data_size || value > 0xff)
+			return "a register access outside the data space or wider than a byte";
+		return NULL;
+	case DB_EV_SLEEP:
+	case DB_EV_WAKE:
+		return ctx != top ? "an event in a context that is not running"
+		       : addr || value ? "a sleep or wake event with an address or value" : NULL;
+	default:
+		return "an unknown event type";
+	}
+}
+
+static int check_events(checker *c)
+{
+	enum { SEQ, PREV, CTX, TYPE, ICOUNT, CYCLE, PC, ADDR, VALUE, NCOLS };
+	static const char *const col[NCOLS] = {
+		"seq", "prev", "ctx", "type", "icount", "cycle", "pc", "addr", "value",
+	};
+	if (begin(c, "events", "SELECT seq, prev, ctx, type, icount, cycle, pc, addr, value"
+			       " FROM events ORDER BY seq"))
+		return -1;
+	uint64_t last_of_ctx[256] = { 0 };
+	uint8_t stack[MAX_NESTING];
+	unsigned depth = 0;
+	size_t cap = 0;
+	int64_t icount = 0, cycle = 0, seq = 0;
+	int have;
+	while ((have = next(c, "events")) > 0) {
+		sqlite3_stmt *st = c->st;
+		int64_t f[NCOLS];
+		seq++;
+		const int64_t lo[NCOLS] = { seq, 0, 0, 1, icount, cycle, 0, 0, 0 };
+		const int64_t hi[NCOLS] = { seq, seq - 1, c->max_vector, DB_EV_COUNT - 1,
+					    (int64_t)c->instructions, (int64_t)c->cycles,
+					    PC_LIMIT - 1, 0xffff, PC_LIMIT - 1 };
+		for (int i = 0; i < NCOLS; i++)
+			if (int_in(st, i, lo[i], hi[i], &f[i]))
+				return damaged(c, "events", seq, "events.%s is %s", col[i],
+					       i == SEQ ? "not the next in sequence"
+					       : sqlite3_column_type(st, i) == SQLITE_INTEGER
+					       ? "out of range" : "not an integer");
+		if (seq == 1 && f[TYPE] != DB_EV_RESET)
+			return damaged(c, "events", seq, "the log does not start with a reset");
+		if ((uint64_t)f[PREV] != last_of_ctx[f[CTX]])
+			return damaged(c, "events", seq, "events.prev is not the context's previous"
+				       " event");
+		const char *why = event_error(c, f, stack, &depth);
+		if (why)
+			return damaged(c, "events", seq, "%s", why);
+		last_of_ctx[f[CTX]] = (uint64_t)seq;
+		icount = f[ICOUNT];
+		cycle = f[CYCLE];
+		if (f[TYPE] != DB_EV_IRQ)
+			continue;
+		if (c->nirq == cap) {
+			cap = cap ? 2 * cap : 1024;
+			irq_seen *p = realloc(c->irqs, cap * sizeof *p);
+			if (!p)
+				return avrr_errf(c->err, "out of memory");
+			c->irqs = p;
+		}
+		c->irqs[c->nirq++] = (irq_seen){ (uint64_t)f[ICOUNT], (uint32_t)f[VALUE],
+						 (uint8_t)f[ADDR] };
+	}
+	if (have < 0)
+		return -1;
+	return seq ? 0 : damaged(c, "events", 0, "the log is empty");
+}
+
+/* The ground truth agrees with the log's irq events, one row each. */
+static int check_interrupts(checker *c)
+{
+	if (begin(c, "interrupts", "SELECT idx, icount, cycle, vector, ra, sp, typeof(digest),"
+				   " length(digest), typeof(context), length(context)"
+				   " FROM interrupts ORDER BY idx"))
+		return -1;
+	int64_t idx = 0, cycle = 0;
+	int have;
+	while ((have = next(c, "interrupts")) > 0) {
+		sqlite3_stmt *st = c->st;
+		int64_t v;
+		idx++;
+		if (!c->has_truth)
+			return damaged(c, "interrupts", idx, "ground truth in a stripped recording");
+		if (int_in(st, 0, idx, idx, &v) || (size_t)idx > c->nirq)
+			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has no irq event",
+				       idx);
+		const irq_seen *e = &c->irqs[idx - 1];
+		if (int_in(st, 1, (int64_t)e->icount, (int64_t)e->icount, &v) ||
+		    int_in(st, 2, cycle, (int64_t)c->cycles, &cycle) ||
+		    int_in(st, 3, e->vector, e->vector, &v) || int_in(st, 4, e->ra, e->ra, &v))
+			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " is not the log's",
+				       idx);
+		if (int_in(st, 5, 0, 0xffff, &v) || strcmp(text(st, 6), "blob") ||
+		    sqlite3_column_int64(st, 7) != DIGEST_SIZE)
+			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has a bad stack"
+				       " pointer or digest", idx);
+		if (strcmp(text(st, 8), "null") &&
+		    (strcmp(text(st, 8), "blob") || sqlite3_column_int64(st, 9) != c->data_size))
+			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has a context of"
+				       " %lld bytes, not %u", idx, (long long)sqlite3_column_int64(st, 9),
+				       c->data_size);
+	}
+	if (have < 0)
+		return -1;
+	if (c->has_truth && (size_t)idx != c->nirq)
+		return damaged(c, "interrupts", 0, "%" PRId64 " interrupts for %zu irq events", idx,
+			       c->nirq);
+	return 0;
+}
+
+static int is_config_name(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!(s[n] == '_' || s[n] == '-' || s[n] == '.' || (s[n] >= '0' && s[n] <= '9') ||
+		      ((s[n] | 32) >= 'a' && (s[n] | 32) <= 'z')))
+			return 0;
+	return n > 0 && n < 64;
+}
+
+static int check_fp_configs(checker *c)
+{
+	if (begin(c, "fp_configs", "SELECT id, name, spec FROM fp_configs ORDER BY id"))
+		return -1;
+	size_t cap = 0;
+	int have;
+	while ((have = next(c, "fp_configs")) > 0) {
+		sqlite3_stmt *st = c->st;
+		int64_t id;
+		if (int_in(st, 0, 1, UINT32_MAX, &id))
+			return damaged(c, "fp_configs", sqlite3_column_int64(st, 0),
+				       "fp_configs.id is out of range");
+		if (text_ok(st, 1, 63, TEXT_PLAIN, 0) || !is_config_name(text(st, 1)))
+			return damaged(c, "fp_configs", id, "fp_configs.name is not a name");
+		avrr_err why;
+		cfg_seen g = { .id = id };
+		snprintf(g.name, sizeof g.name, "%s", text(st, 1));
+		if (text_ok(st, 2, 511, TEXT_PLAIN, 0))
+			return damaged(c, "fp_configs", id, "configuration '%s' has no spec", g.name);
+		if (fp_spec_bits(text(st, 2), &g.ra_bits, &g.state_bits, &why))
+			return damaged(c, "fp_configs", id, "configuration '%s': %s", g.name, why.msg);
+		if (c->ncfg == cap) {
+			cap = cap ? 2 * cap : 16;
+			cfg_seen *p = realloc(c->cfgs, cap * sizeof *p);
+			if (!p)
+				return avrr_errf(c->err, "out of memory");
+			c->cfgs = p;
+		}
+		c->cfgs[c->ncfg++] = g;
+	}
+	return have < 0 ? -1 : 0;
+}
+
+static uint64_t mask_of(unsigned bits)
+{
+	return bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+}
+
+/* Every configuration has one fingerprint per interrupt, n = 1, 2, ...,
+ * each of its interrupt's vector and within its configuration's bits. */
+static int check_fingerprints(checker *c)
+{
+	if (begin(c, "fingerprints", "SELECT config, n, vector, ra_part, hash_part, input_key"
+				     " FROM fingerprints ORDER BY config, n"))
+		return -1;
+	size_t k = 0;
+	int64_t row = 0;
+	int have;
+	while ((have = next(c, "fingerprints")) > 0) {
+		sqlite3_stmt *st = c->st;
+		int64_t config, n, v, ra, part;
+		row++;
+		if (int_in(st, 0, INT64_MIN, INT64_MAX, &config))
+			return damaged(c, "fingerprints", row, "fingerprints.config is not an integer");
+		while (k < c->ncfg && c->cfgs[k].id < config)
+			k++;
+		if (k == c->ncfg || c->cfgs[k].id != config)
+			return damaged(c, "fingerprints", row, "a fingerprint of configuration %" PRId64
+				       ", which fp_configs lacks", config);
+		cfg_seen *g = &c->cfgs[k];
+		if (int_in(st, 1, (int64_t)g->rows + 1, (int64_t)g->rows + 1, &n) ||
+		    (uint64_t)n > c->nirq)
+			return damaged(c, "fingerprints", row, "configuration '%s' has no fingerprint"
+				       " for interrupt %" PRIu64, g->name, g->rows + 1);
+		g->rows++;
+		if (int_in(st, 2, c->irqs[n - 1].vector, c->irqs[n - 1].vector, &v))
+			return damaged(c, "fingerprints", row, "fingerprint %" PRId64 " of configuration"
+				       " '%s' is of another vector than its interrupt", n, g->name);
+		if (int_in(st, 3, INT64_MIN, INT64_MAX, &ra) ||
+		    int_in(st, 4, INT64_MIN, INT64_MAX, &part) ||
+		    (uint64_t)ra > mask_of(g->ra_bits) || (uint64_t)part > mask_of(g->state_bits))
+			return damaged(c, "fingerprints", row, "fingerprint %" PRId64 " of configuration"
+				       " '%s' is wider than its ra=%u and %u more bits", n, g->name,
+				       g->ra_bits, g->state_bits);
+		int t = sqlite3_column_type(st, 5);
+		if (t != SQLITE_NULL && t != SQLITE_INTEGER)
+			return damaged(c, "fingerprints", row, "fingerprints.input_key is not an"
+				       " integer");
+	}
+	if (have < 0)
+		return -1;
+	for (k = 0; k < c->ncfg; k++)
+		if (c->cfgs[k].rows != c->nirq)
+			return damaged(c, "fingerprints", 0, "configuration '%s' has %" PRIu64
+				       " fingerprints for %zu interrupts", c->cfgs[k].name,
+				       c->cfgs[k].rows, c->nirq);
+	return 0;
+}
+
+int db_validate(sqlite3 *h, const char *path, const char *schema, avrr_err *err)
+{
+	checker c = { .h = h, .path = path, .err = err };
+	int rc = check_schema(&c, schema) || check_run(&c) || check_firmware(&c) ||
+		 check_events(&c) || check_interrupts(&c) || check_fp_configs(&c) ||
+		 check_fingerprints(&c) ? -1 : 0;
+	sqlite3_finalize(c.st);
+	free(c.irqs);
+	free(c.cfgs);
+	return rc;
+}
