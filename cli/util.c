@@ -52,12 +52,13 @@ void cli_catch_signals_hard(const char *remove)
 
 int cli_fail(const char *cmd, const char *fmt, ...)
 {
+	char raw[2048], line[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "avrr %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	avrr_escape(line, sizeof line, raw);
+	fprintf(stderr, "avrr %s: %s\n", cmd, line);
 	return EXIT_BAD_INPUT;
 }
 

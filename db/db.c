@@ -501,7 +501,9 @@ static int open_checked(const char *path, int writable, int validate, db **out, 
 	int64_t app = 0, ver = 0;
 	if (pragma_int(d, "PRAGMA application_id", &app) ||
 	    pragma_int(d, "PRAGMA user_version", &ver)) {
-		avrr_errf(err, "%s: not an avrr recording (%s)", path, sqlite3_errmsg(d->h));
+		/* An SQLite file whose pages are damaged is no foreign file. */
+		avrr_errf(err, sqlite3_errcode(d->h) == SQLITE_CORRUPT ? "%s: damaged recording: %s"
+			  : "%s: not an avrr recording (%s)", path, sqlite3_errmsg(d->h));
 		db_free(d);
 		return -1;
 	}

@@ -168,12 +168,22 @@ static int check_schema(checker *c, const char *schema)
 				text(c->st, 1));
 			goto out;
 		}
-		int same = have;
-		for (int i = 0; same && i < 4; i++)
-			same = !strcmp(text(c->st, i), text(ws, i));
-		if (!same) {
-			damaged(c, "sqlite_schema", row, "%s '%s' is missing or not avrr's",
-				text(ws, 0), text(ws, 1));
+		int order = have ? strcmp(text(c->st, 0), text(ws, 0)) : 1;
+		if (!order)
+			order = strcmp(text(c->st, 1), text(ws, 1));
+		if (order < 0) {
+			damaged(c, "sqlite_schema", row, "an extra %s '%s'", text(c->st, 0),
+				text(c->st, 1));
+			goto out;
+		}
+		if (order > 0) {
+			damaged(c, "sqlite_schema", row, "%s '%s' is missing", text(ws, 0),
+				text(ws, 1));
+			goto out;
+		}
+		if (strcmp(text(c->st, 2), text(ws, 2)) || strcmp(text(c->st, 3), text(ws, 3))) {
+			damaged(c, "sqlite_schema", row, "%s '%s' is not avrr's", text(ws, 0),
+				text(ws, 1));
 			goto out;
 		}
 	}
@@ -292,7 +302,7 @@ static int check_run(checker *c)
 		return damaged(c, "run", sqlite3_column_int64(st, NCOLS), "run.%s is %s", col[bad],
 			       type == SQLITE_NULL ? "missing"
 			       : (type == SQLITE_INTEGER) != want_int ? "of the wrong type"
-			       : "out of range");
+			       : want_int ? "out of range" : "malformed");
 	}
 	c->instructions = (uint64_t)insns;
 	c->cycles = (uint64_t)cycles;
@@ -494,12 +504,14 @@ static int check_fp_configs(checker *c)
 			return damaged(c, "fp_configs", sqlite3_column_int64(st, 0),
 				       "fp_configs.id is out of range");
 		if (text_ok(st, 1, 63, TEXT_PLAIN, 0) || !is_config_name(text(st, 1)))
-			return damaged(c, "fp_configs", id, "fp_configs.name is not a name");
+			return damaged(c, "fp_configs", id, "fp_configs.name is not a name of up to 63"
+				       " letters, digits, '_', '-' and '.'");
 		avrr_err why;
 		cfg_seen g = { .id = id };
 		snprintf(g.name, sizeof g.name, "%s", text(st, 1));
 		if (text_ok(st, 2, 511, TEXT_PLAIN, 0))
-			return damaged(c, "fp_configs", id, "configuration '%s' has no spec", g.name);
+			return damaged(c, "fp_configs", id, "configuration '%s' has a spec of other"
+				       " than up to 511 printable characters", g.name);
 		if (fp_spec_bits(text(st, 2), &g.ra_bits, &g.state_bits, &why))
 			return damaged(c, "fp_configs", id, "configuration '%s': %s", g.name, why.msg);
 		if (c->ncfg == cap) {

@@ -1,0 +1,254 @@
+/*
+ * test_damaged.c — a recording is untrusted input: damaged and hand-edited
+ * files, through the real avrr binary ($AVRR_BIN).
+ *
+ * One real recording (funcsheap, 200,000 instructions, with contexts) is
+ * damaged in one way per case by SQL, as a user with the sqlite3 shell
+ * would: values wider than their fingerprint's bits, negative and huge run
+ * lengths, text and reals in integer columns, a missing fingerprint row, a
+ * short digest, control bytes in a spec, an added index, a dropped table, a
+ * broken event log, a firmware copy that is not the run's, a truncated file.
+ * For each, `info`, `info --json` and `replay` must all print the same one
+ * line "avrr CMD: PATH: damaged recording: WHAT (TABLE, row N)" and exit 2:
+ * never a summary, never a divergence, never a crash (the sanitizer run
+ * checks that).  Every other command that reads a recording refuses it the
+ * same way and leaves no output file behind.
+ */
+#include "../testlib.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct damage {
+	const char *sql;
+	const char *what;  /* after "damaged recording: " */
+} damage;
+
+static const damage CASES[] = {
+	/* values wider than the default configuration (ra=8, width=24) */
+	{ "UPDATE fingerprints SET hash_part = -1 WHERE n = 3",
+	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	  " (fingerprints, row 3)" },
+	{ "UPDATE fingerprints SET hash_part = 65536 WHERE n = 3",
+	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	  " (fingerprints, row 3)" },
+	{ "UPDATE fingerprints SET ra_part = 256 WHERE n = 3",
+	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	  " (fingerprints, row 3)" },
+	/* run lengths that would make a replay run without end */
+	{ "UPDATE run SET instructions = -5", "run.instructions is out of range (run, row 1)" },
+	{ "UPDATE run SET instructions = 4611686018427387904",
+	  "run.instructions is out of range (run, row 1)" },
+	{ "UPDATE run SET cycles = 100", "run.cycles is out of range (run, row 1)" },
+	/* values of the wrong type, which SQLite keeps as they are */
+	{ "UPDATE events SET value = 'abc' WHERE seq = 3",
+	  "events.value is not an integer (events, row 3)" },
+	{ "UPDATE events SET icount = 1.5 WHERE seq = 3",
+	  "events.icount is not an integer (events, row 3)" },
+	{ "UPDATE run SET data_size = 'big'", "run.data_size is of the wrong type (run, row 1)" },
+	{ "UPDATE run SET mcu = 'atmega16;'", "run.mcu is malformed (run, row 1)" },
+	{ "UPDATE run SET stop_reason = 'bored'", "run.stop_reason is malformed (run, row 1)" },
+	/* the event log */
+	{ "UPDATE events SET addr = 200, ctx = 200 WHERE seq = 2",
+	  "events.ctx is out of range (events, row 2)" },
+	{ "UPDATE events SET addr = 21 WHERE seq = 2",
+	  "an interrupt vector this MCU does not have (events, row 2)" },
+	{ "DELETE FROM events WHERE seq = 10", "events.seq is not the next in sequence (events, row 10)" },
+	{ "UPDATE events SET type = 5 WHERE seq = 1",
+	  "the log does not start with a reset (events, row 1)" },
+	{ "UPDATE events SET ctx = 0, prev = 1 WHERE seq = 3",
+	  "an event in a context that is not running (events, row 3)" },
+	{ "UPDATE events SET type = 3 WHERE seq = 3",
+	  "a reti from an interrupt that is not running (events, row 3)" },
+	{ "UPDATE events SET prev = 0 WHERE seq = 5",
+	  "events.prev is not the context's previous event (events, row 5)" },
+	{ "UPDATE events SET icount = 300000 WHERE seq = 720",
+	  "events.icount is out of range (events, row 720)" },
+	/* ground truth */
+	{ "UPDATE interrupts SET digest = x'01020304' WHERE idx = 2",
+	  "interrupt 2 has a bad stack pointer or digest (interrupts, row 2)" },
+	{ "UPDATE interrupts SET context = x'00' WHERE idx = 1",
+	  "interrupt 1 has a context of 1 bytes, not 1120 (interrupts, row 1)" },
+	{ "UPDATE interrupts SET vector = 3 WHERE idx = 1",
+	  "interrupt 1 is not the log's (interrupts, row 1)" },
+	{ "DELETE FROM interrupts WHERE idx = 255", "254 interrupts for 255 irq events (interrupts)" },
+	{ "UPDATE run SET has_ground_truth = 0",
+	  "ground truth in a stripped recording (interrupts, row 1)" },
+	/* fingerprints and their configurations */
+	{ "DELETE FROM fingerprints WHERE n = 4",
+	  "configuration 'default' has no fingerprint for interrupt 4 (fingerprints, row 4)" },
+	{ "UPDATE fingerprints SET vector = 2 WHERE n = 5",
+	  "fingerprint 5 of configuration 'default' is of another vector than its interrupt"
+	  " (fingerprints, row 5)" },
+	{ "INSERT INTO fingerprints VALUES (7, 1, 1, 0, 0, NULL)",
+	  "a fingerprint of configuration 7, which fp_configs lacks (fingerprints, row 256)" },
+	{ "UPDATE fp_configs SET spec = 'sel=r24' || char(27) || '[2J'",
+	  "configuration 'default' has a spec of other than up to 511 printable characters"
+	  " (fp_configs, row 1)" },
+	{ "UPDATE fp_configs SET name = 'x' || char(10) || 'y'",
+	  "fp_configs.name is not a name of up to 63 letters, digits, '_', '-' and '.'"
+	  " (fp_configs, row 1)" },
+	{ "UPDATE fp_configs SET spec = 'sel=r24,ra=40'",
+	  "configuration 'default': bad fingerprint spec 'sel=r24,ra=40': 'ra=40': ra takes 0 to"
+	  " 32 bits (fp_configs, row 1)" },
+	/* the schema and the firmware */
+	{ "CREATE INDEX extra ON events(icount)", "an extra index 'extra' (sqlite_schema, row 1)" },
+	{ "DROP TABLE interrupts", "table 'interrupts' is missing (sqlite_schema, row 9)" },
+	{ "ALTER TABLE events ADD COLUMN x", "table 'events' is not avrr's (sqlite_schema, row 5)" },
+	{ "UPDATE firmware SET elf = x'00'",
+	  "the firmware copy does not match its SHA-256 (firmware, row 1)" },
+	{ "DELETE FROM firmware", "the firmware copy is missing (firmware)" },
+	{ "DELETE FROM run", "no run metadata (run)" },
+};
+
+typedef struct fixture {
+	char dir[128];
+	char base[192];   /* the undamaged recording */
+	char path[192];   /* the damaged copy */
+	char out[8192];
+} fixture;
+
+static int group_setup(void **state)
+{
+	fixture *f = calloc(1, sizeof *f);
+	if (!f || !test_tmpdir(f->dir, sizeof f->dir))
+		return -1;
+	snprintf(f->base, sizeof f->base, "%s/base.db", f->dir);
+	snprintf(f->path, sizeof f->path, "%s/run.db", f->dir);
+	if (test_run(f->out, sizeof f->out, "%s record traces/funcsheap.elf --stimuli"
+		     " traces/funcsheap.stim --instructions 200000 --contexts -o %s", test_avrr(),
+		     f->base))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	fixture *f = *state;
+	char out[64];
+	test_run(out, sizeof out, "rm -rf '%s'", f->dir);
+	free(f);
+	return 0;
+}
+
+/* f->path becomes a copy of the base recording with `sql` applied. */
+static void damage_copy(fixture *f, const char *sql)
+{
+	char out[256];
+	assert_int_equal(test_run(out, sizeof out, "cp %s %s", f->base, f->path), 0);
+	sqlite3 *h = NULL;
+	char *msg = NULL;
+	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
+	if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg ? msg : "?");
+	assert_int_equal(sqlite3_close(h), SQLITE_OK);
+}
+
+/* `avrr ARGS` (with %s for the recording) exits 2 and prints exactly
+ * "avrr CMD: PATH: damaged recording: WHAT". */
+static void expect_refused(fixture *f, const char *cmd, const char *args, const char *what)
+{
+	char line[1024], argv[512];
+	snprintf(argv, sizeof argv, args, f->path);
+	int rc = test_run(f->out, sizeof f->out, "%s %s %s < /dev/null", test_avrr(), cmd, argv);
+	snprintf(line, sizeof line, "avrr %s: %s: damaged recording: %s\n", cmd, f->path, what);
+	if (rc != 2 || strcmp(f->out, line))
+		fail_msg("avrr %s %s: exit %d, printed\n%s\nwanted\n%s", cmd, argv, rc, f->out, line);
+}
+
+static void test_every_damage_is_refused_alike(void **state)
+{
+	fixture *f = *state;
+	/* The undamaged recording is accepted: the cases can fail. */
+	assert_int_equal(test_run(f->out, sizeof f->out, "%s replay %s", test_avrr(), f->base), 0);
+	for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
+		damage_copy(f, CASES[i].sql);
+		expect_refused(f, "info", "%s", CASES[i].what);
+		expect_refused(f, "info", "--json %s", CASES[i].what);
+		expect_refused(f, "replay", "%s", CASES[i].what);
+	}
+}
+
+static int exists(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0;
+}
+
+/* Every command that reads a recording validates it first, and what it
+ * would have written does not appear. */
+static void test_every_command_refuses(void **state)
+{
+	fixture *f = *state;
+	const char *what = CASES[0].what;
+	char out[256], script[256];
+	snprintf(out, sizeof out, "%s/out", f->dir);
+	snprintf(script, sizeof script, "%s/cmds", f->dir);
+	FILE *fp = fopen(script, "w");
+	assert_non_null(fp);
+	fputs("info registers\n", fp);
+	fclose(fp);
+	damage_copy(f, CASES[0].sql);
+	char args[512];
+	expect_refused(f, "replay", "--oracle %s", what);
+	snprintf(args, sizeof args, "%%s -x %s", script);
+	expect_refused(f, "shell", args, what);
+	expect_refused(f, "fingerprint", "%s --fp x:sel=r24", what);
+	snprintf(args, sizeof args, "%%s -o %s", out);
+	expect_refused(f, "strip", args, what);
+	expect_refused(f, "sweep", args, what);
+	expect_refused(f, "serve", "%s --port 0", what);
+	expect_refused(f, "gdb", "%s -batch", what);
+	assert_false(exists(out));
+}
+
+/* A file whose pages are cut off is damaged, not foreign. */
+static void test_truncated_file(void **state)
+{
+	fixture *f = *state;
+	assert_int_equal(test_run(f->out, sizeof f->out, "head -c 20000 %s > %s", f->base,
+				  f->path), 0);
+	expect_refused(f, "info", "%s", "database disk image is malformed");
+	expect_refused(f, "replay", "%s", "database disk image is malformed");
+}
+
+/* Untrusted text in a message (a spec given to replay, a line of a stimuli
+ * file) has its control bytes escaped: one line, nothing for a terminal to
+ * obey. */
+static void test_control_bytes_escaped(void **state)
+{
+	fixture *f = *state;
+	int rc = test_run(f->out, sizeof f->out, "%s replay %s --fp \"$(printf 'sel=r24\\033[2J\\nx')\"",
+			  test_avrr(), f->base);
+	assert_int_equal(rc, 2);
+	assert_string_equal(f->out, "avrr replay: no fingerprint configuration 'sel=r24\\x1b[2J\\nx'"
+			    " in the recording (see avrr info)\n");
+	char stim[256];
+	snprintf(stim, sizeof stim, "%s/bad.stim", f->dir);
+	FILE *fp = fopen(stim, "w");
+	assert_non_null(fp);
+	fputs("adc 0 const \033]0;owned\007\n", fp);
+	fclose(fp);
+	unlink(f->path);
+	rc = test_run(f->out, sizeof f->out, "%s record traces/funcsheap.elf --stimuli %s -o %s",
+		      test_avrr(), stim, f->path);
+	assert_int_equal(rc, 2);
+	assert_null(strchr(f->out, '\033'));
+	assert_null(strchr(f->out, '\007'));
+	assert_non_null(strstr(f->out, "\\x1b]0;owned\\x07"));
+	assert_ptr_equal(strchr(f->out, '\n'), f->out + strlen(f->out) - 1);
+	assert_false(exists(f->path));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_damage_is_refused_alike),
+		cmocka_unit_test(test_every_command_refuses),
+		cmocka_unit_test(test_truncated_file),
+		cmocka_unit_test(test_control_bytes_escaped),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
