@@ -21,6 +21,48 @@
 
 #define GDB_PROGRAM "avr-gdb"
 
+/* What a signal handler needs to end a session: handlers take no user
+ * pointer, hence these statics. */
+static volatile sig_atomic_t engine_group, gdb_child, stopped_by;
+
+/* SIGTERM, SIGHUP (and for serve, SIGINT): the engine's process group goes
+ * at once, and avr-gdb with it; the session then ends as if by a client
+ * leaving, and its directory goes. */
+static void on_stop(int sig)
+{
+	stopped_by = sig;
+	if (engine_group > 0)
+		kill(-engine_group, SIGKILL);
+	if (gdb_child > 0)
+		kill(gdb_child, SIGTERM);
+}
+
+/* The signals that end a session wait (blocked) from before the engine is
+ * forked until its group is known, so none can orphan it. */
+static void hold_stops(int hold)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGINT);
+	sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+static void catch_stops(const gdb_session *gs, int with_sigint)
+{
+	engine_group = gs->pid;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (with_sigint)
+		sigaction(SIGINT, &sa, NULL);
+	hold_stops(0);
+}
+
 /* Listens on host:port (port 0: any free one); returns the socket and the
  * port bound, or -1 after saying why. */
 static int listen_on(const char *cmd, const char *host, const char *port, unsigned *bound)
@@ -139,15 +181,17 @@ int cmd_serve(int argc, char **argv)
 	gdb_session gs = { 0 };
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
+	hold_stops(1);
 	if (gdb_session_start(&gs, argv[at], &ro, lfd, &err)) {
 		close(lfd);
 		return cli_fail("serve", "%s", err.msg);
 	}
 	close(lfd);
+	catch_stops(&gs, 1);
 	fprintf(stderr, "avrr serve: %s on %s:%u; in avr-gdb: target remote %s:%u\n", argv[at],
 		host, bound, host, bound);
 	gdb_session_wait(&gs);
-	return 0;
+	return stopped_by ? 128 + stopped_by : 0;
 }
 
 int cmd_gdb(int argc, char **argv)
@@ -164,6 +208,7 @@ int cmd_gdb(int argc, char **argv)
 	gdb_session gs = { .write_elf = 1 };
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
+	hold_stops(1);
 	if (gdb_session_start(&gs, argv[at], &ro, lfd, &err)) {
 		close(lfd);
 		return cli_fail("gdb", "%s", err.msg);
@@ -192,6 +237,7 @@ int cmd_gdb(int argc, char **argv)
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
+		hold_stops(0);
 		execvp(GDB_PROGRAM, args);
 		fprintf(stderr, "avrr gdb: cannot run %s: %s (Debian: apt-get install gdb-avr)\n",
 			GDB_PROGRAM, strerror(errno));
@@ -199,6 +245,8 @@ int cmd_gdb(int argc, char **argv)
 	}
 	/* Ctrl-C is avr-gdb's to handle: it sends the server its interrupt. */
 	signal(SIGINT, SIG_IGN);
+	gdb_child = pid;
+	catch_stops(&gs, 0);
 	int status = 127;
 	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -206,5 +254,7 @@ int cmd_gdb(int argc, char **argv)
 	gdb_session_stop(&gs);
 	if (pid < 0)
 		return cli_fail("gdb", "%s", strerror(errno));
+	if (stopped_by)
+		return 128 + stopped_by;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

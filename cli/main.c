@@ -178,6 +178,18 @@ static int usage(FILE *f)
 	return f == stdout ? 0 : EXIT_BAD_INPUT;
 }
 
+/* Output that could not be written is a failure too (a full disk,
+ * /dev/full), not a success with nothing said. */
+static int flushed(const char *cmd, int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "avrr%s%s: writing the output: %s\n", cmd ? " " : "", cmd ? cmd : "",
+			strerror(errno ? errno : EIO));
+		return rc ? rc : EXIT_BAD_INPUT;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (sodium_init() < 0) {
@@ -189,25 +201,16 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		if (argc > 2 && strcmp(cmd, "help") == 0)
-			return cli_help(argv[2]);
-		return usage(stdout);
+			return flushed(argv[2], cli_help(argv[2]));
+		return flushed(NULL, usage(stdout));
 	}
 	if (!strcmp(cmd, "--version")) {
 		printf("avrr %s\n", AVRR_VERSION);
-		return 0;
+		return flushed(NULL, 0);
 	}
 	for (const cli_command *c = cli_commands; c->name; c++)
-		if (!strcmp(c->name, cmd)) {
-			int rc = c->run(argc - 1, argv + 1);
-			/* Output that could not be written is a failure too (a
-			 * full disk, /dev/full), not a success with nothing said. */
-			if (fflush(stdout) || ferror(stdout)) {
-				fprintf(stderr, "avrr %s: writing the output: %s\n", cmd,
-					strerror(errno ? errno : EIO));
-				return rc ? rc : EXIT_BAD_INPUT;
-			}
-			return rc;
-		}
+		if (!strcmp(c->name, cmd))
+			return flushed(cmd, c->run(argc - 1, argv + 1));
 	fprintf(stderr, "avrr: '%s' is not an avrr command; see 'avrr --help'\n", cmd);
 	return EXIT_BAD_INPUT;
 }

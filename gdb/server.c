@@ -507,9 +507,8 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 		      avrr_err *err)
 {
 	int rep[2], life[2];
-	snprintf(gs->dir, sizeof gs->dir, "/tmp/avrr-gdb-XXXXXX");
-	if (!mkdtemp(gs->dir))
-		return avrr_errf(err, "cannot make a directory in /tmp: %s", strerror(errno));
+	if (travel_make_dir(gs->dir, sizeof gs->dir, "gdb"))
+		return avrr_errf(err, "cannot make a session directory: %s", strerror(errno));
 	if (pipe(rep) || pipe(life)) {
 		rmdir(gs->dir);
 		return avrr_errf(err, "%s", strerror(errno));
@@ -518,6 +517,14 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 	fflush(stderr);
 	gs->pid = fork();
 	if (gs->pid == 0) {
+		/* The engine and its checkpoints form a process group, so
+		 * one kill ends them all (gdb_session_stop). */
+		setpgid(0, 0);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);  /* the front-end may hold some */
 		close(rep[0]);
 		close(life[1]);
 		travel t = { .cmd_fd = -1, .reply_fd = rep[1], .life_fd = life[0],
@@ -526,6 +533,8 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 		signal(SIGINT, SIG_IGN);  /* gdb's Ctrl-C comes as a byte, not a signal */
 		_exit(serve_main(db_path, o, listen_fd, gs->write_elf, &t));
 	}
+	if (gs->pid > 0)
+		setpgid(gs->pid, gs->pid);  /* as the child does: whichever runs first */
 	close(rep[1]);
 	close(life[0]);
 	gs->reply_fd = rep[0];
@@ -584,6 +593,6 @@ void gdb_session_wait(gdb_session *gs)
 void gdb_session_stop(gdb_session *gs)
 {
 	if (gs->pid > 0)
-		kill(gs->pid, SIGTERM);
+		kill(-gs->pid, SIGKILL);
 	end(gs);
 }

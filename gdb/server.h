@@ -22,7 +22,7 @@
 #include "../util/err.h"
 
 typedef struct gdb_session {
-	char dir[64];       /* the checkpoints' directory */
+	char dir[200];      /* the checkpoints' directory */
 	int reply_fd;       /* the engine's status lines */
 	int life_fd;        /* closing it ends every checkpoint */
 	pid_t pid;          /* the engine */

@@ -818,25 +818,38 @@ static void send_names(engine *e)
 	}
 }
 
+/* Ends a command: "done", or, when its output could not be written, what
+ * went wrong ("closed" for a reader that left); then the session ends. */
+static int command_done(engine *e)
+{
+	if (fflush(stdout) != EOF && !ferror(stdout)) {
+		reply(e->t, "done\n");
+		return 0;
+	}
+	char msg[128];
+	snprintf(msg, sizeof msg, errno == EPIPE ? "closed\n" : "error standard output: %s\n",
+		 strerror(errno));
+	reply(e->t, msg);
+	return -1;
+}
+
 /* tl_frontend.command: one line from the UI, run, then "done". */
 static int on_command(timeline *tl, void *ud)
 {
 	engine *e = ud;
 	(void)tl;
 	char line[1024];
-	if (read_line(e->t->cmd_fd, line, sizeof line) || !strcmp(line, "quit"))
+	if (ferror(stdout) || read_line(e->t->cmd_fd, line, sizeof line) || !strcmp(line, "quit"))
 		return -1;
 	execute(e, line);
-	reply(e->t, "done\n");
-	return 0;
+	return command_done(e);
 }
 
 /* tl_frontend.resumed: the command that went backward ends here. */
 static void on_resumed(timeline *tl, void *ud)
 {
-	engine *e = ud;
+	command_done(ud);  /* a failure ends the session at the next command */
 	(void)tl;
-	reply(e->t, "done\n");
 }
 
 int engine_main(const engine_options *o, travel *t)

@@ -90,7 +90,8 @@ static char **complete(const char *text, int start, int end)
 	return rl_completion_matches(text, generate);
 }
 
-/* Reads the engine's lines until `until` (or an error line). */
+/* Reads the engine's lines until `until` (or an error line).  "closed":
+ * the engine's standard output went away (a reader such as `head` left). */
 static int await(FILE *from, const char *until, char *error, size_t n)
 {
 	char line[600];
@@ -98,8 +99,8 @@ static int await(FILE *from, const char *until, char *error, size_t n)
 		line[strcspn(line, "\n")] = 0;
 		if (!strcmp(line, until) || !strcmp(line, "bye"))
 			return 0;
-		if (!strncmp(line, "error ", 6)) {
-			snprintf(error, n, "%s", line + 6);
+		if (!strncmp(line, "error ", 6) || !strcmp(line, "closed")) {
+			snprintf(error, n, "%s", line[0] == 'c' ? line : line + 6);
 			return -1;
 		}
 		if (!strncmp(line, "sym ", 4))
@@ -143,18 +144,39 @@ static char *next_line(FILE *script, int interactive, const char *history)
 	return line;
 }
 
-static int ui_sigint;
+/* Signal state: handlers take no user pointer, hence these statics. */
+static volatile sig_atomic_t ui_sigint;   /* Ctrl-C at the prompt */
+static volatile sig_atomic_t ui_stop;     /* the signal that ends the session */
+static volatile sig_atomic_t engine_group;  /* the engine's and its checkpoints' */
+static int ui_interactive;
 
-/* At the prompt, Ctrl-C abandons the line, as in gdb. */
+/* Ctrl-C goes to the engine, which stops the running command; at the
+ * prompt it abandons the line, as in gdb.  Running a script, it ends the
+ * session. */
 static void on_sigint(int sig)
 {
-	(void)sig;
-	ui_sigint = 1;
+	if (engine_group > 0)
+		kill(-engine_group, SIGINT);
+	if (ui_interactive)
+		ui_sigint = 1;
+	else
+		ui_stop = sig;
+}
+
+/* SIGTERM, SIGHUP: the engine and every checkpoint end at once; the UI
+ * then sees the reply pipe close and cleans up. */
+static void on_stop(int sig)
+{
+	ui_stop = sig;
+	if (engine_group > 0)
+		kill(-engine_group, SIGKILL);
 }
 
 static int on_signal_event(void)
 {
-	if (ui_sigint) {
+	if (ui_stop) {
+		rl_done = 1;
+	} else if (ui_sigint) {
 		ui_sigint = 0;
 		rl_replace_line("", 0);
 		rl_crlf();
@@ -162,6 +184,30 @@ static int on_signal_event(void)
 		rl_redisplay();
 	}
 	return 0;
+}
+
+/* A signal that ends the session interrupts the read the UI waits in
+ * (`restart` off); one that does not, restarts it. */
+/* The signals that end a session wait (blocked) from before the engine is
+ * forked until the UI's handlers know its group, so none can orphan it. */
+static void hold_stops(int how)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGINT);
+	sigprocmask(how, &set, NULL);
+}
+
+static void handle(int sig, void (*fn)(int), int restart)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 }
 
 int ui_run(const ui_options *o)
@@ -172,17 +218,27 @@ int ui_run(const ui_options *o)
 		return 2;
 	}
 	int interactive = !o->script && isatty(0);
-	char dir[] = "/tmp/avrr-shell-XXXXXX";
+	char dir[200];
 	int cmd[2], rep[2], life[2];
-	if (!mkdtemp(dir) || pipe(cmd) || pipe(rep) || pipe(life)) {
+	if (travel_make_dir(dir, sizeof dir, "shell") || pipe(cmd) || pipe(rep) || pipe(life)) {
 		fprintf(stderr, "avrr shell: %s\n", strerror(errno));
 		if (script != stdin)
 			fclose(script);
 		return 2;
 	}
 	fflush(stdout);
+	/* A closed standard output is an error the engine reports, not a
+	 * signal that kills it with checkpoints still holding the pipes. */
+	signal(SIGPIPE, SIG_IGN);
+	hold_stops(SIG_BLOCK);
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* The engine and its checkpoints form a process group, so
+		 * one kill ends them all. */
+		setpgid(0, 0);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		hold_stops(SIG_UNBLOCK);
 		close(cmd[1]);
 		close(rep[0]);
 		close(life[1]);
@@ -191,15 +247,24 @@ int ui_run(const ui_options *o)
 		snprintf(t.dir, sizeof t.dir, "%s", dir);
 		_exit(engine_main(&o->engine, &t));
 	}
+	if (pid > 0) {
+		setpgid(pid, pid);  /* as the child does: whichever runs first */
+		engine_group = pid;
+	}
+	ui_interactive = interactive;
+	handle(SIGTERM, on_stop, 0);
+	handle(SIGHUP, on_stop, 0);
+	handle(SIGINT, on_sigint, interactive);
+	hold_stops(SIG_UNBLOCK);
 	close(cmd[0]);
 	close(rep[1]);
 	close(life[0]);
-	signal(SIGPIPE, SIG_IGN);
 	FILE *from = fdopen(rep[0], "r");
 	char error[600];
 	int status = 0;
 	if (pid < 0 || !from || await(from, "ready", error, sizeof error)) {
-		fprintf(stderr, "avrr shell: %s\n", pid < 0 ? strerror(errno) : error);
+		if (!ui_stop)
+			fprintf(stderr, "avrr shell: %s\n", pid < 0 ? strerror(errno) : error);
 		status = 2;
 		goto out;
 	}
@@ -214,15 +279,12 @@ int ui_run(const ui_options *o)
 		rl_readline_name = "avrr";
 		rl_attempted_completion_function = complete;
 		rl_signal_event_hook = on_signal_event;
-		signal(SIGINT, on_sigint);
-	} else {
-		signal(SIGINT, SIG_IGN);  /* the engine answers Ctrl-C */
 	}
 	char *last = NULL;
-	for (;;) {
+	while (!ui_stop) {
 		ui_sigint = 0;  /* a Ctrl-C during the last command was the engine's */
 		char *line = next_line(script, interactive, history[0] ? history : NULL);
-		if (!line || is_quit(line)) {
+		if (!line || is_quit(line) || ui_stop) {
 			free(line);
 			break;
 		}
@@ -236,25 +298,38 @@ int ui_run(const ui_options *o)
 			continue;
 		}
 		if (dprintf(cmd[1], "%s\n", line) < 0 || await(from, "done", error, sizeof error)) {
-			fprintf(stderr, "avrr shell: %s\n", error);
+			/* A reader that left (`| head`) ends us as it would
+			 * any program: quietly, as if by SIGPIPE. */
+			if (ui_stop)
+				;
+			else if (!strcmp(error, "closed"))
+				status = 128 + SIGPIPE;
+			else
+				fprintf(stderr, "avrr shell: %s\n", error), status = 1;
 			free(line);
-			status = 1;
 			break;
 		}
 		free(last);
 		last = line;
 	}
 	free(last);
-	if (dprintf(cmd[1], "quit\n") > 0)
+	if (!ui_stop && !status && dprintf(cmd[1], "quit\n") > 0)
 		await(from, "bye", error, sizeof error);
 out:
 	if (from)
 		fclose(from);
 	close(cmd[1]);
 	close(life[1]);
-	if (pid > 0)
+	/* Whatever is left of the engine's group (an engine that did not say
+	 * bye, checkpoints on their way out) goes now, before its directory. */
+	if (pid > 0) {
+		engine_group = 0;
+		kill(-pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+	}
 	travel_remove_dir(dir);
+	if (ui_stop)
+		status = 128 + ui_stop;
 	if (script != stdin)
 		fclose(script);
 	free_names(&completion.commands);

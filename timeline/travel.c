@@ -172,6 +172,18 @@ int travel_result_write(const travel *t, const void *res, size_t len)
 	return rc;
 }
 
+int travel_make_dir(char *buf, size_t n, const char *kind)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp || strlen(tmp) > 128)
+		tmp = "/tmp";
+	if ((size_t)snprintf(buf, n, "%s/avrr-%s-XXXXXX", tmp, kind) >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdtemp(buf) ? 0 : -1;
+}
+
 void travel_remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);

@@ -65,6 +65,10 @@ void travel_unregister(const travel *t, uint64_t k);
 int travel_result_open(const travel *t);  /* the asker, before sending */
 int travel_result_write(const travel *t, const void *res, size_t len);
 
+/* Makes a session's directory, "$TMPDIR/avrr-KIND-XXXXXX" (/tmp without
+ * TMPDIR, or with one too long), into buf of n bytes; -1 with errno set. */
+int travel_make_dir(char *buf, size_t n, const char *kind);
+
 /* Removes the session's directory and whatever is left in it. */
 void travel_remove_dir(const char *dir);
 
