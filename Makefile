@@ -28,6 +28,19 @@ CFLAGS    += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS   += -fsanitize=address,undefined
 endif
 
+# libFuzzer harnesses (tests/fuzz/): the core built again with clang, for
+# coverage-guided fuzzing under ASan and UBSan.
+ifeq ($(FUZZ),1)
+BUILD     := build-fuzz
+CC        := clang
+CFLAGS    += -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=undefined
+LDFLAGS   += -fsanitize=fuzzer,address,undefined
+endif
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN  := $(FUZZ_SRC:%.c=build-fuzz/%)
+FUZZ_SECONDS ?= 60
+
 MODULES   := util sim db recorder fingerprint replayer timeline shell gdb
 CORE_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ioregs.o
@@ -60,7 +73,8 @@ ifeq ($(SAN),1)
 AVRR := $(BUILD)/avrr
 endif
 
-.PHONY: all test test-plain test-san bench install uninstall deps clean firmware figures
+.PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench install uninstall deps \
+	clean firmware figures
 all: $(AVRR) firmware
 
 firmware: $(FIRMWARE)
@@ -91,6 +105,10 @@ $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) tests/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lcmocka
 
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(CORE_OBJ) $(wildcard tests/fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
+
 $(BUILD)/bench/%: bench/%.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS)
@@ -115,8 +133,27 @@ TEST_FIRMWARE += tests/firmware/funcsheap_dwarf.elf
 tests/firmware/funcsheap_dwarf.elf: traces/funcsheap.c Makefile
 	$(AVR_CC) $(AVR_FLAGS) -gdwarf-4 -o $@ $<
 
-# The test suite runs twice: as built, and under AddressSanitizer + UBSan.
-test: test-plain test-san
+# The test suite runs twice: as built, and under AddressSanitizer + UBSan;
+# first, every fuzz harness runs its corpus and a few seconds more.
+test: test-fuzz test-plain test-san
+
+fuzz-bins:
+	$(MAKE) --no-print-directory FUZZ=1 $(FUZZ_BIN)
+
+# A small valid recording, the recording harnesses' seed: 1 KiB pages
+# rather than avrr's 16 KiB, so mutations land on a file of ~30 KiB.
+build-fuzz/seed/recording/small.db: $(AVRR) traces/funcsheap.elf
+	@mkdir -p $(dir $@)
+	$(AVRR) record traces/funcsheap.elf --stimuli traces/funcsheap.stim \
+		--instructions 3000 -o $@.tmp > /dev/null
+	sqlite3 $@.tmp "PRAGMA page_size = 1024; VACUUM"
+	mv $@.tmp $@
+
+fuzz: fuzz-bins build-fuzz/seed/recording/small.db $(FIRMWARE) $(TEST_FIRMWARE)
+	sh scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+test-fuzz:
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
 
 test-plain: $(AVRR) $(TEST_BIN) $(FIRMWARE) $(TEST_FIRMWARE)
 	sh tests/run.sh $(BUILD) $(AVRR)
@@ -146,6 +183,6 @@ figures: $(AVRR) $(FIRMWARE)
 	sh scripts/figures.sh $(AVRR)
 
 clean:
-	rm -rf build build-san avrr traces/*.elf tests/firmware/*.elf
+	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

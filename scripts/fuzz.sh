@@ -1,0 +1,57 @@
+#!/bin/sh
+# Runs every libFuzzer harness (tests/fuzz/fuzz_*.c, built under BUILD) for
+# SECONDS each, one after another, and reports executions per harness and a
+# closing "N passed, N failed" (a harness fails on a crash, a sanitizer
+# report, a leak, a timeout or running out of memory).
+#
+# Usage: fuzz.sh BUILD SECONDS
+#
+# Each harness first runs its corpus: tests/fuzz/corpus/NAME (seeds and the
+# regression inputs of crashes found before: add a crash's file there once
+# it is fixed) and the bundled files that suit it; what it finds new goes
+# to BUILD/corpus/NAME, kept between runs.  A crash is written to
+# BUILD/crash/NAME-*, and its report to BUILD/log/NAME.log.
+set -u
+[ $# -eq 2 ] || { echo "usage: fuzz.sh BUILD SECONDS" >&2; exit 2; }
+build=$1
+seconds=$2
+export AVRR_FUZZ_RECORDING="$build/seed/recording/small.db"
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+mkdir -p "$build/crash" "$build/log"
+
+seeds_for() {
+	case $1 in
+	elf|stimuli) echo "traces tests/firmware" ;;
+	recording) echo "$build/seed/recording" ;;
+	*) echo "" ;;
+	esac
+}
+
+passed=0
+failed=0
+for src in tests/fuzz/fuzz_*.c; do
+	name=$(basename "$src" .c)
+	name=${name#fuzz_}
+	bin="$build/tests/fuzz/fuzz_$name"
+	work="$build/corpus/$name"
+	mkdir -p "$work" "tests/fuzz/corpus/$name"
+	log="$build/log/$name.log"
+	# shellcheck disable=SC2046
+	"$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix="$build/crash/$name-" \
+		"$work" "tests/fuzz/corpus/$name" $(seeds_for "$name") > "$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	if [ "$rc" -eq 0 ]; then
+		passed=$((passed + 1))
+		printf 'fuzz_%-12s %10s executions in %s s, no crash\n' "$name" "${runs:-?}" "$seconds"
+	else
+		failed=$((failed + 1))
+		printf 'fuzz_%-12s FAILED (exit %s) after %s executions; see %s\n' "$name" "$rc" \
+			"${runs:-?}" "$log"
+		grep -m 5 -E 'ERROR|runtime error|SUMMARY|Test unit written' "$log" | sed 's/^/    /'
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

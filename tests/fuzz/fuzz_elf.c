@@ -1,0 +1,30 @@
+/*
+ * fuzz_elf.c — the ELF loader (sim/firmware.c, libelf) and the DWARF line
+ * table reader (timeline/lines.c, libdw) on arbitrary bytes, then the
+ * symbol lookups a session makes on whatever loaded.
+ * Seeds: every bundled firmware.
+ */
+#include "fuzz.h"
+
+#include "sim/firmware.h"
+#include "timeline/lines.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	firmware *fw = NULL;
+	avrr_err err;
+	if (fw_load_memory(data, size, "fuzz.elf", &fw, &err))
+		return 0;
+	fw_find_symbol(fw, "main");
+	char where[128];
+	for (uint32_t pc = 0; pc < fw->flash_size && pc < 4096; pc += 64) {
+		fw_code_symbol_at(fw, pc);
+		fw_describe_pc(fw, pc, where, sizeof where);
+	}
+	fw_data_symbol_at(fw, 0x60);
+	src_lines *lines = NULL;
+	if (!lines_load(fw, &lines, &err))
+		lines_free(lines);
+	fw_free(fw);
+	return 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * fuzz_rows.c — a recording edited row by row, as a user with the sqlite3
+ * shell might: the input is a list of 8-byte edits, each setting one column
+ * of one row of a valid recording ($AVRR_FUZZ_RECORDING) to an integer
+ * (small, at a bit boundary, or any 64-bit value), NULL, text, a real or a
+ * blob.  Byte mutations of the file rarely get past SQLite's page checks;
+ * these reach avrr's validation and every loader behind it (recording.h).
+ *
+ * An edit: table (byte 0), row (bytes 1-2, modulo the table's rows), column
+ * (byte 3), kind of value (byte 4), value (bytes 5-7).
+ * Seeds: tests/fuzz/seeds/rows.
+ */
+#include "fuzz.h"
+
+#include <sqlite3.h>
+
+#include "recording.h"
+
+static const struct {
+	const char *table;
+	const char *const cols[17];
+} TABLES[] = {
+	{ "run", { "firmware_path", "firmware_sha256", "mcu", "frequency", "seed",
+			    "stimuli_path", "stimuli", "tool_version", "interrupt_rule",
+			    "data_size", "instructions", "cycles", "stop_reason",
+			    "has_ground_truth", "created", "transfers", NULL } },
+	{ "events", { "seq", "prev", "ctx", "type", "icount", "cycle", "pc", "addr",
+			     "value", NULL } },
+	{ "interrupts", { "idx", "icount", "cycle", "vector", "ra", "sp", "digest",
+				 "context", NULL } },
+	{ "fingerprints", { "config", "n", "vector", "ra_part", "hash_part", "input_key",
+				 NULL } },
+	{ "fp_configs", { "id", "name", "spec", NULL } },
+	{ "firmware", { "sha256", "elf", NULL } },
+};
+#define NTABLES (sizeof TABLES / sizeof *TABLES)
+
+static uint8_t *seed;
+static size_t seed_size;
+
+static void load_seed(void)
+{
+	const char *path = getenv("AVRR_FUZZ_RECORDING");
+	fuzz_require(path != NULL, "AVRR_FUZZ_RECORDING names no recording");
+	FILE *fp = fopen(path, "rb");
+	fuzz_require(fp != NULL, path);
+	fuzz_require(!fseek(fp, 0, SEEK_END) && (seed_size = (size_t)ftell(fp)) > 0 &&
+		     !fseek(fp, 0, SEEK_SET), path);
+	seed = malloc(seed_size);
+	fuzz_require(seed && fread(seed, 1, seed_size, fp) == seed_size, path);
+	fclose(fp);
+}
+
+/* Binds edit e's value: an integer near a width's edge or any 64 bits,
+ * NULL, text, a real or a blob. */
+static void bind_value(sqlite3_stmt *st, const uint8_t *e)
+{
+	uint32_t v = (uint32_t)e[5] | (uint32_t)e[6] << 8 | (uint32_t)e[7] << 16;
+	switch (e[4] % 8) {
+	case 0: sqlite3_bind_int64(st, 1, (int64_t)v); break;
+	case 1: sqlite3_bind_int64(st, 1, (int64_t)(v & 7) - 4); break;
+	case 2: sqlite3_bind_int64(st, 1, (int64_t)((UINT64_C(1) << (e[5] % 64)) + (e[6] % 3) - 1)); break;
+	case 3: sqlite3_bind_int64(st, 1, (int64_t)((uint64_t)v << 40 | v)); break;
+	case 4: sqlite3_bind_null(st, 1); break;
+	case 5: sqlite3_bind_text(st, 1, (const char *)e + 5, 3, SQLITE_TRANSIENT); break;
+	case 6: sqlite3_bind_double(st, 1, (double)v / 7.0); break;
+	default: sqlite3_bind_blob(st, 1, e + 5, e[5] % 4, SQLITE_TRANSIENT);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!seed)
+		load_seed();
+	const char *path = fuzz_scratch_path();
+	FILE *fp = fopen(path, "wb");
+	fuzz_require(fp && fwrite(seed, 1, seed_size, fp) == seed_size && !fclose(fp), path);
+	sqlite3 *h = NULL;
+	fuzz_require(sqlite3_open(path, &h) == SQLITE_OK, path);
+	for (size_t at = 0; at + 8 <= size && at < 8 * 16; at += 8) {
+		const uint8_t *e = data + at;
+		unsigned t = e[0] % NTABLES, ncols = 0;
+		while (TABLES[t].cols[ncols])
+			ncols++;
+		char sql[256];
+		snprintf(sql, sizeof sql,
+			 "UPDATE OR IGNORE %s SET %s = ?1 WHERE rowid IN (SELECT rowid FROM %s"
+			 " LIMIT 1 OFFSET (?2 %% max(1, (SELECT count(*) FROM %s))))",
+			 TABLES[t].table, TABLES[t].cols[e[3] % ncols], TABLES[t].table,
+			 TABLES[t].table);
+		if (t == 3)  /* WITHOUT ROWID: its key picks the row */
+			snprintf(sql, sizeof sql,
+				 "UPDATE OR IGNORE fingerprints SET %s = ?1 WHERE (config, n) IN"
+				 " (SELECT config, n FROM fingerprints LIMIT 1 OFFSET (?2 %% max(1,"
+				 " (SELECT count(*) FROM fingerprints))))", TABLES[t].cols[e[3] % ncols]);
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+			continue;
+		bind_value(st, e);
+		sqlite3_bind_int(st, 2, e[1] | e[2] << 8);
+		sqlite3_step(st);  /* a NOT NULL or key conflict leaves the row */
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(h);
+	fuzz_load_recording(path);
+	unlink(path);
+	return 0;
+}
