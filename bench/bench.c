@@ -9,6 +9,7 @@
  *   replay     `avrr replay`: the fingerprint replay proper, with the
  *              default configuration and its default (sequence) matching
  *   oracle64   `avrr replay --oracle` with 64 configurations
+ *   validate   the check db_open makes of every row, as a share of replay
  * The two are measured alternately, REPS times; each run of ours is paired
  * with simavr's just before it, and the ratio is the median of the pairs'
  * ratios, so a slow spell of a noisy machine slows both sides of a pair.  Then, once, the shell's latency:
@@ -147,6 +148,28 @@ static void oracle_specs(const char *default_sel, char specs[ORACLE_CONFIGS][160
 					 n + 1, sels[s], hashes[h], split[k][0], split[k][1]);
 }
 
+/* Validation at open, which reads every row: its share of a replay of the
+ * same recording (replay_s, avrr's median above), which pays it once. */
+static void bench_validate(const char *name, const char *db_path, double replay_s)
+{
+	double t[REPS];
+	for (int i = 0; i < REPS; i++) {
+		db *d;
+		avrr_err err;
+		double t0 = now();
+		if (db_open(db_path, 0, &d, &err)) {
+			fprintf(stderr, "bench: %s\n", err.msg);
+			exit(1);
+		}
+		t[i] = now() - t0;
+		db_close(d);
+	}
+	double v = median(t, REPS);
+	printf("bench %s validate share=%.4f validate_s=%.4f replay_s=%.4f (db_open's check of"
+	       " every row, as a share of the replay)\n", name, v / replay_s, v, replay_s);
+	fflush(stdout);
+}
+
 /* Fingerprint replay with the default configuration, and the oracle with
  * 64 over the paper's selector, each against simavr over the recording's
  * cycles. */
@@ -188,6 +211,7 @@ static void bench_replay(const char *avrr, const char *name, char *db_path, char
 	       "sequence matching)\n",
 	       name, ratio, ours, base);
 	fflush(stdout);
+	bench_validate(name, db_path, ours);
 	time_command(add);
 	/* Three runs, not five: each is long; but one would leave the
 	 * ratio to whatever else the machine did meanwhile. */

@@ -63,6 +63,8 @@ struct db {
 	pthread_cond_t cv;
 	atomic_int failed;   /* set once by whichever thread failed to write */
 	avrr_err werr;       /* its message; written before `failed` is set */
+
+	db_decoded decoded;  /* what validation read, until a loader takes it */
 };
 
 static const char *const SCHEMA =
@@ -145,6 +147,8 @@ static void db_free(db *d)
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_close(d->h);
+	free(d->decoded.events);
+	free(d->decoded.interrupts);
 	free(d->path);
 	free(d->tmp);
 	free(d);
@@ -522,7 +526,8 @@ static int open_checked(const char *path, int writable, int validate, db **out, 
 	}
 	d->version = (int)ver;
 	d->writable = writable;
-	if ((validate && db_validate(d->h, path, SCHEMA, err)) || prepare(d, err) ||
+	if ((validate && db_validate(d->h, path, SCHEMA, &d->decoded, err)) ||
+	    prepare(d, err) ||
 	    (writable && exec(d, "BEGIN", err))) {
 		db_free(d);
 		return -1;
@@ -865,6 +870,12 @@ static int load_all(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), s
 
 int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err)
 {
+	if (d->decoded.events) {  /* the first caller takes what validation read */
+		*out = d->decoded.events;
+		*n = d->decoded.nevents;
+		d->decoded.events = NULL;
+		return 0;
+	}
 	void *rows;
 	int rc = load_all(d, "SELECT seq, prev, ctx, type, icount, cycle, pc, addr, value"
 			     " FROM events ORDER BY seq", event_row, sizeof **out, &rows, n, err);
@@ -891,6 +902,12 @@ static int irq_row(sqlite3_stmt *st, void *arg)
 
 int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 {
+	if (d->decoded.interrupts) {  /* as db_load_events */
+		*out = d->decoded.interrupts;
+		*n = d->decoded.ninterrupts;
+		d->decoded.interrupts = NULL;
+		return 0;
+	}
 	void *rows;
 	int rc = load_all(d, "SELECT idx, icount, cycle, vector, ra, sp, digest"
 			     " FROM interrupts ORDER BY idx", irq_row, sizeof **out, &rows, n, err);

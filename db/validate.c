@@ -54,6 +54,7 @@ typedef struct checker {
 	unsigned max_vector;
 	int has_truth;
 	char sha256[65];
+	db_decoded out;        /* what db_open keeps */
 	/* from events */
 	irq_seen *irqs;
 	size_t nirq;
@@ -103,9 +104,10 @@ static int next(checker *c, const char *table)
  * out of range. */
 static int int_in(sqlite3_stmt *st, int i, int64_t lo, int64_t hi, int64_t *out)
 {
-	if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
+	sqlite3_value *v = sqlite3_column_value(st, i);  /* one column lookup, not two */
+	if (sqlite3_value_type(v) != SQLITE_INTEGER)
 		return -1;
-	*out = sqlite3_column_int64(st, i);
+	*out = sqlite3_value_int64(v);
 	return *out < lo || *out > hi ? -1 : 0;
 }
 
@@ -394,7 +396,7 @@ static int check_events(checker *c)
 	uint64_t last_of_ctx[256] = { 0 };
 	uint8_t stack[MAX_NESTING];
 	unsigned depth = 0;
-	size_t cap = 0;
+	size_t cap = 0, ev_cap = 0;
 	int64_t icount = 0, cycle = 0, seq = 0;
 	int have;
 	while ((have = next(c, "events")) > 0) {
@@ -422,6 +424,19 @@ static int check_events(checker *c)
 		last_of_ctx[f[CTX]] = (uint64_t)seq;
 		icount = f[ICOUNT];
 		cycle = f[CYCLE];
+		if (c->out.nevents == ev_cap) {
+			ev_cap = ev_cap ? 2 * ev_cap : 4096;
+			db_event *p = realloc(c->out.events, ev_cap * sizeof *p);
+			if (!p)
+				return avrr_errf(c->err, "out of memory");
+			c->out.events = p;
+		}
+		c->out.events[c->out.nevents++] = (db_event){
+			.seq = (uint64_t)seq, .prev = (uint64_t)f[PREV], .ctx = (uint32_t)f[CTX],
+			.type = (uint32_t)f[TYPE], .icount = (uint64_t)f[ICOUNT],
+			.cycle = (uint64_t)f[CYCLE], .pc = (uint32_t)f[PC], .addr = (uint32_t)f[ADDR],
+			.value = (uint32_t)f[VALUE],
+		};
 		if (f[TYPE] != DB_EV_IRQ)
 			continue;
 		if (c->nirq == cap) {
@@ -442,15 +457,17 @@ static int check_events(checker *c)
 /* The ground truth agrees with the log's irq events, one row each. */
 static int check_interrupts(checker *c)
 {
-	if (begin(c, "interrupts", "SELECT idx, icount, cycle, vector, ra, sp, typeof(digest),"
-				   " length(digest), typeof(context), length(context)"
-				   " FROM interrupts ORDER BY idx"))
+	/* typeof() and length() of a context read its size, not its bytes. */
+	if (begin(c, "interrupts", "SELECT idx, icount, cycle, vector, ra, sp, digest,"
+				   " typeof(context), length(context) FROM interrupts ORDER BY idx"))
 		return -1;
 	int64_t idx = 0, cycle = 0;
 	int have;
+	if (c->has_truth && !(c->out.interrupts = malloc((c->nirq + 1) * sizeof(db_interrupt))))
+		return avrr_errf(c->err, "out of memory");
 	while ((have = next(c, "interrupts")) > 0) {
 		sqlite3_stmt *st = c->st;
-		int64_t v;
+		int64_t v, sp;
 		idx++;
 		if (!c->has_truth)
 			return damaged(c, "interrupts", idx, "ground truth in a stripped recording");
@@ -463,15 +480,20 @@ static int check_interrupts(checker *c)
 		    int_in(st, 3, e->vector, e->vector, &v) || int_in(st, 4, e->ra, e->ra, &v))
 			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " is not the log's",
 				       idx);
-		if (int_in(st, 5, 0, 0xffff, &v) || strcmp(text(st, 6), "blob") ||
-		    sqlite3_column_int64(st, 7) != DIGEST_SIZE)
+		if (int_in(st, 5, 0, 0xffff, &sp) || sqlite3_column_type(st, 6) != SQLITE_BLOB ||
+		    sqlite3_column_bytes(st, 6) != DIGEST_SIZE)
 			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has a bad stack"
 				       " pointer or digest", idx);
-		if (strcmp(text(st, 8), "null") &&
-		    (strcmp(text(st, 8), "blob") || sqlite3_column_int64(st, 9) != c->data_size))
+		if (strcmp(text(st, 7), "null") &&
+		    (strcmp(text(st, 7), "blob") || sqlite3_column_int64(st, 8) != c->data_size))
 			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has a context of"
-				       " %lld bytes, not %u", idx, (long long)sqlite3_column_int64(st, 9),
+				       " %lld bytes, not %u", idx, (long long)sqlite3_column_int64(st, 8),
 				       c->data_size);
+		db_interrupt *q = &c->out.interrupts[c->out.ninterrupts++];
+		*q = (db_interrupt){ .idx = (uint64_t)idx, .icount = e->icount,
+				     .cycle = (uint64_t)cycle, .vector = e->vector, .ra = e->ra,
+				     .sp = (uint32_t)sp };
+		memcpy(q->digest, sqlite3_column_blob(st, 6), DIGEST_SIZE);
 	}
 	if (have < 0)
 		return -1;
@@ -582,7 +604,8 @@ static int check_fingerprints(checker *c)
 	return 0;
 }
 
-int db_validate(sqlite3 *h, const char *path, const char *schema, avrr_err *err)
+int db_validate(sqlite3 *h, const char *path, const char *schema, db_decoded *out,
+		avrr_err *err)
 {
 	checker c = { .h = h, .path = path, .err = err };
 	int rc = check_schema(&c, schema) || check_run(&c) || check_firmware(&c) ||
@@ -591,5 +614,11 @@ int db_validate(sqlite3 *h, const char *path, const char *schema, avrr_err *err)
 	sqlite3_finalize(c.st);
 	free(c.irqs);
 	free(c.cfgs);
+	if (rc) {
+		free(c.out.events);
+		free(c.out.interrupts);
+		memset(&c.out, 0, sizeof c.out);
+	}
+	*out = c.out;
 	return rc;
 }

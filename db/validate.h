@@ -13,9 +13,22 @@
 #include <sqlite3.h>
 
 #include "../util/err.h"
+#include "db.h"
 
-/* Checks the recording open in h; on failure err says
- * "PATH: damaged recording: WHAT (TABLE, row N)". */
-int db_validate(sqlite3 *h, const char *path, const char *schema, avrr_err *err);
+/* What the check decodes whole anyway, handed back so that a replay need
+ * not read it twice: the event log and the ground truth (without contexts),
+ * malloc'ed. */
+typedef struct db_decoded {
+	db_event *events;
+	size_t nevents;
+	db_interrupt *interrupts;
+	size_t ninterrupts;
+} db_decoded;
+
+/* Checks the recording open in h against `schema` (the SQL that creates
+ * one); on failure err says "PATH: damaged recording: WHAT (TABLE, row N)"
+ * and *out is empty. */
+int db_validate(sqlite3 *h, const char *path, const char *schema, db_decoded *out,
+		avrr_err *err);
 
 #endif
