@@ -218,7 +218,7 @@ int cmd_gdb(int argc, char **argv)
 	 * is loaded, ours first. */
 	int extra = argc - at - 1;
 	char **args = calloc((size_t)extra + 8, sizeof *args);
-	char target[96], elf[128];
+	char target[96], elf[256];
 	snprintf(target, sizeof target, "target remote %s:%u", host, bound);
 	snprintf(elf, sizeof elf, "%s/firmware.elf", gdb_session_dir(&gs));
 	if (!args) {
