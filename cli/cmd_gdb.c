@@ -90,7 +90,7 @@ static int listen_on(const char *cmd, const char *host, const char *port, unsign
 		cli_fail(cmd, "cannot listen on %s:%s: %s", host, port, strerror(err ? err : errno));
 		return -1;
 	}
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 };
 	socklen_t len = sizeof ss;
 	getsockname(fd, (struct sockaddr *)&ss, &len);
 	*bound = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)

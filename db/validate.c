@@ -528,7 +528,7 @@ static int check_fp_configs(checker *c)
 		if (text_ok(st, 1, 63, TEXT_PLAIN, 0) || !is_config_name(text(st, 1)))
 			return damaged(c, "fp_configs", id, "fp_configs.name is not a name of up to 63"
 				       " letters, digits, '_', '-' and '.'");
-		avrr_err why;
+		avrr_err why = { "" };
 		cfg_seen g = { .id = id };
 		snprintf(g.name, sizeof g.name, "%s", text(st, 1));
 		if (text_ok(st, 2, 511, TEXT_PLAIN, 0))
