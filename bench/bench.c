@@ -8,7 +8,8 @@
  *   record-fp  `avrr record` with the default fingerprint configuration
  *   replay     `avrr replay`: the fingerprint replay proper, with the
  *              default configuration and its default (sequence) matching
- *   oracle64   `avrr replay --oracle` with 64 configurations
+ *   oracle85   `avrr replay --oracle` over the paper's grid: its selector,
+ *              ra = 0..16 of a 16-bit fingerprint, five hash functions
  *   validate   the check db_open makes of every row, as a share of replay
  * The two are measured alternately, REPS times; each run of ours is paired
  * with simavr's just before it, and the ratio is the median of the pairs'
@@ -16,7 +17,9 @@
  *   reverse-stepi  `avrr shell` over a 10^8-instruction recording of
  *                  funcsheap: the time from sending `reverse-stepi` at a
  *                  random position to its answer, and the memory of the
- *                  checkpoints (their proportional set size) afterwards.
+ *                  checkpoints (their proportional set size) afterwards;
+ *   reverse-continue-watch  the same for `reverse-continue` back to the last
+ *                  write of a watched variable (g_presses, INT0's).
  * Output, one line per measurement:
  *
  *   bench <firmware> <measure> ratio=<ours/simavr> [key=value ...]
@@ -130,22 +133,20 @@ static double versus_simavr(char *const argv[], const firmware *fw, const stim_s
 	return ratio;
 }
 
-/* The oracle's 64 configurations: two selectors, four hash functions,
- * eight splits of the fingerprint — the shape of a sweep. */
-#define ORACLE_CONFIGS 64
+/* The oracle over the paper's whole grid (seed 004, Figs. 5-7): its
+ * selector, every split of a 16-bit fingerprint (ra = 0..16 bits) under each
+ * of the five hash functions, 85 configurations in one pass. */
+#define ORACLE_RA 17
+#define ORACLE_CONFIGS (ORACLE_RA * 5)
 
-static void oracle_specs(const char *default_sel, char specs[ORACLE_CONFIGS][160])
+static void oracle_specs(const char *default_sel, char specs[ORACLE_CONFIGS][320])
 {
-	static const char *const hashes[] = { "modular", "twomod", "jenkins", "knuth" };
-	static const unsigned split[8][2] = { { 2, 16 }, { 4, 16 }, { 6, 16 }, { 8, 16 },
-					      { 10, 16 }, { 4, 12 }, { 8, 24 }, { 12, 32 } };
-	const char *sels[2] = { default_sel, "SREG+SPL+SPH" };
+	static const char *const hashes[] = { "modular", "twomod", "jenkins", "knuth", "rr" };
 	int n = 0;
-	for (int s = 0; s < 2; s++)
-		for (int h = 0; h < 4; h++)
-			for (int k = 0; k < 8; k++, n++)
-				snprintf(specs[n], sizeof specs[n], "o%d:sel=%s,hash=%s,ra=%u,width=%u",
-					 n + 1, sels[s], hashes[h], split[k][0], split[k][1]);
+	for (int h = 0; h < 5; h++)
+		for (int ra = 0; ra < ORACLE_RA; ra++, n++)
+			snprintf(specs[n], sizeof specs[n], "o%d:sel=%s,hash=%s,ra=%d,width=16",
+				 n + 1, default_sel, hashes[h], ra);
 }
 
 /* Validation at open, which reads every row: its share of a replay of the
@@ -184,7 +185,7 @@ static void bench_replay(const char *avrr, const char *name, char *db_path, char
 		exit(1);
 	}
 
-	static char specs[ORACLE_CONFIGS][160];
+	static char specs[ORACLE_CONFIGS][320];
 	char *add[3 + 2 * ORACLE_CONFIGS + 1], *oracle[4 + 2 * ORACLE_CONFIGS + 1];
 	int na = 0, no = 0;
 	oracle_specs(sel, specs);
@@ -216,7 +217,8 @@ static void bench_replay(const char *avrr, const char *name, char *db_path, char
 	/* Three runs, not five: each is long; but one would leave the
 	 * ratio to whatever else the machine did meanwhile. */
 	ratio = versus_simavr(oracle, fw, script, cycles, 3, &ours, &base);
-	printf("bench %s oracle64 ratio=%.3f avrr_s=%.4f simavr_s=%.4f\n", name, ratio, ours, base);
+	printf("bench %s oracle85 ratio=%.3f avrr_s=%.4f simavr_s=%.4f (17 ra splits x 5 hash "
+	       "functions, one pass)\n", name, ratio, ours, base);
 	fflush(stdout);
 	for (int i = 4; i < no; i += 2)
 		free(oracle[i + 1]);
@@ -339,6 +341,19 @@ static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
 		shell_command(to, from, cmd, last, sizeof last);
 		t[i] = shell_command(to, from, "reverse-stepi", last, sizeof last) * 1000.0;
 	}
+	/* reverse-continue to a watchpoint: back to the last button press
+	 * (INT0 writes g_presses) from random positions. */
+	enum { WATCHES = 10 };
+	double tw[WATCHES];
+	shell_command(to, from, "watch g_presses", last, sizeof last);
+	for (int i = 0; i < WATCHES; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
+		shell_command(to, from, cmd, last, sizeof last);
+		tw[i] = shell_command(to, from, "reverse-continue", last, sizeof last) * 1000.0;
+	}
+	shell_command(to, from, "delete", last, sizeof last);
+	qsort(tw, WATCHES, sizeof *tw, cmp_double);
 	/* The summary is the first line of the answer. */
 	fprintf(to, "info checkpoints\necho @@\n");
 	fflush(to);
@@ -360,6 +375,9 @@ static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
 	printf("bench funcsheap reverse-stepi median_ms=%.1f p99_ms=%.1f checkpoint_mb=%.1f "
 	       "checkpoints=%u instructions=%llu samples=%d\n",
 	       t[SAMPLES / 2], t[SAMPLES * 99 / 100], mb, nck, (unsigned long long)insns, SAMPLES);
+	printf("bench funcsheap reverse-continue-watch median_ms=%.1f max_ms=%.1f instructions=%llu "
+	       "samples=%d (watch g_presses)\n", tw[WATCHES / 2], tw[WATCHES - 1],
+	       (unsigned long long)insns, WATCHES);
 	fflush(stdout);
 }
 
