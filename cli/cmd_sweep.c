@@ -11,6 +11,12 @@
  * grid order, so the file is the same for any --jobs and any order in which
  * the units finish.  It is written beside -o and renamed into place only
  * when every unit succeeded.
+ *
+ * --shard K/N computes the K-th of N contiguous runs of units, for a
+ * cluster, and writes their rows after a line naming the shard and a key of
+ * the whole grid; `avrr sweep merge` checks that its parts are the N shards
+ * of one grid and joins their rows, in shard order, into the same bytes the
+ * whole sweep writes.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +34,8 @@
 #include "../recorder/fingerprints.h"
 #include "../recorder/replica.h"
 #include "../replayer/replayer.h"
+#include "../util/digest.h"
+#include "../util/file.h"
 
 #define UNIT_MAX 64     /* configurations per oracle pass */
 #define LIST_MAX 64     /* values per list option */
@@ -86,6 +94,8 @@ typedef struct sweep {
 	size_t npts;
 	unit *units;
 	size_t nunits;
+	unsigned shard, nshards;            /* --shard K/N; 0/0 for the whole grid */
+	size_t unit_lo, unit_hi;            /* the units this run computes */
 } sweep;
 
 static const char *selector_of(const sweep *sw, const point *p)
@@ -446,17 +456,17 @@ static int run_units(sweep *sw, unsigned jobs)
 		return cli_fail("sweep", "out of memory");
 	}
 	int tty = isatty(2), rc = 0;
-	size_t next = 0, done = 0;
+	size_t next = sw->unit_lo, done = 0, total = sw->unit_hi - sw->unit_lo;
 	unsigned nrun = 0;
 	if (tty)
-		fprintf(stderr, "sweep: 0/%zu units", sw->nunits);
+		fprintf(stderr, "sweep: 0/%zu units", total);
 	for (;;) {
 		if (cli_interrupted && !rc) {
 			rc = EXIT_INTERRUPTED;
 			for (unsigned k = 0; k < nrun; k++)
 				kill(ws[k].pid, SIGTERM);
 		}
-		while (!rc && nrun < jobs && next < sw->nunits) {
+		while (!rc && nrun < jobs && next < sw->unit_hi) {
 			if (start_worker(sw, next, &ws[nrun])) {
 				fprintf(stderr, "avrr sweep: cannot start a worker: %s\n", strerror(errno));
 				rc = 1;
@@ -494,7 +504,7 @@ static int run_units(sweep *sw, unsigned jobs)
 			ws[i] = ws[--nrun];
 			done++;
 			if (tty) {
-				fprintf(stderr, "\rsweep: %zu/%zu units", done, sw->nunits);
+				fprintf(stderr, "\rsweep: %zu/%zu units", done, total);
 				fflush(stderr);
 			}
 		}
@@ -522,10 +532,43 @@ static void put_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+#define CSV_HEADER "recording,config,selector,hash,ra,width,match,metric,value\n"
+#define SHARD_LINE "# avrr sweep shard %u/%u grid %016llx\n"
+
+/* The points the units [unit_lo, unit_hi) cover: they are contiguous. */
+static void point_range(const sweep *sw, size_t *lo, size_t *hi)
+{
+	*lo = sw->unit_lo < sw->nunits ? sw->units[sw->unit_lo].first : sw->npts;
+	*hi = sw->unit_hi > sw->unit_lo
+	      ? sw->units[sw->unit_hi - 1].first + sw->units[sw->unit_hi - 1].n : *lo;
+}
+
+/* A key of the whole grid (every recording, matching mode and spec), so
+ * that merge joins only the shards of one sweep. */
+static uint64_t grid_key(const sweep *sw)
+{
+	size_t cap = 1, len = 0;
+	for (size_t i = 0; i < sw->npts; i++)
+		cap += strlen(sw->recs[sw->pts[i].rec]) + strlen(sw->pts[i].spec) + 4;
+	char *text = malloc(cap);
+	if (!text)
+		return 0;
+	for (size_t i = 0; i < sw->npts; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%s|%u|%s\n", sw->recs[sw->pts[i].rec],
+					sw->pts[i].match, sw->pts[i].spec);
+	uint64_t key = digest_key64(text, len);
+	free(text);
+	return key;
+}
+
 static int write_csv(const sweep *sw, FILE *f)
 {
-	fputs("recording,config,selector,hash,ra,width,match,metric,value\n", f);
-	for (size_t i = 0; i < sw->npts; i++) {
+	size_t lo, hi;
+	point_range(sw, &lo, &hi);
+	if (sw->nshards)
+		fprintf(f, SHARD_LINE, sw->shard, sw->nshards, (unsigned long long)grid_key(sw));
+	fputs(CSV_HEADER, f);
+	for (size_t i = lo; i < hi; i++) {
 		const point *p = &sw->pts[i];
 		for (int k = 0; k < NMETRICS; k++) {
 			put_field(f, sw->recs[p->rec]);
@@ -543,7 +586,9 @@ static int write_csv(const sweep *sw, FILE *f)
 static int check_missed(const sweep *sw)
 {
 	int rc = 0;
-	for (size_t i = 0; i < sw->npts; i++) {
+	size_t lo, hi;
+	point_range(sw, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
 		const point *p = &sw->pts[i];
 		if (p->m[M_MISSED]) {
 			fprintf(stderr, "avrr sweep: BUG: the oracle missed %llu recorded interrupt%s of "
@@ -596,6 +641,7 @@ static int sweep_main(sweep *sw, int argc, char **argv)
 		{ "selector", required_argument, NULL, 's' },
 		{ "match", required_argument, NULL, 'm' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "shard", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -627,6 +673,15 @@ static int sweep_main(sweep *sw, int argc, char **argv)
 			if (jobs < 1 || jobs > 256)
 				return cli_fail("sweep", "--jobs: %s is not in 1..256", optarg);
 			break;
+		case 'S': {
+			char tail;
+			if (sscanf(optarg, "%u/%u%c", &sw->shard, &sw->nshards, &tail) != 2 ||
+			    !sw->shard || sw->shard > sw->nshards || sw->nshards > 100000 ||
+			    strspn(optarg, "0123456789/") != strlen(optarg))
+				return cli_fail("sweep", "--shard: '%s' is not K/N with 1 <= K <= N",
+						optarg);
+			break;
+		}
 		case 'h': return cli_help("sweep");
 		case ':': return cli_fail("sweep", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("sweep", "unknown option '%s'; see 'avrr sweep --help'",
@@ -638,7 +693,7 @@ static int sweep_main(sweep *sw, int argc, char **argv)
 	if (optind == argc)
 		return cli_fail("sweep", "usage: avrr sweep RUN.db [RUN.db ...] -o RESULTS.csv "
 				"[--width W] [--ra LIST] [--hash LIST] [--selector LIST] "
-				"[--match set|sequence] [--jobs N]");
+				"[--match set|sequence] [--jobs N] [--shard K/N]");
 	if (!out)
 		return cli_fail("sweep", "no output given; use -o RESULTS.csv");
 	/* The CSV is renamed over -o at the end: it must not be a recording. */
@@ -674,6 +729,13 @@ static int sweep_main(sweep *sw, int argc, char **argv)
 			return EXIT_BAD_INPUT;
 	if (make_units(sw))
 		return EXIT_BAD_INPUT;
+	/* Shard K of N: the K-th of N contiguous runs of units, so the shards'
+	 * CSVs, joined in order, are the whole grid's. */
+	sw->unit_hi = sw->nunits;
+	if (sw->nshards) {
+		sw->unit_lo = sw->nunits * (sw->shard - 1) / sw->nshards;
+		sw->unit_hi = sw->nunits * sw->shard / sw->nshards;
+	}
 
 	char tmp[4096];
 	FILE *f = open_temp(out, tmp, sizeof tmp);
@@ -696,8 +758,121 @@ static int sweep_main(sweep *sw, int argc, char **argv)
 	return rc ? rc : 1;
 }
 
+/* ---- merge --------------------------------------------------------------- */
+
+typedef struct part {
+	const char *path;
+	char *text;       /* the whole file */
+	char *body;       /* after its two header lines */
+	unsigned k, n;
+	unsigned long long grid;
+} part;
+
+/* Reads a shard's CSV: its shard line, the CSV header, the rows. */
+static int read_part(part *p, avrr_err *err)
+{
+	if (!(p->text = util_read_text(p->path, err)))
+		return -1;
+	char tail;
+	char *nl = strchr(p->text, '\n');
+	if (!nl || sscanf(p->text, "# avrr sweep shard %u/%u grid %16llx%c", &p->k, &p->n, &p->grid,
+			  &tail) != 4 || tail != '\n' || !p->k || p->k > p->n)
+		return avrr_errf(err, "%s:1: not a shard of a sweep (no line '# avrr sweep shard K/N "
+				 "grid KEY'); make shards with 'avrr sweep --shard K/N'", p->path);
+	if (strncmp(nl + 1, CSV_HEADER, strlen(CSV_HEADER)))
+		return avrr_errf(err, "%s:2: not the header of a sweep's CSV", p->path);
+	p->body = nl + 1 + strlen(CSV_HEADER);
+	return 0;
+}
+
+/* `avrr sweep merge PART... -o OUT.csv`: the shards of one sweep, in any
+ * order, joined into the CSV the whole sweep writes. */
+static int sweep_merge(int argc, char **argv)
+{
+	const char *out = NULL;
+	int nparts = 0;
+	part *parts = calloc((size_t)argc, sizeof *parts);
+	if (!parts)
+		return cli_fail("sweep", "out of memory");
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (++i == argc) {
+				free(parts);
+				return cli_fail("sweep", "merge: %s needs a value", argv[i - 1]);
+			}
+			out = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			free(parts);
+			return cli_fail("sweep", "merge: unknown option '%s'; see 'avrr sweep --help'",
+					argv[i]);
+		} else {
+			parts[nparts++].path = argv[i];
+		}
+	}
+	int rc = EXIT_BAD_INPUT;
+	avrr_err err = { "" };
+	part **by_k = NULL;
+	if (!nparts || !out) {
+		cli_fail("sweep", "usage: avrr sweep merge PART.csv [PART.csv ...] -o RESULTS.csv");
+		goto done;
+	}
+	for (int i = 0; i < nparts; i++)
+		if (read_part(&parts[i], &err)) {
+			cli_fail("sweep", "merge: %s", err.msg);
+			goto done;
+		}
+	unsigned n = parts[0].n;
+	if (!(by_k = calloc(n + 1, sizeof *by_k))) {
+		cli_fail("sweep", "out of memory");
+		goto done;
+	}
+	for (int i = 0; i < nparts; i++) {
+		part *p = &parts[i];
+		if (p->n != n || p->grid != parts[0].grid) {
+			cli_fail("sweep", "merge: %s is shard %u/%u of another sweep than %s (%u/%u)",
+				 p->path, p->k, p->n, parts[0].path, parts[0].k, n);
+			goto done;
+		}
+		if (by_k[p->k]) {
+			cli_fail("sweep", "merge: %s and %s are both shard %u/%u", by_k[p->k]->path,
+				 p->path, p->k, n);
+			goto done;
+		}
+		by_k[p->k] = p;
+	}
+	for (unsigned k = 1; k <= n; k++)
+		if (!by_k[k]) {
+			cli_fail("sweep", "merge: shard %u/%u is missing", k, n);
+			goto done;
+		}
+	char tmp[4096];
+	FILE *f = open_temp(out, tmp, sizeof tmp);
+	if (!f) {
+		cli_fail("sweep", "cannot write '%s': %s", out, strerror(errno));
+		goto done;
+	}
+	fputs(CSV_HEADER, f);
+	for (unsigned k = 1; k <= n; k++)
+		fputs(by_k[k]->body, f);
+	int bad = ferror(f);
+	if (fclose(f) || bad || rename(tmp, out)) {
+		cli_fail("sweep", "cannot write '%s': %s", out, strerror(errno));
+		unlink(tmp);
+		goto done;
+	}
+	rc = 0;
+done:
+	for (int i = 0; i < nparts; i++)
+		free(parts[i].text);
+	free(parts);
+	free(by_k);
+	return rc;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return sweep_merge(argc - 1, argv + 1);
 	sweep sw = { 0 };
 	int rc = sweep_main(&sw, argc, argv);
 	free_sweep(&sw);

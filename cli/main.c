@@ -143,6 +143,7 @@ const cli_command cli_commands[] = {
 	  "  -h, --help              this help\n" },
 	{ "sweep", cmd_sweep, "evaluate a grid of fingerprint configurations into a CSV",
 	  "usage: avrr sweep RUN.db [RUN.db ...] -o RESULTS.csv [options]\n"
+	  "       avrr sweep merge PART.csv [PART.csv ...] -o RESULTS.csv\n"
 	  "\n"
 	  "Runs the oracle (avrr replay --oracle) over every configuration of a grid —\n"
 	  "selectors x widths x hashes x ra bits, ra <= width — on each recording, and\n"
@@ -162,6 +163,9 @@ const cli_command cli_commands[] = {
 	  "                          three GP registers 'avrr select' ranks first)\n"
 	  "      --match LIST        set, sequence, or set,sequence (default set)\n"
 	  "      --jobs N            worker processes (default: the number of cores)\n"
+	  "      --shard K/N         only the K-th of N shares of the grid, for a cluster;\n"
+	  "                          'avrr sweep merge' joins the N shares' CSVs into the\n"
+	  "                          one the whole sweep writes\n"
 	  "  -h, --help              this help\n" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -6,7 +6,8 @@
  *    `avrr replay --oracle --fp SPEC --json` says for that configuration;
  *    the rows come in grid order, with the recording's default selector.
  *  - --jobs 1 and --jobs 2 write byte-identical CSV over several units and
- *    two recordings.
+ *    two recordings; so do shards 1/3..3/3 joined by `avrr sweep merge`, in
+ *    any order, which refuses a missing, doubled or foreign shard.
  *  - A path with a comma is quoted (RFC 4180).
  *  - Bad input: one line "avrr sweep: ...", exit status 2, no file left.
  *  - SIGINT to the sweep alone stops its workers: exit status 130, no file
@@ -206,6 +207,75 @@ static void test_jobs_give_identical_csv(void **state)
 	free(t2);
 }
 
+/* Runs `avrr sweep merge ARGS` in s->dir; returns its exit status. */
+static int merge(scratch *s, const char *args)
+{
+	char bin[4096] = "";
+	if (test_avrr()[0] != '/' && !getcwd(bin, sizeof bin - 1))
+		fail_msg("getcwd");
+	return test_run(s->out, sizeof s->out, "cd '%s' && '%s%s%s' sweep merge %s", s->dir, bin,
+			bin[0] ? "/" : "", test_avrr(), args);
+}
+
+/* Shards 1/3, 2/3, 3/3 merged, in any order, are the whole sweep's CSV byte
+ * for byte; merge refuses a missing, doubled or foreign shard and writes
+ * nothing then. */
+static void test_shards_merge_to_the_whole(void **state)
+{
+	scratch *s = *state;
+	char a[256], b[256], whole[300];
+	record(s, "funcsheap", "100k", a, sizeof a);
+	record(s, "adcapp", "100k", b, sizeof b);
+	snprintf(whole, sizeof whole, "%s/whole.csv", s->dir);
+	const char *grid = "--width 8,16 --ra 0,4 --hash jenkins,rr --match set,sequence "
+			   "--selector 'SPL+SPH+SREG;SPL+SPH+SREG+r24'";
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' '%s' %s -o '%s'",
+				  test_avrr(), a, b, grid, whole), 0);
+	for (int k = 1; k <= 3; k++)
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' '%s' %s --shard %d/3 "
+					  "--jobs 1 -o '%s/part%d.csv'", test_avrr(), a, b, grid, k,
+					  s->dir, k), 0);
+	/* Another grid's shard, for the refusals below. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s --shard 2/3 -o "
+				  "'%s/other.csv'", test_avrr(), a, grid, s->dir), 0);
+	assert_int_equal(merge(s, "part3.csv part1.csv part2.csv -o merged.csv"), 0);
+	char merged[300];
+	snprintf(merged, sizeof merged, "%s/merged.csv", s->dir);
+	size_t n1, n2;
+	char *t1 = slurp(whole, &n1), *t2 = slurp(merged, &n2);
+	assert_true(n1 > 1000);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(t1, t2, n1);
+	free(t1);
+	free(t2);
+	snprintf(merged, sizeof merged, "%s/part1.csv", s->dir);
+	char *p1 = slurp(merged, NULL);
+	assert_memory_equal(p1, "# avrr sweep shard 1/3 grid ", 28);
+	free(p1);
+
+	static const struct {
+		const char *args, *error;
+	} bad[] = {
+		{ "part1.csv part3.csv -o out.csv", "avrr sweep: merge: shard 2/3 is missing\n" },
+		{ "part1.csv part2.csv part2.csv part3.csv -o out.csv",
+		  "avrr sweep: merge: part2.csv and part2.csv are both shard 2/3\n" },
+		{ "part1.csv other.csv part3.csv -o out.csv",
+		  "avrr sweep: merge: other.csv is shard 2/3 of another sweep than part1.csv (1/3)\n" },
+		{ "whole.csv -o out.csv",
+		  "avrr sweep: merge: whole.csv:1: not a shard of a sweep (no line '# avrr sweep shard "
+		  "K/N grid KEY'); make shards with 'avrr sweep --shard K/N'\n" },
+		{ "part1.csv", "avrr sweep: usage: avrr sweep merge PART.csv [PART.csv ...] -o "
+		  "RESULTS.csv\n" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		assert_int_equal(merge(s, bad[i].args), 2);
+		assert_string_equal(s->out, bad[i].error);
+	}
+	char out[300];
+	snprintf(out, sizeof out, "%s/out.csv", s->dir);
+	assert_int_equal(access(out, F_OK), -1);
+}
+
 static void test_fields_with_commas_are_quoted(void **state)
 {
 	scratch *s = *state;
@@ -253,6 +323,9 @@ static void test_bad_input(void **state)
 		{ "RUN -o OUT --width 65", "--width: 65 is not in 1..64" },
 		{ "RUN -o OUT --match fuzzy", "--match: 'fuzzy' is not one of set, sequence" },
 		{ "RUN -o OUT --jobs 0", "--jobs: 0 is not in 1..256" },
+		{ "RUN -o OUT --shard 0/3", "--shard: '0/3' is not K/N with 1 <= K <= N" },
+		{ "RUN -o OUT --shard 4/3", "--shard: '4/3' is not K/N with 1 <= K <= N" },
+		{ "RUN -o OUT --shard 1/3x", "--shard: '1/3x' is not K/N with 1 <= K <= N" },
 		{ "RUN -o OUT --selector 'SPL;;SREG'", "--selector: 'SPL;;SREG' has an empty selector" },
 		{ "RUN -o OUT --selector 'SPL+r77'", "'r77'" },
 		{ "DIR/none.db -o OUT", "DIR/none.db: No such file or directory" },
@@ -336,6 +409,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sweep_equals_separate_oracle_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_give_identical_csv, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shards_merge_to_the_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fields_with_commas_are_quoted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
