@@ -101,12 +101,17 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 		nirq += vec[v];
 	for (int t = 0; t < DB_EV_COUNT; t++)
 		nev += types[t];
+	/* The paths are as the recording's maker had them: any bytes but NUL,
+	 * so escaped here (a mailed recording must not drive the terminal). */
+	char fw_path[1024], stim_path[1024];
+	avrr_escape(fw_path, sizeof fw_path, r->firmware_path);
+	avrr_escape(stim_path, sizeof stim_path, r->stimuli_path ? r->stimuli_path : "");
 	printf("recording     %s\n", path);
-	printf("firmware      %s\n", r->firmware_path);
+	printf("firmware      %s\n", fw_path);
 	printf("sha256        %s\n", r->firmware_sha256);
 	printf("mcu           %s at %u Hz\n", r->mcu, r->frequency);
 	if (r->stimuli_path)
-		printf("stimuli       %s (seed %llu)\n", r->stimuli_path, (unsigned long long)r->seed);
+		printf("stimuli       %s (seed %llu)\n", stim_path, (unsigned long long)r->seed);
 	else
 		printf("stimuli       none\n");
 	printf("instructions  %llu\n", (unsigned long long)r->instructions);

@@ -12,7 +12,8 @@
  * line "avrr CMD: PATH: damaged recording: WHAT (TABLE, row N)" and exit 2:
  * never a summary, never a divergence, never a crash (the sanitizer run
  * checks that).  Every other command that reads a recording refuses it the
- * same way and leaves no output file behind.
+ * same way and leaves no output file behind.  Control bytes from the input
+ * (a spec, a stimuli line, a stored path) reach the terminal escaped.
  */
 #include "../testlib.h"
 
@@ -240,6 +241,14 @@ static void test_control_bytes_escaped(void **state)
 	assert_non_null(strstr(f->out, "\\x1b]0;owned\\x07"));
 	assert_ptr_equal(strchr(f->out, '\n'), f->out + strlen(f->out) - 1);
 	assert_false(exists(f->path));
+
+	/* A path may hold any byte but NUL (it is the maker's file name), so
+	 * the recording is valid; `info` prints it escaped. */
+	damage_copy(f, "UPDATE run SET firmware_path = 'fw' || char(27) || '[2J.elf'");
+	rc = test_run(f->out, sizeof f->out, "%s info %s", test_avrr(), f->path);
+	assert_int_equal(rc, 0);
+	assert_null(strchr(f->out, '\033'));
+	assert_non_null(strstr(f->out, "\nfirmware      fw\\x1b[2J.elf\n"));
 }
 
 int main(void)
