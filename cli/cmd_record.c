@@ -77,13 +77,16 @@ int cmd_record(int argc, char **argv)
 			o.seed_given = 1;
 			break;
 		case 'i':
-			if (cli_parse_u64("record", "--instructions", optarg, &o.max_instructions))
+		case 'c': {
+			const char *opt = c == 'i' ? "--instructions" : "--cycles";
+			uint64_t *v = c == 'i' ? &o.max_instructions : &o.max_cycles;
+			if (cli_parse_u64("record", opt, optarg, v))
 				return EXIT_BAD_INPUT;
+			if (*v > DB_MAX_INSTRUCTIONS)
+				return cli_fail("record", "%s: '%s' is longer than a recording holds "
+						"(at most %llu)", opt, optarg, DB_MAX_INSTRUCTIONS);
 			break;
-		case 'c':
-			if (cli_parse_u64("record", "--cycles", optarg, &o.max_cycles))
-				return EXIT_BAD_INPUT;
-			break;
+		}
 		case 'I':
 			if (cli_parse_u64("record", "--interrupts", optarg, &o.max_interrupts))
 				return EXIT_BAD_INPUT;

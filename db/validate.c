@@ -285,7 +285,7 @@ static int check_run(checker *c)
 		case STOP: fail = text_ok(st, i, 32, TEXT_PLAIN, 0) || !known_stop_reason(text(st, i)); break;
 		case FREQ: fail = int_in(st, i, 1, UINT32_MAX, &v); break;
 		case SEED: fail = int_in(st, i, INT64_MIN, INT64_MAX, &v); break;
-		case DATA_SIZE: fail = int_in(st, i, 0x61, 0x10000, &data_size); break;
+		case DATA_SIZE: fail = int_in(st, i, 0x60, 0x10000, &data_size); break;
 		case INSNS: fail = int_in(st, i, 0, (int64_t)DB_MAX_INSTRUCTIONS, &insns); break;
 		/* every instruction takes a cycle at least */
 		case CYCLES: fail = int_in(st, i, insns, INT64_MAX, &cycles); break;

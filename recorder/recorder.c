@@ -195,12 +195,14 @@ static sim_stop run(recorder *r)
 		uint64_t ilim = r->s->icount + slice, clim = sim_cycle(r->s) + (slice << 4);
 		if (o->max_instructions && ilim > o->max_instructions)
 			ilim = o->max_instructions;
+		if (ilim > DB_MAX_INSTRUCTIONS)  /* a run --interrupts never ends */
+			ilim = DB_MAX_INSTRUCTIONS;
 		if (o->max_cycles && clim > o->max_cycles)
 			clim = o->max_cycles;
 		sim_stop why = sim_run(r->s, ilim, clim, &r->stop);
 		if (o->warn)
 			sim_check_modes(r->s, o->warn, o->warn_ud);
-		if (why != SIM_STOP_LIMIT ||
+		if (why != SIM_STOP_LIMIT || r->s->icount >= DB_MAX_INSTRUCTIONS ||
 		    (o->max_instructions && r->s->icount >= o->max_instructions) ||
 		    (o->max_cycles && sim_cycle(r->s) >= o->max_cycles))
 			return why;
@@ -263,7 +265,8 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		why == SIM_STOP_ASLEEP ? DB_STOP_ASLEEP :
 		why == SIM_STOP_CRASHED ? DB_STOP_CPU_CRASHED :
 		(o->max_interrupts && r.interrupts >= o->max_interrupts) ? DB_STOP_INTERRUPTS :
-		(o->max_instructions && r.s->icount >= o->max_instructions) ? DB_STOP_INSTRUCTIONS :
+		((o->max_instructions && r.s->icount >= o->max_instructions) ||
+		 r.s->icount >= DB_MAX_INSTRUCTIONS) ? DB_STOP_INSTRUCTIONS :
 		(o->max_cycles && sim_cycle(r.s) >= o->max_cycles) ? DB_STOP_CYCLES : NULL;
 	if (!reason) {
 		*was_interrupted = 1;

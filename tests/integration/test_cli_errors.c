@@ -303,6 +303,9 @@ static void test_record_bad_numbers(void **state)
 		{ "--interrupts", "1.5" },
 		{ "--freq", "0" },
 		{ "--seed", "99999999999999999999999" },
+		/* longer than a recording may hold: its validation refuses that */
+		{ "--instructions", "1000000000001" },
+		{ "--cycles", "2000G" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char extra[128];
