@@ -246,6 +246,36 @@ sql "$db" "SELECT s.firmware, fingerprints, collisions,
 
 # ---- the replay-time figures: one sweep -----------------------------------
 
+# sweep OUT ARGS...: `avrr sweep ARGS -o OUT` in $work; with SWEEP_SHARDS=N,
+# as N shards merged into OUT (docs/sweep.md), each started through
+# $SWEEP_LAUNCH (a command prefix such as "srun -N1 -n1", all at once), or
+# here one after another without it.
+sweep() {
+	out=$1
+	shift
+	if [ -z "${SWEEP_SHARDS:-}" ]; then
+		(cd "$work" && "$AVRR" sweep "$@" -o "$out")
+		return
+	fi
+	k=1 parts="" pids=""
+	while [ $k -le "$SWEEP_SHARDS" ]; do
+		parts="$parts $out.$k"
+		if [ -n "${SWEEP_LAUNCH:-}" ]; then
+			(cd "$work" && $SWEEP_LAUNCH "$AVRR" sweep "$@" --shard $k/$SWEEP_SHARDS \
+				-o "$out.$k") &
+			pids="$pids $!"
+		else
+			(cd "$work" && "$AVRR" sweep "$@" --shard $k/$SWEEP_SHARDS -o "$out.$k")
+		fi
+		k=$((k + 1))
+	done
+	for pid in $pids; do
+		wait "$pid"
+	done
+	# shellcheck disable=SC2086
+	(cd "$work" && "$AVRR" sweep merge $parts -o "$out")
+}
+
 say "Fig. 7, Fig. 9, set vs. sequence: avrr sweep (the oracle)"
 # Each firmware's paper selector, given explicitly (one sweep per firmware,
 # since the selectors differ), over the design space in both matching
@@ -255,14 +285,13 @@ say "Fig. 7, Fig. 9, set vs. sequence: avrr sweep (the oracle)"
 RAS=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16
 for fw in $FIRMWARE; do
 	psel=$(paper_selector $fw)
-	(cd "$work" && "$AVRR" sweep $fw.db --selector "$psel" \
-		--width 4,6,8,10,12,14,16 --ra $RAS --hash jenkins --match set,sequence \
-		-o sweep1-$fw.csv)
+	sweep sweep1-$fw.csv $fw.db --selector "$psel" \
+		--width 4,6,8,10,12,14,16 --ra $RAS --hash jenkins --match set,sequence
 done
-(cd "$work" && "$AVRR" sweep adcapp.db funcsheap.db funcsheap_noloop.db --selector all --width 16 \
-	--ra $RAS --hash jenkins --match set -o sweep2.csv &&
-	{ head -n 1 sweep2.csv; for fw in $FIRMWARE; do tail -n +2 sweep1-$fw.csv; done
-		tail -n +2 sweep2.csv; } > sweep.csv)
+sweep sweep2.csv adcapp.db funcsheap.db funcsheap_noloop.db --selector all --width 16 \
+	--ra $RAS --hash jenkins --match set
+(cd "$work" && { head -n 1 sweep2.csv; for fw in $FIRMWARE; do tail -n +2 sweep1-$fw.csv; done
+	tail -n +2 sweep2.csv; } > sweep.csv)
 sqlite3 -bail "$db" ".import --csv $work/sweep.csv sweep" "CREATE TABLE oracle AS
 	SELECT replace(recording, '.db', '') AS firmware,
 		CASE WHEN selector = 'all' THEN 'all' ELSE 'default' END AS selector,
