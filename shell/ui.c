@@ -186,8 +186,6 @@ static int on_signal_event(void)
 	return 0;
 }
 
-/* A signal that ends the session interrupts the read the UI waits in
- * (`restart` off); one that does not, restarts it. */
 /* The signals that end a session wait (blocked) from before the engine is
  * forked until the UI's handlers know its group, so none can orphan it. */
 static void hold_stops(int how)
@@ -200,6 +198,8 @@ static void hold_stops(int how)
 	sigprocmask(how, &set, NULL);
 }
 
+/* A signal that ends the session interrupts the read the UI waits in
+ * (`restart` off); one that does not, restarts it. */
 static void handle(int sig, void (*fn)(int), int restart)
 {
 	struct sigaction sa;
@@ -300,12 +300,12 @@ int ui_run(const ui_options *o)
 		if (dprintf(cmd[1], "%s\n", line) < 0 || await(from, "done", error, sizeof error)) {
 			/* A reader that left (`| head`) ends us as it would
 			 * any program: quietly, as if by SIGPIPE. */
-			if (ui_stop)
-				;
-			else if (!strcmp(error, "closed"))
+			if (!ui_stop && !strcmp(error, "closed")) {
 				status = 128 + SIGPIPE;
-			else
-				fprintf(stderr, "avrr shell: %s\n", error), status = 1;
+			} else if (!ui_stop) {
+				fprintf(stderr, "avrr shell: %s\n", error);
+				status = 1;
+			}
 			free(line);
 			break;
 		}
