@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "../gdb/server.h"
+#include "../timeline/travel.h"
 
 #define GDB_PROGRAM "avr-gdb"
 
@@ -37,18 +38,6 @@ static void on_stop(int sig)
 		kill(gdb_child, SIGTERM);
 }
 
-/* The signals that end a session wait (blocked) from before the engine is
- * forked until its group is known, so none can orphan it. */
-static void hold_stops(int hold)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGINT);
-	sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
-}
-
 static void catch_stops(const gdb_session *gs, int with_sigint)
 {
 	engine_group = gs->pid;
@@ -60,7 +49,7 @@ static void catch_stops(const gdb_session *gs, int with_sigint)
 	sigaction(SIGHUP, &sa, NULL);
 	if (with_sigint)
 		sigaction(SIGINT, &sa, NULL);
-	hold_stops(0);
+	travel_hold_signals(0);
 }
 
 /* Listens on host:port (port 0: any free one); returns the socket and the
@@ -181,7 +170,7 @@ int cmd_serve(int argc, char **argv)
 	gdb_session gs = { 0 };
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
-	hold_stops(1);
+	travel_hold_signals(1);
 	if (gdb_session_start(&gs, argv[at], &ro, lfd, &err)) {
 		close(lfd);
 		return cli_fail("serve", "%s", err.msg);
@@ -208,7 +197,7 @@ int cmd_gdb(int argc, char **argv)
 	gdb_session gs = { .write_elf = 1 };
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
-	hold_stops(1);
+	travel_hold_signals(1);
 	if (gdb_session_start(&gs, argv[at], &ro, lfd, &err)) {
 		close(lfd);
 		return cli_fail("gdb", "%s", err.msg);
@@ -237,7 +226,7 @@ int cmd_gdb(int argc, char **argv)
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		hold_stops(0);
+		travel_hold_signals(0);
 		execvp(GDB_PROGRAM, args);
 		fprintf(stderr, "avrr gdb: cannot run %s: %s (Debian: apt-get install gdb-avr)\n",
 			GDB_PROGRAM, strerror(errno));

@@ -522,9 +522,7 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 		setpgid(0, 0);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);  /* the front-end may hold some */
+		travel_hold_signals(0);  /* the front-end holds them over the fork */
 		close(rep[0]);
 		close(life[1]);
 		travel t = { .cmd_fd = -1, .reply_fd = rep[1], .life_fd = life[0],

@@ -186,18 +186,6 @@ static int on_signal_event(void)
 	return 0;
 }
 
-/* The signals that end a session wait (blocked) from before the engine is
- * forked until the UI's handlers know its group, so none can orphan it. */
-static void hold_stops(int how)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGINT);
-	sigprocmask(how, &set, NULL);
-}
-
 /* A signal that ends the session interrupts the read the UI waits in
  * (`restart` off); one that does not, restarts it. */
 static void handle(int sig, void (*fn)(int), int restart)
@@ -230,7 +218,7 @@ int ui_run(const ui_options *o)
 	/* A closed standard output is an error the engine reports, not a
 	 * signal that kills it with checkpoints still holding the pipes. */
 	signal(SIGPIPE, SIG_IGN);
-	hold_stops(SIG_BLOCK);
+	travel_hold_signals(1);
 	pid_t pid = fork();
 	if (pid == 0) {
 		/* The engine and its checkpoints form a process group, so
@@ -238,7 +226,7 @@ int ui_run(const ui_options *o)
 		setpgid(0, 0);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
-		hold_stops(SIG_UNBLOCK);
+		travel_hold_signals(0);
 		close(cmd[1]);
 		close(rep[0]);
 		close(life[1]);
@@ -255,7 +243,7 @@ int ui_run(const ui_options *o)
 	handle(SIGTERM, on_stop, 0);
 	handle(SIGHUP, on_stop, 0);
 	handle(SIGINT, on_sigint, interactive);
-	hold_stops(SIG_UNBLOCK);
+	travel_hold_signals(0);
 	close(cmd[0]);
 	close(rep[1]);
 	close(life[0]);

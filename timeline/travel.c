@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,16 @@ int travel_make_dir(char *buf, size_t n, const char *kind)
 		return -1;
 	}
 	return mkdtemp(buf) ? 0 : -1;
+}
+
+void travel_hold_signals(int hold)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGINT);
+	sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
 void travel_remove_dir(const char *dir)

@@ -69,6 +69,12 @@ int travel_result_write(const travel *t, const void *res, size_t len);
  * TMPDIR, or with one too long), into buf of n bytes; -1 with errno set. */
 int travel_make_dir(char *buf, size_t n, const char *kind);
 
+/* Blocks (hold) or unblocks the signals that end a session, SIGTERM,
+ * SIGHUP and SIGINT: a front-end holds them from before it forks the
+ * engine until its handlers know the engine's process group, so that none
+ * can leave the engine orphaned. */
+void travel_hold_signals(int hold);
+
 /* Removes the session's directory and whatever is left in it. */
 void travel_remove_dir(const char *dir);
 
