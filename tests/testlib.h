@@ -74,11 +74,17 @@ static inline int test_scratch_setup(void **state)
 	return 0;
 }
 
+/* Removes a test's directory with all it holds. */
+static inline void test_rmtree(const char *dir)
+{
+	char out[64];
+	test_run(out, sizeof out, "rm -rf '%s'", dir);
+}
+
 static inline int test_scratch_teardown(void **state)
 {
 	test_scratch *s = *state;
-	char out[64];
-	test_run(out, sizeof out, "rm -rf '%s'", s->dir);
+	test_rmtree(s->dir);
 	free(s);
 	return 0;
 }

@@ -128,8 +128,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	fixture *f = *state;
-	char out[64];
-	test_run(out, sizeof out, "rm -rf '%s'", f->dir);
+	test_rmtree(f->dir);
 	free(f);
 	return 0;
 }
