@@ -113,14 +113,19 @@ typedef struct fixture {
 static int group_setup(void **state)
 {
 	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir))
+	if (!f || !test_tmpdir(f->dir, sizeof f->dir)) {
+		free(f);
 		return -1;
+	}
 	snprintf(f->base, sizeof f->base, "%s/base.db", f->dir);
 	snprintf(f->path, sizeof f->path, "%s/run.db", f->dir);
 	if (test_run(f->out, sizeof f->out, "%s record traces/funcsheap.elf --stimuli"
 		     " traces/funcsheap.stim --instructions 200000 --contexts -o %s", test_avrr(),
-		     f->base))
+		     f->base)) {
+		test_rmtree(f->dir);
+		free(f);
 		return -1;
+	}
 	*state = f;
 	return 0;
 }

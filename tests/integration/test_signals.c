@@ -37,23 +37,28 @@ typedef struct fixture {
 static int group_setup(void **state)
 {
 	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir))
+	if (!f || !test_tmpdir(f->dir, sizeof f->dir)) {
+		free(f);
 		return -1;
+	}
 	snprintf(f->tmp, sizeof f->tmp, "%s/tmp", f->dir);
 	snprintf(f->rec, sizeof f->rec, "%s/signals-run.db", f->dir);
 	snprintf(f->script, sizeof f->script, "%s/cmds", f->dir);
 	FILE *fp = fopen(f->script, "w");
-	if (!fp)
-		return -1;
-	/* Enough output to outlast a pipe's buffer, and checkpoints laid. */
-	fputs("stepi 3000000\n", fp);
-	for (int i = 0; i < 400; i++)
-		fputs("x/64xb 0x60\n", fp);
-	fclose(fp);
-	if (mkdir(f->tmp, 0700) ||
+	if (fp) {
+		/* Enough output to outlast a pipe's buffer, and checkpoints laid. */
+		fputs("stepi 3000000\n", fp);
+		for (int i = 0; i < 400; i++)
+			fputs("x/64xb 0x60\n", fp);
+		fclose(fp);
+	}
+	if (!fp || mkdir(f->tmp, 0700) ||
 	    test_run(f->out, sizeof f->out, "%s record traces/funcsheap.elf --stimuli"
-		     " traces/funcsheap.stim --instructions 4000000 -o %s", test_avrr(), f->rec))
+		     " traces/funcsheap.stim --instructions 4000000 -o %s", test_avrr(), f->rec)) {
+		test_rmtree(f->dir);
+		free(f);
 		return -1;
+	}
 	*state = f;
 	return 0;
 }
