@@ -41,14 +41,10 @@ static void on_stop(int sig)
 static void catch_stops(const gdb_session *gs, int with_sigint)
 {
 	engine_group = gs->pid;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	travel_catch(SIGTERM, on_stop, 0);
+	travel_catch(SIGHUP, on_stop, 0);
 	if (with_sigint)
-		sigaction(SIGINT, &sa, NULL);
+		travel_catch(SIGINT, on_stop, 0);
 	travel_hold_signals(0);
 }
 

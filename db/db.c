@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "validate.h"
 
 #define BATCH_EVENTS 8192
@@ -815,24 +816,6 @@ static int each_row(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), v
 		r = avrr_errf(err, "out of memory");
 	sqlite3_finalize(st);
 	return r;
-}
-
-typedef struct growbuf {
-	void *items;
-	size_t n, cap, size;
-} growbuf;
-
-static void *grow(growbuf *g)
-{
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 1024;
-		void *p = realloc(g->items, cap * g->size);
-		if (!p)
-			return NULL;
-		g->items = p;
-		g->cap = cap;
-	}
-	return (char *)g->items + g->n++ * g->size;
 }
 
 static int event_row(sqlite3_stmt *st, void *arg)

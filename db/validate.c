@@ -23,18 +23,13 @@
 #include "../sim/ioregs.h"
 #include "../util/digest.h"
 #include "db.h"
+#include "grow.h"
 
 #define MAX_NESTING 64        /* simavr's stack of running ISRs */
 #define MAX_VECTOR 127        /* for an MCU avrr has no vector names for */
 #define PC_LIMIT (1u << 23)   /* byte addresses of a 22-bit PC */
 #define TEXT_MAX 4096
 #define STIMULI_MAX (64u << 20)
-
-typedef struct irq_seen {
-	uint64_t icount;
-	uint32_t ra;
-	uint8_t vector;
-} irq_seen;
 
 typedef struct cfg_seen {
 	int64_t id;
@@ -54,14 +49,18 @@ typedef struct checker {
 	unsigned max_vector;
 	int has_truth;
 	char sha256[65];
-	db_decoded out;        /* what db_open keeps */
-	/* from events */
-	irq_seen *irqs;
-	size_t nirq;
-	/* from fp_configs */
-	cfg_seen *cfgs;
-	size_t ncfg;
+	growbuf events;        /* db_event: the log, which db_open keeps */
+	growbuf irq_at;        /* uint32_t: each irq event's index in `events` */
+	growbuf cfgs;          /* cfg_seen */
+	db_interrupt *interrupts;  /* the ground truth, which db_open keeps too */
 } checker;
+
+/* The n-th irq event (1-based). */
+static const db_event *irq_event(const checker *c, uint64_t n)
+{
+	const uint32_t *at = c->irq_at.items;
+	return (const db_event *)c->events.items + at[n - 1];
+}
 
 /* "PATH: damaged recording: WHAT (TABLE, row N)"; row 0 leaves the row out. */
 static int damaged(checker *c, const char *table, int64_t row, const char *fmt, ...)
@@ -375,12 +374,9 @@ static const char *event_error(const checker *c, const int64_t f[9], uint8_t *st
 		if (addr >= c->data_size || value > 0xff)
 			return "a register access outside the data space or wider than a byte";
 		return NULL;
-	case DB_EV_SLEEP:
-	case DB_EV_WAKE:
+	default:  /* sleep or wake: the type's range was checked */
 		return ctx != top ? "an event in a context that is not running"
 		       : addr || value ? "a sleep or wake event with an address or value" : NULL;
-	default:
-		return "an unknown event type";
 	}
 }
 
@@ -396,7 +392,6 @@ static int check_events(checker *c)
 	uint64_t last_of_ctx[256] = { 0 };
 	uint8_t stack[MAX_NESTING];
 	unsigned depth = 0;
-	size_t cap = 0, ev_cap = 0;
 	int64_t icount = 0, cycle = 0, seq = 0;
 	int have;
 	while ((have = next(c, "events")) > 0) {
@@ -424,30 +419,18 @@ static int check_events(checker *c)
 		last_of_ctx[f[CTX]] = (uint64_t)seq;
 		icount = f[ICOUNT];
 		cycle = f[CYCLE];
-		if (c->out.nevents == ev_cap) {
-			ev_cap = ev_cap ? 2 * ev_cap : 4096;
-			db_event *p = realloc(c->out.events, ev_cap * sizeof *p);
-			if (!p)
-				return avrr_errf(c->err, "out of memory");
-			c->out.events = p;
-		}
-		c->out.events[c->out.nevents++] = (db_event){
+		db_event *e = grow(&c->events);
+		uint32_t *at = f[TYPE] == DB_EV_IRQ ? grow(&c->irq_at) : NULL;
+		if (!e || (f[TYPE] == DB_EV_IRQ && !at))
+			return avrr_errf(c->err, "out of memory");
+		if (at)
+			*at = (uint32_t)(c->events.n - 1);
+		*e = (db_event){
 			.seq = (uint64_t)seq, .prev = (uint64_t)f[PREV], .ctx = (uint32_t)f[CTX],
 			.type = (uint32_t)f[TYPE], .icount = (uint64_t)f[ICOUNT],
 			.cycle = (uint64_t)f[CYCLE], .pc = (uint32_t)f[PC], .addr = (uint32_t)f[ADDR],
 			.value = (uint32_t)f[VALUE],
 		};
-		if (f[TYPE] != DB_EV_IRQ)
-			continue;
-		if (c->nirq == cap) {
-			cap = cap ? 2 * cap : 1024;
-			irq_seen *p = realloc(c->irqs, cap * sizeof *p);
-			if (!p)
-				return avrr_errf(c->err, "out of memory");
-			c->irqs = p;
-		}
-		c->irqs[c->nirq++] = (irq_seen){ (uint64_t)f[ICOUNT], (uint32_t)f[VALUE],
-						 (uint8_t)f[ADDR] };
 	}
 	if (have < 0)
 		return -1;
@@ -461,9 +444,10 @@ static int check_interrupts(checker *c)
 	if (begin(c, "interrupts", "SELECT idx, icount, cycle, vector, ra, sp, digest,"
 				   " typeof(context), length(context) FROM interrupts ORDER BY idx"))
 		return -1;
+	size_t nirq = c->irq_at.n;
 	int64_t idx = 0, cycle = 0;
 	int have;
-	if (c->has_truth && !(c->out.interrupts = malloc((c->nirq + 1) * sizeof(db_interrupt))))
+	if (c->has_truth && !(c->interrupts = malloc((nirq + 1) * sizeof *c->interrupts)))
 		return avrr_errf(c->err, "out of memory");
 	while ((have = next(c, "interrupts")) > 0) {
 		sqlite3_stmt *st = c->st;
@@ -471,13 +455,15 @@ static int check_interrupts(checker *c)
 		idx++;
 		if (!c->has_truth)
 			return damaged(c, "interrupts", idx, "ground truth in a stripped recording");
-		if (int_in(st, 0, idx, idx, &v) || (size_t)idx > c->nirq)
+		if (int_in(st, 0, idx, idx, &v))
+			return damaged(c, "interrupts", idx, "interrupts.idx is not the next in sequence");
+		if ((size_t)idx > nirq)
 			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has no irq event",
 				       idx);
-		const irq_seen *e = &c->irqs[idx - 1];
+		const db_event *e = irq_event(c, (uint64_t)idx);  /* addr: vector, value: ra */
 		if (int_in(st, 1, (int64_t)e->icount, (int64_t)e->icount, &v) ||
 		    int_in(st, 2, cycle, (int64_t)c->cycles, &cycle) ||
-		    int_in(st, 3, e->vector, e->vector, &v) || int_in(st, 4, e->ra, e->ra, &v))
+		    int_in(st, 3, e->addr, e->addr, &v) || int_in(st, 4, e->value, e->value, &v))
 			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " is not the log's",
 				       idx);
 		if (int_in(st, 5, 0, 0xffff, &sp) || sqlite3_column_type(st, 6) != SQLITE_BLOB ||
@@ -489,17 +475,17 @@ static int check_interrupts(checker *c)
 			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has a context of"
 				       " %lld bytes, not %u", idx, (long long)sqlite3_column_int64(st, 8),
 				       c->data_size);
-		db_interrupt *q = &c->out.interrupts[c->out.ninterrupts++];
+		db_interrupt *q = &c->interrupts[idx - 1];
 		*q = (db_interrupt){ .idx = (uint64_t)idx, .icount = e->icount,
-				     .cycle = (uint64_t)cycle, .vector = e->vector, .ra = e->ra,
+				     .cycle = (uint64_t)cycle, .vector = e->addr, .ra = e->value,
 				     .sp = (uint32_t)sp };
 		memcpy(q->digest, sqlite3_column_blob(st, 6), DIGEST_SIZE);
 	}
 	if (have < 0)
 		return -1;
-	if (c->has_truth && (size_t)idx != c->nirq)
+	if (c->has_truth && (size_t)idx != nirq)
 		return damaged(c, "interrupts", 0, "%" PRId64 " interrupts for %zu irq events", idx,
-			       c->nirq);
+			       nirq);
 	return 0;
 }
 
@@ -517,7 +503,6 @@ static int check_fp_configs(checker *c)
 {
 	if (begin(c, "fp_configs", "SELECT id, name, spec FROM fp_configs ORDER BY id"))
 		return -1;
-	size_t cap = 0;
 	int have;
 	while ((have = next(c, "fp_configs")) > 0) {
 		sqlite3_stmt *st = c->st;
@@ -528,22 +513,17 @@ static int check_fp_configs(checker *c)
 		if (text_ok(st, 1, 63, TEXT_PLAIN, 0) || !is_config_name(text(st, 1)))
 			return damaged(c, "fp_configs", id, "fp_configs.name is not a name of up to 63"
 				       " letters, digits, '_', '-' and '.'");
+		cfg_seen *g = grow(&c->cfgs);
+		if (!g)
+			return avrr_errf(c->err, "out of memory");
 		avrr_err why = { "" };
-		cfg_seen g = { .id = id };
-		snprintf(g.name, sizeof g.name, "%s", text(st, 1));
+		*g = (cfg_seen){ .id = id };
+		snprintf(g->name, sizeof g->name, "%s", text(st, 1));
 		if (text_ok(st, 2, 511, TEXT_PLAIN, 0))
 			return damaged(c, "fp_configs", id, "configuration '%s' has a spec of other"
-				       " than up to 511 printable characters", g.name);
-		if (fp_spec_bits(text(st, 2), &g.ra_bits, &g.state_bits, &why))
-			return damaged(c, "fp_configs", id, "configuration '%s': %s", g.name, why.msg);
-		if (c->ncfg == cap) {
-			cap = cap ? 2 * cap : 16;
-			cfg_seen *p = realloc(c->cfgs, cap * sizeof *p);
-			if (!p)
-				return avrr_errf(c->err, "out of memory");
-			c->cfgs = p;
-		}
-		c->cfgs[c->ncfg++] = g;
+				       " than up to 511 printable characters", g->name);
+		if (fp_spec_bits(text(st, 2), &g->ra_bits, &g->state_bits, &why))
+			return damaged(c, "fp_configs", id, "configuration '%s': %s", g->name, why.msg);
 	}
 	return have < 0 ? -1 : 0;
 }
@@ -560,7 +540,8 @@ static int check_fingerprints(checker *c)
 	if (begin(c, "fingerprints", "SELECT config, n, vector, ra_part, hash_part, input_key"
 				     " FROM fingerprints ORDER BY config, n"))
 		return -1;
-	size_t k = 0;
+	cfg_seen *cfgs = c->cfgs.items;
+	size_t k = 0, ncfg = c->cfgs.n, nirq = c->irq_at.n;
 	int64_t row = 0;
 	int have;
 	while ((have = next(c, "fingerprints")) > 0) {
@@ -569,18 +550,19 @@ static int check_fingerprints(checker *c)
 		row++;
 		if (int_in(st, 0, INT64_MIN, INT64_MAX, &config))
 			return damaged(c, "fingerprints", row, "fingerprints.config is not an integer");
-		while (k < c->ncfg && c->cfgs[k].id < config)
+		while (k < ncfg && cfgs[k].id < config)
 			k++;
-		if (k == c->ncfg || c->cfgs[k].id != config)
+		if (k == ncfg || cfgs[k].id != config)
 			return damaged(c, "fingerprints", row, "a fingerprint of configuration %" PRId64
 				       ", which fp_configs lacks", config);
-		cfg_seen *g = &c->cfgs[k];
+		cfg_seen *g = &cfgs[k];
 		if (int_in(st, 1, (int64_t)g->rows + 1, (int64_t)g->rows + 1, &n) ||
-		    (uint64_t)n > c->nirq)
+		    (uint64_t)n > nirq)
 			return damaged(c, "fingerprints", row, "configuration '%s' has no fingerprint"
 				       " for interrupt %" PRIu64, g->name, g->rows + 1);
 		g->rows++;
-		if (int_in(st, 2, c->irqs[n - 1].vector, c->irqs[n - 1].vector, &v))
+		uint32_t vector = irq_event(c, (uint64_t)n)->addr;
+		if (int_in(st, 2, vector, vector, &v))
 			return damaged(c, "fingerprints", row, "fingerprint %" PRId64 " of configuration"
 				       " '%s' is of another vector than its interrupt", n, g->name);
 		if (int_in(st, 3, INT64_MIN, INT64_MAX, &ra) ||
@@ -596,29 +578,33 @@ static int check_fingerprints(checker *c)
 	}
 	if (have < 0)
 		return -1;
-	for (k = 0; k < c->ncfg; k++)
-		if (c->cfgs[k].rows != c->nirq)
+	for (k = 0; k < ncfg; k++)
+		if (cfgs[k].rows != nirq)
 			return damaged(c, "fingerprints", 0, "configuration '%s' has %" PRIu64
-				       " fingerprints for %zu interrupts", c->cfgs[k].name,
-				       c->cfgs[k].rows, c->nirq);
+				       " fingerprints for %zu interrupts", cfgs[k].name, cfgs[k].rows,
+				       nirq);
 	return 0;
 }
 
 int db_validate(sqlite3 *h, const char *path, const char *schema, db_decoded *out,
 		avrr_err *err)
 {
-	checker c = { .h = h, .path = path, .err = err };
+	checker c = { .h = h, .path = path, .err = err, .events = { .size = sizeof(db_event) },
+		      .irq_at = { .size = sizeof(uint32_t) }, .cfgs = { .size = sizeof(cfg_seen) } };
 	int rc = check_schema(&c, schema) || check_run(&c) || check_firmware(&c) ||
 		 check_events(&c) || check_interrupts(&c) || check_fp_configs(&c) ||
 		 check_fingerprints(&c) ? -1 : 0;
 	sqlite3_finalize(c.st);
-	free(c.irqs);
-	free(c.cfgs);
+	free(c.irq_at.items);
+	free(c.cfgs.items);
+	*out = (db_decoded){ 0 };
 	if (rc) {
-		free(c.out.events);
-		free(c.out.interrupts);
-		memset(&c.out, 0, sizeof c.out);
+		free(c.events.items);
+		free(c.interrupts);
+	} else {
+		*out = (db_decoded){ .events = c.events.items, .nevents = c.events.n,
+				     .interrupts = c.interrupts,
+				     .ninterrupts = c.has_truth ? c.irq_at.n : 0 };
 	}
-	*out = c.out;
 	return rc;
 }

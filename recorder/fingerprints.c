@@ -89,7 +89,6 @@ typedef struct adder {
 	const rec_fpset *set;
 	rec_fp_sink sink;
 	void *sink_ud;
-	uint32_t data_size;
 	/* For a re-run: the recorded irq events and ground truth to match. */
 	const db_event *irq_events;
 	size_t nirq_events;
@@ -104,9 +103,7 @@ typedef struct adder {
 static int from_context(void *ud, const db_interrupt *q, avrr_err *err)
 {
 	adder *a = ud;
-	if (q->context_size != a->data_size)
-		return avrr_errf(err, "damaged recording: interrupt %" PRIu64 " has a context of %u bytes, not %u",
-				 q->idx, q->context_size, a->data_size);
+	/* db_open validated the context: data_size bytes. */
 	fp_state st = { .data = q->context, .data_size = q->context_size, .ra = q->ra };
 	return rec_fpset_add(a->set, a->sink, a->sink_ud, q->idx, (uint8_t)q->vector, &st, err);
 }
@@ -210,12 +207,8 @@ int rec_compute_fingerprints(db *d, const rec_fpset *set, rec_fp_sink sink, void
 			     volatile int *interrupted, int *used_rerun, avrr_err *err)
 {
 	*used_rerun = 0;
-	db_run run;
 	uint64_t with_context = 0, vectors[256], nirq = 0;
-	if (db_get_run(d, &run, err))
-		return -1;
-	adder a = { .d = d, .set = set, .sink = sink, .sink_ud = sink_ud, .data_size = run.data_size };
-	db_run_free(&run);
+	adder a = { .d = d, .set = set, .sink = sink, .sink_ud = sink_ud };
 	if (db_count_contexts(d, &with_context, err) || db_count_vectors(d, vectors, err))
 		return -1;
 	for (int v = 0; v < 256; v++)

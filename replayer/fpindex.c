@@ -1,7 +1,6 @@
 /* fpindex.c — the searchable fingerprint database (see fpindex.h). */
 #include "fpindex.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,15 +200,6 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 {
 	memset(x, 0, sizeof *x);
 	x->cfg = *c;
-	/* The tables are sized by the configuration's bits: a value wider
-	 * than them is a damaged (or hand-edited) file, not a bug. */
-	for (size_t i = 0; i < nrows; i++)
-		if (rows[i].ra_part > fp_hash_mask(c->ra_bits) ||
-		    rows[i].hash_part > fp_hash_mask(c->state_bits))
-			return avrr_errf(err, "damaged recording: fingerprint %" PRIu64 " of "
-					 "configuration '%s' is wider than its ra=%u and %u more bits "
-					 "(fingerprints, row %zu)", rows[i].n, c->name, c->ra_bits,
-					 c->state_bits, i + 1);
 	size_t cap = 16, some = nrows ? nrows : 1;
 	while (cap < 2 * nrows)
 		cap *= 2;
@@ -238,12 +228,6 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	x->has_input_keys = 1;
 	for (size_t i = 0; i < nrows; i++) {
 		const db_fingerprint *f = &rows[i];
-		if (f->n != i + 1) {
-			free(at);
-			fpi_free(x);
-			return avrr_errf(err, "damaged recording: configuration '%s' has no fingerprint "
-					 "for interrupt %zu", c->name, i + 1);
-		}
 		uint64_t key = fpi_key(c, f->ra_part, f->hash_part);
 		x->key_of[i] = key;
 		uint64_t mix = key * 0x9E3779B97F4A7C15ull;  /* as fpi_find probes */

@@ -131,8 +131,9 @@ static inline uint64_t fpi_key(const fp_config *c, uint64_t ra_part, uint64_t ha
 }
 
 /* Builds the index of `rows` (one configuration's fingerprints in order of
- * n, n = 1..nrows) for configuration c; ras[n-1] is the n-th interrupt's
- * return address.  Returns 0, or -1 (err set). */
+ * n, n = 1..nrows, each within c's bits: as db_open validated them, or as
+ * computed) for configuration c; ras[n-1] is the n-th interrupt's return
+ * address.  Returns 0, or -1 (err set) when out of memory. */
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
 	      const uint32_t *ras, avrr_err *err);
 void fpi_free(fp_index *x);

@@ -186,18 +186,6 @@ static int on_signal_event(void)
 	return 0;
 }
 
-/* A signal that ends the session interrupts the read the UI waits in
- * (`restart` off); one that does not, restarts it. */
-static void handle(int sig, void (*fn)(int), int restart)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = fn;
-	sa.sa_flags = restart ? SA_RESTART : 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
-}
-
 int ui_run(const ui_options *o)
 {
 	FILE *script = stdin;
@@ -240,9 +228,9 @@ int ui_run(const ui_options *o)
 		engine_group = pid;
 	}
 	ui_interactive = interactive;
-	handle(SIGTERM, on_stop, 0);
-	handle(SIGHUP, on_stop, 0);
-	handle(SIGINT, on_sigint, interactive);
+	travel_catch(SIGTERM, on_stop, 0);
+	travel_catch(SIGHUP, on_stop, 0);
+	travel_catch(SIGINT, on_sigint, interactive);
 	travel_hold_signals(0);
 	close(cmd[0]);
 	close(rep[1]);

@@ -327,20 +327,6 @@ static void run_unit(const sweep *sw, const unit *u, unit_msg *msg)
 	rp_close(r);
 }
 
-static void write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;  /* the parent sees a short message */
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 static int start_worker(const sweep *sw, size_t u, worker *w)
 {
 	int fds[2];
@@ -358,7 +344,7 @@ static int start_worker(const sweep *sw, size_t u, worker *w)
 		unit_msg *msg = calloc(1, sizeof *msg);
 		if (msg) {
 			run_unit(sw, &sw->units[u], msg);
-			write_all(fds[1], msg, sizeof *msg);
+			util_write_full(fds[1], msg, sizeof *msg);  /* short: the parent sees it */
 		}
 		_exit(0);
 	}
@@ -412,7 +398,7 @@ static void put_field(FILE *f, const char *s)
 }
 
 #define CSV_HEADER "recording,config,selector,hash,ra,width,match,metric,value\n"
-#define SHARD_LINE "# avrr sweep shard %u/%u grid %016llx\n"
+#define SHARD_LINE "# avrr sweep shard %u/%u grid "  /* then the key, 16 hex digits */
 
 /* The points the units [unit_lo, unit_hi) cover: they are contiguous. */
 static void point_range(const sweep *sw, size_t *lo, size_t *hi)
@@ -445,7 +431,8 @@ int sweep_write_csv(const sweep *sw, FILE *f)
 	size_t lo, hi;
 	point_range(sw, &lo, &hi);
 	if (sw->nshards)
-		fprintf(f, SHARD_LINE, sw->shard, sw->nshards, (unsigned long long)grid_key(sw));
+		fprintf(f, SHARD_LINE "%016llx\n", sw->shard, sw->nshards,
+			(unsigned long long)grid_key(sw));
 	fputs(CSV_HEADER, f);
 	for (size_t i = lo; i < hi; i++) {
 		const point *p = &sw->pts[i];
@@ -571,7 +558,7 @@ static int read_part(part *p, avrr_err *err)
 		return -1;
 	char tail;
 	char *nl = strchr(p->text, '\n');
-	if (!nl || sscanf(p->text, "# avrr sweep shard %u/%u grid %16llx%c", &p->k, &p->n, &p->grid,
+	if (!nl || sscanf(p->text, SHARD_LINE "%16llx%c", &p->k, &p->n, &p->grid,
 			  &tail) != 4 || tail != '\n' || !p->k || p->k > p->n)
 		return avrr_errf(err, "%s:1: not a shard of a sweep (no line '# avrr sweep shard K/N "
 				 "grid KEY'); make shards with 'avrr sweep --shard K/N'", p->path);

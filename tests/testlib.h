@@ -74,6 +74,14 @@ static inline int test_scratch_setup(void **state)
 	return 0;
 }
 
+/* Writes `text` to the file at path (a test's input), or fails the test. */
+static inline void test_write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	if (!fp || fputs(text, fp) < 0 || fclose(fp))
+		fail_msg("cannot write %s", path);
+}
+
 /* Removes a test's directory with all it holds. */
 static inline void test_rmtree(const char *dir)
 {

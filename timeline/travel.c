@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/file.h"
+
 #define CK_PREFIX "ck-"
 
 /* A checkpoint's FIFO is "ck-ICOUNT-PID". */
@@ -88,21 +90,6 @@ void travel_unregister(const travel *t, uint64_t k)
 		unlink(path);
 }
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int travel_read_full(int fd, void *buf, size_t len)
 {
 	char *p = buf;
@@ -126,7 +113,7 @@ int travel_send(const travel *t, uint64_t k, const void *req, size_t len)
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	int rc = write_full(fd, req, len);
+	int rc = util_write_full(fd, req, len);
 	close(fd);
 	return rc;
 }
@@ -168,7 +155,7 @@ int travel_result_write(const travel *t, const void *res, size_t len)
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	int rc = write_full(fd, res, len);
+	int rc = util_write_full(fd, res, len);
 	close(fd);
 	return rc;
 }
@@ -193,6 +180,16 @@ void travel_hold_signals(int hold)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGINT);
 	sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+void travel_catch(int sig, void (*fn)(int), int restart)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 }
 
 void travel_remove_dir(const char *dir)

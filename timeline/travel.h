@@ -75,6 +75,10 @@ int travel_make_dir(char *buf, size_t n, const char *kind);
  * can leave the engine orphaned. */
 void travel_hold_signals(int hold);
 
+/* Handles `sig` with fn; a signal that ends the session should interrupt
+ * the read the front-end waits in (`restart` 0), others restart it. */
+void travel_catch(int sig, void (*fn)(int), int restart);
+
 /* Removes the session's directory and whatever is left in it. */
 void travel_remove_dir(const char *dir);
 

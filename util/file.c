@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char *util_read_text(const char *path, avrr_err *err)
 {
@@ -45,4 +46,19 @@ char *util_read_text(const char *path, avrr_err *err)
 	}
 	fclose(f);
 	return buf;
+}
+
+int util_write_full(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }

@@ -1,6 +1,9 @@
-/* file.h — reading a whole text file, with the checks input files need. */
+/* file.h — reading a whole text file, with the checks input files need;
+ * writing a whole buffer to a descriptor. */
 #ifndef AVRR_FILE_H
 #define AVRR_FILE_H
+
+#include <stddef.h>
 
 #include "err.h"
 
@@ -8,5 +11,9 @@
  * "PATH: No such file or directory", "PATH: read error (is it a
  * directory?)", "PATH: not a text file (contains NUL bytes)". */
 char *util_read_text(const char *path, avrr_err *err);
+
+/* Writes all n bytes to fd, across short writes and EINTR; 0, or -1 with
+ * errno set. */
+int util_write_full(int fd, const void *buf, size_t n);
 
 #endif

@@ -66,6 +66,13 @@ static const damage CASES[] = {
 	  "events.prev is not the context's previous event (events, row 5)" },
 	{ "UPDATE events SET icount = 300000 WHERE seq = 720",
 	  "events.icount is out of range (events, row 720)" },
+	{ "DELETE FROM events", "the log is empty (events)" },
+	{ "UPDATE events SET addr = 2000 WHERE seq = 3",
+	  "a register access outside the data space or wider than a byte (events, row 3)" },
+	{ "UPDATE events SET addr = 1 WHERE seq = 1",
+	  "a reset outside the main program (events, row 1)" },
+	{ "UPDATE events SET value = value + 2 WHERE seq = 2",
+	  "an irq event whose context or return address is not its own (events, row 2)" },
 	/* ground truth */
 	{ "UPDATE interrupts SET digest = x'01020304' WHERE idx = 2",
 	  "interrupt 2 has a bad stack pointer or digest (interrupts, row 2)" },
@@ -74,6 +81,10 @@ static const damage CASES[] = {
 	{ "UPDATE interrupts SET vector = 3 WHERE idx = 1",
 	  "interrupt 1 is not the log's (interrupts, row 1)" },
 	{ "DELETE FROM interrupts WHERE idx = 255", "254 interrupts for 255 irq events (interrupts)" },
+	{ "DELETE FROM interrupts WHERE idx = 3",
+	  "interrupts.idx is not the next in sequence (interrupts, row 3)" },
+	{ "INSERT INTO interrupts SELECT 256, icount, cycle, vector, ra, sp, digest, context"
+	  " FROM interrupts WHERE idx = 255", "interrupt 256 has no irq event (interrupts, row 256)" },
 	{ "UPDATE run SET has_ground_truth = 0",
 	  "ground truth in a stripped recording (interrupts, row 1)" },
 	/* fingerprints and their configurations */
@@ -82,6 +93,9 @@ static const damage CASES[] = {
 	{ "UPDATE fingerprints SET vector = 2 WHERE n = 5",
 	  "fingerprint 5 of configuration 'default' is of another vector than its interrupt"
 	  " (fingerprints, row 5)" },
+	{ "UPDATE fingerprints SET input_key = 'k' WHERE n = 2",
+	  "fingerprints.input_key is not an integer (fingerprints, row 2)" },
+	{ "UPDATE fp_configs SET id = -1", "fp_configs.id is out of range (fp_configs, row -1)" },
 	{ "INSERT INTO fingerprints VALUES (7, 1, 1, 0, 0, NULL)",
 	  "a fingerprint of configuration 7, which fp_configs lacks (fingerprints, row 256)" },
 	{ "UPDATE fp_configs SET spec = 'sel=r24' || char(27) || '[2J'",
@@ -100,6 +114,10 @@ static const damage CASES[] = {
 	{ "UPDATE firmware SET elf = x'00'",
 	  "the firmware copy does not match its SHA-256 (firmware, row 1)" },
 	{ "DELETE FROM firmware", "the firmware copy is missing (firmware)" },
+	{ "UPDATE firmware SET elf = x''", "the firmware copy is empty (firmware, row 1)" },
+	{ "INSERT INTO firmware VALUES ('x', x'00')", "more than one firmware copy (firmware)" },
+	{ "UPDATE event_types SET name = 'x' WHERE type = 7",
+	  "the event types are not avrr's (event_types, row 7)" },
 	{ "DELETE FROM run", "no run metadata (run)" },
 };
 
@@ -191,10 +209,7 @@ static void test_every_command_refuses(void **state)
 	char out[256], script[256];
 	snprintf(out, sizeof out, "%s/out", f->dir);
 	snprintf(script, sizeof script, "%s/cmds", f->dir);
-	FILE *fp = fopen(script, "w");
-	assert_non_null(fp);
-	fputs("info registers\n", fp);
-	fclose(fp);
+	test_write_text(script, "info registers\n");
 	damage_copy(f, CASES[0].sql);
 	char args[512];
 	expect_refused(f, "replay", "--oracle %s", what);
@@ -232,10 +247,7 @@ static void test_control_bytes_escaped(void **state)
 			    " in the recording (see avrr info)\n");
 	char stim[256];
 	snprintf(stim, sizeof stim, "%s/bad.stim", f->dir);
-	FILE *fp = fopen(stim, "w");
-	assert_non_null(fp);
-	fputs("adc 0 const \033]0;owned\007\n", fp);
-	fclose(fp);
+	test_write_text(stim, "adc 0 const \033]0;owned\007\n");
 	unlink(f->path);
 	rc = test_run(f->out, sizeof f->out, "%s record traces/funcsheap.elf --stimuli %s -o %s",
 		      test_avrr(), stim, f->path);

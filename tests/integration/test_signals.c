@@ -155,6 +155,25 @@ static void assert_nothing_left(fixture *f)
 	assert_string_equal(f->out, "");
 }
 
+/* How many processes the session has once it has at least `want`
+ * (waiting up to 10 s for them). */
+static int await_processes(fixture *f, int want)
+{
+	int procs = 0;
+	for (int i = 0; i < 500 && (procs = session_processes(f)) < want; i++)
+		usleep(20 * 1000);
+	return procs;
+}
+
+/* Sends sig to the session's front-end: it ends with 128+sig and leaves
+ * nothing behind. */
+static void end_by_signal(fixture *f, pid_t pid, int sig)
+{
+	kill(pid, sig);
+	assert_int_equal(wait_for(pid, 10), 128 + sig);
+	assert_nothing_left(f);
+}
+
 /* `| head -1`: the shell ends as if by SIGPIPE, promptly. */
 static void test_shell_into_closed_pipe(void **state)
 {
@@ -183,14 +202,9 @@ static void stop_waiting_shell(fixture *f, int sig)
 	close(p[0]);
 	assert_int_equal(write(p[1], "stepi 3000000\n", 14), 14);
 	/* 3,000,000 instructions lay five checkpoints, each a process. */
-	int procs = 0;
-	for (int i = 0; i < 1000 && (procs = session_processes(f)) < 7; i++)
-		usleep(20 * 1000);
-	assert_true(procs >= 7);
-	kill(pid, sig);
-	assert_int_equal(wait_for(pid, 10), 128 + sig);
+	assert_true(await_processes(f, 7) >= 7);
+	end_by_signal(f, pid, sig);
 	close(p[1]);
-	assert_nothing_left(f);
 }
 
 static void test_shell_sigterm(void **state)
@@ -208,13 +222,8 @@ static void stop_running_script(fixture *f, int sig)
 {
 	const char *argv[] = { "shell", f->rec, "-x", f->script, NULL };
 	pid_t pid = spawn(f, -1, -1, argv);
-	int procs = 0;
-	for (int i = 0; i < 1000 && (procs = session_processes(f)) < 3; i++)
-		usleep(10 * 1000);
-	assert_true(procs >= 3);
-	kill(pid, sig);
-	assert_int_equal(wait_for(pid, 10), 128 + sig);
-	assert_nothing_left(f);
+	assert_true(await_processes(f, 3) >= 3);
+	end_by_signal(f, pid, sig);
 }
 
 static void test_script_sigint(void **state)
@@ -231,13 +240,8 @@ static void stop_server(fixture *f, int sig)
 {
 	const char *argv[] = { "serve", f->rec, "--port", "0", NULL };
 	pid_t pid = spawn(f, -1, -1, argv);
-	int procs = 0;
-	for (int i = 0; i < 1000 && (procs = session_processes(f)) < 2; i++)
-		usleep(10 * 1000);
-	assert_int_equal(procs, 2);  /* the server and its engine */
-	kill(pid, sig);
-	assert_int_equal(wait_for(pid, 10), 128 + sig);
-	assert_nothing_left(f);
+	assert_int_equal(await_processes(f, 2), 2);  /* the server and its engine */
+	end_by_signal(f, pid, sig);
 }
 
 static void test_serve_sigterm(void **state)

@@ -266,7 +266,12 @@ static void test_shards_merge_to_the_whole(void **state)
 		  "K/N grid KEY'); make shards with 'avrr sweep --shard K/N'\n" },
 		{ "part1.csv", "avrr sweep: usage: avrr sweep merge PART.csv [PART.csv ...] -o "
 		  "RESULTS.csv\n" },
+		{ "noheader.csv -o out.csv",
+		  "avrr sweep: merge: noheader.csv:2: not the header of a sweep's CSV\n" },
 	};
+	char noheader[300];
+	snprintf(noheader, sizeof noheader, "%s/noheader.csv", s->dir);
+	test_write_text(noheader, "# avrr sweep shard 1/1 grid 0123456789abcdef\nnot,a,header\n");
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		assert_int_equal(merge(s, bad[i].args), 2);
 		assert_string_equal(s->out, bad[i].error);

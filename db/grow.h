@@ -1,0 +1,29 @@
+/*
+ * grow.h — a growing array, for db/'s loaders and its validation (private
+ * to db/).
+ */
+#ifndef AVRR_DB_GROW_H
+#define AVRR_DB_GROW_H
+
+#include <stdlib.h>
+
+typedef struct growbuf {
+	void *items;
+	size_t n, cap, size;  /* size: of one item */
+} growbuf;
+
+/* A new item at the end, or NULL when out of memory (the array as it was). */
+static inline void *grow(growbuf *g)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 1024;
+		void *p = realloc(g->items, cap * g->size);
+		if (!p)
+			return NULL;
+		g->items = p;
+		g->cap = cap;
+	}
+	return (char *)g->items + g->n++ * g->size;
+}
+
+#endif
