@@ -249,9 +249,9 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 		fprintf(stderr, "bench: %s\n", err.msg);
 		exit(1);
 	}
-	uint64_t cycles = run.cycles, events[DB_EV_COUNT], nev = 0;
+	uint64_t cycles = run.cycles, events[TRACE_COUNT], nev = 0;
 	db_count_event_types(d, events, &err);
-	for (int t = 0; t < DB_EV_COUNT; t++)
+	for (int t = 0; t < TRACE_COUNT; t++)
 		nev += events[t];
 	db_run_free(&run);
 	db_close(d);

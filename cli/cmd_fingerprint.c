@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "../recorder/fingerprints.h"
+#include "../trace/fingerprints.h"
 
 int cmd_fingerprint(int argc, char **argv)
 {
@@ -37,7 +37,7 @@ int cmd_fingerprint(int argc, char **argv)
 	cli_catch_signals_hard(NULL);
 	avrr_err err = { "" };
 	int rerun = 0;
-	if (rec_add_fingerprints(argv[optind], specs, nspecs, &cli_interrupted, &rerun, &err)) {
+	if (trace_add_fingerprints(argv[optind], specs, nspecs, &cli_interrupted, &rerun, &err)) {
 		fprintf(stderr, "avrr fingerprint: %s\n", err.msg);
 		return cli_interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
 	}

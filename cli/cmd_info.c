@@ -99,7 +99,7 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 	uint64_t nirq = 0, nev = 0;
 	for (int v = 0; v < 256; v++)
 		nirq += vec[v];
-	for (int t = 0; t < DB_EV_COUNT; t++)
+	for (int t = 0; t < TRACE_COUNT; t++)
 		nev += types[t];
 	/* The paths are as the recording's maker had them: any bytes but NUL,
 	 * so escaped here (a mailed recording must not drive the terminal). */
@@ -125,9 +125,9 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 			printf("  %3u %-20s %llu\n", v, n ? n : "", (unsigned long long)vec[v]);
 		}
 	printf("events        %llu\n", (unsigned long long)nev);
-	for (int t = 1; t < DB_EV_COUNT; t++)
+	for (int t = 1; t < TRACE_COUNT; t++)
 		if (types[t])
-			printf("  %-24s %llu\n", db_event_type_name(t), (unsigned long long)types[t]);
+			printf("  %-24s %llu\n", trace_kind_name(t), (unsigned long long)types[t]);
 	printf("fingerprints  %zu configuration%s\n", ncm, ncm == 1 ? "" : "s");
 	for (size_t i = 0; i < ncm; i++) {
 		const fp_metrics *m = &cm[i].m;
@@ -195,8 +195,8 @@ static int print_json(const char *path, const db_run *r, const uint64_t *vec,
 								 "name", n, "count", (json_int_t)vec[v]));
 			nirq += vec[v];
 		}
-	for (int t = 1; t < DB_EV_COUNT; t++) {
-		json_object_set_new(per_type, db_event_type_name(t), json_integer((json_int_t)types[t]));
+	for (int t = 1; t < TRACE_COUNT; t++) {
+		json_object_set_new(per_type, trace_kind_name(t), json_integer((json_int_t)types[t]));
 		nev += types[t];
 	}
 	json_t *o = json_pack(
@@ -226,7 +226,7 @@ int info_print(const char *path, int json, const char *cmd)
 	avrr_err err = { "" };
 	db *d = NULL;
 	db_run r;
-	uint64_t vec[256], types[DB_EV_COUNT];
+	uint64_t vec[256], types[TRACE_COUNT];
 	config_metrics *cm = NULL;
 	size_t ncm = 0;
 	if (db_open(path, 0, &d, &err))

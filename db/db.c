@@ -33,7 +33,7 @@
 enum { ST_EVENT, ST_IRQ, ST_FP, ST_COUNT };
 
 typedef struct batch {
-	db_event ev[BATCH_EVENTS];
+	trace_event ev[BATCH_EVENTS];
 	unsigned nev;
 	db_interrupt irq[BATCH_IRQS];  /* context pointers are set at write time */
 	size_t ctx_off[BATCH_IRQS];    /* offset into ctx, or SIZE_MAX for none */
@@ -99,17 +99,6 @@ static const char *const SCHEMA =
 	" config INTEGER NOT NULL REFERENCES fp_configs(id), n INTEGER NOT NULL,"
 	" vector INTEGER NOT NULL, ra_part INTEGER NOT NULL, hash_part INTEGER NOT NULL,"
 	" input_key INTEGER, PRIMARY KEY (config, n)) WITHOUT ROWID;";
-
-static const char *const EVENT_NAMES[DB_EV_COUNT] = {
-	[DB_EV_RESET] = "reset", [DB_EV_IRQ] = "irq", [DB_EV_RETI] = "reti",
-	[DB_EV_READ] = "read", [DB_EV_WRITE] = "write", [DB_EV_SLEEP] = "sleep",
-	[DB_EV_WAKE] = "wake",
-};
-
-const char *db_event_type_name(int type)
-{
-	return type > 0 && type < DB_EV_COUNT ? EVENT_NAMES[type] : "?";
-}
 
 static int sql_err(db *d, avrr_err *err, const char *what)
 {
@@ -279,7 +268,7 @@ static int step_insert(db *d, sqlite3_stmt *st, avrr_err *err)
 	return 0;
 }
 
-static int insert_event(db *d, const db_event *e, avrr_err *err)
+static int insert_event(db *d, const trace_event *e, avrr_err *err)
 {
 	sqlite3_stmt *st = d->st[ST_EVENT];
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)e->seq);
@@ -757,7 +746,7 @@ int db_add_interrupt(db *d, const db_interrupt *q, avrr_err *err)
 	return b->nirq == BATCH_IRQS ? submit(d, err) : 0;
 }
 
-int db_add_event(db *d, const db_event *e, avrr_err *err)
+int db_add_event(db *d, const trace_event *e, avrr_err *err)
 {
 	batch *b = batch_for_row(d, err);
 	if (!b)
@@ -820,7 +809,7 @@ static int each_row(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), v
 
 static int event_row(sqlite3_stmt *st, void *arg)
 {
-	db_event *e = grow(arg);
+	trace_event *e = grow(arg);
 	if (!e)
 		return -1;
 	e->seq = (uint64_t)sqlite3_column_int64(st, 0);
@@ -851,7 +840,7 @@ static int load_all(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), s
 	return rc;
 }
 
-int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err)
+int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err)
 {
 	if (d->decoded.events) {  /* the first caller takes what validation read */
 		*out = d->decoded.events;
@@ -920,10 +909,10 @@ int db_count_vectors(db *d, uint64_t counts[256], avrr_err *err)
 			histogram_row, &h, err);
 }
 
-int db_count_event_types(db *d, uint64_t counts[DB_EV_COUNT], avrr_err *err)
+int db_count_event_types(db *d, uint64_t counts[TRACE_COUNT], avrr_err *err)
 {
-	memset(counts, 0, DB_EV_COUNT * sizeof counts[0]);
-	histogram h = { counts, DB_EV_COUNT };
+	memset(counts, 0, TRACE_COUNT * sizeof counts[0]);
+	histogram h = { counts, TRACE_COUNT };
 	return each_row(d, "SELECT type, count(*) FROM events GROUP BY type", histogram_row, &h, err);
 }
 

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../trace/event.h"
 #include "../util/err.h"
 
 #define DB_SCHEMA_VERSION 3
@@ -36,31 +37,6 @@ typedef struct db db;
 #define DB_STOP_ASLEEP       "asleep"      /* slept with no interrupt enabled to wake it */
 #define DB_STOP_CPU_CRASHED  "cpu-crashed"
 
-/* Event types of the happens-before log (the numbers are stored). */
-typedef enum {
-	DB_EV_RESET = 1,  /* start of the run */
-	DB_EV_IRQ = 2,    /* interrupt entry: addr = vector, value = ra */
-	DB_EV_RETI = 3,   /* return from interrupt: addr = vector */
-	DB_EV_READ = 4,   /* CPU read of an input register: addr, value */
-	DB_EV_WRITE = 5,  /* CPU write to an output register: addr, value */
-	DB_EV_SLEEP = 6,
-	DB_EV_WAKE = 7,
-	DB_EV_COUNT
-} db_event_type;
-
-const char *db_event_type_name(int type); /* "irq", ...; "?" if unknown */
-
-typedef struct db_event {
-	uint64_t seq;     /* 1-based global order */
-	uint64_t prev;    /* seq of the previous event of the same ctx; 0 = none */
-	uint32_t ctx;     /* 0 = main program, else the running ISR's vector */
-	uint32_t type;
-	uint64_t icount;  /* instructions retired when it happened */
-	uint64_t cycle;
-	uint32_t pc;      /* byte address */
-	uint32_t addr;
-	uint32_t value;
-} db_event;
 
 /* Ground truth of one interrupt, for scoring only. */
 typedef struct db_interrupt {
@@ -157,7 +133,7 @@ int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err);
  * in batches, possibly on another thread: an add may report the failure of
  * an earlier row, and db_finish reports any failure not yet reported. */
 int db_add_interrupt(db *d, const db_interrupt *irq, avrr_err *err);
-int db_add_event(db *d, const db_event *ev, avrr_err *err);
+int db_add_event(db *d, const trace_event *ev, avrr_err *err);
 
 /* Stores a configuration and gives its id; refuses a name already there. */
 int db_add_fp_config(db *d, const char *name, const char *spec, uint32_t *id, avrr_err *err);
@@ -179,14 +155,14 @@ int db_each_context(db *d, int (*fn)(void *ud, const db_interrupt *q, avrr_err *
 int db_count_contexts(db *d, uint64_t *n, avrr_err *err);
 
 /* All events in seq order; *out is malloc'ed (NULL when there are none). */
-int db_load_events(db *d, db_event **out, size_t *n, avrr_err *err);
+int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err);
 /* All ground-truth interrupts in order (context pointers are NULL). */
 int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err);
 
 /* Counts: interrupts per vector (from the event log, so a stripped
  * recording counts too) and events per type. */
 int db_count_vectors(db *d, uint64_t counts[256], avrr_err *err);
-int db_count_event_types(db *d, uint64_t counts[DB_EV_COUNT], avrr_err *err);
+int db_count_event_types(db *d, uint64_t counts[TRACE_COUNT], avrr_err *err);
 
 /* Writes a copy of the recording at path to out without its ground truth
  * (interrupts, input keys), as a device would have logged it.  out appears

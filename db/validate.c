@@ -25,7 +25,6 @@
 #include "db.h"
 #include "grow.h"
 
-#define MAX_NESTING 64        /* simavr's stack of running ISRs */
 #define MAX_VECTOR 127        /* for an MCU avrr has no vector names for */
 #define PC_LIMIT (1u << 23)   /* byte addresses of a 22-bit PC */
 #define TEXT_MAX 4096
@@ -49,17 +48,17 @@ typedef struct checker {
 	unsigned max_vector;
 	int has_truth;
 	char sha256[65];
-	growbuf events;        /* db_event: the log, which db_open keeps */
+	growbuf events;        /* trace_event: the log, which db_open keeps */
 	growbuf irq_at;        /* uint32_t: each irq event's index in `events` */
 	growbuf cfgs;          /* cfg_seen */
 	db_interrupt *interrupts;  /* the ground truth, which db_open keeps too */
 } checker;
 
 /* The n-th irq event (1-based). */
-static const db_event *irq_event(const checker *c, uint64_t n)
+static const trace_event *irq_event(const checker *c, uint64_t n)
 {
 	const uint32_t *at = c->irq_at.items;
-	return (const db_event *)c->events.items + at[n - 1];
+	return (const trace_event *)c->events.items + at[n - 1];
 }
 
 /* "PATH: damaged recording: WHAT (TABLE, row N)"; row 0 leaves the row out. */
@@ -195,11 +194,11 @@ static int check_schema(checker *c, const char *schema)
 		int64_t t;
 		if (have < 0)
 			goto out;
-		if (!have && type == DB_EV_COUNT)
+		if (!have && type == TRACE_COUNT)
 			break;
-		if (!have || type == DB_EV_COUNT ||
+		if (!have || type == TRACE_COUNT ||
 		    int_in(c->st, 0, type, type, &t) ||
-		    strcmp(text(c->st, 1), db_event_type_name(type))) {
+		    strcmp(text(c->st, 1), trace_kind_name(type))) {
 			damaged(c, "event_types", type, "the event types are not avrr's");
 			goto out;
 		}
@@ -339,47 +338,6 @@ static int check_firmware(checker *c)
 	return have ? (have < 0 ? -1 : damaged(c, "firmware", 0, "more than one firmware copy")) : 0;
 }
 
-/* One event against the running-ISR stack and the rules of docs/schema.md;
- * NULL when it holds, else what is wrong. */
-static const char *event_error(const checker *c, const int64_t f[9], uint8_t *stack,
-			       unsigned *depth)
-{
-	enum { SEQ, PREV, CTX, TYPE, ICOUNT, CYCLE, PC, ADDR, VALUE };
-	uint8_t top = *depth ? stack[*depth - 1] : 0;
-	int64_t type = f[TYPE], ctx = f[CTX], addr = f[ADDR], value = f[VALUE];
-	switch (type) {
-	case DB_EV_RESET:
-		if (ctx || addr || value)
-			return "a reset outside the main program";
-		*depth = 0;
-		return NULL;
-	case DB_EV_IRQ:
-		if (addr < 1 || addr > c->max_vector)
-			return "an interrupt vector this MCU does not have";
-		if (ctx != addr || value != f[PC])
-			return "an irq event whose context or return address is not its own";
-		if (*depth == MAX_NESTING)
-			return "interrupts nested deeper than 64";
-		stack[(*depth)++] = (uint8_t)addr;
-		return NULL;
-	case DB_EV_RETI:
-		if (!*depth || ctx != top || addr != top || value)
-			return "a reti from an interrupt that is not running";
-		(*depth)--;
-		return NULL;
-	case DB_EV_READ:
-	case DB_EV_WRITE:
-		if (ctx != top)
-			return "an event in a context that is not running";
-		if (addr >= c->data_size || value > 0xff)
-			return "a register access outside the data space or wider than a byte";
-		return NULL;
-	default:  /* sleep or wake: the type's range was checked */
-		return ctx != top ? "an event in a context that is not running"
-		       : addr || value ? "a sleep or wake event with an address or value" : NULL;
-	}
-}
-
 static int check_events(checker *c)
 {
 	enum { SEQ, PREV, CTX, TYPE, ICOUNT, CYCLE, PC, ADDR, VALUE, NCOLS };
@@ -390,8 +348,7 @@ static int check_events(checker *c)
 			       " FROM events ORDER BY seq"))
 		return -1;
 	uint64_t last_of_ctx[256] = { 0 };
-	uint8_t stack[MAX_NESTING];
-	unsigned depth = 0;
+	trace_nesting nesting = { .depth = 0 };
 	int64_t icount = 0, cycle = 0, seq = 0;
 	int have;
 	while ((have = next(c, "events")) > 0) {
@@ -399,7 +356,7 @@ static int check_events(checker *c)
 		int64_t f[NCOLS];
 		seq++;
 		const int64_t lo[NCOLS] = { seq, 0, 0, 1, icount, cycle, 0, 0, 0 };
-		const int64_t hi[NCOLS] = { seq, seq - 1, c->max_vector, DB_EV_COUNT - 1,
+		const int64_t hi[NCOLS] = { seq, seq - 1, c->max_vector, TRACE_COUNT - 1,
 					    (int64_t)c->instructions, (int64_t)c->cycles,
 					    PC_LIMIT - 1, 0xffff, PC_LIMIT - 1 };
 		for (int i = 0; i < NCOLS; i++)
@@ -408,29 +365,30 @@ static int check_events(checker *c)
 					       i == SEQ ? "not the next in sequence"
 					       : sqlite3_column_type(st, i) == SQLITE_INTEGER
 					       ? "out of range" : "not an integer");
-		if (seq == 1 && f[TYPE] != DB_EV_RESET)
+		if (seq == 1 && f[TYPE] != TRACE_RESET)
 			return damaged(c, "events", seq, "the log does not start with a reset");
 		if ((uint64_t)f[PREV] != last_of_ctx[f[CTX]])
 			return damaged(c, "events", seq, "events.prev is not the context's previous"
 				       " event");
-		const char *why = event_error(c, f, stack, &depth);
-		if (why)
-			return damaged(c, "events", seq, "%s", why);
-		last_of_ctx[f[CTX]] = (uint64_t)seq;
-		icount = f[ICOUNT];
-		cycle = f[CYCLE];
-		db_event *e = grow(&c->events);
-		uint32_t *at = f[TYPE] == DB_EV_IRQ ? grow(&c->irq_at) : NULL;
-		if (!e || (f[TYPE] == DB_EV_IRQ && !at))
-			return avrr_errf(c->err, "out of memory");
-		if (at)
-			*at = (uint32_t)(c->events.n - 1);
-		*e = (db_event){
+		trace_event ev = {
 			.seq = (uint64_t)seq, .prev = (uint64_t)f[PREV], .ctx = (uint32_t)f[CTX],
 			.type = (uint32_t)f[TYPE], .icount = (uint64_t)f[ICOUNT],
 			.cycle = (uint64_t)f[CYCLE], .pc = (uint32_t)f[PC], .addr = (uint32_t)f[ADDR],
 			.value = (uint32_t)f[VALUE],
 		};
+		const char *why = trace_check(&ev, &nesting, c->max_vector, c->data_size);
+		if (why)
+			return damaged(c, "events", seq, "%s", why);
+		last_of_ctx[f[CTX]] = (uint64_t)seq;
+		icount = f[ICOUNT];
+		cycle = f[CYCLE];
+		trace_event *e = grow(&c->events);
+		uint32_t *at = f[TYPE] == TRACE_IRQ ? grow(&c->irq_at) : NULL;
+		if (!e || (f[TYPE] == TRACE_IRQ && !at))
+			return avrr_errf(c->err, "out of memory");
+		if (at)
+			*at = (uint32_t)(c->events.n - 1);
+		*e = ev;
 	}
 	if (have < 0)
 		return -1;
@@ -460,7 +418,7 @@ static int check_interrupts(checker *c)
 		if ((size_t)idx > nirq)
 			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has no irq event",
 				       idx);
-		const db_event *e = irq_event(c, (uint64_t)idx);  /* addr: vector, value: ra */
+		const trace_event *e = irq_event(c, (uint64_t)idx);  /* addr: vector, value: ra */
 		if (int_in(st, 1, (int64_t)e->icount, (int64_t)e->icount, &v) ||
 		    int_in(st, 2, cycle, (int64_t)c->cycles, &cycle) ||
 		    int_in(st, 3, e->addr, e->addr, &v) || int_in(st, 4, e->value, e->value, &v))
@@ -589,7 +547,7 @@ static int check_fingerprints(checker *c)
 int db_validate(sqlite3 *h, const char *path, const char *schema, db_decoded *out,
 		avrr_err *err)
 {
-	checker c = { .h = h, .path = path, .err = err, .events = { .size = sizeof(db_event) },
+	checker c = { .h = h, .path = path, .err = err, .events = { .size = sizeof(trace_event) },
 		      .irq_at = { .size = sizeof(uint32_t) }, .cfgs = { .size = sizeof(cfg_seen) } };
 	int rc = check_schema(&c, schema) || check_run(&c) || check_firmware(&c) ||
 		 check_events(&c) || check_interrupts(&c) || check_fp_configs(&c) ||

@@ -19,7 +19,7 @@
  * not read it twice: the event log and the ground truth (without contexts),
  * malloc'ed. */
 typedef struct db_decoded {
-	db_event *events;
+	trace_event *events;
 	size_t nevents;
 	db_interrupt *interrupts;
 	size_t ninterrupts;

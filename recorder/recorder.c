@@ -1,15 +1,14 @@
 /*
  * recorder.c — the record workflow (see recorder.h).
  *
- * Every event goes through log_event(), which stamps it with the global
- * sequence number and links it to the previous event of its context (the
- * main program, or the vector of the ISR running), as P-Replayer's
- * happens-before log does.  A failed write stops the run at the next step.
+ * Every event goes through log_event(), which stamps it (trace/event.h)
+ * with the global sequence number and links it to the previous event of
+ * its context (the main program, or the vector of the ISR running), as
+ * P-Replayer's happens-before log does.  A failed write stops the run at the next step.
  */
 #include "recorder.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +20,8 @@
 #include "../util/digest.h"
 #include "../util/file.h"
 #include "../util/version.h"
-#include "fingerprints.h"
-
-/* Register names (fnmatch patterns) of inputs and outputs, see recorder.h. */
-static const char *const INPUT_NAMES[] = {
-	"PIN[A-L]", "ADCL", "ADCH", "UDR", "UDR[0-3]", "UCSRA", "UCSR[0-3]A",
-	"GIFR", "EIFR", "PCIFR", "ACSR", "SPDR", "SPSR", "TWDR", "TWSR",
-};
-static const char *const OUTPUT_NAMES[] = {
-	"PORT[A-L]", "UDR", "UDR[0-3]", "SPDR", "TWDR",
-};
+#include "../trace/fingerprints.h"
+#include "../trace/log.h"
 
 typedef struct recorder {
 	const rec_options *o;
@@ -39,38 +30,10 @@ typedef struct recorder {
 	avrr_err *err;
 	int failed;
 	volatile int stop;
-	uint64_t seq;
-	uint64_t last_of_ctx[256];  /* seq of each context's latest event */
+	trace_writer log;
 	uint64_t interrupts;
-	rec_fpset fps;
+	trace_fpset fps;
 } recorder;
-
-static unsigned registers_matching(const sim *s, const char *const *pats, unsigned npats,
-				   uint16_t *addrs, unsigned max)
-{
-	unsigned n = 0;
-	if (!s->names)
-		return 0;
-	for (unsigned i = 0; i < s->names->nregs && n < max; i++)
-		for (unsigned p = 0; p < npats; p++)
-			if (fnmatch(pats[p], s->names->regs[i].name, 0) == 0) {
-				addrs[n++] = s->names->regs[i].addr;
-				break;
-			}
-	return n;
-}
-
-unsigned rec_input_registers(const sim *s, uint16_t *addrs, unsigned max)
-{
-	return registers_matching(s, INPUT_NAMES, sizeof INPUT_NAMES / sizeof *INPUT_NAMES,
-				  addrs, max);
-}
-
-unsigned rec_output_registers(const sim *s, uint16_t *addrs, unsigned max)
-{
-	return registers_matching(s, OUTPUT_NAMES, sizeof OUTPUT_NAMES / sizeof *OUTPUT_NAMES,
-				  addrs, max);
-}
 
 static void fail(recorder *r)
 {
@@ -78,23 +41,13 @@ static void fail(recorder *r)
 	r->stop = 1;
 }
 
-static void log_event(recorder *r, uint8_t ctx, db_event_type type, uint32_t pc,
+static void log_event(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc,
 		      uint32_t addr, uint32_t value)
 {
 	if (r->failed)
 		return;
-	db_event e = {
-		.seq = ++r->seq,
-		.prev = r->last_of_ctx[ctx],
-		.ctx = ctx,
-		.type = type,
-		.icount = r->s->icount,
-		.cycle = sim_cycle(r->s),
-		.pc = pc,
-		.addr = addr,
-		.value = value,
-	};
-	r->last_of_ctx[ctx] = e.seq;
+	trace_event e = trace_stamp(&r->log, ctx, type, r->s->icount, sim_cycle(r->s), pc, addr,
+				    value);
 	if (db_add_event(r->d, &e, r->err))
 		fail(r);
 }
@@ -102,7 +55,7 @@ static void log_event(recorder *r, uint8_t ctx, db_event_type type, uint32_t pc,
 static void on_irq(void *ud, const sim_irq_point *p)
 {
 	recorder *r = ud;
-	log_event(r, p->vector, DB_EV_IRQ, p->ra, p->vector, p->ra);
+	log_event(r, p->vector, TRACE_IRQ, p->ra, p->vector, p->ra);
 	uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
 			     (uint8_t)(p->ra >> 24) };
 	db_interrupt q = {
@@ -120,7 +73,7 @@ static void on_irq(void *ud, const sim_irq_point *p)
 		fail(r);
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
 			.cycle = p->timer, .transfers = p->transfers };
-	if (!r->failed && rec_fpset_add(&r->fps, rec_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
+	if (!r->failed && trace_fpset_add(&r->fps, trace_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
 		fail(r);
 	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)
 		r->stop = 1;
@@ -129,38 +82,38 @@ static void on_irq(void *ud, const sim_irq_point *p)
 static void on_reti(void *ud, uint8_t vector)
 {
 	recorder *r = ud;
-	log_event(r, vector, DB_EV_RETI, sim_pc(r->s), vector, 0);
+	log_event(r, vector, TRACE_RETI, sim_pc(r->s), vector, 0);
 }
 
 static void on_sleep(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), DB_EV_SLEEP, sim_pc(r->s), 0, 0);
+	log_event(r, sim_running_vector(r->s), TRACE_SLEEP, sim_pc(r->s), 0, 0);
 }
 
 static void on_reset(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, 0, DB_EV_RESET, sim_pc(r->s), 0, 0);
+	log_event(r, 0, TRACE_RESET, sim_pc(r->s), 0, 0);
 }
 
 static void on_wake(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), DB_EV_WAKE, sim_pc(r->s), 0, 0);
+	log_event(r, sim_running_vector(r->s), TRACE_WAKE, sim_pc(r->s), 0, 0);
 }
 
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), DB_EV_READ, sim_pc(r->s), addr, value);
+	log_event(r, sim_running_vector(r->s), TRACE_READ, sim_pc(r->s), addr, value);
 	return value;
 }
 
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), DB_EV_WRITE, sim_pc(r->s), addr, value);
+	log_event(r, sim_running_vector(r->s), TRACE_WRITE, sim_pc(r->s), addr, value);
 }
 
 static void utc_now(char *buf, size_t n)
@@ -169,20 +122,6 @@ static void utc_now(char *buf, size_t n)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-int rec_watch_io(sim *s, avrr_err *err)
-{
-	uint16_t addrs[64];
-	unsigned n = rec_input_registers(s, addrs, 64);
-	for (unsigned i = 0; i < n; i++)
-		if (sim_watch_read(s, addrs[i], err))
-			return -1;
-	n = rec_output_registers(s, addrs, 64);
-	for (unsigned i = 0; i < n; i++)
-		if (sim_watch_write(s, addrs[i], err))
-			return -1;
-	return 0;
 }
 
 /* Runs in slices so progress can be reported and stop requests honoured:
@@ -244,18 +183,18 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	uint64_t seed = o->seed_given ? o->seed : script ? stim_default_seed(script) : 0;
 	if (script && sim_attach_stimuli(r.s, script, seed, err))
 		goto out;
-	if (rec_watch_io(r.s, err) || rec_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
+	if (trace_watch_io(r.s, err) || trace_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
 		goto out;
 	if (db_create(o->out_path, &r.d, err))
 		goto out;
 	if (db_put_firmware(r.d, fw->sha256, fw->elf, fw->elf_size, err) ||
-	    rec_fpset_store(&r.fps, r.d, err))
+	    trace_fpset_store(&r.fps, r.d, err))
 		goto out;
 	r.s->hooks = (sim_hooks){
 		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
 		.on_wake = on_wake, .on_reset = on_reset, .on_read = on_read, .on_write = on_write,
 	};
-	log_event(&r, 0, DB_EV_RESET, sim_pc(r.s), 0, 0);
+	log_event(&r, 0, TRACE_RESET, sim_pc(r.s), 0, 0);
 
 	sim_stop why = run(&r);
 	if (r.failed)
@@ -299,7 +238,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	r.d = NULL;
 out:
 	db_discard(r.d);
-	rec_fpset_free(&r.fps);
+	trace_fpset_free(&r.fps);
 	sim_close(r.s);
 	if (script)
 		stim_free(script);

@@ -7,11 +7,7 @@
  * to output registers, sleep and wake — plus, for scoring only, the ground
  * truth of every interrupt (where and when it hit, and a SHA-256 digest of
  * the whole pre-interrupt context).
- *
- * Inputs are the registers through which the outside world reaches the CPU
- * (DESIGN.md): PINx, ADC data, UART data and status, SPI and TWI data and
- * status, the analog comparator, and the external interrupt flags.  Timers,
- * the watchdog and EEPROM are internal and deterministic, so not logged.
+ * Which registers are traced is trace/log.h's.
  */
 #ifndef AVRR_RECORDER_H
 #define AVRR_RECORDER_H
@@ -49,14 +45,5 @@ typedef struct rec_options {
  * an interruption) nothing is left at out_path.  Returns 0, or non-zero
  * with err set; *was_interrupted tells the two failures apart. */
 int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err);
-
-/* The data addresses of the MCU's input (output) registers, by the names
- * in its register table.  Returns how many were written to `addrs`. */
-struct sim;
-unsigned rec_input_registers(const struct sim *s, uint16_t *addrs, unsigned max);
-unsigned rec_output_registers(const struct sim *s, uint16_t *addrs, unsigned max);
-/* Reports CPU reads of every input and writes of every output register
- * through the sim's on_read/on_write hooks. */
-int rec_watch_io(struct sim *s, avrr_err *err);
 
 #endif

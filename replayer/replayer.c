@@ -21,9 +21,9 @@
 
 #include "../db/db.h"
 #include "../fingerprint/fingerprint.h"
-#include "../recorder/fingerprints.h"
-#include "../recorder/recorder.h"
-#include "../recorder/replica.h"
+#include "../trace/fingerprints.h"
+#include "../trace/log.h"
+#include "../trace/replica.h"
 #include "../util/digest.h"
 #include "batch.h"
 #include "fpindex.h"
@@ -50,16 +50,14 @@ typedef struct sel_group {
 struct replay {
 	rp_options o;
 	db *d;
-	rec_replica rep;
+	trace_replica rep;
 	sim *s;
 
-	db_event *ev;                 /* the log, in seq order */
+	trace_event *ev;              /* the log, in seq order */
 	size_t nev;
-	uint32_t *ctx_events[256];    /* per context, indexes into ev */
-	size_t ctx_len[256], ctx_pos[256];
+	trace_cursor log;             /* how far each context has consumed it */
 	uint8_t *irq_vector;          /* irq_vector[n-1]: the n-th interrupt's */
 	uint32_t *irq_ra;
-	uint32_t *irq_event;          /* index into ev of the n-th irq event */
 	size_t nirq;
 
 	db_interrupt *truth;          /* NULL when stripped (then unscored) */
@@ -95,9 +93,9 @@ struct replay {
 	int diverged;
 	rp_divergence div;
 	volatile int stop;
-	int (*step_fn)(void *ud);    /* a front-end's step hook */
-	void *step_ud;
-	int broke;                   /* the step hook stopped the run */
+	rp_observer obs[RP_MAX_OBSERVERS];
+	unsigned nobs;
+	int broke;                   /* an observer's on_step stopped the run */
 };
 
 /* ---- divergence and the event check ----------------------------------- */
@@ -105,29 +103,7 @@ struct replay {
 static void describe(const replay *r, unsigned type, uint32_t addr, uint32_t value,
 		     int with_value, char *buf, size_t n)
 {
-	const char *name = sim_ioreg_name(r->s, (uint16_t)addr);
-	switch (type) {
-	case DB_EV_IRQ: {
-		const char *v = sim_vector_name(r->s, (uint8_t)addr);
-		snprintf(buf, n, "irq vector %u%s%s%s ra 0x%04x", addr, v ? " (" : "", v ? v : "",
-			 v ? ")" : "", value);
-		break;
-	}
-	case DB_EV_RETI:
-		snprintf(buf, n, "reti from vector %u", addr);
-		break;
-	case DB_EV_READ:
-	case DB_EV_WRITE:
-		if (with_value)
-			snprintf(buf, n, "%s %s (0x%02x) = 0x%02x", db_event_type_name((int)type),
-				 name ? name : "?", addr, value);
-		else
-			snprintf(buf, n, "%s %s (0x%02x)", db_event_type_name((int)type),
-				 name ? name : "?", addr);
-		break;
-	default:
-		snprintf(buf, n, "%s", db_event_type_name((int)type));
-	}
+	trace_describe(r->s, type, addr, value, with_value, buf, n);
 }
 
 /* Where the oracle's fast path ends: the tap's boundaries too. */
@@ -157,26 +133,25 @@ static void diverge(replay *r, unsigned ctx, const char *expected, const char *a
 static void describe_irq(const replay *r, uint64_t n, char *buf, size_t len)
 {
 	char irq[160];
-	const db_event *q = &r->ev[r->irq_event[n - 1]];
+	const trace_event *q = &r->ev[r->log.irq_event[n - 1]];
 	describe(r, q->type, q->addr, q->value, 1, irq, sizeof irq);
 	snprintf(buf, len, "interrupt %" PRIu64 " (%s)", n, irq);
 }
 
 /* Checks an event of the replay against the next recorded one of its
  * context; returns that recorded event, or NULL after diverging. */
-static const db_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t addr,
+static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t addr,
 			      uint32_t value, int check_value)
 {
 	if (r->diverged)
 		return NULL;
-	const db_event *e = r->ctx_pos[ctx] < r->ctx_len[ctx]
-		? &r->ev[r->ctx_events[ctx][r->ctx_pos[ctx]]] : NULL;
+	const trace_event *e = trace_cursor_next(&r->log, ctx);
 	/* The log's total order: this context's next event comes after an
 	 * interrupt the replay has not injected, which was missed (or another
 	 * taken in its place).  That names the cause, whatever happened. */
 	int late = e && e->seq > r->pending_seq;
-	if (e && !late && e->type == type && e->addr == addr && (!check_value || e->value == value)) {
-		r->ctx_pos[ctx]++;
+	if (e && !late && trace_matches(e, type, addr, value, check_value)) {
+		r->log.ctx_pos[ctx]++;
 		return e;
 	}
 	/* Only a divergence is put into words: events are on the hot path. */
@@ -194,41 +169,81 @@ static const db_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t a
 
 /* ---- hooks ------------------------------------------------------------ */
 
+/* Tells the observers of an access (kind: offsetof the callback). */
+static void tell_access(replay *r, int sram, uint16_t addr, uint8_t value, int write,
+			uint32_t pc)
+{
+	rp_access a = { .addr = addr, .value = value, .write = (uint8_t)write, .pc = pc,
+			.ctx = sim_running_vector(r->s), .icount = r->s->icount };
+	for (unsigned i = 0; i < r->nobs; i++) {
+		void (*fn)(void *, const rp_access *) = sram ? r->obs[i].on_sram : r->obs[i].on_io;
+		if (fn)
+			fn(r->obs[i].ud, &a);
+	}
+}
+
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	replay *r = ud;
-	const db_event *e = expect(r, sim_running_vector(r->s), DB_EV_READ, addr, 0, 0);
-	return e ? (uint8_t)e->value : value;
+	const trace_event *e = expect(r, sim_running_vector(r->s), TRACE_READ, addr, 0, 0);
+	uint8_t seen = e ? (uint8_t)e->value : value;
+	if (r->nobs)
+		tell_access(r, 0, addr, seen, 0, sim_pc(r->s));
+	return seen;
 }
 
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	replay *r = ud;
-	expect(r, sim_running_vector(r->s), DB_EV_WRITE, addr, value, 1);
+	expect(r, sim_running_vector(r->s), TRACE_WRITE, addr, value, 1);
+	if (r->nobs)
+		tell_access(r, 0, addr, value, 1, sim_pc(r->s));
 }
 
 static void on_reti(void *ud, uint8_t vector)
 {
 	replay *r = ud;
-	expect(r, vector, DB_EV_RETI, vector, 0, 0);
+	expect(r, vector, TRACE_RETI, vector, 0, 0);
+	for (unsigned i = 0; i < r->nobs; i++)
+		if (r->obs[i].on_reti)
+			r->obs[i].on_reti(r->obs[i].ud, vector);
+}
+
+static void on_insn(void *ud, uint32_t pc, uint32_t cycles, const sim_access *acc,
+		    unsigned nacc)
+{
+	replay *r = ud;
+	for (unsigned i = 0; i < r->nobs; i++)
+		if (r->obs[i].on_insn)
+			r->obs[i].on_insn(r->obs[i].ud, pc, cycles);
+	if (nacc)
+		tell_access(r, 1, acc->addr, acc->value, acc->write, pc);
+}
+
+static void on_raise(void *ud, uint8_t vector)
+{
+	replay *r = ud;
+	for (unsigned i = 0; i < r->nobs; i++)
+		if (r->obs[i].on_raise)
+			r->obs[i].on_raise(r->obs[i].ud, vector);
 }
 
 static void on_sleep(void *ud)
 {
 	replay *r = ud;
-	expect(r, sim_running_vector(r->s), DB_EV_SLEEP, 0, 0, 0);
+	expect(r, sim_running_vector(r->s), TRACE_SLEEP, 0, 0, 0);
 }
 
 static void on_wake(void *ud)
 {
 	replay *r = ud;
-	expect(r, sim_running_vector(r->s), DB_EV_WAKE, 0, 0, 0);
+	expect(r, sim_running_vector(r->s), TRACE_WAKE, 0, 0, 0);
 }
 
 static void on_reset(void *ud)
 {
 	replay *r = ud;
-	expect(r, 0, DB_EV_RESET, 0, 0, 0);
+	expect(r, 0, TRACE_RESET, 0, 0, 0);
 }
 
 /* From now on the n-th interrupt is the next expected.  Under sequence
@@ -238,7 +253,7 @@ static void expect_next(replay *r, uint64_t n)
 {
 	r->next_n = n;
 	r->pending_seq = !r->o.keep_going && !r->o.oracle && n <= r->nirq
-			 ? r->ev[r->irq_event[n - 1]].seq : UINT64_MAX;
+			 ? r->ev[r->log.irq_event[n - 1]].seq : UINT64_MAX;
 	if (r->o.oracle || r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
 		return;
 	const fp_config *c = &r->fp.cfg;
@@ -271,13 +286,19 @@ static void inject(replay *r, uint8_t vector)
 		diverge(r, vector, "an interrupt the MCU can take", got);
 		return;
 	}
-	expect(r, vector, DB_EV_IRQ, vector, ra, 1);
+	expect(r, vector, TRACE_IRQ, vector, ra, 1);
+	for (unsigned i = 0; i < r->nobs; i++)
+		if (r->obs[i].on_irq)
+			r->obs[i].on_irq(r->obs[i].ud, vector, ra);
 }
 
 static int on_step(void *ud)
 {
 	replay *r = ud;
-	return r->broke = r->step_fn(r->step_ud);
+	for (unsigned i = 0; i < r->nobs; i++)
+		if (r->obs[i].on_step && r->obs[i].on_step(r->obs[i].ud))
+			r->broke = 1;
+	return r->broke;
 }
 
 /* Counts the recorded interrupts the replay went past without taking. */
@@ -378,21 +399,6 @@ static const fpi_rec *pick_in_log_order(const replay *r, const fpi_slot *slot)
 	return &recs[lo < slot->count ? lo : 0];
 }
 
-/* Whether the n-th interrupt can happen here by the log's happens-before
- * order: it is the next event of its own context, and it falls between
- * the last event of the running context and that context's next one. */
-static int in_log_order(const replay *r, uint64_t n)
-{
-	const db_event *e = &r->ev[r->irq_event[n - 1]];
-	unsigned v = e->ctx, c = sim_running_vector(r->s);
-	if (r->ctx_pos[v] >= r->ctx_len[v] || r->ev[r->ctx_events[v][r->ctx_pos[v]]].seq != e->seq)
-		return 0;
-	size_t pos = r->ctx_pos[c];
-	if (pos > 0 && r->ev[r->ctx_events[c][pos - 1]].seq > e->seq)
-		return 0;
-	return pos >= r->ctx_len[c] || r->ev[r->ctx_events[c][pos]].seq > e->seq;
-}
-
 /* Sequence matching: the first of the `window` interrupts expected from
  * the next-th on whose key is `key` and that the log's order allows here,
  * or 0. */
@@ -400,7 +406,7 @@ static uint64_t expected_with_key(const replay *r, const fp_index *x, uint64_t n
 				  uint64_t key)
 {
 	for (uint64_t n = next; n < next + r->o.window && n <= r->nirq; n++)
-		if (x->key_of[n - 1] == key && in_log_order(r, n))
+		if (x->key_of[n - 1] == key && trace_cursor_in_order(&r->log, n, sim_running_vector(r->s)))
 			return n;
 	return 0;
 }
@@ -590,32 +596,20 @@ static void on_boundary(void *ud)
  * validated it: it starts with a reset, and every context is a vector. */
 static int index_log(replay *r, avrr_err *err)
 {
-	if (db_load_events(r->d, &r->ev, &r->nev, err))
+	if (db_load_events(r->d, &r->ev, &r->nev, err) ||
+	    trace_cursor_init(&r->log, r->ev, r->nev, err))
 		return -1;
-	for (size_t i = 0; i < r->nev; i++) {
-		r->ctx_len[r->ev[i].ctx]++;
-		r->nirq += r->ev[i].type == DB_EV_IRQ;
-	}
-	for (int c = 0; c < 256; c++)
-		if (r->ctx_len[c] && !(r->ctx_events[c] = malloc(r->ctx_len[c] * sizeof(uint32_t))))
-			return avrr_errf(err, "out of memory");
+	r->nirq = r->log.nirq;
 	r->irq_vector = malloc(r->nirq + 1);
 	r->irq_ra = malloc((r->nirq + 1) * sizeof *r->irq_ra);
-	r->irq_event = malloc((r->nirq + 1) * sizeof *r->irq_event);
-	if (!r->irq_vector || !r->irq_ra || !r->irq_event)
+	if (!r->irq_vector || !r->irq_ra)
 		return avrr_errf(err, "out of memory");
-	size_t fill[256] = { 0 }, k = 0;
-	for (size_t i = 0; i < r->nev; i++) {
-		const db_event *e = &r->ev[i];
-		r->ctx_events[e->ctx][fill[e->ctx]++] = (uint32_t)i;
-		if (e->type == DB_EV_IRQ) {
-			r->irq_event[k] = (uint32_t)i;
-			r->irq_vector[k] = (uint8_t)e->addr;
-			r->irq_ra[k++] = e->value;
-		}
+	for (size_t k = 0; k < r->nirq; k++) {
+		const trace_event *e = &r->ev[r->log.irq_event[k]];
+		r->irq_vector[k] = (uint8_t)e->addr;
+		r->irq_ra[k] = e->value;
 	}
 	r->c.interrupts_recorded = r->nirq;
-	r->ctx_pos[0] = 1;
 	return 0;
 }
 
@@ -669,14 +663,14 @@ static int collect_row(void *ud, const db_fingerprint *row, avrr_err *err)
 static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_index *x,
 		      avrr_err *err)
 {
-	rec_fpset set;
+	trace_fpset set;
 	row_sink sink = { 0 };
 	int rerun, rc = -1;
-	if (rec_fpset_parse(specs, nspecs, r->s, &set, err))
+	if (trace_fpset_parse(specs, nspecs, r->s, &set, err))
 		return -1;
 	for (unsigned i = 0; i < set.n; i++)
 		set.ids[i] = i;
-	if (rec_compute_fingerprints(r->d, &set, collect_row, &sink, r->o.interrupted, &rerun, err))
+	if (trace_compute_fingerprints(r->d, &set, collect_row, &sink, r->o.interrupted, &rerun, err))
 		goto out;
 	/* Rows arrive interrupt by interrupt; split them by configuration. */
 	db_fingerprint *mine = malloc((r->nirq + 1) * sizeof *mine);
@@ -696,7 +690,7 @@ static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_i
 	free(mine);
 out:
 	free(sink.rows);
-	rec_fpset_free(&set);
+	trace_fpset_free(&set);
 	return rc;
 }
 
@@ -899,7 +893,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 	db_fp_config *cfgs = NULL;
 	size_t ncfgs = 0;
 	int rc = -1;
-	if (db_open(path, 0, &r->d, err) || rec_replica_open(r->d, &r->rep, err))
+	if (db_open(path, 0, &r->d, err) || trace_replica_open(r->d, &r->rep, err))
 		goto out;
 	r->s = r->rep.s;
 	if (index_log(r, err) || db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
@@ -912,7 +906,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 	if (o->oracle ? open_oracle(r, cfgs, ncfgs, err)
 		      : open_fingerprint(r, cfgs, ncfgs, err))
 		goto out;
-	if (rec_watch_io(r->s, err))
+	if (trace_watch_io(r->s, err))
 		goto out;
 	sim_set_replay(r->s, 1);
 	sim_set_tap(r->s, r->tap);
@@ -920,6 +914,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 		.ud = r, .on_boundary = o->oracle ? oracle_on_boundary : on_boundary,
 		.on_read = on_read, .on_write = on_write,
 		.on_reti = on_reti, .on_sleep = on_sleep, .on_wake = on_wake, .on_reset = on_reset,
+		.on_insn = on_insn, .on_raise = on_raise,
 	};
 	rc = 0;
 out:
@@ -946,15 +941,13 @@ void rp_close(replay *r)
 	free(r->results);
 	free(r->groups);
 	fpi_free(&r->fp);
-	for (int c = 0; c < 256; c++)
-		free(r->ctx_events[c]);
+	trace_cursor_free(&r->log);
 	free(r->ev);
 	free(r->irq_vector);
 	free(r->irq_ra);
-	free(r->irq_event);
 	free(r->truth);
 	free(r->inj);
-	rec_replica_close(&r->rep);
+	trace_replica_close(&r->rep);
 	db_close(r->d);
 	free(r);
 }
@@ -964,20 +957,12 @@ void rp_close(replay *r)
 /* At the end: every recorded event must have happened. */
 static void check_log_consumed(replay *r)
 {
-	const db_event *first = NULL;
 	unsigned ctx = 0;
-	for (unsigned c = 0; c < 256; c++)
-		if (r->ctx_pos[c] < r->ctx_len[c]) {
-			const db_event *e = &r->ev[r->ctx_events[c][r->ctx_pos[c]]];
-			if (!first || e->seq < first->seq) {
-				first = e;
-				ctx = c;
-			}
-		}
+	const trace_event *first = trace_cursor_first_left(&r->log, &ctx);
 	if (first) {
 		char want[200];
-		if (first->type == DB_EV_IRQ && r->next_n <= r->nirq &&
-		    &r->ev[r->irq_event[r->next_n - 1]] == first)
+		if (first->type == TRACE_IRQ && r->next_n <= r->nirq &&
+		    &r->ev[r->log.irq_event[r->next_n - 1]] == first)
 			describe_irq(r, r->next_n, want, sizeof want);
 		else
 			describe(r, first->type, first->addr, first->value, 1, want, sizeof want);
@@ -1123,14 +1108,33 @@ const firmware *rp_firmware(const replay *r)
 	return r->rep.fw;
 }
 
-void rp_set_step_hook(replay *r, int (*fn)(void *ud), void *ud)
+int rp_observe(replay *r, const rp_observer *o, avrr_err *err)
 {
-	r->step_fn = fn;
-	r->step_ud = ud;
-	r->s->hooks.on_step = fn ? on_step : NULL;
+	unsigned i = 0;
+	while (i < r->nobs && r->obs[i].ud != o->ud)
+		i++;
+	int remove = !o->on_insn && !o->on_sram && !o->on_io && !o->on_irq && !o->on_reti &&
+		     !o->on_raise && !o->on_step;
+	if (remove) {
+		if (i < r->nobs)
+			r->obs[i] = r->obs[--r->nobs];
+	} else if (i < r->nobs) {
+		r->obs[i] = *o;
+	} else if (r->nobs == RP_MAX_OBSERVERS) {
+		return avrr_errf(err, "more than %d observers of one replay", RP_MAX_OBSERVERS);
+	} else {
+		r->obs[r->nobs++] = *o;
+	}
+	int insns = 0, steps = 0;
+	for (i = 0; i < r->nobs; i++) {
+		insns |= r->obs[i].on_insn || r->obs[i].on_sram || r->obs[i].on_raise;
+		steps |= r->obs[i].on_step != NULL;
+	}
+	r->s->hooks.on_step = steps ? on_step : NULL;
+	return sim_set_observed(r->s, insns, err);
 }
 
-const db_event *rp_events(const replay *r, size_t *n)
+const trace_event *rp_events(const replay *r, size_t *n)
 {
 	*n = r->nev;
 	return r->ev;
@@ -1138,10 +1142,10 @@ const db_event *rp_events(const replay *r, size_t *n)
 
 size_t rp_consumed(const replay *r, unsigned ctx)
 {
-	return ctx < 256 ? r->ctx_pos[ctx] : 0;
+	return ctx < 256 ? r->log.ctx_pos[ctx] : 0;
 }
 
-void rp_describe_event(const replay *r, const db_event *e, char *buf, size_t n)
+void rp_describe_event(const replay *r, const trace_event *e, char *buf, size_t n)
 {
 	describe(r, e->type, e->addr, e->value, 1, buf, n);
 }

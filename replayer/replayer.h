@@ -3,7 +3,7 @@
  * instruction, every interrupt re-created from fingerprints (seed 004 §2.2)
  * and every outside input fed from the happens-before log (seed 003).
  *
- * The firmware runs on a replica of the recorded machine (recorder/
+ * The firmware runs on a replica of the recorded machine (trace/
  * replica.h) in the sim layer's replay mode: the peripherals run and raise
  * their flags, but the CPU never vectors on its own.  At every boundary
  * where it could accept an interrupt, the engine decides:
@@ -134,16 +134,48 @@ const rp_oracle_result *rp_oracle_results(const replay *r, size_t *n);
 sim *rp_sim(replay *r);
 const firmware *rp_firmware(const replay *r);
 
-/* Calls fn(ud) after every step (see sim_hooks.on_step); when it returns
- * non-zero, rp_run stops there with RP_BREAK.  NULL removes it. */
-void rp_set_step_hook(replay *r, int (*fn)(void *ud), void *ud);
+/* An access an observer is told of: an input read or output write of a
+ * traced I/O register (the value the CPU sees), or an SRAM load or store. */
+typedef struct rp_access {
+	uint16_t addr;
+	uint8_t value;
+	uint8_t write;
+	uint32_t pc;          /* the instruction's byte address */
+	uint8_t ctx;          /* 0 = main, else the running ISR's vector */
+	uint64_t icount;      /* counting the access's instruction */
+} rp_access;
+
+/* What a front-end or an analysis listens to; any callback may be NULL.
+ * Instructions and SRAM accesses are observed only while some observer
+ * listens to them (a replay nobody observes runs the unobserved loop).
+ * The state (rp_sim) is the one after the event. */
+typedef struct rp_observer {
+	void *ud;
+	/* An instruction retired at byte address pc, in `cycles` cycles; told
+	 * after its I/O accesses, before its SRAM access, its RETI and any
+	 * interrupt entry at its boundary. */
+	void (*on_insn)(void *ud, uint32_t pc, uint32_t cycles);
+	void (*on_sram)(void *ud, const rp_access *a);
+	void (*on_io)(void *ud, const rp_access *a);
+	void (*on_irq)(void *ud, uint8_t vector, uint32_t ra);  /* entered */
+	void (*on_reti)(void *ud, uint8_t vector);              /* left */
+	void (*on_raise)(void *ud, uint8_t vector);             /* flag raised */
+	/* After every step; non-zero stops rp_run there with RP_BREAK. */
+	int (*on_step)(void *ud);
+} rp_observer;
+
+#define RP_MAX_OBSERVERS 8
+
+/* Adds (a copy of) o; removes the one with o->ud when o's callbacks are
+ * all NULL.  Returns 0, or -1 (err): too many, or out of memory. */
+int rp_observe(replay *r, const rp_observer *o, avrr_err *err);
 
 /* The happens-before log, in seq order, and how much of each context's
  * part of it the replay has consumed. */
-const db_event *rp_events(const replay *r, size_t *n);
+const trace_event *rp_events(const replay *r, size_t *n);
 size_t rp_consumed(const replay *r, unsigned ctx);
 /* An event in words: "irq vector 1 (INT0_vect) ra 0x024c", "read PINB (0x36) = 0x01". */
-void rp_describe_event(const replay *r, const db_event *e, char *buf, size_t n);
+void rp_describe_event(const replay *r, const trace_event *e, char *buf, size_t n);
 
 /* The fingerprint of the current state under each stored configuration,
  * and how many recorded interrupts have it: fn(ud, name, ra_part,

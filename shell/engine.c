@@ -574,7 +574,7 @@ static int info_events(engine *e, const char *args)
 		return 0;
 	}
 	size_t nev;
-	const db_event *ev = rp_events(e->r, &nev);
+	const trace_event *ev = rp_events(e->r, &nev);
 	uint64_t now = rp_icount(e->r);
 	size_t here = 0;
 	while (here < nev && ev[here].icount <= now)

@@ -32,16 +32,16 @@ static const char *context_name(replay *r, unsigned ctx)
 void report_irqs(FILE *out, replay *r, int all)
 {
 	size_t nev, ninj;
-	const db_event *ev = rp_events(r, &nev);
+	const trace_event *ev = rp_events(r, &nev);
 	const rp_injection *inj = rp_injections(r, &ninj);
 	uint64_t now = rp_icount(r), n = 0, before = 0;
 	for (size_t i = 0; i < nev; i++)
-		if (ev[i].type == DB_EV_IRQ && ev[i].icount <= now)
+		if (ev[i].type == TRACE_IRQ && ev[i].icount <= now)
 			before++;
 	fprintf(out, "Num    icount       vector              state\n");
 	size_t k = 0;  /* injections, merged in icount order */
 	for (size_t i = 0; i < nev; i++) {
-		if (ev[i].type != DB_EV_IRQ)
+		if (ev[i].type != TRACE_IRQ)
 			continue;
 		n++;
 		int shown = all || (n + 5 > before && n <= before + 5);

@@ -85,6 +85,82 @@ static int build_transfer_kinds(sim *s)
 	return 0;
 }
 
+/* Each flash word's load or store, for observed runs: a pointer register
+ * (26 X, 28 Y, 30 Z; 0 for LDS/STS's direct address), pre-decrement,
+ * displacement.  Decoded from the opcodes, as transfer_kind is. */
+enum { MEM_NONE, MEM_LOAD, MEM_STORE };
+struct sim_memop {
+	uint8_t kind, reg, predec, disp;
+	uint16_t addr;
+};
+
+static struct sim_memop decode_memop(uint16_t op, uint16_t next)
+{
+	uint8_t kind = op & 0x0200 ? MEM_STORE : MEM_LOAD;
+	if ((op & 0xd000) == 0x8000) {  /* LDD/STD Y+q, Z+q (LD/ST Y, Z) */
+		uint8_t q = (uint8_t)(((op >> 8) & 0x20) | ((op >> 7) & 0x18) | (op & 7));
+		return (struct sim_memop){ kind, op & 8 ? 28 : 30, 0, q, 0 };
+	}
+	if ((op & 0xfc00) != 0x9000)
+		return (struct sim_memop){ 0 };
+	switch (op & 0x000f) {
+	case 0x0: return (struct sim_memop){ kind, 0, 0, 0, next };  /* LDS/STS */
+	case 0x1: return (struct sim_memop){ kind, 30, 0, 0, 0 };    /* Z+ */
+	case 0x2: return (struct sim_memop){ kind, 30, 1, 0, 0 };    /* -Z */
+	case 0x9: return (struct sim_memop){ kind, 28, 0, 0, 0 };    /* Y+ */
+	case 0xa: return (struct sim_memop){ kind, 28, 1, 0, 0 };    /* -Y */
+	case 0xc: case 0xd: return (struct sim_memop){ kind, 26, 0, 0, 0 };  /* X, X+ */
+	case 0xe: return (struct sim_memop){ kind, 26, 1, 0, 0 };    /* -X */
+	default: return (struct sim_memop){ 0 };
+	}
+}
+
+static void on_pending_irq(avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	sim *s = param;
+	if (s->observed && s->hooks.on_raise)
+		s->hooks.on_raise(s->hooks.ud, (uint8_t)value);
+}
+
+int sim_set_observed(sim *s, int on, avrr_err *err)
+{
+	avr_t *avr = s->avr;
+	if (on && !s->memop) {
+		uint32_t words = (avr->flashend + 1u) / 2;
+		if (!(s->memop = calloc(s->transfer_words, sizeof *s->memop)))
+			return avrr_errf(err, "out of memory");
+		for (uint32_t w = 0; w < words; w++)
+			s->memop[w] = decode_memop(
+				(uint16_t)(avr->flash[2 * w] | avr->flash[2 * w + 1] << 8),
+				w + 1 < words ? (uint16_t)(avr->flash[2 * w + 2] |
+							   avr->flash[2 * w + 3] << 8) : 0);
+		avr_irq_register_notify(avr->interrupts.irq + AVR_INT_IRQ_PENDING, on_pending_irq,
+					s);
+	}
+	s->observed = on;
+	return 0;
+}
+
+/* The SRAM byte the instruction at pc is about to load or store, from the
+ * registers now; 0 when none. */
+static inline unsigned memop_access(const sim *s, uint32_t pc, sim_access *a)
+{
+	const avr_t *avr = s->avr;
+	const struct sim_memop *m = &s->memop[(pc >> 1) & (s->transfer_words - 1)];
+	if (!m->kind)
+		return 0;
+	uint32_t addr = m->reg ? (uint32_t)(avr->data[m->reg] | avr->data[m->reg + 1] << 8) -
+				 m->predec + m->disp
+			       : m->addr;
+	addr &= 0xffff;
+	if (addr <= avr->ioend || addr > avr->ramend)
+		return 0;
+	*a = (sim_access){ .addr = (uint16_t)addr, .value = avr->data[addr],
+			   .write = m->kind == MEM_STORE };
+	return 1;
+}
+
 /* The stock sleep callback usleep()s to keep pace with real time. */
 static void no_sleep(avr_t *avr, avr_cycle_count_t how_long)
 {
@@ -197,6 +273,7 @@ void sim_close(sim *s)
 	free(s->io_hooks);
 	free(s->pre);
 	free(s->transfer_kind);
+	free(s->memop);
 	free(s);
 }
 
@@ -542,8 +619,9 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 }
 
 /* One turn of simavr's run loop (avr_callback_run_raw) with observations;
- * `replay` is s->replay, a constant where step is inlined. */
-static inline __attribute__((always_inline)) void step(sim *s, int replay)
+ * `replay` is s->replay and `observed` s->observed, constants where step
+ * is inlined. */
+static inline __attribute__((always_inline)) void step(sim *s, int replay, int observed)
 {
 	avr_t *avr = s->avr;
 	if (__builtin_expect(avr->run != s->stock_run, 0)) {
@@ -555,8 +633,18 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay)
 	if (avr->state == cpu_Running) {
 		uint8_t depth = avr->interrupts.running_ptr;
 		avr_flashaddr_t pc = avr->pc;
+		sim_access acc;
+		unsigned nacc = 0;
+		avr_cycle_count_t cycle = avr->cycle;
+		if (observed)
+			nacc = memop_access(s, pc, &acc);
 		new_pc = avr_run_one(avr);
 		s->icount++;
+		if (observed && s->hooks.on_insn) {
+			if (nacc && acc.write)
+				acc.value = avr->data[acc.addr];
+			s->hooks.on_insn(s->hooks.ud, pc, (uint32_t)(avr->cycle - cycle), &acc, nacc);
+		}
 		s->transfers += (s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)] >>
 				 (new_pc > pc)) & 1;
 		if (avr->interrupts.running_ptr < depth && s->hooks.on_reti)
@@ -595,11 +683,12 @@ static sim_stop stop_reason(const sim *s)
 	       : s->asleep_forever ? SIM_STOP_ASLEEP : SIM_STOP_DONE;
 }
 
-/* sim_run's loop, for replay mode or not: two copies, so that neither
- * tests the mode at every instruction. */
+/* sim_run's loop, for replay mode or not, observed or not: a copy each,
+ * so that none tests the mode at every instruction. */
 static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t ilim,
 							       uint64_t clim,
-							       volatile const int *flag, int replay)
+							       volatile const int *flag, int replay,
+							       int observed)
 {
 	avr_t *avr = s->avr;
 	for (;;) {
@@ -609,7 +698,7 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 			return SIM_STOP_REQUEST;
 		if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
 			return stop_reason(s);
-		step(s, replay);
+		step(s, replay, observed);
 		if (s->hooks.on_step && s->hooks.on_step(s->hooks.ud))
 			return SIM_STOP_REQUEST;
 	}
@@ -621,7 +710,10 @@ sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile i
 	uint64_t clim = cycle_limit ? cycle_limit : UINT64_MAX;
 	static const int never = 0;
 	volatile const int *flag = stop ? stop : &never;
-	return s->replay ? run_loop(s, ilim, clim, flag, 1) : run_loop(s, ilim, clim, flag, 0);
+	if (s->observed)
+		return s->replay ? run_loop(s, ilim, clim, flag, 1, 1)
+				 : run_loop(s, ilim, clim, flag, 0, 1);
+	return s->replay ? run_loop(s, ilim, clim, flag, 1, 0) : run_loop(s, ilim, clim, flag, 0, 0);
 }
 
 sim_stop sim_run_plain(sim *s, uint64_t cycle_limit)
@@ -734,6 +826,16 @@ uint32_t sim_stacked_pc(const sim *s)
 uint64_t sim_timer_cycles(const sim *s)
 {
 	return s->avr->cycle - s->reset_cycle;
+}
+
+uint16_t sim_sp(const sim *s)
+{
+	return _avr_sp_get(s->avr);
+}
+
+int sim_interrupts_enabled(const sim *s)
+{
+	return s->avr->sreg[S_I] != 0;
 }
 
 uint32_t sim_pc(const sim *s)

@@ -58,6 +58,14 @@ typedef struct sim_irq_point {
 	uint32_t data_size;
 } sim_irq_point;
 
+/* A data-space access of an instruction (observed runs, sim_set_observed):
+ * a byte of SRAM it read (value before) or wrote (value after). */
+typedef struct sim_access {
+	uint16_t addr;
+	uint8_t value;
+	uint8_t write;
+} sim_access;
+
 /* Callbacks a front-end installs; any may be NULL. `ud` is passed back. */
 typedef struct sim_hooks {
 	void *ud;
@@ -79,6 +87,16 @@ typedef struct sim_hooks {
 	 * interrupt entry at its boundary; or a cycle asleep): a non-zero
 	 * return stops the run there (SIM_STOP_REQUEST).  For debuggers. */
 	int (*on_step)(void *ud);
+	/* Observed runs only (sim_set_observed): after each instruction
+	 * retired at byte address pc, before its RETI is reported and before
+	 * any interrupt entry at its boundary — the cycles it took and the
+	 * SRAM byte it loaded or stored (nacc 0 or 1; the stack's pushes and
+	 * pops, and I/O registers, are not SRAM accesses here). */
+	void (*on_insn)(void *ud, uint32_t pc, uint32_t cycles, const sim_access *acc,
+			unsigned nacc);
+	/* Observed runs only: an interrupt flag was raised (simavr's pending
+	 * notification: the first raise of a flag not yet pending). */
+	void (*on_raise)(void *ud, uint8_t vector);
 } sim_hooks;
 
 /* Replay mode: a tap samples the boundaries where the CPU could accept
@@ -145,6 +163,10 @@ typedef struct sim {
 	 * at every boundary).  A replay waiting for one interrupt knows the
 	 * low bits of its return address, and skips the call elsewhere. */
 	uint32_t boundary_mask, boundary_match;
+	/* Observed runs: each flash word's load or store (see sim.c), built
+	 * by the first sim_set_observed. */
+	struct sim_memop *memop;
+	int observed;
 } sim;
 
 /* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
@@ -191,6 +213,16 @@ int sim_attach_stimuli(sim *s, const stim_script *script, uint64_t seed, avrr_er
 
 /* Switches replay mode on (see the header note). */
 void sim_set_replay(sim *s, int on);
+
+/* Observed runs (on != 0): on_insn and on_raise are called (see
+ * sim_hooks).  A run not observed pays nothing for them: the loop is
+ * another copy.  Returns 0, or -1 (err) when out of memory. */
+int sim_set_observed(sim *s, int on, avrr_err *err);
+
+/* The stack pointer now. */
+uint16_t sim_sp(const sim *s);
+/* Whether SREG's I flag is set now. */
+int sim_interrupts_enabled(const sim *s);
 
 /* Samples boundaries into `tap` (NULL: none) from now on; see sim_tap. */
 void sim_set_tap(sim *s, sim_tap *tap);

@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "../db/db.h"
-#include "../recorder/fingerprints.h"
-#include "../recorder/replica.h"
+#include "../trace/fingerprints.h"
+#include "../trace/replica.h"
 #include "../replayer/replayer.h"
 #include "../util/digest.h"
 #include "../util/file.h"
@@ -98,7 +98,7 @@ static const char *selector_of(const sweep *sw, const point *p)
  * SPH, SREG and the three GP registers frequency-based selection ranks
  * first — what the grid varies the hash and `ra` bits of.  Falls back to
  * `all` when the code cannot be decoded. */
-static void paper_selector(const rec_replica *rep, char *out, size_t cap)
+static void paper_selector(const trace_replica *rep, char *out, size_t cap)
 {
 	if (fp_frequency_selector(rep->fw, rep->s->names, 0, 3, "SPL+SPH+SREG", out, cap))
 		snprintf(out, cap, "all");
@@ -106,7 +106,7 @@ static void paper_selector(const rec_replica *rep, char *out, size_t cap)
 
 /* The bits selector `sel`'s counters take (sic:K, cycles:K), or 0 if it
  * does not parse (the grid's check reports that). */
-static unsigned counter_bits(const rec_replica *rep, const char *sel)
+static unsigned counter_bits(const trace_replica *rep, const char *sel)
 {
 	char spec[SPEC_MAX + 32];
 	fp_config c;
@@ -119,7 +119,7 @@ static unsigned counter_bits(const rec_replica *rep, const char *sel)
 /* Appends recording `rec`'s points, in grid order: match, selector, width,
  * hash, ra.  ra values whose bits and the counters' exceed a width are left
  * out for that width. */
-static int add_points(sweep *sw, unsigned rec, const rec_replica *rep, avrr_err *err)
+static int add_points(sweep *sw, unsigned rec, const trace_replica *rep, avrr_err *err)
 {
 	const sweep_grid *g = &sw->g;
 	unsigned nsel = g->nsel ? g->nsel : 1;
@@ -157,9 +157,9 @@ static int add_recording(sweep *sw, unsigned rec, avrr_err *err)
 {
 	const char *path = sw->g.recs[rec];
 	db *d = NULL;
-	rec_replica rep;
+	trace_replica rep;
 	int have_rep = 0, rc = -1;
-	if (db_open(path, 0, &d, err) || rec_replica_open(d, &rep, err))
+	if (db_open(path, 0, &d, err) || trace_replica_open(d, &rep, err))
 		goto out;
 	have_rep = 1;
 	if (!rep.run.has_ground_truth) {
@@ -182,18 +182,18 @@ static int add_recording(sweep *sw, unsigned rec, avrr_err *err)
 	}
 	for (size_t i = 0; i < n; i++)
 		specs[i] = sw->pts[first + i].spec;
-	rec_fpset set;
+	trace_fpset set;
 	avrr_err why;
-	if (rec_fpset_parse(specs, (unsigned)n, rep.s, &set, &why)) {
+	if (trace_fpset_parse(specs, (unsigned)n, rep.s, &set, &why)) {
 		avrr_errf(err, "%s: %s", path, why.msg);
 	} else {
-		rec_fpset_free(&set);
+		trace_fpset_free(&set);
 		rc = 0;
 	}
 	free(specs);
 out:
 	if (have_rep)
-		rec_replica_close(&rep);
+		trace_replica_close(&rep);
 	db_close(d);
 	return rc;
 }

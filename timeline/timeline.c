@@ -770,9 +770,9 @@ const tl_frame *tl_frames(const timeline *tl, unsigned *n, unsigned *unkept, uns
 int tl_irq_position(const timeline *tl, uint64_t n, uint64_t *icount)
 {
 	size_t nev;
-	const db_event *ev = rp_events(tl->r, &nev);
+	const trace_event *ev = rp_events(tl->r, &nev);
 	for (size_t i = 0; n && i < nev; i++)
-		if (ev[i].type == DB_EV_IRQ && --n == 0) {
+		if (ev[i].type == TRACE_IRQ && --n == 0) {
 			*icount = ev[i].icount;
 			return 0;
 		}
@@ -799,7 +799,12 @@ int tl_open(const char *db_path, const rp_options *o, travel *t, timeline **out,
 	tl->s = rp_sim(tl->r);
 	tl->fw = rp_firmware(tl->r);
 	tl->prev_pc = sim_pc(tl->s);
-	rp_set_step_hook(tl->r, on_step, tl);
+	if (rp_observe(tl->r, &(rp_observer){ .ud = tl, .on_step = on_step }, err)) {
+		lines_free(tl->lines);
+		rp_close(tl->r);
+		free(tl);
+		return -1;
+	}
 	*out = tl;
 	return 0;
 }

@@ -36,13 +36,13 @@ static inline void fuzz_load_recording(const char *path)
 	size_t n;
 	if (!db_get_firmware(d, &elf, &n, &err))
 		free(elf);
-	db_event *ev;
+	trace_event *ev;
 	if (!db_load_events(d, &ev, &n, &err))
 		free(ev);
 	db_interrupt *q;
 	if (!db_load_interrupts(d, &q, &n, &err))
 		free(q);
-	uint64_t vectors[256], types[DB_EV_COUNT];
+	uint64_t vectors[256], types[TRACE_COUNT];
 	db_count_vectors(d, vectors, &err);
 	db_count_event_types(d, types, &err);
 	db_fp_config *cfg;

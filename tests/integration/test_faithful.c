@@ -19,7 +19,7 @@
 #include "db/db.h"
 #include "fingerprint/avr_decode.h"
 #include "fingerprint/fingerprint.h"
-#include "recorder/replica.h"
+#include "trace/replica.h"
 #include "replayer/replayer.h"
 
 #define OLD_DEFAULT "old:sel=SPL+SPH+SREG+r24+r25+r31,ra=8,width=16"
@@ -141,11 +141,11 @@ static void counters_equal_brute_force(scratch *s, const char *fw)
 	record(s, fw, "300000", COUNTERS, "c.db", path, sizeof path);
 	db *d;
 	avrr_err err = { "" };
-	rec_replica rep;
+	trace_replica rep;
 	db_fingerprint *sic, *cyc;
 	size_t nsic, ncyc;
 	assert_int_equal(db_open(path, 0, &d, &err), 0);
-	assert_int_equal(rec_replica_open(d, &rep, &err), 0);
+	assert_int_equal(trace_replica_open(d, &rep, &err), 0);
 	assert_int_equal(db_load_fingerprints(d, 1, 0, &sic, &nsic, &err), 0);
 	assert_int_equal(db_load_fingerprints(d, 2, 0, &cyc, &ncyc, &err), 0);
 	assert_int_equal(nsic, ncyc);
@@ -185,7 +185,7 @@ static void counters_equal_brute_force(scratch *s, const char *fw)
 				 " ON f.n = i.idx AND f.config = 2 WHERE f.hash_part != i.cycle % 65536"), 0);
 	free(sic);
 	free(cyc);
-	rec_replica_close(&rep);
+	trace_replica_close(&rep);
 	db_close(d);
 	unlink(path);
 }
@@ -404,19 +404,19 @@ static long long main_event_without_isrs(const char *path, long long *seq_main)
 {
 	db *d;
 	avrr_err err = { "" };
-	db_event *ev;
+	trace_event *ev;
 	size_t n, irqs = 0;
 	assert_int_equal(db_open(path, 0, &d, &err), 0);
 	assert_int_equal(db_load_events(d, &ev, &n, &err), 0);
 	db_close(d);
 	long long isr = 0, entered = -1, at = -1;
 	for (size_t i = 0; i < n && at < 0; i++) {
-		irqs += ev[i].type == DB_EV_IRQ;
+		irqs += ev[i].type == TRACE_IRQ;
 		if (irqs < 3)
 			continue;
-		if (ev[i].type == DB_EV_IRQ)
+		if (ev[i].type == TRACE_IRQ)
 			entered = (long long)ev[i].icount;
-		else if (ev[i].type == DB_EV_RETI)
+		else if (ev[i].type == TRACE_RETI)
 			isr += (long long)ev[i].icount - entered;
 		else if (ev[i].ctx == 0) {
 			at = (long long)ev[i].icount - isr;

@@ -120,12 +120,12 @@ static void test_record_stores_one_per_interrupt(void **state)
 
 	db *d;
 	avrr_err err = { "" };
-	db_event *ev;
+	trace_event *ev;
 	size_t nev, k = 0;
 	assert_int_equal(db_open(path, 0, &d, &err), 0);
 	assert_int_equal(db_load_events(d, &ev, &nev, &err), 0);
 	for (size_t i = 0; i < nev; i++)
-		if (ev[i].type == DB_EV_IRQ) {
+		if (ev[i].type == TRACE_IRQ) {
 			assert_true(k < n1);
 			assert_int_equal(h[k].vector, ev[i].addr);
 			assert_int_equal(all[k].vector, ev[i].addr);

@@ -30,7 +30,7 @@ typedef struct recording {
 	char dir[128];
 	char path[256];
 	db_run run;
-	db_event *ev;
+	trace_event *ev;
 	size_t nev;
 	db_interrupt *irq;
 	size_t nirq;
@@ -108,7 +108,7 @@ static void test_stop_after_interrupts(void **state)
 	assert_int_equal(r.nirq, 250);
 	/* The 250th entry happened in the last step: nothing after it but
 	 * what the same step did (its interrupt entry is the last event). */
-	assert_int_equal(r.ev[r.nev - 1].type, DB_EV_IRQ);
+	assert_int_equal(r.ev[r.nev - 1].type, TRACE_IRQ);
 	assert_int_equal(r.ev[r.nev - 1].icount, r.run.instructions);
 	recording_free(&r);
 }
@@ -198,7 +198,7 @@ static void test_recordings_are_deterministic(void **state)
 		assert_int_equal(a.nev, b.nev);
 		assert_int_equal(a.nirq, b.nirq);
 		for (size_t i = 0; i < a.nev; i++) {
-			const db_event *x = &a.ev[i], *y = &b.ev[i];
+			const trace_event *x = &a.ev[i], *y = &b.ev[i];
 			assert_int_equal(x->seq, y->seq);
 			assert_int_equal(x->prev, y->prev);
 			assert_int_equal(x->ctx, y->ctx);
@@ -247,9 +247,9 @@ static void test_event_log_is_consistent(void **state)
 		int depth = 0;
 		size_t irqs = 0;
 		assert_true(r.nev > 0);
-		assert_int_equal(r.ev[0].type, DB_EV_RESET);
+		assert_int_equal(r.ev[0].type, TRACE_RESET);
 		for (size_t i = 0; i < r.nev; i++) {
-			const db_event *e = &r.ev[i];
+			const trace_event *e = &r.ev[i];
 			assert_int_equal(e->seq, i + 1);
 			assert_true(e->ctx < 256);
 			/* prev: the latest earlier event of the same context. */
@@ -262,7 +262,7 @@ static void test_event_log_is_consistent(void **state)
 			if (i)
 				assert_true(e->icount >= r.ev[i - 1].icount);
 			switch (e->type) {
-			case DB_EV_IRQ:
+			case TRACE_IRQ:
 				assert_int_equal(e->ctx, e->addr);
 				assert_true(depth < 64);
 				stack[depth++] = e->addr;
@@ -273,7 +273,7 @@ static void test_event_log_is_consistent(void **state)
 				assert_int_equal(r.irq[irqs].icount, e->icount);
 				irqs++;
 				break;
-			case DB_EV_RETI:
+			case TRACE_RETI:
 				assert_true(depth > 0);
 				assert_int_equal(stack[depth - 1], e->addr);
 				assert_int_equal(e->ctx, e->addr);

@@ -29,7 +29,7 @@
 #include "db/db.h"
 #include "fingerprint/fingerprint.h"
 #include "recorder/recorder.h"
-#include "recorder/replica.h"
+#include "trace/replica.h"
 #include "replayer/replayer.h"
 
 #define FULL "full:sel=all,hash=jenkins,ra=16,width=64"
@@ -123,13 +123,13 @@ static void snapshot(sim *s, machine *m)
 static void rerun_to_end(const char *path, machine *m)
 {
 	db *d;
-	rec_replica r;
+	trace_replica r;
 	avrr_err err = { "" };
-	if (db_open(path, 0, &d, &err) || rec_replica_open(d, &r, &err))
+	if (db_open(path, 0, &d, &err) || trace_replica_open(d, &r, &err))
 		fail_msg("%s", err.msg);
 	sim_run(r.s, r.run.instructions, 0, NULL);
 	snapshot(r.s, m);
-	rec_replica_close(&r);
+	trace_replica_close(&r);
 	db_close(d);
 }
 
@@ -255,9 +255,9 @@ static void test_oracle_matches_reference(void **state)
 		reference ref = { 0 };
 		db_interrupt *truth = load_truth(path, &ref.n);
 		db *d;
-		rec_replica rep;
+		trace_replica rep;
 		avrr_err err = { "" };
-		if (db_open(path, 0, &d, &err) || rec_replica_open(d, &rep, &err))
+		if (db_open(path, 0, &d, &err) || trace_replica_open(d, &rep, &err))
 			fail_msg("%s", err.msg);
 		ref.truth = truth;
 		ref.rec = calloc(ref.n, sizeof *ref.rec);
@@ -270,7 +270,7 @@ static void test_oracle_matches_reference(void **state)
 		rep.s->hooks = (sim_hooks){ .ud = &ref, .on_boundary = ref_boundary };
 		sim_run(rep.s, rep.run.instructions, 0, NULL);
 		assert_int_equal(ref.next, ref.n);
-		rec_replica_close(&rep);
+		trace_replica_close(&rep);
 		db_close(d);
 
 		/* The engine, on the same recording. */
@@ -412,10 +412,10 @@ static void bf_boundary(void *ud)
 static void brute_force(const char *path, brute *b)
 {
 	db *d;
-	rec_replica rep;
+	trace_replica rep;
 	avrr_err err = { "" };
 	db_interrupt *truth = load_truth(path, &b->n);
-	if (db_open(path, 0, &d, &err) || rec_replica_open(d, &rep, &err))
+	if (db_open(path, 0, &d, &err) || trace_replica_open(d, &rep, &err))
 		fail_msg("%s", err.msg);
 	b->s = rep.s;
 	b->truth = truth;
@@ -439,7 +439,7 @@ static void brute_force(const char *path, brute *b)
 		free(b->rec[k]);
 	free_contexts(b->context, b->n);
 	free(truth);
-	rec_replica_close(&rep);
+	trace_replica_close(&rep);
 	db_close(d);
 }
 

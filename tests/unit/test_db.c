@@ -196,7 +196,7 @@ static void assert_run_equal(const db_run *a, const db_run *b)
 }
 
 /* Field by field: the struct has padding. */
-static int event_equal(const db_event *a, const db_event *b)
+static int event_equal(const trace_event *a, const trace_event *b)
 {
 	return a->seq == b->seq && a->prev == b->prev && a->ctx == b->ctx &&
 	       a->type == b->type && a->icount == b->icount && a->cycle == b->cycle &&
@@ -207,43 +207,43 @@ static int event_equal(const db_event *a, const db_event *b)
 /* n events of a valid log, every field varied up to what a recording
  * allows: watchdog resets, interrupts nested and returned from, reads,
  * writes, sleeps.  Fills the expected histograms. */
-static db_event *make_events(size_t n, uint64_t vec[256], uint64_t types[DB_EV_COUNT])
+static trace_event *make_events(size_t n, uint64_t vec[256], uint64_t types[TRACE_COUNT])
 {
-	db_event *ev = calloc(n, sizeof *ev);
+	trace_event *ev = calloc(n, sizeof *ev);
 	assert_non_null(ev);
 	memset(vec, 0, 256 * sizeof vec[0]);
-	memset(types, 0, DB_EV_COUNT * sizeof types[0]);
+	memset(types, 0, TRACE_COUNT * sizeof types[0]);
 	uint64_t s = 42, last[256] = { 0 };
 	uint64_t icount = UINT64_C(0x7fffff00), cycle = UINT64_C(0xfffffe00); /* near 2^31, 2^32 */
 	uint8_t stack[64];
 	unsigned depth = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t r = splitmix64(&s);
-		db_event *e = &ev[i];
+		trace_event *e = &ev[i];
 		unsigned pick = (unsigned)(r % 64);
-		e->type = i == 0 || pick == 0 ? DB_EV_RESET
-			  : pick < 8 && depth < 64 ? DB_EV_IRQ
-			  : pick < 15 && depth ? DB_EV_RETI
+		e->type = i == 0 || pick == 0 ? TRACE_RESET
+			  : pick < 8 && depth < 64 ? TRACE_IRQ
+			  : pick < 15 && depth ? TRACE_RETI
 			  : 4 + (uint32_t)(r >> 8) % 4;
 		e->seq = i + 1;
 		e->pc = (uint32_t)(r >> 32) & 0x7fffff;
 		uint8_t top = depth ? stack[depth - 1] : 0;
 		switch (e->type) {
-		case DB_EV_RESET:
+		case TRACE_RESET:
 			depth = 0;
 			break;
-		case DB_EV_IRQ:
+		case TRACE_IRQ:
 			e->ctx = e->addr = 1 + (uint32_t)((r >> 40) % MCU_MAX_VECTOR);
 			e->value = e->pc;
 			stack[depth++] = (uint8_t)e->addr;
 			vec[e->addr]++;
 			break;
-		case DB_EV_RETI:
+		case TRACE_RETI:
 			e->ctx = e->addr = top;
 			depth--;
 			break;
-		case DB_EV_READ:
-		case DB_EV_WRITE:
+		case TRACE_READ:
+		case TRACE_WRITE:
 			e->ctx = top;
 			e->addr = (uint32_t)(r ^ (r >> 17)) % CONTEXT_SIZE;
 			e->value = (uint32_t)(r >> 16) & 0xff;
@@ -267,7 +267,7 @@ static db_event *make_events(size_t n, uint64_t vec[256], uint64_t types[DB_EV_C
 
 /* The ground truth of ev's interrupts, *m of them; every seventh has a
  * context. */
-static db_interrupt *make_interrupts(const db_event *ev, size_t n, size_t *m, uint8_t **ctxbuf)
+static db_interrupt *make_interrupts(const trace_event *ev, size_t n, size_t *m, uint8_t **ctxbuf)
 {
 	db_interrupt *q = calloc(n, sizeof *q);
 	uint8_t *buf = calloc(n / 7 + 1, CONTEXT_SIZE);
@@ -276,7 +276,7 @@ static db_interrupt *make_interrupts(const db_event *ev, size_t n, size_t *m, ui
 	uint64_t s = 7;
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (ev[i].type != DB_EV_IRQ)
+		if (ev[i].type != TRACE_IRQ)
 			continue;
 		uint64_t r = splitmix64(&s);
 		int has_context = k % 7 == 0;
@@ -338,7 +338,7 @@ static void make_small_recording(const fixture *f)
 	assert_int_equal(db_create(f->path, &d, &err), 0);
 	assert_int_equal(db_put_run(d, &run, &err), 0);
 	assert_int_equal(db_put_firmware(d, run.firmware_sha256, FIRMWARE, sizeof FIRMWARE, &err), 0);
-	db_event e = { .seq = 1, .type = DB_EV_RESET };
+	trace_event e = { .seq = 1, .type = TRACE_RESET };
 	assert_int_equal(db_add_event(d, &e, &err), 0);
 	assert_int_equal(db_finish(d, &err), 0);
 	assert_dir_only(f->dir, "run.db");
@@ -350,8 +350,8 @@ static void round_trip(fixture *f, size_t n)
 {
 	avrr_err err = { "" };
 	db *d = NULL;
-	uint64_t vec[256], types[DB_EV_COUNT];
-	db_event *ev = make_events(n, vec, types);
+	uint64_t vec[256], types[TRACE_COUNT];
+	trace_event *ev = make_events(n, vec, types);
 	uint8_t *ctxbuf = NULL;
 	size_t m;
 	db_interrupt *q = make_interrupts(ev, n, &m, &ctxbuf);
@@ -397,7 +397,7 @@ static void round_trip(fixture *f, size_t n)
 	assert_memory_equal(elf, FIRMWARE, sizeof FIRMWARE);
 	free(elf);
 
-	db_event *lev = NULL;
+	trace_event *lev = NULL;
 	size_t ln = 0;
 	assert_int_equal(db_load_events(d, &lev, &ln, &err), 0);
 	assert_int_equal(ln, n);
@@ -425,7 +425,7 @@ static void round_trip(fixture *f, size_t n)
 	}
 	free(lq);
 
-	uint64_t gvec[256], gtypes[DB_EV_COUNT];
+	uint64_t gvec[256], gtypes[TRACE_COUNT];
 	memset(gvec, 0xee, sizeof gvec);
 	memset(gtypes, 0xee, sizeof gtypes);
 	assert_int_equal(db_count_vectors(d, gvec, &err), 0);
@@ -434,7 +434,7 @@ static void round_trip(fixture *f, size_t n)
 	assert_memory_equal(gtypes, types, sizeof types);
 
 	/* Read-only really is read-only. */
-	db_event extra = { .seq = n + 1, .type = DB_EV_WAKE };
+	trace_event extra = { .seq = n + 1, .type = TRACE_WAKE };
 	assert_int_not_equal(db_add_event(d, &extra, &err), 0);
 	db_close(d);
 
@@ -484,7 +484,7 @@ static void test_run_optional_fields(void **state)
 	run.frequency = 8000000;
 	assert_int_equal(db_put_run(d, &run, &err), 0);
 	assert_int_equal(db_put_firmware(d, run.firmware_sha256, FIRMWARE, sizeof FIRMWARE, &err), 0);
-	db_event reset = { .seq = 1, .type = DB_EV_RESET };
+	trace_event reset = { .seq = 1, .type = TRACE_RESET };
 	assert_int_equal(db_add_event(d, &reset, &err), 0);
 	assert_int_equal(db_finish(d, &err), 0);
 	assert_int_equal(db_open(f->path, 0, &d, &err), 0);
@@ -499,11 +499,11 @@ static void test_run_optional_fields(void **state)
 	assert_int_equal(db_load_interrupts(d, &q, &n, &err), 0);
 	assert_null(q);
 	assert_int_equal(n, 0);
-	uint64_t types[DB_EV_COUNT];
+	uint64_t types[TRACE_COUNT];
 	memset(types, 0xee, sizeof types);
 	assert_int_equal(db_count_event_types(d, types, &err), 0);
-	for (int t = 0; t < DB_EV_COUNT; t++)
-		assert_int_equal(types[t], t == DB_EV_RESET);
+	for (int t = 0; t < TRACE_COUNT; t++)
+		assert_int_equal(types[t], t == TRACE_RESET);
 	db_close(d);
 }
 
@@ -520,7 +520,7 @@ static void test_nothing_at_path_before_finish(void **state)
 	snprintf(name, sizeof name, ".run.db.tmp-%ld", (long)getpid());
 	assert_dir_only(f->dir, name);
 	for (uint64_t i = 1; i <= BATCH + 10; i++) {
-		db_event e = { .seq = i, .type = DB_EV_READ, .icount = i };
+		trace_event e = { .seq = i, .type = TRACE_READ, .icount = i };
 		assert_int_equal(db_add_event(d, &e, &err), 0);
 	}
 	/* A batch was committed to the temporary; the path is still free. */
@@ -539,7 +539,7 @@ static void test_existing_file_kept_until_finish(void **state)
 	db *d = NULL;
 	write_file(f->path, "old recording", 13);
 	assert_int_equal(db_create(f->path, &d, &err), 0);
-	db_event e = { .seq = 1, .type = DB_EV_RESET };
+	trace_event e = { .seq = 1, .type = TRACE_RESET };
 	assert_int_equal(db_add_event(d, &e, &err), 0);
 	db_discard(d);
 	assert_dir_only(f->dir, "run.db");
@@ -587,8 +587,8 @@ static void test_fail_after_injected(void **state)
 	assert_int_equal(db_create(f->path, &d, &err), 0);
 	assert_int_equal(db_put_run(d, &run, &err), 0);
 	db_fail_after(d, 3);
-	db_event e1 = { .seq = 1, .type = DB_EV_RESET };
-	db_event e2 = { .seq = 2, .type = DB_EV_WRITE, .addr = 0x38, .value = 1 };
+	trace_event e1 = { .seq = 1, .type = TRACE_RESET };
+	trace_event e2 = { .seq = 2, .type = TRACE_WRITE, .addr = 0x38, .value = 1 };
 	db_interrupt q = { .idx = 1, .vector = 1, .ra = 0x100 };
 	/* Rows are written in batches: the failure of the third row surfaces
 	 * no later than db_finish, which then leaves nothing behind. */
@@ -613,7 +613,7 @@ static void test_fail_reported_by_later_add(void **state)
 	int rc = 0;
 	uint64_t i;
 	for (i = 1; i <= 10 * BATCH && !rc; i++) {
-		db_event e = { .seq = i, .type = DB_EV_READ, .icount = i };
+		trace_event e = { .seq = i, .type = TRACE_READ, .icount = i };
 		rc = db_add_event(d, &e, &err);
 	}
 	assert_int_not_equal(rc, 0);
@@ -666,7 +666,7 @@ static void add_until_failure(limited_call *c)
 {
 	c->rc = 0;
 	for (uint64_t i = 1; i <= 3 * BATCH && !c->rc; i++) {
-		db_event e = { .seq = i, .type = DB_EV_READ, .icount = i, .value = (uint32_t)i };
+		trace_event e = { .seq = i, .type = TRACE_READ, .icount = i, .value = (uint32_t)i };
 		c->rc = db_add_event(c->d, &e, &c->err);
 		if (!c->rc)
 			c->rows_ok++;
@@ -707,7 +707,7 @@ static void test_full_disk_at_finish(void **state)
 	assert_int_equal(db_put_run(c.d, &run, &c.err), 0);
 	assert_int_equal(db_put_firmware(c.d, run.firmware_sha256, FIRMWARE, sizeof FIRMWARE, &c.err), 0);
 	for (uint64_t i = 1; i <= 1000; i++) {
-		db_event e = { .seq = i, .type = DB_EV_WRITE, .icount = i };
+		trace_event e = { .seq = i, .type = TRACE_WRITE, .icount = i };
 		assert_int_equal(db_add_event(c.d, &e, &c.err), 0);
 	}
 	with_fsize_limit(0, finish, &c);
@@ -856,16 +856,16 @@ static void test_create_on_directory(void **state)
 static void test_event_type_names(void **state)
 {
 	(void)state;
-	assert_string_equal(db_event_type_name(DB_EV_RESET), "reset");
-	assert_string_equal(db_event_type_name(DB_EV_IRQ), "irq");
-	assert_string_equal(db_event_type_name(DB_EV_RETI), "reti");
-	assert_string_equal(db_event_type_name(DB_EV_READ), "read");
-	assert_string_equal(db_event_type_name(DB_EV_WRITE), "write");
-	assert_string_equal(db_event_type_name(DB_EV_SLEEP), "sleep");
-	assert_string_equal(db_event_type_name(DB_EV_WAKE), "wake");
-	assert_string_equal(db_event_type_name(0), "?");
-	assert_string_equal(db_event_type_name(DB_EV_COUNT), "?");
-	assert_string_equal(db_event_type_name(-1), "?");
+	assert_string_equal(trace_kind_name(TRACE_RESET), "reset");
+	assert_string_equal(trace_kind_name(TRACE_IRQ), "irq");
+	assert_string_equal(trace_kind_name(TRACE_RETI), "reti");
+	assert_string_equal(trace_kind_name(TRACE_READ), "read");
+	assert_string_equal(trace_kind_name(TRACE_WRITE), "write");
+	assert_string_equal(trace_kind_name(TRACE_SLEEP), "sleep");
+	assert_string_equal(trace_kind_name(TRACE_WAKE), "wake");
+	assert_string_equal(trace_kind_name(0), "?");
+	assert_string_equal(trace_kind_name(TRACE_COUNT), "?");
+	assert_string_equal(trace_kind_name(-1), "?");
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)

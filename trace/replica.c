@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rec_replica_open(db *d, rec_replica *out, avrr_err *err)
+int trace_replica_open(db *d, trace_replica *out, avrr_err *err)
 {
 	memset(out, 0, sizeof *out);
 	uint8_t *elf = NULL;
@@ -27,11 +27,11 @@ int rec_replica_open(db *d, rec_replica *out, avrr_err *err)
 out:
 	free(elf);
 	if (rc)
-		rec_replica_close(out);
+		trace_replica_close(out);
 	return rc;
 }
 
-void rec_replica_close(rec_replica *r)
+void trace_replica_close(trace_replica *r)
 {
 	sim_close(r->s);
 	if (r->script)

@@ -12,17 +12,17 @@
 #include "../util/digest.h"
 #include "replica.h"
 
-int rec_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, rec_fpset *out,
+int trace_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, trace_fpset *out,
 		    avrr_err *err)
 {
 	memset(out, 0, sizeof *out);
-	if (nspecs == 1 && !strcmp(specs[0], REC_FP_NONE))
+	if (nspecs == 1 && !strcmp(specs[0], TRACE_FP_NONE))
 		return 0;
 	unsigned n = nspecs ? nspecs : 1;
 	out->cfg = calloc(n, sizeof *out->cfg);
 	out->ids = calloc(n, sizeof *out->ids);
 	if (!out->cfg || !out->ids) {
-		rec_fpset_free(out);
+		trace_fpset_free(out);
 		return avrr_errf(err, "out of memory");
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -31,14 +31,14 @@ int rec_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, rec
 		const char *spec = nspecs ? specs[i] : FP_DEFAULT_SPEC;
 		if (fp_parse(spec, s->names, s->fw, s->data_size, nspecs ? name : FP_DEFAULT_NAME,
 			     &out->cfg[i], err)) {
-			rec_fpset_free(out);
+			trace_fpset_free(out);
 			return -1;
 		}
 		for (unsigned j = 0; j < i; j++)
 			if (!strcmp(out->cfg[j].name, out->cfg[i].name)) {
 				avrr_errf(err, "fingerprint configuration '%s' given twice",
 					  out->cfg[i].name);
-				rec_fpset_free(out);
+				trace_fpset_free(out);
 				return -1;
 			}
 		out->n = i + 1;
@@ -46,7 +46,7 @@ int rec_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, rec
 	return 0;
 }
 
-int rec_fpset_store(rec_fpset *f, db *d, avrr_err *err)
+int trace_fpset_store(trace_fpset *f, db *d, avrr_err *err)
 {
 	for (unsigned i = 0; i < f->n; i++)
 		if (db_add_fp_config(d, f->cfg[i].name, f->cfg[i].spec, &f->ids[i], err))
@@ -54,12 +54,12 @@ int rec_fpset_store(rec_fpset *f, db *d, avrr_err *err)
 	return 0;
 }
 
-int rec_fp_to_db(void *d, const db_fingerprint *row, avrr_err *err)
+int trace_fp_to_db(void *d, const db_fingerprint *row, avrr_err *err)
 {
 	return db_add_fingerprint(d, row, err);
 }
 
-int rec_fpset_add(const rec_fpset *f, rec_fp_sink sink, void *sink_ud, uint64_t n,
+int trace_fpset_add(const trace_fpset *f, trace_fp_sink sink, void *sink_ud, uint64_t n,
 		  uint8_t vector, const fp_state *st, avrr_err *err)
 {
 	for (unsigned i = 0; i < f->n; i++) {
@@ -75,7 +75,7 @@ int rec_fpset_add(const rec_fpset *f, rec_fp_sink sink, void *sink_ud, uint64_t 
 	return 0;
 }
 
-void rec_fpset_free(rec_fpset *f)
+void trace_fpset_free(trace_fpset *f)
 {
 	free(f->cfg);
 	free(f->ids);
@@ -86,11 +86,11 @@ void rec_fpset_free(rec_fpset *f)
 
 typedef struct adder {
 	db *d;
-	const rec_fpset *set;
-	rec_fp_sink sink;
+	const trace_fpset *set;
+	trace_fp_sink sink;
 	void *sink_ud;
 	/* For a re-run: the recorded irq events and ground truth to match. */
-	const db_event *irq_events;
+	const trace_event *irq_events;
 	size_t nirq_events;
 	const db_interrupt *truth;   /* NULL when stripped */
 	size_t ntruth;
@@ -105,7 +105,7 @@ static int from_context(void *ud, const db_interrupt *q, avrr_err *err)
 	adder *a = ud;
 	/* db_open validated the context: data_size bytes. */
 	fp_state st = { .data = q->context, .data_size = q->context_size, .ra = q->ra };
-	return rec_fpset_add(a->set, a->sink, a->sink_ud, q->idx, (uint8_t)q->vector, &st, err);
+	return trace_fpset_add(a->set, a->sink, a->sink_ud, q->idx, (uint8_t)q->vector, &st, err);
 }
 
 static void rerun_failed(adder *a)
@@ -127,7 +127,7 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 		rerun_failed(a);
 		return;
 	}
-	const db_event *e = &a->irq_events[n - 1];
+	const trace_event *e = &a->irq_events[n - 1];
 	if (e->icount != p->icount || e->addr != p->vector || e->value != p->ra) {
 		avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
 			  ": recorded vector %u at icount %" PRIu64 " (ra 0x%04x), re-run vector %u"
@@ -150,25 +150,25 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 	}
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
 			.cycle = p->timer, .transfers = p->transfers };
-	if (rec_fpset_add(a->set, a->sink, a->sink_ud, n, p->vector, &st, a->err))
+	if (trace_fpset_add(a->set, a->sink, a->sink_ud, n, p->vector, &st, a->err))
 		rerun_failed(a);
 }
 
 static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
 {
-	rec_replica r;
-	db_event *events = NULL;
+	trace_replica r;
+	trace_event *events = NULL;
 	db_interrupt *truth = NULL;
 	size_t nev = 0, ntruth = 0;
 	int rc = -1;
-	if (rec_replica_open(a->d, &r, err))
+	if (trace_replica_open(a->d, &r, err))
 		return -1;
 	if (db_load_events(a->d, &events, &nev, err) ||
 	    (r.run.has_ground_truth && db_load_interrupts(a->d, &truth, &ntruth, err)))
 		goto out;
 	size_t k = 0;
 	for (size_t i = 0; i < nev; i++)   /* keep the irq events, in order */
-		if (events[i].type == DB_EV_IRQ)
+		if (events[i].type == TRACE_IRQ)
 			events[k++] = events[i];
 	a->irq_events = events;
 	a->nirq_events = k;
@@ -199,11 +199,11 @@ static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
 out:
 	free(events);
 	free(truth);
-	rec_replica_close(&r);
+	trace_replica_close(&r);
 	return rc;
 }
 
-int rec_compute_fingerprints(db *d, const rec_fpset *set, rec_fp_sink sink, void *sink_ud,
+int trace_compute_fingerprints(db *d, const trace_fpset *set, trace_fp_sink sink, void *sink_ud,
 			     volatile int *interrupted, int *used_rerun, avrr_err *err)
 {
 	*used_rerun = 0;
@@ -224,25 +224,25 @@ int rec_compute_fingerprints(db *d, const rec_fpset *set, rec_fp_sink sink, void
 	return rerun(&a, interrupted, err);
 }
 
-int rec_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
+int trace_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
 			 volatile int *interrupted, int *used_rerun, avrr_err *err)
 {
 	db *d = NULL;
-	rec_replica r = { 0 };
-	rec_fpset set = { 0 };
+	trace_replica r = { 0 };
+	trace_fpset set = { 0 };
 	int rc = -1;
 	*used_rerun = 0;
 	if (db_open(path, 1, &d, err))
 		return -1;
 	/* The replica gives the names and symbols the specs are parsed with. */
-	if (rec_replica_open(d, &r, err) || rec_fpset_parse(specs, nspecs, r.s, &set, err) ||
-	    rec_fpset_store(&set, d, err) ||
-	    rec_compute_fingerprints(d, &set, rec_fp_to_db, d, interrupted, used_rerun, err))
+	if (trace_replica_open(d, &r, err) || trace_fpset_parse(specs, nspecs, r.s, &set, err) ||
+	    trace_fpset_store(&set, d, err) ||
+	    trace_compute_fingerprints(d, &set, trace_fp_to_db, d, interrupted, used_rerun, err))
 		goto out;
 	rc = db_commit(d, err);
 out:
-	rec_replica_close(&r);
-	rec_fpset_free(&set);
+	trace_replica_close(&r);
+	trace_fpset_free(&set);
 	db_close(d);
 	return rc;
 }

@@ -12,16 +12,16 @@
 #include "../db/db.h"
 #include "../sim/sim.h"
 
-typedef struct rec_replica {
+typedef struct trace_replica {
 	db_run run;
 	firmware *fw;
 	stim_script *script;  /* NULL when recorded without stimuli */
 	sim *s;
-} rec_replica;
+} trace_replica;
 
 /* Builds the replica of the recording open in d.  On failure nothing is
  * left to free. */
-int rec_replica_open(db *d, rec_replica *out, avrr_err *err);
-void rec_replica_close(rec_replica *r);
+int trace_replica_open(db *d, trace_replica *out, avrr_err *err);
+void trace_replica_close(trace_replica *r);
 
 #endif
