@@ -9,6 +9,7 @@
 #define AVRR_CLI_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "../replayer/replayer.h"
 
@@ -33,6 +34,8 @@ int cmd_shell(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_gdb(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Prints "avrr CMD: message" to stderr and returns EXIT_BAD_INPUT. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -46,6 +49,17 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *
  * and --window N (1..1024).  On failure they print why and return non-zero. */
 int cli_parse_match(const char *cmd, const char *text, rp_match *out);
 int cli_parse_window(const char *cmd, const char *text, unsigned *out);
+
+/* Progress of a long run on stderr, "WHAT: 42%", only on a terminal and
+ * only once the run has taken a second; cli_progress_end clears the line. */
+typedef struct cli_progress {
+	const char *what;
+	int tty, shown;
+	time_t start;
+} cli_progress;
+void cli_progress_start(cli_progress *p, const char *what);
+void cli_progress_show(void *ud, uint64_t done, uint64_t total);  /* ud: a cli_progress */
+void cli_progress_end(cli_progress *p);
 
 /* Prints the command's usage (for --help) and returns 0. */
 int cli_help(const char *cmd);

@@ -10,29 +10,11 @@
 #include "info.h"
 #include "../recorder/recorder.h"
 
-typedef struct progress {
-	int tty;
-	time_t start;
-	int shown;
-} progress;
-
-/* Progress on stderr, only for a terminal and only once a run is long. */
-static void show_progress(void *ud, uint64_t done, uint64_t goal)
-{
-	progress *p = ud;
-	if (!p->tty || !goal || time(NULL) - p->start < 1)
-		return;
-	fprintf(stderr, "\rrecording: %3u%%", (unsigned)(done * 100 / goal));
-	p->shown = 1;
-}
-
 /* A way in which the recording is not the chip's run: said once, on its
  * own line, clearing a progress line first. */
 static void warn(void *ud, const char *text)
 {
-	progress *p = ud;
-	if (p->shown)
-		fputs("\r\033[K", stderr);
+	cli_progress_end(ud);
 	fprintf(stderr, "avrr record: warning: %s\n", text);
 }
 
@@ -55,7 +37,8 @@ int cmd_record(int argc, char **argv)
 	};
 	rec_options o = { 0 };
 	const char *specs[CLI_MAX_FP];
-	progress prog = { .tty = isatty(2), .start = time(NULL) };
+	cli_progress prog;
+	cli_progress_start(&prog, "recording");
 	int json = 0, c;
 	uint64_t freq = 0;
 	opterr = 0;
@@ -118,7 +101,7 @@ int cmd_record(int argc, char **argv)
 	if ((o.max_instructions != 0) + (o.max_cycles != 0) + (o.max_interrupts != 0) > 1)
 		return cli_fail("record", "give one of --instructions, --cycles, --interrupts");
 	o.interrupted = &cli_interrupted;
-	o.progress = show_progress;
+	o.progress = cli_progress_show;
 	o.progress_ud = &prog;
 	o.warn = warn;
 	o.warn_ud = &prog;
@@ -128,8 +111,7 @@ int cmd_record(int argc, char **argv)
 	avrr_err err = { "" };
 	int interrupted = 0;
 	int rc = rec_record(&o, &interrupted, &err);
-	if (prog.shown)
-		fputs("\r\033[K", stderr);
+	cli_progress_end(&prog);
 	if (rc) {
 		fprintf(stderr, "avrr record: %s\n", err.msg);
 		return interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;

@@ -145,12 +145,6 @@ static int report_oracle(replay *r, int json)
 	return d || missed ? 1 : 0;
 }
 
-typedef struct progress {
-	int tty;
-	time_t start;
-	int shown;
-} progress;
-
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -228,19 +222,16 @@ int cmd_replay(int argc, char **argv)
 		return cli_fail("replay", "%s", err.msg);
 	}
 	/* In slices, for progress on a terminal. */
-	progress p = { .tty = isatty(2), .start = time(NULL) };
+	cli_progress p;
+	cli_progress_start(&p, "replaying");
 	uint64_t end = until && until < rp_length(r) ? until : rp_length(r);
 	rp_stop why;
 	do {
 		uint64_t next = rp_icount(r) + 4000000;
 		why = rp_run(r, next < end ? next : end);
-		if (p.tty && time(NULL) - p.start >= 1 && end) {
-			fprintf(stderr, "\rreplaying: %3u%%", (unsigned)(rp_icount(r) * 100 / end));
-			p.shown = 1;
-		}
+		cli_progress_show(&p, rp_icount(r), end);
 	} while (why == RP_LIMIT && rp_icount(r) < end);
-	if (p.shown)
-		fputs("\r\033[K", stderr);
+	cli_progress_end(&p);
 	int rc;
 	if (why == RP_STOPPED) {
 		fprintf(stderr, "avrr replay: interrupted at icount %llu\n",

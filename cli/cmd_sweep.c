@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "../sweep/sweep.h"
+#include "../util/file.h"
 
 #define LIST_MAX SWEEP_LIST_MAX
 #define HASH sweep_hash_names
@@ -109,26 +110,6 @@ static int add_selectors(sweep_args *sw, const char *text)
 		g->sel[g->nsel++] = t;
 	}
 	return 0;
-}
-
-/* A hidden temporary beside `out`, with the mode a new file would get. */
-static FILE *open_temp(const char *out, char *tmp, size_t n)
-{
-	const char *slash = strrchr(out, '/');
-	int dirlen = slash ? (int)(slash - out + 1) : 0;
-	snprintf(tmp, n, "%.*s.%s.XXXXXX", dirlen, out, slash ? slash + 1 : out);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return NULL;
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-	}
-	return f;
 }
 
 static void progress(void *ud, size_t done, size_t total)
@@ -235,7 +216,7 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 		sweep_select_shard(run, shard, nshards);
 
 	char tmp[4096];
-	FILE *f = open_temp(out, tmp, sizeof tmp);
+	FILE *f = util_open_temp(out, tmp, sizeof tmp);
 	if (!f) {
 		sweep_free(run);
 		return cli_fail("sweep", "cannot write '%s': %s", out, strerror(errno));
@@ -291,7 +272,7 @@ static int merge_main(int argc, char **argv)
 				"RESULTS.csv");
 	}
 	char tmp[4096];
-	FILE *f = open_temp(out, tmp, sizeof tmp);
+	FILE *f = util_open_temp(out, tmp, sizeof tmp);
 	if (!f) {
 		free(parts);
 		return cli_fail("sweep", "cannot write '%s': %s", out, strerror(errno));

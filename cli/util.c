@@ -114,3 +114,24 @@ int cli_help(const char *cmd)
 		}
 	return 0;
 }
+
+void cli_progress_start(cli_progress *p, const char *what)
+{
+	*p = (cli_progress){ .what = what, .tty = isatty(2), .start = time(NULL) };
+}
+
+void cli_progress_show(void *ud, uint64_t done, uint64_t total)
+{
+	cli_progress *p = ud;
+	if (!p->tty || !total || time(NULL) - p->start < 1)
+		return;
+	fprintf(stderr, "\r%s: %3u%%", p->what, (unsigned)(done * 100 / total));
+	p->shown = 1;
+}
+
+void cli_progress_end(cli_progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = 0;
+}

@@ -115,12 +115,19 @@ static struct sim_memop decode_memop(uint16_t op, uint16_t next)
 	}
 }
 
+/* A vector's PENDING irq rises when its flag is raised (and falls when the
+ * entry clears it). */
 static void on_pending_irq(avr_irq_t *irq, uint32_t value, void *param)
 {
-	(void)irq;
 	sim *s = param;
-	if (s->observed && s->hooks.on_raise)
-		s->hooks.on_raise(s->hooks.ud, (uint8_t)value);
+	const avr_int_table_t *t = &s->avr->interrupts;
+	if (!value || !s->observed || !s->hooks.on_raise)
+		return;
+	for (int i = 0; i < t->vector_count; i++)
+		if (t->vector[i]->irq + AVR_INT_IRQ_PENDING == irq) {
+			s->hooks.on_raise(s->hooks.ud, t->vector[i]->vector);
+			return;
+		}
 }
 
 int sim_set_observed(sim *s, int on, avrr_err *err)
@@ -135,8 +142,9 @@ int sim_set_observed(sim *s, int on, avrr_err *err)
 				(uint16_t)(avr->flash[2 * w] | avr->flash[2 * w + 1] << 8),
 				w + 1 < words ? (uint16_t)(avr->flash[2 * w + 2] |
 							   avr->flash[2 * w + 3] << 8) : 0);
-		avr_irq_register_notify(avr->interrupts.irq + AVR_INT_IRQ_PENDING, on_pending_irq,
-					s);
+		for (int i = 0; i < avr->interrupts.vector_count; i++)
+			avr_irq_register_notify(avr->interrupts.vector[i]->irq + AVR_INT_IRQ_PENDING,
+						on_pending_irq, s);
 	}
 	s->observed = on;
 	return 0;
@@ -517,7 +525,7 @@ static inline void tap_sample(sim *s, sim_tap *t)
 }
 
 /* The end of a step in replay mode (see sim.h). */
-static void replay_boundary(sim *s)
+static inline __attribute__((always_inline)) void replay_boundary(sim *s)
 {
 	avr_t *avr = s->avr;
 	if (!avr->sreg[S_I])

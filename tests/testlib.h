@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 /* Path of the avrr binary under test. */
 static inline const char *test_avrr(void)
@@ -87,6 +88,20 @@ static inline void test_rmtree(const char *dir)
 {
 	char out[64];
 	test_run(out, sizeof out, "rm -rf '%s'", dir);
+}
+
+/* The first column of the first row of query q on the recording at path. */
+static inline long long test_sql_int(const char *path, const char *q)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	if (sqlite3_prepare_v2(h, q, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("%s: %s", q, sqlite3_errmsg(h));
+	long long v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
 }
 
 static inline int test_scratch_teardown(void **state)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 char *util_read_text(const char *path, avrr_err *err)
@@ -61,4 +62,25 @@ int util_write_full(int fd, const void *buf, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+FILE *util_open_temp(const char *out, char *tmp, size_t n)
+{
+	const char *slash = strrchr(out, '/');
+	int dirlen = slash ? (int)(slash - out + 1) : 0;
+	snprintf(tmp, n, "%.*s.%s.XXXXXX", dirlen, out, slash ? slash + 1 : out);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return NULL;
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+	}
+	return f;
 }

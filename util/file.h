@@ -4,6 +4,7 @@
 #define AVRR_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 
@@ -15,5 +16,11 @@ char *util_read_text(const char *path, avrr_err *err);
 /* Writes all n bytes to fd, across short writes and EINTR; 0, or -1 with
  * errno set. */
 int util_write_full(int fd, const void *buf, size_t n);
+
+/* A hidden temporary beside `out` (".NAME.XXXXXX", its path written to
+ * tmp), opened for writing with the mode a new file would get: output is
+ * written there and renamed over `out` only once complete.  NULL with
+ * errno set on failure. */
+FILE *util_open_temp(const char *out, char *tmp, size_t n);
 
 #endif

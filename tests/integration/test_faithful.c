@@ -50,19 +50,6 @@ static void sql(const char *path, const char *q)
 	sqlite3_close(h);
 }
 
-static long long sql_int(const char *path, const char *q)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(h, q, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	long long v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
-}
-
 /* Runs `avrr replay PATH ARGS --json`; returns the parsed output (the
  * caller frees it) and checks the exit status. */
 static json_t *replay_json(scratch *s, const char *path, const char *args, int want_rc)
@@ -181,7 +168,7 @@ static void counters_equal_brute_force(scratch *s, const char *fw)
 	/* The run's total, as stored for the device cost. */
 	assert_int_equal(rep.run.transfers, b.count);
 	/* The cycle bits are the ground truth's cycle. */
-	assert_int_equal(sql_int(path, "SELECT count(*) FROM interrupts i JOIN fingerprints f"
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts i JOIN fingerprints f"
 				 " ON f.n = i.idx AND f.config = 2 WHERE f.hash_part != i.cycle % 65536"), 0);
 	free(sic);
 	free(cyc);
@@ -207,13 +194,13 @@ static void test_fingerprint_command_computes_counters(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s fingerprint '%s' --fp "
 				  "'b:sel=r24+sic:12+cycles:8,ra=4,width=32'", test_avrr(), path), 0);
 	assert_contains(s->out, "re-ran the recording");
-	long long n = sql_int(path, "SELECT count(*) FROM interrupts");
+	long long n = test_sql_int(path, "SELECT count(*) FROM interrupts");
 	assert_true(n > 100);
-	assert_int_equal(sql_int(path, "SELECT count(*) FROM fingerprints a JOIN fingerprints b"
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM fingerprints a JOIN fingerprints b"
 				 " ON a.n = b.n AND a.config = 1 AND b.config = 2"
 				 " WHERE a.ra_part = b.ra_part AND a.hash_part = b.hash_part"), n);
 	/* And the counts differ from interrupt to interrupt. */
-	assert_int_equal(sql_int(path, "SELECT count(DISTINCT hash_part) FROM fingerprints"
+	assert_int_equal(test_sql_int(path, "SELECT count(DISTINCT hash_part) FROM fingerprints"
 				 " WHERE config = 1"), n);
 }
 
@@ -280,7 +267,7 @@ static void test_default_replays_exactly_stripped_too(void **state)
 		uint64_t ia, ib;
 		injections_of(path, &a, &na, &ca, &ia);
 		injections_of(dev, &b, &nb, &cb, &ib);
-		long long recorded = sql_int(path, "SELECT count(*) FROM interrupts");
+		long long recorded = test_sql_int(path, "SELECT count(*) FROM interrupts");
 		assert_true(recorded > 500);
 		assert_int_equal(ia, 1000000);
 		assert_int_equal(ib, 1000000);
@@ -295,7 +282,7 @@ static void test_default_replays_exactly_stripped_too(void **state)
 			assert_int_equal(a[i].vector, b[i].vector);
 		}
 		/* And each at its recorded icount. */
-		assert_int_equal(sql_int(path, "SELECT max(icount) FROM interrupts"), a[na - 1].icount);
+		assert_int_equal(test_sql_int(path, "SELECT max(icount) FROM interrupts"), a[na - 1].icount);
 		free(a);
 		free(b);
 		unlink(path);
@@ -310,9 +297,9 @@ static void test_false_injection_stops_before_it(void **state)
 	scratch *s = *state;
 	char path[256], want[128];
 	record(s, "adcapp", "20000", "--fp '" OLD_DEFAULT "'", "a.db", path, sizeof path);
-	long long irq1 = sql_int(path, "SELECT icount FROM interrupts WHERE idx = 1");
-	long long irq2 = sql_int(path, "SELECT icount FROM interrupts WHERE idx = 2");
-	long long fp2 = sql_int(path, "SELECT ra_part << 8 | hash_part FROM fingerprints WHERE n = 2");
+	long long irq1 = test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 1");
+	long long irq2 = test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 2");
+	long long fp2 = test_sql_int(path, "SELECT ra_part << 8 | hash_part FROM fingerprints WHERE n = 2");
 
 	/* Sequence matching: after interrupt 1, main's superloop reaches a
 	 * state whose old fingerprint is interrupt 2's, a turn too early. */
@@ -380,8 +367,8 @@ static void test_missed_interrupt_stops_at_its_icount(void **state)
 	scratch *s = *state;
 	char path[256], want[160];
 	record(s, "adcapp", "20000", "", "a.db", path, sizeof path);
-	long long fp3 = sql_int(path, "SELECT ra_part << 16 | hash_part FROM fingerprints WHERE n = 3");
-	long long irq3 = sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3");
+	long long fp3 = test_sql_int(path, "SELECT ra_part << 16 | hash_part FROM fingerprints WHERE n = 3");
+	long long irq3 = test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3");
 	damage_third(path);
 	json_t *o = replay_json(s, path, "", 1);
 	json_t *d = json_object_get(o, "divergence");
@@ -437,7 +424,7 @@ static void test_stripped_replay_checks_the_total_order(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'", test_avrr(), path,
 				  dev), 0);
 	long long seq_main = 0, at = main_event_without_isrs(path, &seq_main);
-	long long ra3 = sql_int(path, "SELECT value FROM events WHERE type = 2 LIMIT 1 OFFSET 2");
+	long long ra3 = test_sql_int(path, "SELECT value FROM events WHERE type = 2 LIMIT 1 OFFSET 2");
 	assert_true(at > 0);
 	json_t *o = replay_json(s, dev, "", 1);
 	json_t *d = json_object_get(o, "divergence");
@@ -453,7 +440,7 @@ static void test_stripped_replay_checks_the_total_order(void **state)
 	/* With the ground truth, the passed-over interrupt itself stops it. */
 	o = replay_json(s, path, "", 1);
 	assert_int_equal(field(json_object_get(o, "divergence"), "icount"),
-			 sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3"));
+			 test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3"));
 	json_decref(o);
 }
 
@@ -487,7 +474,7 @@ static void test_oracle_without_interrupts(void **state)
 	char path[256];
 	/* adcapp's first interrupt comes at icount 1232. */
 	record(s, "adcapp", "1000", "", "z.db", path, sizeof path);
-	assert_int_equal(sql_int(path, "SELECT count(*) FROM interrupts"), 0);
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 0);
 	json_t *o = replay_json(s, path, "--oracle --fp 'x:sel=SPL+r24,ra=4'", 0);
 	json_t *c = json_array_get(json_object_get(o, "configs"), 0);
 	assert_int_equal(field(o, "instructions"), 1000);
@@ -513,7 +500,7 @@ static void test_oracle_counters_beside_a_batched_selector(void **state)
 	json_t *a = json_array_get(json_object_get(alone, "configs"), 0);
 	assert_string_equal(text(b, "name"), "c8");
 	assert_int_equal(field(b, "missed"), 0);
-	assert_int_equal(field(b, "correct"), sql_int(path, "SELECT count(*) FROM interrupts"));
+	assert_int_equal(field(b, "correct"), test_sql_int(path, "SELECT count(*) FROM interrupts"));
 	static const char *const keys[] = { "hits", "false_loop", "false_ra", "input_duplicates",
 					     "hash_collisions" };
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)

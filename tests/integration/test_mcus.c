@@ -31,19 +31,6 @@ static void record(scratch *s, const char *fw, const char *args, char *path, siz
 		fail_msg("record %s: %s", fw, s->out);
 }
 
-static long long sql_int(const char *path, const char *q)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-	if (sqlite3_prepare_v2(h, q, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
-		fail_msg("%s: %s", q, sqlite3_errmsg(h));
-	long long v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return v;
-}
-
 static void test_watchdog_reset_replays(void **state)
 {
 	scratch *s = *state;
@@ -51,25 +38,25 @@ static void test_watchdog_reset_replays(void **state)
 	record(s, "wdt_reset", "--instructions 1M --fp 'full:sel=all,ra=16,width=64' --fp "
 	       "'default:sel=cycles:16,ra=8,width=24'", path, sizeof path);
 	/* The power-on reset, then one per watchdog period. */
-	long long resets = sql_int(path, "SELECT count(*) FROM events WHERE type = 1");
+	long long resets = test_sql_int(path, "SELECT count(*) FROM events WHERE type = 1");
 	assert_true(resets >= 4);
 	/* A constant period between watchdog resets (the first one also counts
 	 * the few cycles of boot before the firmware enables the watchdog). */
-	assert_int_equal(sql_int(path, "SELECT count(DISTINCT c2 - c1) FROM (SELECT cycle c2, "
+	assert_int_equal(test_sql_int(path, "SELECT count(DISTINCT c2 - c1) FROM (SELECT cycle c2, "
 				 "lag(cycle) OVER (ORDER BY seq) c1 FROM events WHERE type = 1 AND "
 				 "seq > 1) WHERE c1 IS NOT NULL"), 1);
 	/* 16 ms at 16 MHz, give or take the watchdog's own rounding. */
-	long long period = sql_int(path, "SELECT max(cycle) - min(cycle) FROM (SELECT cycle FROM "
+	long long period = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM (SELECT cycle FROM "
 				   "events WHERE type = 1 AND seq > 1 ORDER BY seq LIMIT 2)");
 	assert_true(period > 250000 && period < 262000);
 	/* Each boot writes its count, kept in .noinit, to PORTB (0x25): 1, 2, ... */
-	assert_int_equal(sql_int(path, "SELECT count(*) FROM events WHERE type = 5 AND addr = 37"),
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 5 AND addr = 37"),
 			 resets);
-	assert_int_equal(sql_int(path, "SELECT max(value) FROM events WHERE type = 5 AND addr = 37"),
+	assert_int_equal(test_sql_int(path, "SELECT max(value) FROM events WHERE type = 5 AND addr = 37"),
 			 resets);
 	/* And the ISR it interrupted is abandoned, as on the chip: the replay
 	 * re-creates all of it, from the default and from the full context. */
-	long long irqs = sql_int(path, "SELECT count(*) FROM interrupts");
+	long long irqs = test_sql_int(path, "SELECT count(*) FROM interrupts");
 	assert_true(irqs > 50);
 	snprintf(dev, sizeof dev, "%s/dev.db", s->dir);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'", test_avrr(), path,
@@ -100,11 +87,11 @@ static void test_sleep_forever_stops(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s info '%s'", test_avrr(), path), 0);
 	if (!strstr(s->out, "stopped by    asleep\n"))
 		fail_msg("%s", s->out);
-	long long n = sql_int(path, "SELECT instructions FROM run");
+	long long n = test_sql_int(path, "SELECT instructions FROM run");
 	assert_true(n > 0 && n < 100);
 	/* --cycles too, and the replay ends where the recording did. */
 	record(s, "sleep_forever", "--cycles 1G", path, sizeof path);
-	assert_int_equal(sql_int(path, "SELECT instructions FROM run"), n);
+	assert_int_equal(test_sql_int(path, "SELECT instructions FROM run"), n);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s'", test_avrr(), path), 0);
 }
 
@@ -119,7 +106,7 @@ static void test_missing_timer_mode_is_reported(void **state)
 	const char *p = strstr(s->out, want);
 	if (!p || strstr(p + strlen(want), "warning"))
 		fail_msg("expected the warning once:\n%s", s->out);
-	assert_int_equal(sql_int(path, "SELECT count(*) FROM run"), 1);
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM run"), 1);
 }
 
 static void test_sigterm_ends_record_at_once(void **state)
@@ -152,12 +139,12 @@ static void test_five_mcus_replay_exactly(void **state)
 		/* The MCU came from the ELF; the default configuration was stored. */
 		char q[128];
 		snprintf(q, sizeof q, "SELECT count(*) FROM run WHERE mcu = '%s'", fws[f]);
-		assert_int_equal(sql_int(path, q), 1);
-		assert_int_equal(sql_int(path, "SELECT count(*) FROM fp_configs WHERE name = 'default'"),
+		assert_int_equal(test_sql_int(path, q), 1);
+		assert_int_equal(test_sql_int(path, "SELECT count(*) FROM fp_configs WHERE name = 'default'"),
 				 1);
-		long long irqs = sql_int(path, "SELECT count(*) FROM interrupts");
-		long long vectors = sql_int(path, "SELECT count(DISTINCT vector) FROM interrupts");
-		long long reads = sql_int(path, "SELECT count(*) FROM events WHERE type = 4");
+		long long irqs = test_sql_int(path, "SELECT count(*) FROM interrupts");
+		long long vectors = test_sql_int(path, "SELECT count(DISTINCT vector) FROM interrupts");
+		long long reads = test_sql_int(path, "SELECT count(*) FROM events WHERE type = 4");
 		if (irqs < 200 || vectors < 2 || reads == 0)
 			fail_msg("%s: %lld interrupts of %lld vectors, %lld input reads", fws[f], irqs,
 				 vectors, reads);
@@ -192,8 +179,8 @@ static void test_atmega2560_backtrace(void **state)
 	char path[256], want[128];
 	record(s, "atmega2560", "--stimuli tests/firmware/atmega2560.stim --instructions 200k",
 	       path, sizeof path);
-	long long icount = sql_int(path, "SELECT min(icount) FROM interrupts WHERE vector = 21");
-	long long ra = sql_int(path, "SELECT ra FROM interrupts WHERE vector = 21 ORDER BY idx "
+	long long icount = test_sql_int(path, "SELECT min(icount) FROM interrupts WHERE vector = 21");
+	long long ra = test_sql_int(path, "SELECT ra FROM interrupts WHERE vector = 21 ORDER BY idx "
 			       "LIMIT 1");
 	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'break on_tick\\ncontinue\\n"
 				  "where\\n' | %s shell '%s'", test_avrr(), path), 0);

@@ -1,0 +1,393 @@
+/* profile.c — cycles per function and per ISR on the replay (see profile.h). */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { NEXT_NONE, NEXT_CALL, NEXT_RET, NEXT_ENTER };
+
+/* A node of the call tree: one function reached by one path. */
+typedef struct node {
+	uint32_t fn, parent, child, sibling;  /* sibling/child 0: none (0 is the root) */
+	uint64_t self, incl;
+} node;
+
+typedef struct frame {        /* an interrupted context */
+	uint32_t cur;
+	uint8_t next, vector;
+	uint64_t entered;
+} frame;
+
+typedef struct grow64 {
+	uint64_t *v;
+	size_t n, cap;
+} grow64;
+
+typedef struct prof {
+	an_session *a;
+	uint32_t nfn;                 /* code symbols; fn ids past them name contexts */
+	uint32_t *fn_of;              /* per flash word */
+	uint8_t *kind;                /* per flash word: NEXT_CALL, NEXT_RET or 0 */
+	uint32_t words;
+	node *nodes;
+	size_t nnodes, cap;
+	uint32_t ctx_root[256];
+	uint32_t cur;
+	uint8_t next;
+	frame stack[TRACE_MAX_NESTING + 1];
+	unsigned depth;
+	uint64_t *calls;              /* per fn id */
+	uint64_t count[256], raised[256];
+	grow64 latency[256], duration[256];
+	uint64_t insn_cycles;
+	uint16_t lowest_sp;
+	uint64_t lowest_icount;
+	uint32_t lowest_path[TRACE_MAX_NESTING * 4];
+	size_t nlowest;
+	int oom;
+} prof;
+
+static void push64(prof *p, grow64 *g, uint64_t v)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		uint64_t *q = realloc(g->v, cap * sizeof *q);
+		if (!q) {
+			p->oom = 1;
+			return;
+		}
+		g->v = q;
+		g->cap = cap;
+	}
+	g->v[g->n++] = v;
+}
+
+/* The child of `parent` for function fn, made on first use. */
+static uint32_t child(prof *p, uint32_t parent, uint32_t fn)
+{
+	for (uint32_t c = p->nodes[parent].child; c; c = p->nodes[c].sibling)
+		if (p->nodes[c].fn == fn)
+			return c;
+	if (p->nnodes == p->cap) {
+		size_t cap = p->cap * 2;
+		node *q = realloc(p->nodes, cap * sizeof *q);
+		if (!q) {
+			p->oom = 1;
+			return parent;
+		}
+		p->nodes = q;
+		p->cap = cap;
+	}
+	uint32_t c = (uint32_t)p->nnodes++;
+	p->nodes[c] = (node){ .fn = fn, .parent = parent, .sibling = p->nodes[parent].child };
+	p->nodes[parent].child = c;
+	return c;
+}
+
+static int is_context_root(const prof *p, uint32_t n)
+{
+	return p->nodes[n].fn >= p->nfn;
+}
+
+/* The innermost-first path of node n up to its context's root (included). */
+static void append_path(prof *p, uint32_t n)
+{
+	for (; n && p->nlowest < sizeof p->lowest_path / sizeof *p->lowest_path;
+	     n = is_context_root(p, n) ? 0 : p->nodes[n].parent)
+		if (n != p->ctx_root[0])  /* main's functions say it */
+			p->lowest_path[p->nlowest++] = n;
+}
+
+static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
+{
+	prof *p = ud;
+	uint32_t w = (pc >> 1) < p->words ? pc >> 1 : 0;
+	uint32_t fn = p->fn_of[w];
+	if (p->next == NEXT_CALL || p->next == NEXT_ENTER) {
+		p->cur = child(p, p->cur, fn);
+		if (p->next == NEXT_CALL)
+			p->calls[fn]++;
+	} else if (p->next == NEXT_RET && !is_context_root(p, p->nodes[p->cur].parent)) {
+		p->cur = p->nodes[p->cur].parent;
+	}
+	if (p->nodes[p->cur].fn != fn && !is_context_root(p, p->cur))
+		p->cur = child(p, p->nodes[p->cur].parent, fn);  /* jumped into another symbol */
+	p->nodes[p->cur].self += cycles;
+	p->insn_cycles += cycles;
+	p->next = p->kind[w];
+	uint16_t sp = sim_sp(p->a->s);
+	const sim *s = p->a->s;
+	if (sp < p->lowest_sp && sp >= 0x60 && sp < s->data_size) {
+		p->lowest_sp = sp;
+		p->lowest_icount = s->icount;
+		p->nlowest = 0;
+		append_path(p, p->cur);
+		for (unsigned d = p->depth; d-- > 0;)
+			append_path(p, p->stack[d].cur);
+	}
+}
+
+static void on_raise(void *ud, uint8_t vector)
+{
+	prof *p = ud;
+	p->raised[vector] = sim_cycle(p->a->s) + 1;  /* 0: not raised */
+}
+
+static void on_irq(void *ud, uint8_t vector, uint32_t ra)
+{
+	(void)ra;
+	prof *p = ud;
+	uint64_t now = sim_cycle(p->a->s);
+	p->count[vector]++;
+	if (p->raised[vector]) {
+		push64(p, &p->latency[vector], now - (p->raised[vector] - 1));
+		p->raised[vector] = 0;
+	}
+	if (p->depth < sizeof p->stack / sizeof *p->stack)
+		p->stack[p->depth++] = (frame){ .cur = p->cur, .next = p->next, .vector = vector,
+						.entered = now };
+	p->cur = p->ctx_root[vector];
+	p->next = NEXT_ENTER;
+}
+
+static void on_reti(void *ud, uint8_t vector)
+{
+	(void)vector;
+	prof *p = ud;
+	if (!p->depth)
+		return;
+	frame *f = &p->stack[--p->depth];
+	push64(p, &p->duration[f->vector], sim_cycle(p->a->s) - f->entered);
+	p->cur = f->cur;
+	p->next = f->next;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static an_spread spread(grow64 *g)
+{
+	if (!g->n)
+		return (an_spread){ 0 };
+	qsort(g->v, g->n, sizeof *g->v, by_u64);
+	return (an_spread){ .n = g->n, .min = g->v[0], .median = g->v[(g->n - 1) / 2],
+			    .max = g->v[g->n - 1] };
+}
+
+static int by_self(const void *a, const void *b)
+{
+	const an_func *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Names of fn ids: code symbols, then "main" and each vector's name. */
+typedef struct names {
+	const char **fn;
+	char ctx[256][48];
+} names;
+
+static const char *fn_name(const prof *p, const names *nm, uint32_t fn)
+{
+	return fn < p->nfn ? nm->fn[fn] : nm->ctx[fn - p->nfn];
+}
+
+static int fill(prof *p, an_profile *out, names *nm, avrr_err *err)
+{
+	/* Inclusive cycles: a child is always made after its parent. */
+	for (size_t n = p->nnodes; n-- > 1;) {
+		p->nodes[n].incl += p->nodes[n].self;
+		p->nodes[p->nodes[n].parent].incl += p->nodes[n].incl;
+	}
+	uint64_t *self = calloc(p->nfn + 1, sizeof *self), *total = calloc(p->nfn + 1, sizeof *total);
+	if (!self || !total) {
+		free(self);
+		free(total);
+		return avrr_errf(err, "out of memory");
+	}
+	for (size_t n = 1; n < p->nnodes; n++) {
+		const node *x = &p->nodes[n];
+		if (x->fn >= p->nfn)
+			continue;
+		self[x->fn] += x->self;
+		int outer = 1;  /* recursion: counted at its outermost call */
+		for (uint32_t up = x->parent; up && !is_context_root(p, up) && outer;
+		     up = p->nodes[up].parent)
+			outer = p->nodes[up].fn != x->fn;
+		if (outer)
+			total[x->fn] += x->incl;
+	}
+	size_t k = 0;
+	for (uint32_t f = 0; f < p->nfn; f++)
+		k += total[f] > 0 || p->calls[f] > 0;
+	out->funcs = calloc(k + 1, sizeof *out->funcs);
+	k = 0;
+	for (uint32_t f = 0; out->funcs && f < p->nfn; f++)
+		if (total[f] || p->calls[f])
+			out->funcs[k++] = (an_func){ .name = nm->fn[f], .self = self[f],
+						     .total = total[f], .calls = p->calls[f] };
+	free(self);
+	free(total);
+	if (!out->funcs)
+		return avrr_errf(err, "out of memory");
+	out->nfuncs = k;
+	qsort(out->funcs, k, sizeof *out->funcs, by_self);
+
+	size_t nv = 0;
+	for (unsigned v = 1; v < 256; v++)
+		nv += p->count[v] > 0;
+	if (!(out->vectors = calloc(nv + 1, sizeof *out->vectors)))
+		return avrr_errf(err, "out of memory");
+	for (unsigned v = 1; v < 256; v++) {
+		if (!p->count[v])
+			continue;
+		an_vector *x = &out->vectors[out->nvectors++];
+		x->vector = (uint8_t)v;
+		snprintf(x->name, sizeof x->name, "%s", nm->ctx[v]);
+		x->count = p->count[v];
+		x->latency = spread(&p->latency[v]);
+		x->duration = spread(&p->duration[v]);
+		const node *root = &p->nodes[p->ctx_root[v]];
+		x->total = root->incl;
+		for (uint32_t c = root->child; c; c = p->nodes[c].sibling)
+			x->self += p->nodes[c].self;
+	}
+	out->instruction_cycles = p->insn_cycles;
+	out->cycles = sim_cycle(p->a->s);
+	out->stack_lowest_sp = p->lowest_sp;
+	out->stack_bytes = p->lowest_sp < p->a->s->data_size ? p->a->s->data_size - 1 - p->lowest_sp : 0;
+	out->stack_icount = p->lowest_icount;
+	if (!(out->backtrace = calloc(p->nlowest + 1, sizeof *out->backtrace)))
+		return avrr_errf(err, "out of memory");
+	for (size_t i = 0; i < p->nlowest; i++)
+		out->backtrace[out->nbacktrace++] = (char *)fn_name(p, nm, p->nodes[p->lowest_path[i]].fn);
+	return 0;
+}
+
+/* What an_profile keeps for folded stacks and names. */
+typedef struct kept {
+	prof p;
+	names nm;
+} kept;
+
+static void free_prof(prof *p)
+{
+	free(p->fn_of);
+	free(p->kind);
+	free(p->nodes);
+	free(p->calls);
+	for (unsigned v = 0; v < 256; v++) {
+		free(p->latency[v].v);
+		free(p->duration[v].v);
+	}
+}
+
+static uint8_t next_of(uint16_t op)
+{
+	/* `rcall .+0` is avr-gcc's way to make room on the stack, not a call. */
+	if (((op & 0xf000) == 0xd000 && op != 0xd000) || (op & 0xfe0e) == 0x940e ||
+	    op == 0x9509 || op == 0x9519)
+		return NEXT_CALL;   /* RCALL, CALL, ICALL, EICALL */
+	return op == 0x9508 ? NEXT_RET : NEXT_NONE;
+}
+
+int an_profile_run(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t total),
+		   void *ud, an_profile *out, avrr_err *err)
+{
+	memset(out, 0, sizeof *out);
+	kept *k = calloc(1, sizeof *k);
+	if (!k)
+		return avrr_errf(err, "out of memory");
+	out->priv = k;
+	prof *p = &k->p;
+	const firmware *fw = a->fw;
+	p->a = a;
+	p->nfn = (uint32_t)fw->nsyms + 1;   /* the last: no symbol */
+	p->words = fw->flash_size / 2 + 1;
+	p->fn_of = calloc(p->words, sizeof *p->fn_of);
+	p->kind = calloc(p->words, 1);
+	p->calls = calloc(p->nfn + 256, sizeof *p->calls);
+	k->nm.fn = calloc(p->nfn, sizeof *k->nm.fn);
+	p->cap = 1024;
+	p->nodes = calloc(p->cap, sizeof *p->nodes);
+	if (!p->fn_of || !p->kind || !p->calls || !k->nm.fn || !p->nodes) {
+		an_profile_free(out);
+		return avrr_errf(err, "out of memory");
+	}
+	for (size_t i = 0; i < fw->nsyms; i++)
+		k->nm.fn[i] = fw->syms[i].name;
+	k->nm.fn[fw->nsyms] = "??";
+	for (uint32_t w = 0; w < p->words; w++) {
+		const fw_symbol *sym = fw_code_symbol_at(fw, 2 * w);
+		p->fn_of[w] = sym ? (uint32_t)(sym - fw->syms) : (uint32_t)fw->nsyms;
+		if (2 * w + 1 < fw->flash_size)
+			p->kind[w] = next_of((uint16_t)(fw->flash[2 * w] | fw->flash[2 * w + 1] << 8));
+	}
+	p->nnodes = 1;
+	for (unsigned v = 0; v < 256; v++) {
+		an_context_name(a, v, k->nm.ctx[v], sizeof k->nm.ctx[v]);
+		p->ctx_root[v] = child(p, 0, p->nfn + v);
+	}
+	p->cur = p->ctx_root[0];
+	p->next = NEXT_ENTER;
+	p->lowest_sp = UINT16_MAX;
+	rp_observer o = { .ud = p, .on_insn = on_insn, .on_raise = on_raise, .on_irq = on_irq,
+			  .on_reti = on_reti };
+	int rc = rp_observe(a->r, &o, err) || an_run(a, progress, ud, err) ? -1 : 0;
+	rp_observe(a->r, &(rp_observer){ .ud = p }, err);
+	if (!rc && p->oom)
+		rc = avrr_errf(err, "out of memory");
+	if (!rc)
+		rc = fill(p, out, &k->nm, err);
+	if (rc)
+		an_profile_free(out);
+	return rc;
+}
+
+/* Writes node n's path from its context's root, ';'-separated. */
+static void write_path(const prof *p, const names *nm, uint32_t n, FILE *f)
+{
+	uint32_t path[1024];
+	size_t len = 0;
+	for (; n && len < 1024; n = p->nodes[n].parent)
+		path[len++] = n;
+	int first = 1;
+	while (len-- > 0) {
+		uint32_t fn = p->nodes[path[len]].fn;
+		if (fn == p->nfn)   /* the main program's root: its functions say it */
+			continue;
+		fprintf(f, "%s%s", first ? "" : ";", fn_name(p, nm, fn));
+		first = 0;
+	}
+}
+
+int an_profile_folded(const an_profile *out, FILE *f)
+{
+	const kept *k = out->priv;
+	const prof *p = &k->p;
+	for (size_t n = 1; n < p->nnodes; n++) {
+		if (!p->nodes[n].self)
+			continue;
+		write_path(p, &k->nm, (uint32_t)n, f);
+		fprintf(f, " %llu\n", (unsigned long long)p->nodes[n].self);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+void an_profile_free(an_profile *out)
+{
+	kept *k = out->priv;
+	if (k) {
+		free_prof(&k->p);
+		free(k->nm.fn);
+		free(k);
+	}
+	free(out->funcs);
+	free(out->vectors);
+	free(out->backtrace);
+	memset(out, 0, sizeof *out);
+}

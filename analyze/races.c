@@ -1,0 +1,317 @@
+/* races.c — ISR/main race detection on the replay (see races.h). */
+#include "races.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPAN_GAP 8          /* a context's instructions between two halves, at most */
+#define SITE_WITNESSES 64   /* witnesses kept per non-atomic access site */
+
+/* One context's use of one variable. */
+typedef struct use {
+	uint8_t ctx, reads, writes;
+	uint32_t read_pc, write_pc;  /* the first of each */
+} use;
+
+typedef struct var {
+	const fw_symbol *sym;
+	use *uses;
+	unsigned nuses;
+} var;
+
+/* A non-atomic access, by where it happened. */
+typedef struct site {
+	uint32_t var, first_pc, second_pc;
+	uint8_t ctx, multi, writes, rmw;
+	uint64_t occurrences;
+	uint8_t wvec[SITE_WITNESSES];
+	uint64_t wicount[SITE_WITNESSES];
+	unsigned nw;
+	uint64_t wcount[256];       /* witnesses per interrupting vector */
+} site;
+
+/* The access a context has under way. */
+typedef struct span {
+	uint32_t var;               /* index + 1; 0 = none */
+	uint64_t last;              /* the context's instruction count at its last half */
+	uint64_t read_mask, write_mask, rmw;
+	int gap_open;               /* a boundary with I set since the last half */
+	int split;
+	uint32_t first_pc, second_pc, last_pc;
+	uint8_t pvec[4];            /* interrupts since the last half */
+	uint64_t picount[4];
+	unsigned np;
+	uint8_t wvec[SITE_WITNESSES];
+	uint64_t wicount[SITE_WITNESSES];
+	unsigned nw;
+} span;
+
+typedef struct races {
+	an_session *a;
+	var *vars;
+	size_t nvars;
+	uint32_t *var_at;           /* per data address: var index + 1, or 0 */
+	uint32_t data_size;
+	span spans[256];
+	uint64_t insns[256];        /* instructions retired per context */
+	uint8_t i_after[256];       /* I after the context's last instruction */
+	uint8_t stack[TRACE_MAX_NESTING + 1];  /* running contexts, innermost last */
+	unsigned depth;
+	site *sites;
+	size_t nsites, cap;
+	int oom;
+} races;
+
+static unsigned running(const races *x)
+{
+	return x->depth ? x->stack[x->depth - 1] : 0;
+}
+
+static void note_use(races *x, var *v, unsigned ctx, int write, uint32_t pc)
+{
+	use *u = NULL;
+	for (unsigned i = 0; i < v->nuses && !u; i++)
+		if (v->uses[i].ctx == ctx)
+			u = &v->uses[i];
+	if (!u) {
+		use *p = realloc(v->uses, (v->nuses + 1) * sizeof *p);
+		if (!p) {
+			x->oom = 1;
+			return;
+		}
+		v->uses = p;
+		u = &p[v->nuses++];
+		*u = (use){ .ctx = (uint8_t)ctx };
+	}
+	if (write && !u->writes++)
+		u->write_pc = pc;
+	if (!write && !u->reads++)
+		u->read_pc = pc;
+}
+
+/* Ends context ctx's access; a non-atomic one is counted at its site. */
+static void close_span(races *x, unsigned ctx)
+{
+	span *sp = &x->spans[ctx];
+	uint64_t bytes = sp->read_mask | sp->write_mask;
+	int multi = (bytes & (bytes - 1)) != 0;
+	if (sp->var && sp->split && (multi || sp->rmw)) {
+		site *st = NULL;
+		for (size_t i = 0; i < x->nsites && !st; i++)
+			if (x->sites[i].var == sp->var && x->sites[i].ctx == ctx &&
+			    x->sites[i].first_pc == sp->first_pc && x->sites[i].second_pc == sp->second_pc)
+				st = &x->sites[i];
+		if (!st) {
+			if (x->nsites == x->cap) {
+				size_t cap = x->cap ? x->cap * 2 : 16;
+				site *p = realloc(x->sites, cap * sizeof *p);
+				if (!p) {
+					x->oom = 1;
+					memset(sp, 0, sizeof *sp);
+					return;
+				}
+				x->sites = p;
+				x->cap = cap;
+			}
+			st = &x->sites[x->nsites++];
+			memset(st, 0, sizeof *st);
+			*st = (site){ .var = sp->var, .first_pc = sp->first_pc,
+				      .second_pc = sp->second_pc, .ctx = (uint8_t)ctx };
+		}
+		st->occurrences++;
+		st->multi |= (uint8_t)multi;
+		st->writes |= sp->write_mask != 0;
+		st->rmw |= sp->rmw != 0;
+		for (unsigned i = 0; i < sp->nw; i++) {
+			st->wcount[sp->wvec[i]]++;
+			if (st->nw < SITE_WITNESSES) {
+				st->wvec[st->nw] = sp->wvec[i];
+				st->wicount[st->nw++] = sp->wicount[i];
+			}
+		}
+	}
+	memset(sp, 0, sizeof *sp);
+}
+
+static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
+{
+	(void)pc;
+	(void)cycles;
+	races *x = ud;
+	unsigned ctx = running(x);
+	span *sp = &x->spans[ctx];
+	x->insns[ctx]++;
+	/* The boundary before this instruction could take an interrupt if I
+	 * was set after the context's previous one. */
+	sp->gap_open |= x->i_after[ctx];
+	x->i_after[ctx] = (uint8_t)sim_interrupts_enabled(x->a->s);
+	if (sp->var && x->insns[ctx] - sp->last > SPAN_GAP)
+		close_span(x, ctx);
+}
+
+static void on_sram(void *ud, const rp_access *acc)
+{
+	races *x = ud;
+	uint32_t vi = acc->addr < x->data_size ? x->var_at[acc->addr] : 0;
+	if (!vi)
+		return;
+	unsigned ctx = running(x);
+	var *v = &x->vars[vi - 1];
+	note_use(x, v, ctx, acc->write, acc->pc);
+	span *sp = &x->spans[ctx];
+	uint64_t bit = 1ull << ((acc->addr - v->sym->addr) & 63);
+	if (sp->var && (sp->var != vi || (acc->write ? sp->write_mask : sp->read_mask) & bit))
+		close_span(x, ctx);
+	if (!sp->var) {
+		*sp = (span){ .var = vi, .first_pc = acc->pc };
+	} else {
+		if (sp->gap_open && !sp->split) {
+			sp->split = 1;
+			sp->first_pc = sp->last_pc;
+			sp->second_pc = acc->pc;
+		}
+		/* Interrupts taken since the last half came between two. */
+		for (unsigned i = 0; i < sp->np && sp->nw < SITE_WITNESSES; i++) {
+			sp->wvec[sp->nw] = sp->pvec[i];
+			sp->wicount[sp->nw++] = sp->picount[i];
+		}
+	}
+	if (acc->write && (sp->read_mask & bit))
+		sp->rmw |= bit;
+	*(acc->write ? &sp->write_mask : &sp->read_mask) |= bit;
+	sp->np = 0;
+	sp->gap_open = 0;
+	sp->last = x->insns[ctx];
+	sp->last_pc = acc->pc;
+}
+
+static void on_irq(void *ud, uint8_t vector, uint32_t ra)
+{
+	(void)ra;
+	races *x = ud;
+	span *sp = &x->spans[running(x)];
+	if (sp->var && sp->np < 4) {
+		sp->pvec[sp->np] = vector;
+		sp->picount[sp->np++] = x->a->s->icount;
+	}
+	if (x->depth < sizeof x->stack)
+		x->stack[x->depth++] = vector;
+	x->i_after[vector] = 0;  /* entry clears I */
+}
+
+static void on_reti(void *ud, uint8_t vector)
+{
+	races *x = ud;
+	(void)vector;
+	close_span(x, running(x));
+	if (x->depth)
+		x->depth--;
+}
+
+/* Whether a site races with context u's use of the variable: u must be
+ * an ISR (main never preempts one) other than the site's own. */
+static int conflicts(const site *st, const use *u)
+{
+	if (!u->ctx || u->ctx == st->ctx)
+		return 0;
+	return st->multi ? st->writes || u->writes : u->writes != 0;
+}
+
+static int by_witness_then_addr(const void *pa, const void *pb)
+{
+	const an_race *a = pa, *b = pb;
+	if (!a->nwitnesses != !b->nwitnesses)
+		return a->nwitnesses ? -1 : 1;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->first_pc < b->first_pc ? -1 : a->first_pc > b->first_pc;
+}
+
+static int report(races *x, an_race **out, size_t *n, avrr_err *err)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < x->nsites; i++) {
+		const site *st = &x->sites[i];
+		const var *v = &x->vars[st->var - 1];
+		for (unsigned k = 0; k < v->nuses; k++) {
+			const use *u = &v->uses[k];
+			if (!conflicts(st, u))
+				continue;
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 8;
+				an_race *p = realloc(*out, cap * sizeof *p);
+				if (!p) {
+					free(*out);
+					*out = NULL;
+					return avrr_errf(err, "out of memory");
+				}
+				*out = p;
+			}
+			an_race *r = &(*out)[(*n)++];
+			memset(r, 0, sizeof *r);
+			snprintf(r->variable, sizeof r->variable, "%s", v->sym->name);
+			r->addr = (uint16_t)v->sym->addr;
+			r->size = v->sym->size;
+			r->kind = st->rmw ? "read-modify-write" : st->writes ? "split write" : "split read";
+			r->ctx = st->ctx;
+			r->first_pc = st->first_pc;
+			r->second_pc = st->second_pc;
+			r->occurrences = st->occurrences;
+			r->other_ctx = u->ctx;
+			r->other_writes = u->writes != 0;
+			r->other_pc = u->writes ? u->write_pc : u->read_pc;
+			r->witness_count = st->wcount[u->ctx];
+			for (unsigned w = 0; w < st->nw && r->nwitnesses < AN_MAX_WITNESSES; w++)
+				if (st->wvec[w] == u->ctx)
+					r->witnesses[r->nwitnesses++] = st->wicount[w];
+		}
+	}
+	if (*n)
+		qsort(*out, *n, sizeof **out, by_witness_then_addr);
+	return 0;
+}
+
+int an_races(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t total),
+	     void *ud, an_race **out, size_t *n, avrr_err *err)
+{
+	races x = { .a = a, .data_size = a->s->data_size };
+	int rc = -1;
+	x.var_at = calloc(x.data_size, sizeof *x.var_at);
+	x.vars = calloc(a->fw->nsyms + 1, sizeof *x.vars);
+	if (!x.var_at || !x.vars) {
+		avrr_errf(err, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < a->fw->nsyms; i++) {
+		const fw_symbol *sym = &a->fw->syms[i];
+		if (sym->space != FW_SYM_DATA || !sym->size || sym->addr >= x.data_size ||
+		    sym->size > x.data_size - sym->addr)
+			continue;
+		x.vars[x.nvars++].sym = sym;
+		for (uint32_t b = 0; b < sym->size; b++)
+			if (!x.var_at[sym->addr + b])
+				x.var_at[sym->addr + b] = (uint32_t)x.nvars;
+	}
+	rp_observer o = { .ud = &x, .on_insn = on_insn, .on_sram = on_sram, .on_irq = on_irq,
+			  .on_reti = on_reti };
+	if (rp_observe(a->r, &o, err) || an_run(a, progress, ud, err))
+		goto out;
+	for (unsigned c = 0; c < 256; c++)
+		close_span(&x, c);
+	if (x.oom) {
+		avrr_errf(err, "out of memory");
+		goto out;
+	}
+	rc = report(&x, out, n, err);
+out:
+	rp_observe(a->r, &(rp_observer){ .ud = &x }, err);
+	for (size_t i = 0; i < x.nvars; i++)
+		free(x.vars[i].uses);
+	free(x.vars);
+	free(x.var_at);
+	free(x.sites);
+	return rc;
+}

@@ -1,0 +1,257 @@
+/* vcd.c — the replay as a Value Change Dump (see vcd.h; IEEE 1364 §18). */
+#include "vcd.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../trace/log.h"
+#include "../util/file.h"
+
+#define MAX_VARS 64
+
+typedef struct signal {
+	char id[4];
+	unsigned bits;
+	uint64_t value;
+	int known;
+} signal;
+
+typedef struct vcd {
+	an_session *a;
+	FILE *f;
+	uint64_t last_ns;
+	int have_time;
+	signal reg[256];            /* per I/O data address below 0x100 */
+	uint8_t traced[256];
+	signal vec[256];
+	uint8_t used_vec[256];
+	signal depth;
+	unsigned ndepth;
+	signal var[MAX_VARS];
+	const fw_symbol *sym[MAX_VARS];
+	unsigned nvars;
+	an_vcd_stats *st;
+} vcd;
+
+static void make_id(unsigned k, char id[4])
+{
+	/* Identifiers are printable ASCII 33..126 (base 94). */
+	unsigned n = 0;
+	do {
+		id[n++] = (char)(33 + k % 94);
+		k /= 94;
+	} while (k && n < 3);
+	id[n] = 0;
+}
+
+static uint64_t now_ns(const vcd *v)
+{
+	uint64_t cycle = sim_cycle(v->a->s), f = v->a->s->frequency;
+	return cycle / f * 1000000000ull + cycle % f * 1000000000ull / f;
+}
+
+static void emit(vcd *v, signal *sg, uint64_t value)
+{
+	if (sg->known && sg->value == value)
+		return;
+	uint64_t t = now_ns(v);
+	if (!v->have_time || t != v->last_ns) {
+		fprintf(v->f, "#%" PRIu64 "\n", t);
+		v->last_ns = t;
+		v->have_time = 1;
+	}
+	if (sg->bits == 1) {
+		fprintf(v->f, "%c%s\n", value ? '1' : '0', sg->id);
+	} else {
+		char bin[65];
+		int n = 0;
+		for (int b = (int)sg->bits - 1; b >= 0; b--)
+			if (n || (value >> b) & 1 || b == 0)
+				bin[n++] = (char)('0' + ((value >> b) & 1));
+		bin[n] = 0;
+		fprintf(v->f, "b%s %s\n", bin, sg->id);
+	}
+	sg->value = value;
+	sg->known = 1;
+	v->st->changes++;
+}
+
+static uint64_t var_value(const vcd *v, unsigned i)
+{
+	const uint8_t *data = sim_live_data(v->a->s);
+	uint64_t x = 0;
+	for (uint32_t b = v->sym[i]->size; b-- > 0;)
+		x = x << 8 | data[v->sym[i]->addr + b];
+	return x;
+}
+
+static void on_io(void *ud, const rp_access *acc)
+{
+	vcd *v = ud;
+	if (acc->addr < 256 && v->traced[acc->addr])
+		emit(v, &v->reg[acc->addr], acc->value);
+}
+
+static void on_sram(void *ud, const rp_access *acc)
+{
+	vcd *v = ud;
+	if (!acc->write)
+		return;
+	for (unsigned i = 0; i < v->nvars; i++)
+		if (acc->addr >= v->sym[i]->addr && acc->addr < v->sym[i]->addr + v->sym[i]->size)
+			emit(v, &v->var[i], var_value(v, i));
+}
+
+static void on_irq(void *ud, uint8_t vector, uint32_t ra)
+{
+	(void)ra;
+	vcd *v = ud;
+	emit(v, &v->vec[vector], 1);
+	v->st->interrupt_edges++;
+	emit(v, &v->depth, ++v->ndepth);
+}
+
+static void on_reti(void *ud, uint8_t vector)
+{
+	vcd *v = ud;
+	emit(v, &v->vec[vector], 0);
+	v->st->interrupt_edges++;
+	emit(v, &v->depth, v->ndepth ? --v->ndepth : 0);
+}
+
+/* The header, and every signal's value at reset. */
+static void header(vcd *v, const char *path)
+{
+	FILE *f = v->f;
+	sim *s = v->a->s;
+	unsigned k = 0;
+	fprintf(f, "$version avrr $end\n$comment recording %s, %s at %" PRIu32 " Hz $end\n"
+		"$timescale 1ns $end\n$scope module avrr $end\n$scope module io $end\n",
+		path, s->mcu, s->frequency);
+	for (unsigned a = 0; a < 256; a++) {
+		if (!v->traced[a])
+			continue;
+		const char *name = sim_ioreg_name(s, (uint16_t)a);
+		v->reg[a].bits = 8;
+		make_id(k++, v->reg[a].id);
+		if (name)
+			fprintf(f, "$var reg 8 %s %s $end\n", v->reg[a].id, name);
+		else
+			fprintf(f, "$var reg 8 %s io_0x%02x $end\n", v->reg[a].id, a);
+	}
+	fprintf(f, "$upscope $end\n$scope module interrupts $end\n");
+	for (unsigned c = 1; c < 256; c++) {
+		if (!v->used_vec[c])
+			continue;
+		char name[48];
+		an_context_name(v->a, c, name, sizeof name);
+		for (char *p = name; *p; p++)
+			if (*p == ' ')
+				*p = '_';
+		v->vec[c].bits = 1;
+		make_id(k++, v->vec[c].id);
+		fprintf(f, "$var wire 1 %s %s $end\n", v->vec[c].id, name);
+	}
+	v->depth.bits = 8;
+	make_id(k++, v->depth.id);
+	fprintf(f, "$var reg 8 %s depth $end\n$upscope $end\n", v->depth.id);
+	if (v->nvars)
+		fprintf(f, "$scope module variables $end\n");
+	for (unsigned i = 0; i < v->nvars; i++) {
+		v->var[i].bits = v->sym[i]->size * 8;
+		make_id(k++, v->var[i].id);
+		fprintf(f, "$var reg %u %s %s $end\n", v->var[i].bits, v->var[i].id, v->sym[i]->name);
+	}
+	fprintf(f, "%s$upscope $end\n$enddefinitions $end\n", v->nvars ? "$upscope $end\n" : "");
+	v->st->signals = k;
+	/* Reset values: the registers as the chip holds them, nothing running. */
+	fprintf(f, "#0\n$dumpvars\n");
+	v->have_time = 1;
+	const uint8_t *data = sim_live_data(s);
+	for (unsigned a = 0; a < 256; a++)
+		if (v->traced[a])
+			emit(v, &v->reg[a], a < s->data_size ? data[a] : 0);
+	for (unsigned c = 1; c < 256; c++)
+		if (v->used_vec[c])
+			emit(v, &v->vec[c], 0);
+	emit(v, &v->depth, 0);
+	for (unsigned i = 0; i < v->nvars; i++)
+		emit(v, &v->var[i], var_value(v, i));
+	fprintf(f, "$end\n");
+	v->st->changes = 0;
+}
+
+int an_vcd_check_vars(const an_session *a, const char *const *vars, unsigned nvars,
+		      avrr_err *err)
+{
+	if (nvars > MAX_VARS)
+		return avrr_errf(err, "at most %d --var", MAX_VARS);
+	for (unsigned i = 0; i < nvars; i++) {
+		const fw_symbol *sym = fw_find_symbol(a->fw, vars[i]);
+		int data = sym && sym->space == FW_SYM_DATA && sym->size;
+		if (!data || sym->addr + sym->size > a->s->data_size)
+			return avrr_errf(err, "--var %s: no variable of that name in the firmware",
+					 vars[i]);
+		if (sym->size > 8)
+			return avrr_errf(err, "--var %s: %" PRIu32 " bytes; at most 8 make one signal",
+					 vars[i], sym->size);
+	}
+	return 0;
+}
+
+int an_export_vcd(an_session *a, const char *out, const char *const *vars, unsigned nvars,
+		  void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
+		  an_vcd_stats *st, avrr_err *err)
+{
+	memset(st, 0, sizeof *st);
+	vcd *v = calloc(1, sizeof *v);
+	if (!v)
+		return avrr_errf(err, "out of memory");
+	v->a = a;
+	v->st = st;
+	int rc = -1;
+	char tmp[4096];
+	if (an_vcd_check_vars(a, vars, nvars, err))
+		goto out;
+	for (unsigned i = 0; i < nvars; i++)
+		v->sym[v->nvars++] = fw_find_symbol(a->fw, vars[i]);
+	uint16_t addrs[128];
+	unsigned n = trace_input_registers(a->s, addrs, 64);
+	n += trace_output_registers(a->s, addrs + n, 64);
+	for (unsigned i = 0; i < n; i++)
+		if (addrs[i] < 256)
+			v->traced[addrs[i]] = 1;
+	size_t nev;
+	const trace_event *ev = rp_events(a->r, &nev);
+	for (size_t i = 0; i < nev; i++)
+		if (ev[i].type == TRACE_IRQ)
+			v->used_vec[ev[i].ctx & 0xff] = 1;
+	if (!(v->f = util_open_temp(out, tmp, sizeof tmp))) {
+		avrr_errf(err, "%s: %s", out, strerror(errno));
+		goto out;
+	}
+	header(v, a->path);
+	rp_observer o = { .ud = v, .on_io = on_io, .on_irq = on_irq, .on_reti = on_reti,
+			  .on_sram = v->nvars ? on_sram : NULL };
+	rc = rp_observe(a->r, &o, err) || an_run(a, progress, ud, err) ? -1 : 0;
+	rp_observe(a->r, &(rp_observer){ .ud = v }, err);
+	if (!rc) {
+		if (now_ns(v) != v->last_ns)  /* where the run ends */
+			fprintf(v->f, "#%" PRIu64 "\n", now_ns(v));
+		if (fflush(v->f) || ferror(v->f))
+			rc = avrr_errf(err, "%s: %s", out, strerror(errno));
+	}
+	if (fclose(v->f) && !rc)
+		rc = avrr_errf(err, "%s: %s", out, strerror(errno));
+	if (!rc && rename(tmp, out))
+		rc = avrr_errf(err, "%s: %s", out, strerror(errno));
+	if (rc)
+		unlink(tmp);
+out:
+	free(v);
+	return rc;
+}

@@ -1,0 +1,343 @@
+/*
+ * test_analyze.c — analyses on the replay, checked against answers known
+ * from the firmware and the recording:
+ *
+ *  - race_tick (ATmega328P): main reads the 16-bit tick its timer ISR
+ *    increments, in two loads.  `analyze races` names tick, both places,
+ *    and witnesses: exactly the recorded interrupts whose return address is
+ *    the second load, and at each the replay (and the shell) is inside the
+ *    ISR.  With ATOMIC_BLOCK (race_tick_atomic) there is no race at all.
+ *  - profile: spin() costs a hand-counted 7 cycles a call, exactly; the
+ *    per-vector counts are avrr info's, on race_tick and funcsheap; the
+ *    folded stacks add up to the instruction cycles.
+ *  - export --vcd: GTKWave's own reader (vcd2fst, fst2vcd) reads the file
+ *    back with one rising and one falling edge per interrupt, and tick's
+ *    last value is the number of interrupts.
+ *  - a replay that goes wrong fails the analysis; bad arguments are refused.
+ */
+#include "../testlib.h"
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "replayer/replayer.h"
+
+#define setup test_scratch_setup
+#define teardown test_scratch_teardown
+typedef test_scratch scratch;
+
+#define TIMER0_OVF 16  /* on the ATmega328P */
+
+static char big[1 << 18];
+
+static void record(scratch *s, const char *elf, const char *name, const char *args,
+		   char *path, size_t n)
+{
+	snprintf(path, n, "%s/%s.db", s->dir, name);
+	if (test_run(s->out, sizeof s->out, "%s record %s -o '%s' %s", test_avrr(), elf, path, args))
+		fail_msg("record %s: %s", elf, s->out);
+}
+
+/* Runs an avrr command that prints JSON, and parses it. */
+static json_t *run_json(const char *fmt, const char *path, const char *what)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, fmt, test_avrr(), path, what);
+	int rc = test_run(big, sizeof big, "%s 2>/dev/null", cmd);
+	if (rc)
+		fail_msg("%s: exit %d: %s", cmd, rc, big);
+	json_error_t e;
+	json_t *o = json_loads(big, 0, &e);
+	if (!o)
+		fail_msg("%s: not JSON (%s): %s", cmd, e.text, big);
+	return o;
+}
+
+static long long jint(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_integer(v))
+		fail_msg("no integer '%s'", key);
+	return json_integer_value(v);
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_string(v))
+		fail_msg("no string '%s'", key);
+	return json_string_value(v);
+}
+
+static void test_seeded_race_is_witnessed(void **state)
+{
+	scratch *s = *state;
+	char path[256], q[256];
+	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 1M", path, sizeof path);
+	json_t *o = run_json("%s analyze '%s' %s --json", path, "races");
+	json_t *races = json_object_get(o, "races");
+	assert_int_equal(json_array_size(races), 1);
+	assert_int_equal(json_array_size(json_object_get(o, "potential")), 0);
+	json_t *r = json_array_get(races, 0);
+	assert_string_equal(jstr(r, "variable"), "tick");
+	assert_int_equal(jint(r, "size"), 2);
+	assert_string_equal(jstr(r, "kind"), "split read");
+	assert_string_equal(jstr(r, "context"), "main");
+	json_t *other = json_object_get(r, "other");
+	assert_string_equal(jstr(other, "context"), "TIMER0_OVF_vect");
+	assert_string_equal(jstr(other, "access"), "write");
+	/* Both halves are the one line `return tick;`, the write `tick++;`. */
+	assert_string_equal(jstr(json_object_get(r, "first"), "where"), "race_tick.c:35");
+	assert_string_equal(jstr(json_object_get(r, "second"), "where"), "race_tick.c:35");
+	assert_string_equal(jstr(json_object_get(other, "at"), "where"), "race_tick.c:23");
+	long long first = jint(json_object_get(r, "first"), "pc");
+	long long second = jint(json_object_get(r, "second"), "pc");
+	assert_int_equal(second, first + 4);  /* two LDS */
+	/* The witnesses are exactly the interrupts taken with the second load
+	 * next: the recording says how many. */
+	snprintf(q, sizeof q, "SELECT count(*) FROM events WHERE type = 2 AND value = %lld", second);
+	long long expected = test_sql_int(path, q);
+	assert_true(expected > 0);
+	assert_int_equal(jint(r, "witness_count"), expected);
+	json_t *w = json_object_get(r, "witnesses");
+	assert_true(json_array_size(w) >= 1);
+	snprintf(q, sizeof q, "SELECT min(icount) FROM events WHERE type = 2 AND value = %lld",
+		 second);
+	long long witness = json_integer_value(json_array_get(w, 0));
+	assert_int_equal(witness, test_sql_int(path, q));
+
+	/* At the witness the replay is inside the ISR, its return address the
+	 * second half. */
+	replay *rp;
+	avrr_err err = { "" };
+	rp_options opt = { .match = RP_MATCH_SEQUENCE };
+	if (rp_open(path, &opt, &rp, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(rp_run(rp, (uint64_t)witness), RP_LIMIT);
+	assert_int_equal(sim_running_vector(rp_sim(rp)), TIMER0_OVF);
+	assert_int_equal(sim_stacked_pc(rp_sim(rp)), second);
+	rp_close(rp);
+	/* And so the shell shows it. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'goto %lld\\nwhere\\n' | %s shell '%s'",
+				  witness, test_avrr(), path), 0);
+	snprintf(q, sizeof q, "icount=%lld pc=0x0040", witness);
+	assert_non_null(strstr(s->out, q));
+	snprintf(q, sizeof q, "#1  interrupt 16 (TIMER0_OVF_vect) taken at 0x%04llx main+", second);
+	if (!strstr(s->out, q))
+		fail_msg("no '%s' in: %s", q, s->out);
+	json_decref(o);
+}
+
+static void test_atomic_block_has_no_race(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "tests/firmware/race_tick_atomic.elf", "atomic", "--instructions 1M", path,
+	       sizeof path);
+	json_t *o = run_json("%s analyze '%s' %s --json", path, "races");
+	assert_int_equal(json_array_size(json_object_get(o, "races")), 0);
+	assert_int_equal(json_array_size(json_object_get(o, "potential")), 0);
+	json_decref(o);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races", test_avrr(), path),
+			 0);
+	assert_non_null(strstr(s->out, "no races"));
+}
+
+static json_t *find_named(json_t *arr, const char *key, const char *name)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v)
+		if (!strcmp(jstr(v, key), name))
+			return v;
+	fail_msg("no %s '%s'", key, name);
+	return NULL;
+}
+
+/* The profile's per-vector counts against avrr info's. */
+static void check_counts_match_info(const char *path, json_t *prof)
+{
+	json_t *info = run_json("%s info '%s' %s", path, "--json");
+	json_t *want = json_object_get(info, "interrupts_per_vector");
+	json_t *got = json_object_get(prof, "interrupts_per_vector");
+	assert_int_equal(json_array_size(got), json_array_size(want));
+	assert_true(json_array_size(want) > 0);
+	for (size_t i = 0; i < json_array_size(want); i++) {
+		json_t *a = json_array_get(want, i), *b = json_array_get(got, i);
+		assert_int_equal(jint(a, "vector"), jint(b, "vector"));
+		assert_string_equal(jstr(a, "name"), jstr(b, "name"));
+		assert_int_equal(jint(a, "count"), jint(b, "count"));
+	}
+	json_decref(info);
+}
+
+static void test_profile_is_exact(void **state)
+{
+	scratch *s = *state;
+	char path[256], folded[300];
+	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 1M", path, sizeof path);
+	snprintf(folded, sizeof folded, "%s/race.folded", s->dir);
+	char fmt[400];
+	snprintf(fmt, sizeof fmt, "%%s analyze '%%s' %%s --json --folded '%s'", folded);
+	json_t *o = run_json(fmt, path, "profile");
+	json_t *spin = find_named(json_object_get(o, "functions"), "name", "spin");
+	long long calls = jint(spin, "calls");
+	assert_true(calls > 1000);
+	assert_int_equal(jint(spin, "self"), 7 * calls);  /* 3 NOPs and a RET */
+	assert_int_equal(jint(spin, "total"), 7 * calls);
+	/* Every call of spin is a CALL at one place in main: the recording's
+	 * instruction count cannot tell, but the ISR count can be checked. */
+	check_counts_match_info(path, o);
+	json_t *v = json_array_get(json_object_get(o, "interrupts_per_vector"), 0);
+	json_t *d = json_object_get(v, "duration");
+	assert_int_equal(jint(d, "min"), jint(d, "max"));  /* tick++ takes the same each time */
+	assert_int_equal(jint(v, "total"), jint(v, "count") * jint(d, "min"));
+	/* The folded stacks add up to the cycles of every instruction. */
+	FILE *f = fopen(folded, "r");
+	assert_non_null(f);
+	char line[512];
+	long long sum = 0, spin_line = -1;
+	while (fgets(line, sizeof line, f)) {
+		char *sp = strrchr(line, ' ');
+		assert_non_null(sp);
+		sum += atoll(sp + 1);
+		if (!strncmp(line, "__do_clear_bss;main;spin ", 25))
+			spin_line = atoll(sp + 1);
+	}
+	fclose(f);
+	assert_int_equal(sum, jint(o, "instruction_cycles"));
+	assert_int_equal(spin_line, 7 * calls);
+	/* The stack's deepest: inside the ISR, over main. */
+	json_t *stack = json_object_get(o, "stack");
+	json_t *bt = json_object_get(stack, "backtrace");
+	assert_string_equal(json_string_value(json_array_get(bt, 0)), "__vector_16");
+	assert_string_equal(json_string_value(json_array_get(bt, 1)), "TIMER0_OVF_vect");
+	assert_int_equal(jint(stack, "bytes"), 0x8ff - jint(stack, "lowest_sp"));
+	json_decref(o);
+}
+
+static void test_profile_funcsheap_counts(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "traces/funcsheap.elf", "fh", "--stimuli traces/funcsheap.stim --instructions 1M",
+	       path, sizeof path);
+	json_t *o = run_json("%s analyze '%s' %s --json", path, "profile");
+	check_counts_match_info(path, o);
+	/* func_a calls func_b calls func_c: totals nest. */
+	json_t *funcs = json_object_get(o, "functions");
+	json_t *a = find_named(funcs, "name", "func_a"), *b = find_named(funcs, "name", "func_b");
+	json_t *c = find_named(funcs, "name", "func_c");
+	assert_int_equal(jint(a, "total"), jint(a, "self") + jint(b, "total"));
+	assert_true(jint(b, "total") > jint(c, "total"));
+	json_decref(o);
+}
+
+static void test_vcd_reads_back(void **state)
+{
+	scratch *s = *state;
+	char path[256], vcd[300], fst[300];
+	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 200k", path, sizeof path);
+	snprintf(vcd, sizeof vcd, "%s/race.vcd", s->dir);
+	snprintf(fst, sizeof fst, "%s/race.fst", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd '%s' --var tick",
+				  test_avrr(), path, vcd), 0);
+	long long irqs = test_sql_int(path, "SELECT count(*) FROM interrupts");
+	assert_true(irqs > 100);
+	/* GTKWave's reader converts it, and writes it back out. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "vcd2fst '%s' '%s' >/dev/null", vcd, fst),
+			 0);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "fst2vcd '%s'", fst);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char line[256], wire[8] = "", tick[8] = "";
+	long long rise = 0, fall = 0, last_tick = -1;
+	int defs = 1;
+	while (fgets(line, sizeof line, p)) {
+		char id[8], name[64];
+		if (defs && sscanf(line, "$var wire 1 %7s %63s", id, name) == 2 &&
+		    !strcmp(name, "TIMER0_OVF_vect"))
+			snprintf(wire, sizeof wire, "%s", id);
+		if (defs && sscanf(line, "$var reg 16 %7s %63s", id, name) == 2 && !strcmp(name, "tick"))
+			snprintf(tick, sizeof tick, "%s", id);
+		if (strstr(line, "$enddefinitions"))
+			defs = 0;
+		if (defs || !*wire)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if ((line[0] == '1' || line[0] == '0') && !strcmp(line + 1, wire))
+			++*(line[0] == '1' ? &rise : &fall);
+		char bits[40];
+		if (sscanf(line, "b%39s %7s", bits, id) == 2 && !strcmp(id, tick))
+			last_tick = strtoll(bits, NULL, 2);
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_true(*wire && *tick);
+	assert_int_equal(rise, irqs);
+	assert_int_equal(fall, irqs + 1);  /* and its value at time 0 */
+	assert_int_equal(last_tick, irqs);
+}
+
+static void test_wrong_replay_fails_analysis(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 200k", path, sizeof path);
+	/* The 10th PORTB write recorded another value: the replay diverges
+	 * there, and an analysis of it would not be of the recorded run. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "sqlite3 '%s' 'UPDATE events SET value ="
+				  " (value + 1) %% 256 WHERE seq = (SELECT seq FROM events WHERE type = 5"
+				  " ORDER BY seq LIMIT 1 OFFSET 9)'", path), 0);
+	const char *cmds[] = { "analyze '%s' races", "analyze '%s' profile",
+			       "export '%s' --vcd '%s.vcd'" };
+	for (size_t i = 0; i < 3; i++) {
+		char args[600];
+		snprintf(args, sizeof args, cmds[i], path, path);
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s %s", test_avrr(), args), 1);
+		if (!strstr(s->out, "the replay diverged at icount"))
+			fail_msg("%s: %s", args, s->out);
+	}
+	char vcd[300];
+	snprintf(vcd, sizeof vcd, "%s.vcd", path);
+	assert_int_equal(access(vcd, F_OK), -1);  /* nothing half-written */
+}
+
+static void test_bad_arguments(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 10k", path, sizeof path);
+	static const struct { const char *args, *msg; } cases[] = {
+		{ "analyze '%s' bogus", "avrr analyze: unknown analysis 'bogus'; there are races "
+					"and profile" },
+		{ "analyze '%s'", "avrr analyze: usage: avrr analyze RUN.db races|profile" },
+		{ "analyze '%s' races --folded x", "avrr analyze: --folded is the profile's" },
+		{ "export '%s'", "avrr export: usage: avrr export RUN.db --vcd OUT.vcd" },
+		{ "export '%s' --vcd /tmp/x.vcd --var nosuch", "avrr export: --var nosuch: no "
+							      "variable of that name in the firmware" },
+		{ "analyze /nonexistent.db races", "avrr analyze: /nonexistent.db: " },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char args[600];
+		snprintf(args, sizeof args, cases[i].args, path);
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s %s", test_avrr(), args), 2);
+		if (strncmp(s->out, cases[i].msg, strlen(cases[i].msg)))
+			fail_msg("%s: got: %s", args, s->out);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_seeded_race_is_witnessed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_atomic_block_has_no_race, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_is_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_funcsheap_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcd_reads_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_replay_fails_analysis, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
