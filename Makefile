@@ -74,7 +74,7 @@ AVRR := $(BUILD)/avrr
 endif
 
 .PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench install uninstall deps \
-	clean firmware figures
+	clean firmware figures table1
 all: $(AVRR) firmware
 
 firmware: $(FIRMWARE)
@@ -181,6 +181,10 @@ deps:
 
 figures: $(AVRR) $(FIRMWARE)
 	sh scripts/figures.sh $(AVRR)
+
+# The paper's Table 1 measured on the device-side tracer (docs/tracer.md).
+table1: $(AVRR) $(FIRMWARE)
+	sh scripts/table1.sh $(AVRR) results
 
 clean:
 	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf

@@ -166,6 +166,20 @@ const cli_command cli_commands[] = {
 	  "      --var NAME          a variable to trace (repeatable)\n"
 	  "      --json              print a summary as JSON\n"
 	  "  -h, --help              this help\n" },
+	{ "tracer", cmd_tracer, "write the device-side tracer for a configuration (avr-gcc)",
+	  "usage: avrr tracer FIRMWARE.elf [--fp SPEC] [--slots N] [--mcu NAME] -o tracer.h\n"
+	  "\n"
+	  "Writes the C header a firmware includes (avr-gcc -include tracer.h) to record\n"
+	  "on the chip the fingerprints avrr record computes in simulation: it wraps\n"
+	  "every ISR() in a stub that saves the registers, computes the fingerprint of\n"
+	  "the interrupt point and stores it in the ring buffer avrr_trace_ring.\n"
+	  "sic:K and `all` are refused; cycles:K uses Timer1.  See docs/tracer.md.\n"
+	  "\n"
+	  "      --fp SPEC           the configuration (default: the default one)\n"
+	  "      --slots N           ring buffer entries (default 32)\n"
+	  "      --mcu NAME          the MCU, when the ELF does not say\n"
+	  "  -o, --output FILE       where to write the header (required)\n"
+	  "  -h, --help              this help\n" },
 	{ "strip", cmd_strip, "copy a recording without its ground truth",
 	  "usage: avrr strip RUN.db -o DEVICE.db\n"
 	  "\n"

@@ -1,0 +1,82 @@
+/*
+ * cmd_tracer.c — `avrr tracer FIRMWARE.elf --fp SPEC -o tracer.h`: writes
+ * the device-side tracer for one configuration (fingerprint/tracer.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "../fingerprint/tracer.h"
+#include "../sim/sim.h"
+#include "../util/file.h"
+
+int cmd_tracer(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fp", required_argument, NULL, 'F' },
+		{ "mcu", required_argument, NULL, 'm' },
+		{ "slots", required_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *spec = FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC, *mcu = NULL, *out = NULL;
+	uint64_t slots = FP_TRACER_SLOTS;
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'F': spec = optarg; break;
+		case 'm': mcu = optarg; break;
+		case 's':
+			if (cli_parse_u64("tracer", "--slots", optarg, &slots))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'o': out = optarg; break;
+		case 'h': return cli_help("tracer");
+		case ':': return cli_fail("tracer", "%s needs a value", argv[optind - 1]);
+		default: return cli_fail("tracer", "unknown option '%s'; see 'avrr tracer --help'",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1 || !out)
+		return cli_fail("tracer", "usage: avrr tracer FIRMWARE.elf [--fp SPEC] -o tracer.h");
+	if (!slots || slots > 1024)
+		return cli_fail("tracer", "--slots: %llu; give 1..1024", (unsigned long long)slots);
+	avrr_err err = { "" };
+	firmware *fw = NULL;
+	sim *s = NULL;
+	fp_config cfg;
+	int rc = EXIT_BAD_INPUT;
+	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, 0, &s, &err) ||
+	    fp_parse(spec, s->names, fw, s->data_size, FP_DEFAULT_NAME, &cfg, &err)) {
+		cli_fail("tracer", "%s", err.msg);
+		goto done;
+	}
+	if (!s->names) {
+		cli_fail("tracer", "%s: no register tables for %s", argv[optind], s->mcu);
+		goto done;
+	}
+	char tmp[4096];
+	FILE *f = util_open_temp(out, tmp, sizeof tmp);
+	if (!f) {
+		cli_fail("tracer", "%s: %s", out, strerror(errno));
+		goto done;
+	}
+	int bad = fp_tracer_write(&cfg, s->names, (unsigned)slots, f, &err);
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, out)) {
+		unlink(tmp);
+		cli_fail("tracer", "%s", err.msg[0] ? err.msg : "write error");
+		goto done;
+	}
+	rc = 0;
+done:
+	sim_close(s);
+	fw_free(fw);
+	return rc;
+}

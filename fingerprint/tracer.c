@@ -1,0 +1,307 @@
+/*
+ * tracer.c — writes the device-side tracer (see tracer.h).
+ *
+ * The generated code mirrors fingerprint.c and hash.c step by step —
+ * gather, hash, narrow, counters, return address — so that the chip stores
+ * what the recorder computes; tests/integration/test_tracer.c builds a
+ * bundled firmware with it and compares, for every hash function.  It is
+ * kept cheap where that is free: the stub saves only the registers the
+ * tracer's call may clobber and those the selector names, and fingerprints
+ * of up to 32 bits are computed in 32-bit arithmetic.
+ */
+#include "tracer.h"
+
+#include <string.h>
+
+/* Registers a C call may clobber (avr-gcc's ABI): r0, r1, r18-r27, r30, r31. */
+#define CLOBBERED 0xcffc0003u
+
+/* The stub's frame: SREG, then the saved registers, the last pushed
+ * first, then the return address. */
+typedef struct layout {
+	uint32_t saved;         /* bit r: register r is pushed */
+	unsigned nsaved;
+	unsigned slot[32];      /* frame index of each saved register */
+} layout;
+
+static layout make_layout(const fp_config *c)
+{
+	layout l = { .saved = CLOBBERED };
+	for (unsigned i = 0; i < c->ncomp; i++)
+		for (unsigned a = c->comp[i].addr; c->comp[i].kind == FP_COMP_BYTES &&
+		     a < 32u && a < (unsigned)c->comp[i].addr + c->comp[i].len; a++)
+			l.saved |= 1u << a;
+	for (unsigned r = 0; r < 32; r++)
+		l.nsaved += l.saved >> r & 1;
+	unsigned pos = 0;
+	for (unsigned r = 0; r < 32; r++)
+		if (l.saved >> r & 1)
+			l.slot[r] = l.nsaved - pos++;
+	return l;
+}
+
+static void emit_byte(FILE *o, const layout *l, unsigned a)
+{
+	if (a < 32)
+		fprintf(o, "\tg[n++] = frame[%u];  /* r%u */\n", l->slot[a], a);
+	else if (a == 0x5f)
+		fputs("\tg[n++] = frame[0] | 0x80;  /* SREG, I set at the interrupt point */\n", o);
+	else if (a == 0x5d)
+		fputs("\tg[n++] = (uint8_t)sp;  /* SPL before the push */\n", o);
+	else if (a == 0x5e)
+		fputs("\tg[n++] = (uint8_t)(sp >> 8);  /* SPH */\n", o);
+	else
+		fprintf(o, "\tg[n++] = *(volatile uint8_t *)0x%04x;\n", a);
+}
+
+/* The selector's gathering: g[0..n).  Registers, SREG and SP come from the
+ * frame; below 0x60 the rest is I/O, read as it is now. */
+static void emit_gather(FILE *o, const fp_config *c, const layout *l)
+{
+	for (unsigned i = 0; i < c->ncomp; i++) {
+		const fp_component *p = &c->comp[i];
+		if (p->kind == FP_COMP_BYTES) {
+			unsigned a = p->addr, end = p->addr + p->len;
+			for (; a < end && a < 0x60; a++)
+				emit_byte(o, l, a);
+			if (a < end)
+				fprintf(o, "\tfor (uint16_t a = 0x%04x; a < 0x%04x; a++)\n"
+					"\t\tg[n++] = *(volatile uint8_t *)a;\n", a, end);
+		} else {   /* stack:N, the bytes above SP that exist */
+			fprintf(o, "\tfor (uint16_t a = sp + 1; a <= RAMEND && a < sp + 1u + %u; a++)\n"
+				"\t\tg[n++] = *(volatile uint8_t *)a;\n", p->len);
+		}
+	}
+}
+
+/* The four hash functions of fingerprint/hash.h over g[0..n), narrowed to
+ * AVRR_TRACE_HASH_BITS (a constant, so masks and shifts fold). */
+static const char HASHES[] =
+	"#define AVRR_HASH_MASK(v) (AVRR_TRACE_HASH_BITS >= 64 ? (v) : \\\n"
+	"\t(v) & (((AVRR_HASH_T)2 << (AVRR_TRACE_HASH_BITS - 1)) - 1))\n\n"
+	"__attribute__((noinline, unused)) static AVRR_HASH_T avrr_hash_modular(const uint8_t *x, "
+	"uint16_t n)\n"
+	"{\n"
+	"\tuint32_t s = 0;\n"
+	"\tfor (uint16_t i = 0; i < n; i++)\n"
+	"\t\ts += x[i];\n"
+	"\treturn AVRR_HASH_MASK((AVRR_HASH_T)s);\n"
+	"}\n\n"
+	"__attribute__((noinline, unused)) static AVRR_HASH_T avrr_hash_twomod(const uint8_t *x, "
+	"uint16_t n)\n"
+	"{\n"
+	"\tuint32_t s = 0, w = 0;\n"
+	"\tfor (uint16_t i = 0; i < n; i++) {\n"
+	"\t\ts += x[i];\n"
+	"\t\tw += (uint32_t)(i + 1) * x[i];\n"
+	"\t}\n"
+	"\tuint32_t v = (s % 65521u) * 65519u + w % 65519u;  /* < 2^32 */\n"
+	"\treturn AVRR_HASH_MASK((AVRR_HASH_T)v);\n"
+	"}\n\n"
+	"__attribute__((unused)) static uint32_t avrr_oaat(uint32_t h, const uint8_t *x, "
+	"uint16_t n)\n"
+	"{\n"
+	"\tfor (uint16_t i = 0; i < n; i++) {\n"
+	"\t\th += x[i];\n"
+	"\t\th += h << 10;\n"
+	"\t\th ^= h >> 6;\n"
+	"\t}\n"
+	"\th += h << 3;\n"
+	"\th ^= h >> 11;\n"
+	"\th += h << 15;\n"
+	"\treturn h;\n"
+	"}\n\n"
+	"__attribute__((noinline, unused)) static AVRR_HASH_T avrr_hash_jenkins(const uint8_t *x, "
+	"uint16_t n)\n"
+	"{\n"
+	"\tAVRR_HASH_T v = avrr_oaat(0, x, n);\n"
+	"#if AVRR_TRACE_HASH_BITS > 32  /* the high word: a second pass, seeded */\n"
+	"\tv |= (AVRR_HASH_T)avrr_oaat(0x9e3779b9ul, x, n) << 32;\n"
+	"#endif\n"
+	"\treturn AVRR_HASH_MASK(v);\n"
+	"}\n\n"
+	"__attribute__((noinline, unused)) static AVRR_HASH_T avrr_hash_knuth(const uint8_t *x, "
+	"uint16_t n)\n"
+	"{\n"
+	"\tuint32_t s = 0;\n"
+	"\tfor (uint16_t i = 0; i < n; i++)\n"
+	"\t\ts += x[i];\n"
+	"\tuint64_t p = s * 0x9E3779B97F4A7C15ull;  /* its top bits */\n"
+	"\treturn AVRR_TRACE_HASH_BITS >= 64 ? p : AVRR_TRACE_HASH_BITS ? "
+	"(AVRR_HASH_T)(p >> (64 - AVRR_TRACE_HASH_BITS)) : 0;\n"
+	"}\n\n";
+
+static const char *hash_fn(fp_hash_kind k)
+{
+	static const char *const names[FP_HASH_COUNT] = {
+		"avrr_hash_modular", "avrr_hash_twomod", "avrr_hash_jenkins", "avrr_hash_knuth",
+	};
+	return names[k];
+}
+
+/* The hash of g(s): the configured function, or round-robin's pick. */
+static void emit_hash(FILE *o, const fp_config *c)
+{
+	if (!c->hash_bits) {
+		fputs("\tAVRR_HASH_T h = 0;\n\t(void)g;\n\t(void)n;\n", o);
+		return;
+	}
+	if (!c->round_robin) {
+		fprintf(o, "\tAVRR_HASH_T h = %s(g, n);\n", hash_fn(c->hash));
+		return;
+	}
+	/* A pick 0..3 is the round-robin order; 4 + k a region's own function. */
+	if (c->marker == FP_MARK_VAR) {
+		fprintf(o, "\tuint8_t pick = *(volatile uint8_t *)0x%04x & 3;\n", c->marker_addr);
+	} else {
+		fputs("\tuint8_t pick = (uint8_t)(ra >> 6) & 3;  /* the 128-byte code block */\n", o);
+		for (unsigned i = c->nregions; i-- > 0;)
+			fprintf(o, "\tif (ra >= 0x%lxul && ra <= 0x%lxul)\n\t\tpick = %d;\n",
+				(unsigned long)c->region[i].lo / 2, (unsigned long)c->region[i].hi / 2,
+				4 + (int)c->region[i].hash);
+	}
+	fputs("\tAVRR_HASH_T h;\n\tswitch (pick) {\n"
+	      "\tcase 0: case 4: h = avrr_hash_modular(g, n); break;\n"
+	      "\tcase 1: case 5: h = avrr_hash_twomod(g, n); break;\n"
+	      "\tcase 2: case 6: h = avrr_hash_jenkins(g, n); break;\n"
+	      "\tdefault: h = avrr_hash_knuth(g, n); break;\n\t}\n", o);
+}
+
+/* ISR() as a naked stub around the handler's body. */
+static void emit_stub(FILE *o, const layout *l, int counters)
+{
+	fputs("#define AVRR_SAVE", o);
+	for (int r = 0; r < 32; r++)
+		if (l->saved >> r & 1)
+			fprintf(o, " \"push r%d\\n\\t\"", r);
+	fputs("\n#define AVRR_RESTORE", o);
+	for (int r = 31; r >= 0; r--)
+		if (l->saved >> r & 1)
+			fprintf(o, " \"pop r%d\\n\\t\"", r);
+	fprintf(o, "\n\n/* ISR(vector) as a naked stub around the handler's body, which runs as\n"
+		" * a plain function: the frame avrr_trace_record reads is SREG, then the\n"
+		" * %u saved registers (the last pushed first), then the return address\n"
+		" * (its high byte first). */\n"
+		"#undef ISR\n"
+		"#define ISR(vector, ...) \\\n"
+		"\tvoid avrr_body_##vector(void); \\\n"
+		"\tvoid vector(void) __attribute__((signal, naked, used, externally_visible)); \\\n"
+		"\tvoid vector(void) \\\n"
+		"\t{ \\\n"
+		"\t\t__asm__ volatile(AVRR_SAVE \\\n"
+		"\t\t\t\"in r0, __SREG__\\n\\tpush r0\\n\\t\" \\\n"
+		"%s"
+		"\t\t\t\"in r24, __SP_L__\\n\\tin r25, __SP_H__\\n\\tadiw r24, 1\\n\\t\" \\\n"
+		"\t\t\t\"clr r1\\n\\t\" \\\n"
+		"\t\t\tAVRR_CALL \" avrr_trace_record\\n\\t\" \\\n"
+		"\t\t\tAVRR_CALL \" avrr_body_\" #vector \"\\n\\t\" \\\n"
+		"\t\t\t\"pop r0\\n\\tout __SREG__, r0\\n\\t\" \\\n"
+		"\t\t\tAVRR_RESTORE \\\n"
+		"\t\t\t\"reti\"%s); \\\n"
+		"\t} \\\n"
+		"\tvoid avrr_body_##vector(void)\n\n", l->nsaved,
+		counters ? "\t\t\t\"lds r22, %[tl]\\n\\tlds r23, %[th]\\n\\t\" \\\n"
+			 : "\t\t\t\"clr r22\\n\\tclr r23\\n\\t\" \\\n",
+		counters ? " :: [tl] \"n\"(_SFR_MEM_ADDR(TCNT1L)), [th] \"n\"(_SFR_MEM_ADDR(TCNT1H))"
+			 : "");
+}
+
+/* What the device cannot record: NULL, or why. */
+static const char *refusal(const fp_config *c, const mcu_names *names)
+{
+	for (unsigned i = 0; i < c->ncomp; i++)
+		if (c->comp[i].kind == FP_COMP_ALL)
+			return "a device cannot gather `all` (the whole data space with its I/O "
+			       "registers) at the interrupt point";
+	for (unsigned i = 0; i < c->ncounters; i++)
+		if (c->counter[i].kind == FP_COUNT_SIC)
+			return "sic:K needs the compiler to count every loop back-edge, call and "
+			       "return; the tracer does not instrument code";
+	if (c->ncounters && ioregs_addr(names, "TCNT1L") < 0)
+		return "cycles:K needs a 16-bit Timer1, which this MCU does not have";
+	return NULL;
+}
+
+int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, FILE *o,
+		    avrr_err *err)
+{
+	char spec[600];
+	fp_format(c, spec, sizeof spec);
+	const char *why = refusal(c, names);
+	if (why)
+		return avrr_errf(err, "%s: %s", spec, why);
+	if (!slots || slots > 1024)
+		return avrr_errf(err, "ring buffer slots must be 1..1024");
+	unsigned width = c->ra_bits + c->state_bits, bytes = (width + 7) / 8;
+	size_t gbytes = 0;  /* g[] holds every component at its largest */
+	for (unsigned i = 0; i < c->ncomp; i++)
+		gbytes += c->comp[i].len;
+	layout l = make_layout(c);
+
+	fprintf(o, "/*\n * tracer.h — avrr's device-side tracer for\n *   %s\n * on the %s, "
+		"generated by `avrr tracer`; do not edit.  Include it before\n"
+		" * everything (avr-gcc -include tracer.h): it redefines ISR().  See\n"
+		" * docs/tracer.md.\n */\n", spec, names->gcc_mcu ? names->gcc_mcu : names->mcu);
+	fputs("#ifndef AVRR_TRACER_GENERATED_H\n#define AVRR_TRACER_GENERATED_H\n\n"
+	      "#include <avr/interrupt.h>\n#include <avr/io.h>\n#include <stdint.h>\n\n", o);
+	fprintf(o, "#define AVRR_TRACE_SLOTS %u\n#define AVRR_TRACE_BYTES %u   /* %u bits */\n"
+		"#define AVRR_TRACE_RA_BITS %u\n#define AVRR_TRACE_STATE_BITS %u\n"
+		"#define AVRR_TRACE_HASH_BITS %u\n"
+		"typedef %s AVRR_FP_T;\ntypedef %s AVRR_HASH_T;\n\n", slots, bytes, width,
+		c->ra_bits, c->state_bits, c->hash_bits, width > 32 ? "uint64_t" : "uint32_t",
+		c->hash_bits > 32 ? "uint64_t" : "uint32_t");
+	fputs("#ifdef __AVR_3_BYTE_PC__\n#define AVRR_RA_SIZE 3\n#else\n#define AVRR_RA_SIZE 2\n"
+	      "#endif\n#if FLASHEND > 0x1fff  /* 4-byte vectors: JMP, and CALL */\n"
+	      "#define AVRR_CALL \"call\"\n#else\n#define AVRR_CALL \"rcall\"\n#endif\n\n", o);
+	if (c->ncounters)
+		fprintf(o, "/* TCNT1 + this = cycles since reset at the interrupt point: the\n"
+			" * timer starts 1 cycle after the reset vector's jump (LDI, then STS),\n"
+			" * the stub reads it %u cycles after the vector's jump (%u pushes, IN),\n"
+			" * as simavr 1.6 times them. */\n#define AVRR_CYCLE_OFFSET ((uint16_t)%d)\n\n",
+			2 * (l.nsaved + 1) + 1, l.nsaved + 1,
+			1 - (int)(2 * (l.nsaved + 1) + 1) + FP_TRACER_TIMER_SKEW);
+	/* In .noinit, after the firmware's own variables: their addresses,
+	 * which var: selectors name, stay those of the untraced build. */
+	fputs("volatile uint8_t avrr_trace_ring[AVRR_TRACE_SLOTS][AVRR_TRACE_BYTES]\n"
+	      "\t__attribute__((section(\".noinit\")));\n"
+	      "volatile uint16_t avrr_trace_count __attribute__((section(\".noinit\")));\n\n"
+	      "/* At reset: an empty ring. */\n"
+	      "__attribute__((naked, used, section(\".init3\"))) void avrr_trace_init(void)\n"
+	      "{\n\tavrr_trace_count = 0;\n}\n\n", o);
+	if (c->ncounters)
+		fputs("/* Timer1 free-running at clk/1 from the first instruction after\n"
+		      " * reset (TCCR1A is 0 at reset): the cycle counter. */\n"
+		      "__attribute__((naked, used, section(\".init0\"))) void avrr_trace_timer(void)\n"
+		      "{\n\t__asm__ volatile(\"ldi r24, %0\\n\\tsts %1, r24\" :: \"M\"(_BV(CS10)),\n"
+		      "\t\t\"n\"(_SFR_MEM_ADDR(TCCR1B)));\n}\n\n", o);
+	if (c->hash_bits)
+		fputs(HASHES, o);
+	fputs("/* Called by the stub: frame is its saved SREG, timer TCNT1 as it read it. */\n"
+	      "void avrr_trace_record(const uint8_t *frame, uint16_t timer) __attribute__((used));\n"
+	      "void avrr_trace_record(const uint8_t *frame, uint16_t timer)\n{\n", o);
+	fprintf(o, "\tconst uint8_t *rap = frame + %u;  /* the return address */\n"
+		"\tconst uint16_t sp = (uint16_t)rap + AVRR_RA_SIZE - 1;  /* at the interrupt point */\n"
+		"#if AVRR_RA_SIZE == 3\n\tconst uint32_t ra = (uint32_t)rap[0] << 16 | "
+		"(uint16_t)rap[1] << 8 | rap[2];  /* a word address */\n#else\n"
+		"\tconst uint16_t ra = (uint16_t)rap[0] << 8 | rap[1];  /* a word address */\n#endif\n"
+		"\t(void)sp;\n\t(void)timer;\n\t(void)ra;\n"
+		"\tuint8_t g[%zu];\n\tuint16_t n = 0;\n", l.nsaved + 1, gbytes ? gbytes : 1);
+	emit_gather(o, c, &l);
+	emit_hash(o, c);
+	fputs("\tAVRR_FP_T part = 0;\n", o);
+	for (unsigned i = 0; i < c->ncounters; i++)
+		fprintf(o, "\tpart = part << %u | ((uint16_t)(timer + AVRR_CYCLE_OFFSET) & 0x%lx);\n",
+			c->counter[i].bits, (unsigned long)fp_hash_mask(c->counter[i].bits));
+	fprintf(o, "\tAVRR_FP_T f = (AVRR_FP_T)(ra & 0x%lxul) << AVRR_TRACE_STATE_BITS | "
+		"part << AVRR_TRACE_HASH_BITS | h;\n",
+		(unsigned long)fp_hash_mask(c->ra_bits > 32 ? 32 : c->ra_bits));
+	if (!c->ra_bits)
+		fputs("\t(void)ra;\n", o);
+	fputs("\tvolatile uint8_t *slot = avrr_trace_ring[avrr_trace_count % AVRR_TRACE_SLOTS];\n"
+	      "\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++, f >>= 8)\n"
+	      "\t\tslot[i] = (uint8_t)f;\n"
+	      "\tavrr_trace_count++;\n}\n\n", o);
+	emit_stub(o, &l, c->ncounters > 0);
+	fputs("#endif\n", o);
+	return ferror(o) ? avrr_errf(err, "write error") : 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * tracer.h — the device-side tracer: avr-gcc code that records, on the
+ * chip, the fingerprints `avrr record` computes in simulation.
+ *
+ * fp_tracer_write writes a header a firmware includes (`avr-gcc -include
+ * tracer.h`, no change to its source): it redefines avr-libc's ISR() so
+ * that each handler is entered through a naked stub that saves SREG and
+ * the registers a call may clobber (and those the selector names), reads
+ * the counter timer, calls avrr_trace_record()
+ * with the saved frame, then runs the handler's body as a plain function
+ * and restores everything.  From the frame the tracer sees the state at
+ * the interrupt point, as the recorder does: the registers, SREG with I
+ * set, SP before the return address was pushed, the return address.
+ * The fingerprint goes into a ring buffer, avrr_trace_ring, the newest of
+ * avrr_trace_count at slot (count - 1) % AVRR_TRACE_SLOTS, as
+ * ra_part << state_bits | hash_part in width bits, little-endian.
+ *
+ * What the device can and cannot see (docs/tracer.md): GP registers, SREG,
+ * SP, SRAM and stack:N exactly; other I/O registers as they read at the
+ * stub, after the interrupt flag was cleared (not the interrupt point's);
+ * cycles:K from a free-running 16-bit Timer1 started in .init3, corrected
+ * by the stub's fixed delay; sic:K would need compiler instrumentation and
+ * `all` the whole I/O space, so both are refused.
+ */
+#ifndef AVRR_TRACER_H
+#define AVRR_TRACER_H
+
+#include <stdio.h>
+
+#include "../util/err.h"
+#include "fingerprint.h"
+
+#define FP_TRACER_SLOTS 32   /* ring buffer entries, by default */
+
+/* Writes the tracer for configuration c (parsed for MCU `names`) to out,
+ * with `slots` ring buffer entries.  Returns 0, or -1 (err) for what the
+ * device cannot record. */
+int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, FILE *out,
+		    avrr_err *err);
+
+/* TCNT1 at the stub's read is the cycles since reset at the interrupt
+ * point, less the stub's delay (the vector's jump, its pushes and IN),
+ * plus the timer's start (the reset vector's jump and an LDI), plus this
+ * skew of simavr 1.6's timing of the STS that starts the timer and the LDS
+ * that reads it — measured: tests/integration/test_tracer.c checks the
+ * counter of every interrupt. */
+#define FP_TRACER_TIMER_SKEW 0
+
+#endif

@@ -1,0 +1,159 @@
+/*
+ * test_tracer.c — the device-side tracer stores what avrr record computes.
+ *
+ * For each configuration, `avrr tracer` writes the header, avr-gcc builds a
+ * firmware with it (-include, the source untouched), avrr records the
+ * build with the same configuration, and the run is re-created in simavr
+ * to read the chip's ring buffer at the end: every fingerprint it holds
+ * equals the recorded one of the same interrupt, and it counted every
+ * interrupt.  funcsheap (ATmega16) with the default configuration (a
+ * cycle counter) and with each hash function, round-robin, a 48-bit
+ * Jenkins (two passes) over a selector with stack bytes; race_tick on the
+ * ATmega328P, whose Timer1 sits in extended I/O.  Configurations the
+ * device cannot record are refused.
+ */
+#include "../testlib.h"
+
+#include <unistd.h>
+
+#include "db/db.h"
+#include "fingerprint/fingerprint.h"
+#include "trace/replica.h"
+
+#define setup test_scratch_setup
+#define teardown test_scratch_teardown
+typedef test_scratch scratch;
+
+#define SLOTS 32
+
+#define FUNCSHEAP "traces/funcsheap.c", "-mmcu=atmega16 -DF_CPU=8000000UL", \
+	"--stimuli traces/funcsheap.stim"
+#define RACE_TICK "tests/firmware/race_tick.c", "-mmcu=atmega328p -DF_CPU=16000000UL", ""
+
+/* Builds src with the tracer for spec, records it, and compares. */
+static void check(scratch *s, const char *src, const char *cflags, const char *rec_args,
+		  const char *spec)
+{
+	char hdr[256], elf[256], db_path[256];
+	snprintf(hdr, sizeof hdr, "%s/tracer.h", s->dir);
+	snprintf(elf, sizeof elf, "%s/traced.elf", s->dir);
+	snprintf(db_path, sizeof db_path, "%s/traced.db", s->dir);
+	/* The plain build gives the MCU and the symbols for the spec. */
+	const char *plain = strstr(src, "race_tick") ? "tests/firmware/race_tick.elf"
+						      : "traces/funcsheap.elf";
+	if (test_run(s->out, sizeof s->out, "%s tracer %s --fp '%s' --slots %d -o '%s'",
+		     test_avrr(), plain, spec, SLOTS, hdr))
+		fail_msg("tracer %s: %s", spec, s->out);
+	if (test_run(s->out, sizeof s->out, "avr-gcc %s -Os -g -std=gnu11 -Wall -Wextra -Werror "
+		     "-I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 -include '%s' "
+		     "-o '%s' %s", cflags, hdr, elf, src))
+		fail_msg("avr-gcc with the tracer for %s: %s", spec, s->out);
+	unlink(db_path);
+	if (test_run(s->out, sizeof s->out, "%s record '%s' %s --fp '%s' --instructions 300k -o '%s'",
+		     test_avrr(), elf, rec_args, spec, db_path))
+		fail_msg("record %s: %s", spec, s->out);
+
+	avrr_err err = { "" };
+	db *d;
+	trace_replica rep;
+	db_fp_config *cfgs;
+	db_fingerprint *rows;
+	size_t ncfgs, nrows;
+	unsigned ra_bits, state_bits;
+	if (db_open(db_path, 0, &d, &err) || trace_replica_open(d, &rep, &err) ||
+	    db_load_fp_configs(d, &cfgs, &ncfgs, &err) ||
+	    db_load_fingerprints(d, cfgs[0].id, 0, &rows, &nrows, &err) ||
+	    fp_spec_bits(cfgs[0].spec, &ra_bits, &state_bits, &err))
+		fail_msg("%s", err.msg);
+	/* The same run again, to the end, and the ring buffer there. */
+	assert_int_equal(sim_run(rep.s, rep.run.instructions, 0, NULL), SIM_STOP_LIMIT);
+	const fw_symbol *ring = fw_find_symbol(rep.fw, "avrr_trace_ring");
+	const fw_symbol *count = fw_find_symbol(rep.fw, "avrr_trace_count");
+	assert_non_null(ring);
+	assert_non_null(count);
+	const uint8_t *data = sim_live_data(rep.s);
+	unsigned bytes = (ra_bits + state_bits + 7) / 8;
+	assert_int_equal(ring->size, SLOTS * bytes);
+	uint16_t stored = (uint16_t)(data[count->addr] | data[count->addr + 1] << 8);
+	/* A run may stop between an interrupt's entry and its tracer. */
+	assert_true(nrows > SLOTS);
+	assert_true(stored == nrows || stored + 1u == nrows);
+	for (unsigned n = stored - SLOTS + 1; n <= stored; n++) {
+		const uint8_t *slot = data + ring->addr + (n - 1) % SLOTS * bytes;
+		uint64_t got = 0;
+		for (unsigned b = bytes; b-- > 0;)
+			got = got << 8 | slot[b];
+		const db_fingerprint *r = &rows[n - 1];
+		assert_int_equal(r->n, n);
+		uint64_t want = state_bits >= 64 ? r->hash_part : r->ra_part << state_bits | r->hash_part;
+		if (got != want)
+			fail_msg("%s: interrupt %u: the chip stored 0x%llx, avrr record 0x%llx", spec, n,
+				 (unsigned long long)got, (unsigned long long)want);
+	}
+	free(rows);
+	free(cfgs);
+	trace_replica_close(&rep);
+	db_close(d);
+}
+
+static void test_default_configuration(void **state)
+{
+	check(*state, FUNCSHEAP, FP_DEFAULT_SPEC);
+}
+
+static void test_each_hash_function(void **state)
+{
+	static const char *const hashes[] = { "modular", "twomod", "jenkins", "knuth", "rr" };
+	for (size_t i = 0; i < sizeof hashes / sizeof *hashes; i++) {
+		char spec[160];
+		snprintf(spec, sizeof spec, "sel=SPL+SPH+SREG+r24+r25+r30,hash=%s,ra=6,width=16",
+			 hashes[i]);
+		check(*state, FUNCSHEAP, spec);
+	}
+}
+
+static void test_wide_hash_with_stack_and_counter(void **state)
+{
+	check(*state, FUNCSHEAP, "sel=cycles:8+SPL+SPH+SREG+r24+stack:4+0x60-0x63,hash=jenkins,"
+	      "ra=8,width=56");
+	check(*state, FUNCSHEAP, "sel=SREG+r28+r29,hash=rr,marker=0x200-0x2ff:knuth+0x300-0x3ff:"
+	      "twomod,ra=4,width=20");
+}
+
+static void test_another_mcu(void **state)
+{
+	check(*state, RACE_TICK, FP_DEFAULT_SPEC);
+	check(*state, RACE_TICK, "sel=SPL+SPH+SREG+r24+r25,hash=knuth,ra=8,width=24");
+}
+
+static void test_what_a_device_cannot_record(void **state)
+{
+	scratch *s = *state;
+	static const struct { const char *spec, *msg; } cases[] = {
+		{ "sel=all", "a device cannot gather `all`" },
+		{ "sel=sic:8", "sic:K needs the compiler to count" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer traces/funcsheap.elf "
+					  "--fp '%s' -o %s/t.h", test_avrr(), cases[i].spec, s->dir), 2);
+		if (!strstr(s->out, cases[i].msg))
+			fail_msg("%s: %s", cases[i].spec, s->out);
+	}
+	/* ATtiny85 has no 16-bit Timer1 for cycles:K. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer tests/firmware/attiny85.elf "
+				  "-o %s/t.h", test_avrr(), s->dir), 2);
+	assert_non_null(strstr(s->out, "cycles:K needs a 16-bit Timer1"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_default_configuration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_hash_function, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wide_hash_with_stack_and_counter, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_another_mcu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_what_a_device_cannot_record, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
