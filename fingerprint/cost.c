@@ -3,22 +3,22 @@
  */
 #include "cost.h"
 
-/* Per byte and once, for the obvious AVR code of each function:
- *   modular  ADD/ADC into a 16-bit sum;
- *   twomod   the sum, and MUL by the position plus a 24-bit add for the
- *            weighted one; then two 16-bit remainders (~110 cycles each
- *            by shift-and-subtract) and their combination;
- *   jenkins  a 32-bit h += x, h += h << 10, h ^= h >> 6 per byte, and
- *            the three final mixes;
- *   knuth    ADD/ADC into the sum, then a 64 x 64-bit multiply from
- *            8 x 8-bit MULs for the top bits (36 MULs and their adds). */
+/* Per byte and once, measured in simavr on the hash functions the
+ * device-side tracer compiles to (avr-gcc 5.4 -Os, fingerprint/tracer.c):
+ * each function's cycles per call over 6 and over 12 selected bytes of
+ * funcsheap's interrupts (scripts/table1.sh, results/table1.md):
+ *   modular  75 and 135 cycles: a 32-bit sum;
+ *   twomod   ~1879 and ~2474: a 32-bit multiply per byte, then two 32-bit
+ *            remainders by libgcc's division (its loop varies a little);
+ *   jenkins  804 and 1446: one-at-a-time's 32-bit shifts per byte;
+ *   knuth    568 and 640: the sum, then libgcc's 64 x 64-bit multiply. */
 cost_hash cost_of_hash(fp_hash_kind k)
 {
 	switch (k) {
-	case FP_HASH_MODULAR: return (cost_hash){ 2, 0 };
-	case FP_HASH_TWOMOD:  return (cost_hash){ 8, 240 };
-	case FP_HASH_JENKINS: return (cost_hash){ 36, 48 };
-	case FP_HASH_KNUTH:   return (cost_hash){ 2, 180 };
+	case FP_HASH_MODULAR: return (cost_hash){ 10, 15 };
+	case FP_HASH_TWOMOD:  return (cost_hash){ 99, 1285 };
+	case FP_HASH_JENKINS: return (cost_hash){ 107, 162 };
+	case FP_HASH_KNUTH:   return (cost_hash){ 12, 496 };
 	default:              return (cost_hash){ 0, 0 };
 	}
 }
@@ -67,7 +67,7 @@ static unsigned hash_cycles(const fp_config *c, unsigned nbytes)
 		return 0;
 	if (!c->round_robin) {
 		cost_hash h = cost_of_hash(c->hash);
-		return h.per_byte * nbytes + h.once;
+		return COST_HASH_CALL + h.per_byte * nbytes + h.once;
 	}
 	unsigned worst = 0;
 	for (int k = 0; k < FP_HASH_COUNT; k++) {
@@ -75,7 +75,7 @@ static unsigned hash_cycles(const fp_config *c, unsigned nbytes)
 		unsigned cyc = h.per_byte * nbytes + h.once;
 		worst = cyc > worst ? cyc : worst;
 	}
-	return COST_RR_PICK + worst;
+	return COST_HASH_CALL + COST_RR_PICK + worst;
 }
 
 cost_device cost_of_config(const fp_config *c, uint32_t data_size, uint64_t interrupts,
@@ -83,7 +83,7 @@ cost_device cost_of_config(const fp_config *c, uint32_t data_size, uint64_t inte
 {
 	cost_device d = { .bits = c->ra_bits + c->state_bits };
 	d.bytes_per_interrupt = bytes_of_bits(d.bits);
-	unsigned per = COST_CALL + gather_cycles(c, data_size) +
+	unsigned per = COST_CALL + COST_RECORD + gather_cycles(c, data_size) +
 		       hash_cycles(c, selected_bytes(c, data_size)) +
 		       COST_STORE_BASE + COST_STORE_BYTE * d.bytes_per_interrupt;
 	if (c->ra_bits)
