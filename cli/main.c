@@ -8,6 +8,7 @@
 #include <sodium.h>
 
 #include "cli.h"
+#include "../fingerprint/fingerprint.h"
 #include "../util/version.h"
 
 const cli_command cli_commands[] = {
@@ -29,8 +30,8 @@ const cli_command cli_commands[] = {
 	  "      --contexts          also store each interrupt's whole context\n"
 	  "      --fp SPEC           record fingerprints under this configuration\n"
 	  "                          (repeatable; see docs/fingerprints.md; default:\n"
-	  "                          SPL+SPH+SREG and the top 3 GP registers, jenkins,\n"
-	  "                          ra=8, width=16; '--fp none' records none)\n"
+	  "                          " FP_DEFAULT_SPEC ", 16 bits of the\n"
+	  "                          cycle count; '--fp none' records none)\n"
 	  "      --json              print the summary as JSON\n"
 	  "  -h, --help              this help\n" },
 	{ "info", cmd_info, "summarise a recording",
