@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <sqlite3.h>
 
 /* Path of the avrr binary under test. */
@@ -102,6 +103,23 @@ static inline long long test_sql_int(const char *path, const char *q)
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return v;
+}
+
+/* Member key of object o, which the test fails without. */
+static inline long long test_json_int(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_integer(v))
+		fail_msg("JSON key '%s' missing or not an integer", key);
+	return json_integer_value(v);
+}
+
+static inline const char *test_json_str(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_string(v))
+		fail_msg("JSON key '%s' missing or not a string", key);
+	return json_string_value(v);
 }
 
 static inline int test_scratch_teardown(void **state)

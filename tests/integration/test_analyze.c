@@ -54,22 +54,6 @@ static json_t *run_json(const char *fmt, const char *path, const char *what)
 	return o;
 }
 
-static long long jint(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v))
-		fail_msg("no integer '%s'", key);
-	return json_integer_value(v);
-}
-
-static const char *jstr(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	if (!json_is_string(v))
-		fail_msg("no string '%s'", key);
-	return json_string_value(v);
-}
-
 static void test_seeded_race_is_witnessed(void **state)
 {
 	scratch *s = *state;
@@ -80,26 +64,26 @@ static void test_seeded_race_is_witnessed(void **state)
 	assert_int_equal(json_array_size(races), 1);
 	assert_int_equal(json_array_size(json_object_get(o, "potential")), 0);
 	json_t *r = json_array_get(races, 0);
-	assert_string_equal(jstr(r, "variable"), "tick");
-	assert_int_equal(jint(r, "size"), 2);
-	assert_string_equal(jstr(r, "kind"), "split read");
-	assert_string_equal(jstr(r, "context"), "main");
+	assert_string_equal(test_json_str(r, "variable"), "tick");
+	assert_int_equal(test_json_int(r, "size"), 2);
+	assert_string_equal(test_json_str(r, "kind"), "split read");
+	assert_string_equal(test_json_str(r, "context"), "main");
 	json_t *other = json_object_get(r, "other");
-	assert_string_equal(jstr(other, "context"), "TIMER0_OVF_vect");
-	assert_string_equal(jstr(other, "access"), "write");
+	assert_string_equal(test_json_str(other, "context"), "TIMER0_OVF_vect");
+	assert_string_equal(test_json_str(other, "access"), "write");
 	/* Both halves are the one line `return tick;`, the write `tick++;`. */
-	assert_string_equal(jstr(json_object_get(r, "first"), "where"), "race_tick.c:35");
-	assert_string_equal(jstr(json_object_get(r, "second"), "where"), "race_tick.c:35");
-	assert_string_equal(jstr(json_object_get(other, "at"), "where"), "race_tick.c:23");
-	long long first = jint(json_object_get(r, "first"), "pc");
-	long long second = jint(json_object_get(r, "second"), "pc");
+	assert_string_equal(test_json_str(json_object_get(r, "first"), "where"), "race_tick.c:35");
+	assert_string_equal(test_json_str(json_object_get(r, "second"), "where"), "race_tick.c:35");
+	assert_string_equal(test_json_str(json_object_get(other, "at"), "where"), "race_tick.c:23");
+	long long first = test_json_int(json_object_get(r, "first"), "pc");
+	long long second = test_json_int(json_object_get(r, "second"), "pc");
 	assert_int_equal(second, first + 4);  /* two LDS */
 	/* The witnesses are exactly the interrupts taken with the second load
 	 * next: the recording says how many. */
 	snprintf(q, sizeof q, "SELECT count(*) FROM events WHERE type = 2 AND value = %lld", second);
 	long long expected = test_sql_int(path, q);
 	assert_true(expected > 0);
-	assert_int_equal(jint(r, "witness_count"), expected);
+	assert_int_equal(test_json_int(r, "witness_count"), expected);
 	json_t *w = json_object_get(r, "witnesses");
 	assert_true(json_array_size(w) >= 1);
 	snprintf(q, sizeof q, "SELECT min(icount) FROM events WHERE type = 2 AND value = %lld",
@@ -149,7 +133,7 @@ static json_t *find_named(json_t *arr, const char *key, const char *name)
 	size_t i;
 	json_t *v;
 	json_array_foreach(arr, i, v)
-		if (!strcmp(jstr(v, key), name))
+		if (!strcmp(test_json_str(v, key), name))
 			return v;
 	fail_msg("no %s '%s'", key, name);
 	return NULL;
@@ -165,9 +149,9 @@ static void check_counts_match_info(const char *path, json_t *prof)
 	assert_true(json_array_size(want) > 0);
 	for (size_t i = 0; i < json_array_size(want); i++) {
 		json_t *a = json_array_get(want, i), *b = json_array_get(got, i);
-		assert_int_equal(jint(a, "vector"), jint(b, "vector"));
-		assert_string_equal(jstr(a, "name"), jstr(b, "name"));
-		assert_int_equal(jint(a, "count"), jint(b, "count"));
+		assert_int_equal(test_json_int(a, "vector"), test_json_int(b, "vector"));
+		assert_string_equal(test_json_str(a, "name"), test_json_str(b, "name"));
+		assert_int_equal(test_json_int(a, "count"), test_json_int(b, "count"));
 	}
 	json_decref(info);
 }
@@ -182,17 +166,17 @@ static void test_profile_is_exact(void **state)
 	snprintf(fmt, sizeof fmt, "%%s analyze '%%s' %%s --json --folded '%s'", folded);
 	json_t *o = run_json(fmt, path, "profile");
 	json_t *spin = find_named(json_object_get(o, "functions"), "name", "spin");
-	long long calls = jint(spin, "calls");
+	long long calls = test_json_int(spin, "calls");
 	assert_true(calls > 1000);
-	assert_int_equal(jint(spin, "self"), 7 * calls);  /* 3 NOPs and a RET */
-	assert_int_equal(jint(spin, "total"), 7 * calls);
+	assert_int_equal(test_json_int(spin, "self"), 7 * calls);  /* 3 NOPs and a RET */
+	assert_int_equal(test_json_int(spin, "total"), 7 * calls);
 	/* Every call of spin is a CALL at one place in main: the recording's
 	 * instruction count cannot tell, but the ISR count can be checked. */
 	check_counts_match_info(path, o);
 	json_t *v = json_array_get(json_object_get(o, "interrupts_per_vector"), 0);
 	json_t *d = json_object_get(v, "duration");
-	assert_int_equal(jint(d, "min"), jint(d, "max"));  /* tick++ takes the same each time */
-	assert_int_equal(jint(v, "total"), jint(v, "count") * jint(d, "min"));
+	assert_int_equal(test_json_int(d, "min"), test_json_int(d, "max"));  /* tick++ takes the same each time */
+	assert_int_equal(test_json_int(v, "total"), test_json_int(v, "count") * test_json_int(d, "min"));
 	/* The folded stacks add up to the cycles of every instruction. */
 	FILE *f = fopen(folded, "r");
 	assert_non_null(f);
@@ -206,14 +190,14 @@ static void test_profile_is_exact(void **state)
 			spin_line = atoll(sp + 1);
 	}
 	fclose(f);
-	assert_int_equal(sum, jint(o, "instruction_cycles"));
+	assert_int_equal(sum, test_json_int(o, "instruction_cycles"));
 	assert_int_equal(spin_line, 7 * calls);
 	/* The stack's deepest: inside the ISR, over main. */
 	json_t *stack = json_object_get(o, "stack");
 	json_t *bt = json_object_get(stack, "backtrace");
 	assert_string_equal(json_string_value(json_array_get(bt, 0)), "__vector_16");
 	assert_string_equal(json_string_value(json_array_get(bt, 1)), "TIMER0_OVF_vect");
-	assert_int_equal(jint(stack, "bytes"), 0x8ff - jint(stack, "lowest_sp"));
+	assert_int_equal(test_json_int(stack, "bytes"), 0x8ff - test_json_int(stack, "lowest_sp"));
 	json_decref(o);
 }
 
@@ -229,8 +213,8 @@ static void test_profile_funcsheap_counts(void **state)
 	json_t *funcs = json_object_get(o, "functions");
 	json_t *a = find_named(funcs, "name", "func_a"), *b = find_named(funcs, "name", "func_b");
 	json_t *c = find_named(funcs, "name", "func_c");
-	assert_int_equal(jint(a, "total"), jint(a, "self") + jint(b, "total"));
-	assert_true(jint(b, "total") > jint(c, "total"));
+	assert_int_equal(test_json_int(a, "total"), test_json_int(a, "self") + test_json_int(b, "total"));
+	assert_true(test_json_int(b, "total") > test_json_int(c, "total"));
 	json_decref(o);
 }
 

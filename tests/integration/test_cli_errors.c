@@ -483,14 +483,6 @@ static void test_info_unknown_option(void **state)
 
 /* ------------------------------------------------------------ positive controls */
 
-static json_int_t json_int_field(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v))
-		fail_msg("JSON key '%s' missing or not an integer", key);
-	return json_integer_value(v);
-}
-
 static void test_record_and_info_json(void **state)
 {
 	fixture *f = *state;
@@ -512,31 +504,31 @@ static void test_record_and_info_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(o, "mcu")), "atmega16");
 	assert_string_equal(json_string_value(json_object_get(o, "firmware_sha256")), sha);
 	assert_string_equal(json_string_value(json_object_get(o, "stop_reason")), "instructions");
-	assert_int_equal(json_int_field(o, "frequency"), 8000000);
-	assert_int_equal(json_int_field(o, "instructions"), 1000);
+	assert_int_equal(test_json_int(o, "frequency"), 8000000);
+	assert_int_equal(test_json_int(o, "instructions"), 1000);
 	/* At least one cycle per instruction; at most four (CALL/RET). */
-	json_int_t cycles = json_int_field(o, "cycles");
+	json_int_t cycles = test_json_int(o, "cycles");
 	assert_in_range(cycles, 1000, 4000);
-	assert_in_range(json_int_field(o, "interrupts"), 0, 1000);
-	assert_in_range(json_int_field(o, "events"), 1, 10000);
-	assert_int_equal(json_int_field(o, "schema_version"), 3) /* DB_SCHEMA_VERSION */;
+	assert_in_range(test_json_int(o, "interrupts"), 0, 1000);
+	assert_in_range(test_json_int(o, "events"), 1, 10000);
+	assert_int_equal(test_json_int(o, "schema_version"), 3) /* DB_SCHEMA_VERSION */;
 	/* The totals agree with their breakdowns. */
 	json_t *per_type = json_object_get(o, "events_per_type");
 	assert_true(json_is_object(per_type));
-	assert_int_equal(json_int_field(per_type, "reset"), 1);
+	assert_int_equal(test_json_int(per_type, "reset"), 1);
 	json_int_t sum = 0;
 	const char *key;
 	json_t *v;
 	json_object_foreach(per_type, key, v)
 		sum += json_integer_value(v);
-	assert_int_equal(sum, json_int_field(o, "events"));
+	assert_int_equal(sum, test_json_int(o, "events"));
 	json_t *per_vec = json_object_get(o, "interrupts_per_vector");
 	assert_true(json_is_array(per_vec));
 	sum = 0;
 	size_t i;
 	json_array_foreach(per_vec, i, v)
-		sum += json_int_field(v, "count");
-	assert_int_equal(sum, json_int_field(o, "interrupts"));
+		sum += test_json_int(v, "count");
+	assert_int_equal(sum, test_json_int(o, "interrupts"));
 	json_decref(o);
 	assert_nothing_new(f);
 }

@@ -65,22 +65,6 @@ static json_t *replay_json(scratch *s, const char *path, const char *args, int w
 	return o;
 }
 
-static long long field(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v))
-		fail_msg("no integer '%s'", key);
-	return json_integer_value(v);
-}
-
-static const char *text(json_t *o, const char *key)
-{
-	const char *t = json_string_value(json_object_get(o, key));
-	if (!t)
-		fail_msg("no string '%s'", key);
-	return t;
-}
-
 static void assert_contains(const char *hay, const char *needle)
 {
 	if (!strstr(hay, needle))
@@ -226,7 +210,7 @@ static void test_sweep_with_counters(void **state)
 	long long swept = atoll(s->out);
 	json_t *o = replay_json(s, path, "--oracle --match sequence --fp "
 				"'x:sel=SPL+SPH+SREG+cycles:8,hash=jenkins,ra=4,width=16'", 0);
-	assert_int_equal(field(json_array_get(json_object_get(o, "configs"), 0), "false_loop"),
+	assert_int_equal(test_json_int(json_array_get(json_object_get(o, "configs"), 0), "false_loop"),
 			 swept);
 	json_decref(o);
 }
@@ -306,35 +290,35 @@ static void test_false_injection_stops_before_it(void **state)
 	json_t *o = replay_json(s, path, "--fp old --match sequence", 1);
 	json_t *d = json_object_get(o, "divergence");
 	assert_true(json_is_true(json_object_get(o, "diverged")));
-	assert_int_equal(field(d, "icount"), 1289);
+	assert_int_equal(test_json_int(d, "icount"), 1289);
 	assert_true(irq1 < 1289 && 1289 < irq2);
 	snprintf(want, sizeof want, "interrupt 2 (vector 12 (USART_UDRE_vect)) at icount %lld", irq2);
-	assert_string_equal(text(d, "expected"), want);
+	assert_string_equal(test_json_str(d, "expected"), want);
 	snprintf(want, sizeof want, "the fingerprint 0x%llx of interrupt 2 (vector 12) matched here",
 		 fp2);
-	assert_contains(text(d, "actual"), want);
-	assert_contains(text(d, "actual"), "a false loop positive (input duplicate)");
+	assert_contains(test_json_str(d, "actual"), want);
+	assert_contains(test_json_str(d, "actual"), "a false loop positive (input duplicate)");
 	/* Stopped before the false entry: only the correct one was made. */
-	assert_int_equal(field(o, "injected"), 1);
-	assert_int_equal(field(o, "correct"), 1);
-	assert_int_equal(field(o, "false_loop"), 1);
+	assert_int_equal(test_json_int(o, "injected"), 1);
+	assert_int_equal(test_json_int(o, "correct"), 1);
+	assert_int_equal(test_json_int(o, "false_loop"), 1);
 	json_decref(o);
 
 	/* Set matching goes wrong three instructions earlier, on a
 	 * fingerprint that a later interrupt also has. */
 	o = replay_json(s, path, "--fp old --match set", 1);
 	d = json_object_get(o, "divergence");
-	assert_int_equal(field(d, "icount"), 1286);
-	assert_contains(text(d, "actual"), "a false loop positive");
+	assert_int_equal(test_json_int(d, "icount"), 1286);
+	assert_contains(test_json_str(d, "actual"), "a false loop positive");
 	json_decref(o);
 
 	/* --until: nothing wrong before 1289, so exit 0; past it, exit 1. */
 	o = replay_json(s, path, "--fp old --match sequence --until 1288", 0);
 	assert_true(json_is_false(json_object_get(o, "diverged")));
-	assert_int_equal(field(o, "instructions"), 1288);
+	assert_int_equal(test_json_int(o, "instructions"), 1288);
 	json_decref(o);
 	o = replay_json(s, path, "--fp old --match sequence --until 1300", 1);
-	assert_int_equal(field(json_object_get(o, "divergence"), "icount"), 1289);
+	assert_int_equal(test_json_int(json_object_get(o, "divergence"), "icount"), 1289);
 	json_decref(o);
 }
 
@@ -346,13 +330,13 @@ static void test_keep_going_counts_to_the_end(void **state)
 	json_t *o = replay_json(s, path, "--fp old --match sequence --keep-going", 1);
 	/* The per-context checks never see it: every ISR's events and main's
 	 * come in their own order.  Only the counts tell, and the status. */
-	assert_int_equal(field(o, "instructions"), 200000);
+	assert_int_equal(test_json_int(o, "instructions"), 200000);
 	assert_true(json_is_null(json_object_get(o, "divergence")));
 	assert_true(json_is_true(json_object_get(o, "diverged")));
-	assert_true(field(o, "false_loop") > 100);
-	assert_true(field(o, "missed") > 100);
-	assert_int_equal(field(o, "injected"), field(o, "correct") + field(o, "false_loop") +
-						    field(o, "false_ra"));
+	assert_true(test_json_int(o, "false_loop") > 100);
+	assert_true(test_json_int(o, "missed") > 100);
+	assert_int_equal(test_json_int(o, "injected"), test_json_int(o, "correct") + test_json_int(o, "false_loop") +
+						    test_json_int(o, "false_ra"));
 	json_decref(o);
 }
 
@@ -372,14 +356,14 @@ static void test_missed_interrupt_stops_at_its_icount(void **state)
 	damage_third(path);
 	json_t *o = replay_json(s, path, "", 1);
 	json_t *d = json_object_get(o, "divergence");
-	assert_int_equal(field(d, "icount"), irq3);
+	assert_int_equal(test_json_int(d, "icount"), irq3);
 	snprintf(want, sizeof want, "interrupt 3 (vector 12 (USART_UDRE_vect)) at icount %lld", irq3);
-	assert_string_equal(text(d, "expected"), want);
+	assert_string_equal(test_json_str(d, "expected"), want);
 	snprintf(want, sizeof want, "no interrupt: the fingerprint here is 0x%llx, the recorded "
 		 "one 0x%llx", fp3, fp3 ^ 1);
-	assert_string_equal(text(d, "actual"), want);
-	assert_int_equal(field(o, "injected"), 2);
-	assert_int_equal(field(o, "missed"), 1);
+	assert_string_equal(test_json_str(d, "actual"), want);
+	assert_int_equal(test_json_int(o, "injected"), 2);
+	assert_int_equal(test_json_int(o, "missed"), 1);
 	json_decref(o);
 }
 
@@ -428,18 +412,18 @@ static void test_stripped_replay_checks_the_total_order(void **state)
 	assert_true(at > 0);
 	json_t *o = replay_json(s, dev, "", 1);
 	json_t *d = json_object_get(o, "divergence");
-	assert_int_equal(field(d, "icount"), at);
-	assert_int_equal(field(d, "context"), 0);
+	assert_int_equal(test_json_int(d, "icount"), at);
+	assert_int_equal(test_json_int(d, "context"), 0);
 	char want[200];
 	snprintf(want, sizeof want, "interrupt 3 (irq vector 1 (INT0_vect) ra 0x%04llx) first: the "
 		 "log puts it before this event", ra3);
-	assert_string_equal(text(d, "expected"), want);
-	assert_contains(text(d, "actual"), "write PORTB");
+	assert_string_equal(test_json_str(d, "expected"), want);
+	assert_contains(test_json_str(d, "actual"), "write PORTB");
 	assert_true(json_is_null(json_object_get(o, "missed")));
 	json_decref(o);
 	/* With the ground truth, the passed-over interrupt itself stops it. */
 	o = replay_json(s, path, "", 1);
-	assert_int_equal(field(json_object_get(o, "divergence"), "icount"),
+	assert_int_equal(test_json_int(json_object_get(o, "divergence"), "icount"),
 			 test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3"));
 	json_decref(o);
 }
@@ -477,12 +461,12 @@ static void test_oracle_without_interrupts(void **state)
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 0);
 	json_t *o = replay_json(s, path, "--oracle --fp 'x:sel=SPL+r24,ra=4'", 0);
 	json_t *c = json_array_get(json_object_get(o, "configs"), 0);
-	assert_int_equal(field(o, "instructions"), 1000);
-	assert_int_equal(field(c, "hits"), 0);
-	assert_int_equal(field(c, "missed"), 0);
+	assert_int_equal(test_json_int(o, "instructions"), 1000);
+	assert_int_equal(test_json_int(c, "hits"), 0);
+	assert_int_equal(test_json_int(c, "missed"), 0);
 	json_decref(o);
 	o = replay_json(s, path, "", 0);
-	assert_int_equal(field(o, "injected"), 0);
+	assert_int_equal(test_json_int(o, "injected"), 0);
 	json_decref(o);
 }
 
@@ -498,16 +482,16 @@ static void test_oracle_counters_beside_a_batched_selector(void **state)
 	json_t *alone = replay_json(s, path, "--oracle --match set --fp c8", 0);
 	json_t *b = json_array_get(json_object_get(both, "configs"), 1);
 	json_t *a = json_array_get(json_object_get(alone, "configs"), 0);
-	assert_string_equal(text(b, "name"), "c8");
-	assert_int_equal(field(b, "missed"), 0);
-	assert_int_equal(field(b, "correct"), test_sql_int(path, "SELECT count(*) FROM interrupts"));
+	assert_string_equal(test_json_str(b, "name"), "c8");
+	assert_int_equal(test_json_int(b, "missed"), 0);
+	assert_int_equal(test_json_int(b, "correct"), test_sql_int(path, "SELECT count(*) FROM interrupts"));
 	static const char *const keys[] = { "hits", "false_loop", "false_ra", "input_duplicates",
 					     "hash_collisions" };
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-		assert_int_equal(field(b, keys[i]), field(a, keys[i]));
+		assert_int_equal(test_json_int(b, keys[i]), test_json_int(a, keys[i]));
 	/* And the counter tells turns apart the selector alone cannot. */
 	json_t *old = json_array_get(json_object_get(both, "configs"), 0);
-	assert_true(field(b, "false_loop") < field(old, "false_loop"));
+	assert_true(test_json_int(b, "false_loop") < test_json_int(old, "false_loop"));
 	json_decref(both);
 	json_decref(alone);
 }

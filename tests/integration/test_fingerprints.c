@@ -235,14 +235,6 @@ static void test_rerun_must_match(void **state)
 	assert_only_default(path);  /* nothing was added */
 }
 
-static json_int_t int_field(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v))
-		fail_msg("JSON key '%s' missing or not an integer", key);
-	return json_integer_value(v);
-}
-
 static void test_info_metrics(void **state)
 {
 	scratch *s = *state;
@@ -255,23 +247,23 @@ static void test_info_metrics(void **state)
 	json_t *o = json_loads(s->out, 0, &jerr);
 	if (!o)
 		fail_msg("not JSON: %s", s->out);
-	json_int_t nirq = int_field(o, "interrupts");
+	json_int_t nirq = test_json_int(o, "interrupts");
 	json_t *cfgs = json_object_get(o, "fingerprint_configs");
 	assert_int_equal(json_array_size(cfgs), 2);
 	json_t *full = json_array_get(cfgs, 0), *narrow = json_array_get(cfgs, 1);
 	assert_string_equal(json_string_value(json_object_get(full, "name")), "full");
 	assert_string_equal(json_string_value(json_object_get(full, "spec")),
 			    "sel=all,hash=jenkins,ra=16,width=64");
-	assert_int_equal(int_field(full, "fingerprints"), nirq);
-	assert_int_equal(int_field(narrow, "fingerprints"), nirq);
+	assert_int_equal(test_json_int(full, "fingerprints"), nirq);
+	assert_int_equal(test_json_int(narrow, "fingerprints"), nirq);
 	/* The whole context tells every context apart; 64 bits do not collide
 	 * here.  SREG alone cannot: 6 bits hold at most 64 fingerprints. */
-	assert_int_equal(int_field(full, "duplicates"), 0);
-	assert_int_equal(int_field(full, "input_duplicates"), 0);
+	assert_int_equal(test_json_int(full, "duplicates"), 0);
+	assert_int_equal(test_json_int(full, "input_duplicates"), 0);
 	assert_true(json_real_value(json_object_get(full, "median_duplicates_per_ra")) == 0);
-	assert_true(int_field(narrow, "distinct") <= 64);
-	assert_true(int_field(narrow, "duplicates") > nirq / 2);
-	assert_true(int_field(narrow, "input_duplicates") > nirq / 2);
+	assert_true(test_json_int(narrow, "distinct") <= 64);
+	assert_true(test_json_int(narrow, "duplicates") > nirq / 2);
+	assert_true(test_json_int(narrow, "input_duplicates") > nirq / 2);
 	assert_true(json_is_real(json_object_get(narrow, "median_duplicates_per_ra")));
 	json_decref(o);
 
@@ -282,7 +274,7 @@ static void test_info_metrics(void **state)
 	o = json_loads(s->out, 0, &jerr);
 	assert_non_null(o);
 	narrow = json_array_get(json_object_get(o, "fingerprint_configs"), 1);
-	assert_int_equal(int_field(narrow, "fingerprints"), nirq);
+	assert_int_equal(test_json_int(narrow, "fingerprints"), nirq);
 	assert_true(json_is_null(json_object_get(narrow, "duplicates")));
 	assert_true(json_is_null(json_object_get(narrow, "input_duplicates")));
 	json_decref(o);
@@ -299,14 +291,14 @@ static void test_select(void **state)
 	json_t *gp = json_object_get(o, "gp"), *io = json_object_get(o, "io");
 	/* Counts from avr-objdump -d of adcapp.elf, by the rules of freqsel.h. */
 	assert_string_equal(json_string_value(json_object_get(json_array_get(gp, 0), "register")), "r24");
-	assert_int_equal(int_field(json_array_get(gp, 0), "uses"), 160);
-	assert_int_equal(int_field(json_array_get(gp, 1), "uses"), 105);
+	assert_int_equal(test_json_int(json_array_get(gp, 0), "uses"), 160);
+	assert_int_equal(test_json_int(json_array_get(gp, 1), "uses"), 105);
 	for (size_t i = 1; i < json_array_size(gp); i++)
-		assert_true(int_field(json_array_get(gp, i - 1), "uses") >=
-			    int_field(json_array_get(gp, i), "uses"));
+		assert_true(test_json_int(json_array_get(gp, i - 1), "uses") >=
+			    test_json_int(json_array_get(gp, i), "uses"));
 	for (size_t i = 1; i < json_array_size(io); i++)
-		assert_true(int_field(json_array_get(io, i - 1), "uses") >=
-			    int_field(json_array_get(io, i), "uses"));
+		assert_true(test_json_int(json_array_get(io, i - 1), "uses") >=
+			    test_json_int(json_array_get(io, i), "uses"));
 	char want[128];
 	snprintf(want, sizeof want, "%s+%s+r24+r25+r31+r30",
 		 json_string_value(json_object_get(json_array_get(io, 0), "register")),
