@@ -248,7 +248,8 @@ static void on_reset(void *ud)
 
 /* From now on the n-th interrupt is the next expected.  Under sequence
  * matching only its return address can match, so the sim calls the hook
- * only where the PC has its RA bits. */
+ * only where the PC has its RA bits, and, when the fingerprint counts
+ * cycles, only at the cycles with its counter bits. */
 static void expect_next(replay *r, uint64_t n)
 {
 	r->next_n = n;
@@ -260,6 +261,18 @@ static void expect_next(replay *r, uint64_t n)
 	r->s->boundary_mask = n <= r->nirq ? (uint32_t)fp_hash_mask(c->ra_bits) : UINT32_MAX;
 	r->s->boundary_match = n <= r->nirq ? (uint32_t)fpi_ra_of_key(c, r->fp.key_of[n - 1])
 					    : UINT32_MAX;  /* no PC is 2^33 bytes */
+	r->s->boundary_cycle_mask = r->s->boundary_cycle_match = 0;
+	if (n > r->nirq || c->hash_bits >= 64)
+		return;
+	/* The key is ra | counters | hash, the first counter highest. */
+	unsigned shift = c->hash_bits;
+	for (unsigned i = c->ncounters; i-- > 0; shift += c->counter[i].bits)
+		if (c->counter[i].kind == FP_COUNT_CYCLES && shift < 64) {
+			uint64_t mask = fp_hash_mask(c->counter[i].bits);
+			r->s->boundary_cycle_mask = mask;
+			r->s->boundary_cycle_match = r->fp.key_of[n - 1] >> shift & mask;
+			return;
+		}
 }
 
 /* Enters `vector` at the current boundary and checks it against the log. */
@@ -880,6 +893,26 @@ static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, a
 	return 0;
 }
 
+static int counts_transfers(const fp_config *c)
+{
+	for (unsigned i = 0; i < c->ncounters; i++)
+		if (c->counter[i].kind == FP_COUNT_SIC)
+			return 1;
+	return 0;
+}
+
+/* Whether any configuration replayed reads the software instruction
+ * counter, which the sim then has to keep. */
+static int needs_transfers(const replay *r)
+{
+	if (!r->o.oracle)
+		return counts_transfers(&r->fp.cfg);
+	for (size_t i = 0; i < r->nconfigs; i++)
+		if (counts_transfers(&r->oracle[i].cfg))
+			return 1;
+	return 0;
+}
+
 int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 {
 	*out = NULL;
@@ -909,6 +942,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 	if (trace_watch_io(r->s, err))
 		goto out;
 	sim_set_replay(r->s, 1);
+	sim_count_transfers(r->s, needs_transfers(r));
 	sim_set_tap(r->s, r->tap);
 	r->s->hooks = (sim_hooks){
 		.ud = r, .on_boundary = o->oracle ? oracle_on_boundary : on_boundary,

@@ -257,6 +257,7 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS(u), &flags);
 	}
 	s->stock_run = avr->run;
+	s->count_transfers = 1;
 	for (avr_io_t *port = avr->io_port; port; port = port->next)
 		if (port->kind && !strcmp(port->kind, "watchdog"))
 			s->watchdog = port;
@@ -541,7 +542,8 @@ static inline __attribute__((always_inline)) void replay_boundary(sim *s)
 	sim_tap *t = s->tap;
 	if (t && s->icount < t->until)
 		tap_sample(s, t);
-	else if (s->hooks.on_boundary && ((avr->pc >> 1) & s->boundary_mask) == s->boundary_match)
+	else if (s->hooks.on_boundary && ((avr->pc >> 1) & s->boundary_mask) == s->boundary_match &&
+		 ((avr->cycle - s->reset_cycle) & s->boundary_cycle_mask) == s->boundary_cycle_match)
 		s->hooks.on_boundary(s->hooks.ud);
 }
 
@@ -653,8 +655,9 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 				acc.value = avr->data[acc.addr];
 			s->hooks.on_insn(s->hooks.ud, pc, (uint32_t)(avr->cycle - cycle), &acc, nacc);
 		}
-		s->transfers += (s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)] >>
-				 (new_pc > pc)) & 1;
+		if (s->count_transfers)
+			s->transfers += (s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)] >>
+					 (new_pc > pc)) & 1;
 		if (avr->interrupts.running_ptr < depth && s->hooks.on_reti)
 			s->hooks.on_reti(s->hooks.ud,
 					 avr->interrupts.running[avr->interrupts.running_ptr]->vector);

@@ -141,6 +141,7 @@ typedef struct sim {
 	 * per flash word how its instruction counts: bit 0 when it transfers
 	 * to an address at or below its own, bit 1 when forward. */
 	uint64_t transfers;
+	int count_transfers;     /* 0: leave transfers alone (sim_count_transfers) */
 	uint64_t reset_cycle;    /* the cycle of the last reset: sim_timer_cycles */
 	uint8_t *transfer_kind;
 	uint32_t transfer_words; /* entries in transfer_kind, a power of two */
@@ -161,8 +162,11 @@ typedef struct sim {
 	/* Replay mode: on_boundary is called only where the PC's word
 	 * address, masked by boundary_mask, equals boundary_match (mask 0:
 	 * at every boundary).  A replay waiting for one interrupt knows the
-	 * low bits of its return address, and skips the call elsewhere. */
+	 * low bits of its return address, and skips the call elsewhere.
+	 * Likewise for the cycles since the last reset (sim_timer_cycles),
+	 * masked by boundary_cycle_mask, when its fingerprint counts cycles. */
 	uint32_t boundary_mask, boundary_match;
+	uint64_t boundary_cycle_mask, boundary_cycle_match;
 	/* Observed runs: each flash word's load or store (see sim.c), built
 	 * by the first sim_set_observed. */
 	struct sim_memop *memop;
@@ -268,6 +272,14 @@ uint32_t sim_pc(const sim *s);
 static inline uint64_t sim_transfers(const sim *s)
 {
 	return s->transfers;
+}
+
+/* Counting transfers costs a table lookup per instruction; a run that
+ * reads no sim_transfers (no `sic:K` counter) can switch it off.  On by
+ * default. */
+static inline void sim_count_transfers(sim *s, int on)
+{
+	s->count_transfers = on;
 }
 
 /* What a free-running clk/1 timer started at reset reads: cycles since the
