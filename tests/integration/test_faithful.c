@@ -274,6 +274,29 @@ static void test_default_replays_exactly_stripped_too(void **state)
 	}
 }
 
+/* The replay calls its hook only where the expected fingerprint's cycle
+ * bits match (expect_next), read from the key's layout: ra | counters |
+ * hash.  With both counters and a hash, in either order, a wrong shift
+ * would skip the right boundary and miss the interrupt. */
+static void test_counters_and_hash_replay_exactly(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "funcsheap", "500000",
+	       "--fp 'a:sel=SPL+SPH+SREG+r24+cycles:10+sic:6,hash=jenkins,ra=4,width=28' "
+	       "--fp 'b:sel=SPL+SPH+SREG+sic:6+cycles:10,hash=jenkins,ra=4,width=28'",
+	       "m.db", path, sizeof path);
+	long long recorded = test_sql_int(path, "SELECT count(*) FROM interrupts");
+	assert_true(recorded > 300);
+	for (const char *const *fp = (const char *const[]){ "--fp a", "--fp b", NULL }; *fp; fp++) {
+		json_t *o = replay_json(s, path, *fp, 0);
+		assert_int_equal(test_json_int(o, "injected"), recorded);
+		assert_int_equal(test_json_int(o, "correct"), recorded);
+		assert_int_equal(test_json_int(o, "missed"), 0);
+		json_decref(o);
+	}
+}
+
 /* ---- each way of going wrong ------------------------------------------ */
 
 static void test_false_injection_stops_before_it(void **state)
@@ -523,6 +546,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_with_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_replays_exactly_stripped_too, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_counters_and_hash_replay_exactly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_false_injection_stops_before_it, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep_going_counts_to_the_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missed_interrupt_stops_at_its_icount, setup, teardown),
