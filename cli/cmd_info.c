@@ -221,7 +221,7 @@ static int print_json(const char *path, const db_run *r, const uint64_t *vec,
 	return 0;
 }
 
-int info_print(const char *path, int json, const char *cmd)
+int info_print(const char *path, int json, const char *cmd, int just_written)
 {
 	avrr_err err = { "" };
 	db *d = NULL;
@@ -229,7 +229,7 @@ int info_print(const char *path, int json, const char *cmd)
 	uint64_t vec[256], types[TRACE_COUNT];
 	config_metrics *cm = NULL;
 	size_t ncm = 0;
-	if (db_open(path, 0, &d, &err))
+	if ((just_written ? db_open_written(path, &d, &err) : db_open(path, 0, &d, &err)))
 		return cli_fail(cmd, "%s", err.msg);
 	if (db_get_run(d, &r, &err)) {
 		db_close(d);
@@ -271,5 +271,5 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_fail("info", "usage: avrr info RUN.db [--json]");
-	return info_print(argv[optind], json, "info");
+	return info_print(argv[optind], json, "info", 0);
 }

@@ -116,5 +116,5 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "avrr record: %s\n", err.msg);
 		return interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
 	}
-	return info_print(o.out_path, json, "record");
+	return info_print(o.out_path, json, "record", 1);
 }

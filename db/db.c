@@ -536,6 +536,11 @@ int db_open_again(const db *d, db **out, avrr_err *err)
 	return open_checked(d->path, 0, 0, out, err);
 }
 
+int db_open_written(const char *path, db **out, avrr_err *err)
+{
+	return open_checked(path, 0, 0, out, err);
+}
+
 int db_commit(db *d, avrr_err *err)
 {
 	if (check_writable(d, err) || drain(d, err) || exec(d, "COMMIT; BEGIN", err))

@@ -116,6 +116,11 @@ int db_open(const char *path, int writable, db **out, avrr_err *err);
 /* Another read-only connection to the recording d has open and validated,
  * e.g. for a second reading thread; it is not validated again. */
 int db_open_again(const db *d, db **out, avrr_err *err);
+/* Opens, read-only, the recording this process has just written and
+ * finished (db_finish), without validating it: a second full read of a
+ * file the recorder wrote costs a twentieth of the recording's time and
+ * memory growing with its length. */
+int db_open_written(const char *path, db **out, avrr_err *err);
 int db_commit(db *d, avrr_err *err);
 void db_close(db *d);
 
