@@ -4,9 +4,8 @@
  * For each configuration, `avrr tracer` writes the header, avr-gcc builds a
  * firmware with it (-include, the source untouched), avrr records the
  * build with the same configuration, and the run is re-created in simavr
- * to read the chip's ring buffer at the end: every fingerprint it holds
- * equals the recorded one of the same interrupt, and it counted every
- * interrupt.  funcsheap (ATmega16) with the default configuration (a
+ * to read the chip's ring buffer as it fills: every fingerprint it stores
+ * equals the recorded one of the same interrupt, for every interrupt.  funcsheap (ATmega16) with the default configuration (a
  * cycle counter) and with each hash function, round-robin, a 48-bit
  * Jenkins (two passes) over a selector with stack bytes; race_tick on the
  * ATmega328P, whose Timer1 sits in extended I/O.  Configurations the
@@ -25,6 +24,7 @@
 typedef test_scratch scratch;
 
 #define SLOTS 32
+#define STEP 2000   /* instructions between two readings of the ring */
 
 #define FUNCSHEAP "traces/funcsheap.c", "-mmcu=atmega16 -DF_CPU=8000000UL", \
 	"--stimuli traces/funcsheap.stim"
@@ -65,31 +65,42 @@ static void check(scratch *s, const char *src, const char *cflags, const char *r
 	    db_load_fingerprints(d, cfgs[0].id, 0, &rows, &nrows, &err) ||
 	    fp_spec_bits(cfgs[0].spec, &ra_bits, &state_bits, &err))
 		fail_msg("%s", err.msg);
-	/* The same run again, to the end, and the ring buffer there. */
-	assert_int_equal(sim_run(rep.s, rep.run.instructions, 0, NULL), SIM_STOP_LIMIT);
+	/* The same run again, read in steps short enough that the ring never
+	 * wraps between two readings: every interrupt's slot is compared
+	 * before it is overwritten. */
 	const fw_symbol *ring = fw_find_symbol(rep.fw, "avrr_trace_ring");
 	const fw_symbol *count = fw_find_symbol(rep.fw, "avrr_trace_count");
 	assert_non_null(ring);
 	assert_non_null(count);
-	const uint8_t *data = sim_live_data(rep.s);
 	unsigned bytes = (ra_bits + state_bits + 7) / 8;
 	assert_int_equal(ring->size, SLOTS * bytes);
-	uint16_t stored = (uint16_t)(data[count->addr] | data[count->addr + 1] << 8);
-	/* A run may stop between an interrupt's entry and its tracer. */
 	assert_true(nrows > SLOTS);
-	assert_true(stored == nrows || stored + 1u == nrows);
-	for (unsigned n = stored - SLOTS + 1; n <= stored; n++) {
-		const uint8_t *slot = data + ring->addr + (n - 1) % SLOTS * bytes;
-		uint64_t got = 0;
-		for (unsigned b = bytes; b-- > 0;)
-			got = got << 8 | slot[b];
-		const db_fingerprint *r = &rows[n - 1];
-		assert_int_equal(r->n, n);
-		uint64_t want = state_bits >= 64 ? r->hash_part : r->ra_part << state_bits | r->hash_part;
-		if (got != want)
-			fail_msg("%s: interrupt %u: the chip stored 0x%llx, avrr record 0x%llx", spec, n,
-				 (unsigned long long)got, (unsigned long long)want);
+	unsigned checked = 0;
+	for (uint64_t at = 0; at < rep.run.instructions;) {
+		at = at + STEP < rep.run.instructions ? at + STEP : rep.run.instructions;
+		assert_int_equal(sim_run(rep.s, at, 0, NULL), SIM_STOP_LIMIT);
+		const uint8_t *data = sim_live_data(rep.s);
+		/* The tracer counts a fingerprint once its slot is written. */
+		unsigned stored = (uint16_t)(data[count->addr] | data[count->addr + 1] << 8);
+		assert_true(stored >= checked && stored - checked <= SLOTS);
+		assert_true(stored <= nrows);
+		for (unsigned n = checked + 1; n <= stored; n++) {
+			const uint8_t *slot = data + ring->addr + (n - 1) % SLOTS * bytes;
+			uint64_t got = 0;
+			for (unsigned b = bytes; b-- > 0;)
+				got = got << 8 | slot[b];
+			const db_fingerprint *r = &rows[n - 1];
+			assert_int_equal(r->n, n);
+			uint64_t want = state_bits >= 64 ? r->hash_part
+							 : r->ra_part << state_bits | r->hash_part;
+			if (got != want)
+				fail_msg("%s: interrupt %u: the chip stored 0x%llx, avrr record 0x%llx",
+					 spec, n, (unsigned long long)got, (unsigned long long)want);
+		}
+		checked = stored;
 	}
+	/* A run may stop between an interrupt's entry and its tracer. */
+	assert_true(checked == nrows || checked + 1u == nrows);
 	free(rows);
 	free(cfgs);
 	trace_replica_close(&rep);
