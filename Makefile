@@ -73,8 +73,8 @@ ifeq ($(SAN),1)
 AVRR := $(BUILD)/avrr
 endif
 
-.PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench install uninstall deps \
-	clean firmware figures table1
+.PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench bench-scale install uninstall \
+	deps clean firmware figures table1
 all: $(AVRR) firmware
 
 firmware: $(FIRMWARE)
@@ -163,6 +163,10 @@ test-san:
 
 bench: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
 	sh bench/run.sh $(BUILD)
+
+# How record, replay and the shell grow from 10^6 to 10^9 instructions.
+bench-scale: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
+	$(BUILD)/bench/bench $(AVRR) --scale $(SCALE_INSTRUCTIONS)
 
 install: $(AVRR)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/avrr/traces \

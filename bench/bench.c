@@ -24,13 +24,24 @@
  *
  *   bench <firmware> <measure> ratio=<ours/simavr> [key=value ...]
  *
+ * With --scale (make bench-scale), instead, how each bundled firmware's
+ * recording grows with its length, 10^6 to 10^9 instructions by default:
+ * the time and peak RSS of `avrr record` and `avrr replay`, the file's
+ * size, and the shell's (open, go to the end laying checkpoints, one
+ * reverse-stepi) with its checkpoints' memory.  Single runs: the growth,
+ * not a ratio, is the point.
+ *
+ *   bench <firmware> scale instructions=<n> record_s=... record_rss_mb=... ...
+ *
  * Usage: bench AVRR_BINARY [INSTRUCTIONS [REVERSE_INSTRUCTIONS]]
+ *        bench AVRR_BINARY --scale [INSTRUCTIONS ...]
  */
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,8 +95,9 @@ static double time_simavr(const firmware *fw, const stim_script *script, uint64_
 	return t;
 }
 
-/* Runs argv to completion; returns its wall time, exits on failure. */
-static double time_command(char *const argv[])
+/* Runs argv to completion; returns its wall time and, when rss_mb is
+ * given, its peak resident set size; exits on failure. */
+static double run_command(char *const argv[], double *rss_mb)
 {
 	posix_spawn_file_actions_t quiet;  /* its reports go to /dev/null */
 	posix_spawn_file_actions_init(&quiet);
@@ -99,13 +111,21 @@ static double time_command(char *const argv[])
 		exit(1);
 	}
 	int st;
-	waitpid(pid, &st, 0);
+	struct rusage ru;
+	wait4(pid, &st, 0, &ru);
 	double t = now() - t0;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		fprintf(stderr, "bench: %s %s failed\n", argv[0], argv[1]);
 		exit(1);
 	}
+	if (rss_mb)
+		*rss_mb = (double)ru.ru_maxrss / 1024.0;
 	return t;
+}
+
+static double time_command(char *const argv[])
+{
+	return run_command(argv, NULL);
 }
 
 /* The median ratio of paired runs, ours[i] / base[i]. */
@@ -286,29 +306,15 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 
 /* Sends a command line to the shell and waits for its answer (the shell
  * echoes a marker after it); returns the seconds it took. */
-static double shell_command(FILE *to, FILE *from, const char *cmd, char *last, size_t n)
-{
-	char line[512];
-	double t0 = now();
-	fprintf(to, "%s\necho @@\n", cmd);
-	fflush(to);
-	last[0] = 0;
-	while (fgets(line, sizeof line, from) && strcmp(line, "@@\n"))
-		snprintf(last, n, "%s", line);
-	return now() - t0;
-}
+/* An `avrr shell` driven through pipes. */
+typedef struct shell {
+	FILE *to, *from;
+	pid_t pid;
+	char last[512];  /* the last line of the latest answer */
+} shell;
 
-static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
+static void shell_open(shell *sh, char *const argv[])
 {
-	char db_path[256], ins[32];
-	snprintf(db_path, sizeof db_path, "%s/reverse.db", tmp);
-	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
-	/* A configuration that replays funcsheap faithfully (docs/replay.md). */
-	char *rec[] = { (char *)avrr, "record", "traces/funcsheap.elf", "--stimuli",
-			"traces/funcsheap.stim", "--instructions", ins, "--fp",
-			"flags:sel=SPL+SPH+SREG+TIFR+GIFR+UCSRA+ADCSRA+r24+r25+r30,width=32",
-			"-o", db_path, NULL };
-	time_command(rec);
 	int in[2], out[2];
 	if (pipe(in) || pipe(out))
 		exit(1);
@@ -318,58 +324,102 @@ static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_addclose(&fa, in[1]);
 	posix_spawn_file_actions_addclose(&fa, out[0]);
-	char *sh[] = { (char *)avrr, "shell", db_path, "--fp", "flags", "--match", "sequence", NULL };
-	pid_t pid;
-	if (posix_spawn(&pid, avrr, &fa, NULL, sh, environ)) {
-		perror(avrr);
+	if (posix_spawn(&sh->pid, argv[0], &fa, NULL, argv, environ)) {
+		perror(argv[0]);
 		exit(1);
 	}
 	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);
 	close(out[1]);
-	FILE *to = fdopen(in[1], "w"), *from = fdopen(out[0], "r");
-	char last[512], cmd[64];
+	sh->to = fdopen(in[1], "w");
+	sh->from = fdopen(out[0], "r");
+}
+
+/* Sends cmd and reads its whole answer; returns the time it took. */
+static double shell_command(shell *sh, const char *cmd)
+{
+	char line[512];
+	double t0 = now();
+	fprintf(sh->to, "%s\necho @@\n", cmd);
+	fflush(sh->to);
+	sh->last[0] = 0;
+	while (fgets(line, sizeof line, sh->from) && strcmp(line, "@@\n"))
+		snprintf(sh->last, sizeof sh->last, "%s", line);
+	return now() - t0;
+}
+
+/* `info checkpoints`: how many, and their proportional set size. */
+static void shell_checkpoints(shell *sh, unsigned *n, double *mb)
+{
+	char line[512] = "";
+	*n = 0;
+	*mb = 0;
+	fprintf(sh->to, "info checkpoints\necho @@\n");
+	fflush(sh->to);
+	if (fgets(line, sizeof line, sh->from))
+		sscanf(line, "%u checkpoints, %lf MB", n, mb);
+	while (strcmp(line, "@@\n") && fgets(line, sizeof line, sh->from))
+		;
+}
+
+/* Quits the shell; returns its peak resident set size in MB. */
+static double shell_close(shell *sh)
+{
+	char line[512];
+	fprintf(sh->to, "quit\n");
+	fclose(sh->to);
+	while (fgets(line, sizeof line, sh->from))
+		;
+	fclose(sh->from);
+	struct rusage ru;
+	wait4(sh->pid, NULL, 0, &ru);
+	return (double)ru.ru_maxrss / 1024.0;
+}
+
+static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
+{
+	char db_path[256], ins[32], cmd[64];
+	snprintf(db_path, sizeof db_path, "%s/reverse.db", tmp);
+	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
+	/* A configuration that replays funcsheap faithfully (docs/replay.md). */
+	char *rec[] = { (char *)avrr, "record", "traces/funcsheap.elf", "--stimuli",
+			"traces/funcsheap.stim", "--instructions", ins, "--fp",
+			"flags:sel=SPL+SPH+SREG+TIFR+GIFR+UCSRA+ADCSRA+r24+r25+r30,width=32",
+			"-o", db_path, NULL };
+	time_command(rec);
+	char *argv[] = { (char *)avrr, "shell", db_path, "--fp", "flags", "--match", "sequence",
+			 NULL };
+	shell sh;
+	shell_open(&sh, argv);
 	/* Run to the end once: that lays the checkpoints. */
 	snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)insns);
-	shell_command(to, from, cmd, last, sizeof last);
+	shell_command(&sh, cmd);
 	enum { SAMPLES = 100 };
 	double t[SAMPLES];
 	uint64_t seed = 7;
 	for (int i = 0; i < SAMPLES; i++) {
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
-		shell_command(to, from, cmd, last, sizeof last);
-		t[i] = shell_command(to, from, "reverse-stepi", last, sizeof last) * 1000.0;
+		shell_command(&sh, cmd);
+		t[i] = shell_command(&sh, "reverse-stepi") * 1000.0;
 	}
 	/* reverse-continue to a watchpoint: back to the last button press
 	 * (INT0 writes g_presses) from random positions. */
 	enum { WATCHES = 10 };
 	double tw[WATCHES];
-	shell_command(to, from, "watch g_presses", last, sizeof last);
+	shell_command(&sh, "watch g_presses");
 	for (int i = 0; i < WATCHES; i++) {
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
-		shell_command(to, from, cmd, last, sizeof last);
-		tw[i] = shell_command(to, from, "reverse-continue", last, sizeof last) * 1000.0;
+		shell_command(&sh, cmd);
+		tw[i] = shell_command(&sh, "reverse-continue") * 1000.0;
 	}
-	shell_command(to, from, "delete", last, sizeof last);
+	shell_command(&sh, "delete");
 	qsort(tw, WATCHES, sizeof *tw, cmp_double);
-	/* The summary is the first line of the answer. */
-	fprintf(to, "info checkpoints\necho @@\n");
-	fflush(to);
-	double mb = 0;
-	unsigned nck = 0;
-	char line[512];
-	if (fgets(line, sizeof line, from))
-		sscanf(line, "%u checkpoints, %lf MB", &nck, &mb);
-	while (strcmp(line, "@@\n") && fgets(line, sizeof line, from))
-		;
-	fprintf(to, "quit\n");
-	fclose(to);
-	while (fgets(line, sizeof line, from))
-		;
-	fclose(from);
-	waitpid(pid, NULL, 0);
+	double mb;
+	unsigned nck;
+	shell_checkpoints(&sh, &nck, &mb);
+	shell_close(&sh);
 	unlink(db_path);
 	qsort(t, SAMPLES, sizeof *t, cmp_double);
 	printf("bench funcsheap reverse-stepi median_ms=%.1f p99_ms=%.1f checkpoint_mb=%.1f "
@@ -381,16 +431,66 @@ static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
 	fflush(stdout);
 }
 
+/* One firmware recorded for `insns` instructions, with the default
+ * configuration: record, replay and the shell, each once. */
+static void bench_scale(const char *avrr, const char *name, uint64_t insns, const char *tmp)
+{
+	char elf[128], stim[128], db_path[256], ins[32], cmd[64];
+	snprintf(elf, sizeof elf, "traces/%s.elf", name);
+	snprintf(stim, sizeof stim, "traces/%s.stim", name);
+	snprintf(db_path, sizeof db_path, "%s/%s.db", tmp, name);
+	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
+	char *rec[] = { (char *)avrr, "record", elf, "--stimuli", stim, "--instructions", ins,
+			"-o", db_path, NULL };
+	char *rep[] = { (char *)avrr, "replay", db_path, NULL };
+	char *argv[] = { (char *)avrr, "shell", db_path, NULL };
+	double rec_rss, rep_rss;
+	double rec_s = run_command(rec, &rec_rss);
+	struct stat st;
+	if (stat(db_path, &st))
+		exit(1);
+	double rep_s = run_command(rep, &rep_rss);
+	shell sh;
+	double t0 = now();
+	shell_open(&sh, argv);
+	snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)insns);
+	shell_command(&sh, cmd);
+	double back_ms = shell_command(&sh, "reverse-stepi") * 1000.0;
+	double mb;
+	unsigned nck;
+	shell_checkpoints(&sh, &nck, &mb);
+	double sh_rss = shell_close(&sh);
+	double sh_s = now() - t0;
+	unlink(db_path);
+	printf("bench %s scale instructions=%llu record_s=%.2f record_rss_mb=%.1f file_mb=%.1f "
+	       "replay_s=%.2f replay_rss_mb=%.1f shell_s=%.2f shell_rss_mb=%.1f "
+	       "reverse_stepi_ms=%.1f checkpoints=%u checkpoint_mb=%.1f\n",
+	       name, (unsigned long long)insns, rec_s, rec_rss, (double)st.st_size / 1048576.0,
+	       rep_s, rep_rss, sh_s, sh_rss, back_ms, nck, mb);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || sodium_init() < 0) {
-		fprintf(stderr, "usage: bench AVRR_BINARY [INSTRUCTIONS [REVERSE_INSTRUCTIONS]]\n");
+		fprintf(stderr, "usage: bench AVRR_BINARY [INSTRUCTIONS [REVERSE_INSTRUCTIONS]]\n"
+				"       bench AVRR_BINARY --scale [INSTRUCTIONS ...]\n");
 		return 2;
 	}
-	uint64_t insns = argc > 2 ? strtoull(argv[2], NULL, 0) : 20000000;
 	char tmp[] = "/tmp/avrr-bench-XXXXXX";
 	if (!mkdtemp(tmp))
 		return 1;
+	if (argc > 2 && !strcmp(argv[2], "--scale")) {
+		static const uint64_t lengths[] = { 1000000, 10000000, 100000000, 1000000000 };
+		int n = argc > 3 ? argc - 3 : (int)(sizeof lengths / sizeof *lengths);
+		for (int i = 0; i < n; i++)
+			for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++)
+				bench_scale(argv[1], FIRMWARE[f],
+					    argc > 3 ? strtoull(argv[3 + i], NULL, 0) : lengths[i], tmp);
+		rmdir(tmp);
+		return 0;
+	}
+	uint64_t insns = argc > 2 ? strtoull(argv[2], NULL, 0) : 20000000;
 	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++)
 		bench_record(argv[1], FIRMWARE[f], insns, tmp);
 	bench_reverse(argv[1], tmp, argc > 3 ? strtoull(argv[3], NULL, 0) : 100000000);
