@@ -381,14 +381,13 @@ static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
 	char db_path[256], ins[32], cmd[64];
 	snprintf(db_path, sizeof db_path, "%s/reverse.db", tmp);
 	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
-	/* A configuration that replays funcsheap faithfully (docs/replay.md). */
+	/* The default configuration, which replays funcsheap faithfully to the
+	 * end: a configuration that diverges first would end every motion
+	 * past its divergence there. */
 	char *rec[] = { (char *)avrr, "record", "traces/funcsheap.elf", "--stimuli",
-			"traces/funcsheap.stim", "--instructions", ins, "--fp",
-			"flags:sel=SPL+SPH+SREG+TIFR+GIFR+UCSRA+ADCSRA+r24+r25+r30,width=32",
-			"-o", db_path, NULL };
+			"traces/funcsheap.stim", "--instructions", ins, "-o", db_path, NULL };
 	time_command(rec);
-	char *argv[] = { (char *)avrr, "shell", db_path, "--fp", "flags", "--match", "sequence",
-			 NULL };
+	char *argv[] = { (char *)avrr, "shell", db_path, NULL };
 	shell sh;
 	shell_open(&sh, argv);
 	/* Run to the end once: that lays the checkpoints. */
