@@ -100,6 +100,10 @@ struct timeline {
 
 #define POLL_EVERY 8192
 #define TO_END UINT64_MAX
+/* A motion that ends this far or farther past its last checkpoint lays one
+ * this many instructions short of its end: stepping back from where a
+ * user arrives then replays at most this much, not a whole interval. */
+#define NEAR_BACK (1u << 14)
 
 /* ---- the step hook ------------------------------------------------------ */
 
@@ -398,23 +402,6 @@ static void checkpoint_here(timeline *tl)
 		travel_set_pid(tl->t, k, (int)pid);
 }
 
-/* Runs forward to `target` (TO_END: the end) under the current motion,
- * laying checkpoints at every multiple of the interval when `lay` is set. */
-static rp_stop run_forward(timeline *tl, uint64_t target, int lay)
-{
-	for (;;) {
-		uint64_t now = rp_icount(tl->r);
-		if (now >= target)
-			return RP_LIMIT;
-		uint64_t next = (now / tl->t->interval + 1) * tl->t->interval;
-		rp_stop why = rp_run(tl->r, target < next ? target : next);
-		if (why != RP_LIMIT)
-			return why;
-		if (lay && rp_icount(tl->r) == next)
-			checkpoint_here(tl);
-	}
-}
-
 /* The checkpoint at or below k. */
 static int checkpoint_below(const timeline *tl, uint64_t k, uint64_t *ck)
 {
@@ -426,6 +413,36 @@ static int checkpoint_below(const timeline *tl, uint64_t k, uint64_t *ck)
 		found = 1;
 	}
 	return found ? 0 : -1;
+}
+
+/* Runs forward to `target` (TO_END: the end) under the current motion,
+ * laying checkpoints when `lay` is set: at every multiple of the interval,
+ * and, unless one is there already, within NEAR_BACK below the target —
+ * NEAR_BACK short of it, or here when the target is that close. */
+static rp_stop run_forward(timeline *tl, uint64_t target, int lay)
+{
+	uint64_t near = 0, ck;
+	if (lay && target != TO_END &&
+	    (checkpoint_below(tl, target, &ck) || target - ck > NEAR_BACK)) {
+		near = target > NEAR_BACK ? target - NEAR_BACK : 0;
+		if (near <= rp_icount(tl->r)) {
+			checkpoint_here(tl);
+			near = 0;
+		}
+	}
+	for (;;) {
+		uint64_t now = rp_icount(tl->r);
+		if (now >= target)
+			return RP_LIMIT;
+		uint64_t next = (now / tl->t->interval + 1) * tl->t->interval;
+		if (near > now && next > target)
+			next = near;  /* no interval's checkpoint between near and target */
+		rp_stop why = rp_run(tl->r, target < next ? target : next);
+		if (why != RP_LIMIT)
+			return why;
+		if (lay && rp_icount(tl->r) == next)
+			checkpoint_here(tl);
+	}
 }
 
 static void fill_carry(const timeline *tl, travel_req *q)
