@@ -1,6 +1,8 @@
 /* profile.c — cycles per function and per ISR on the replay (see profile.h). */
 #include "profile.h"
 
+#include "../sim/avr_decode.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,11 +290,7 @@ static void free_prof(prof *p)
 
 static uint8_t next_of(uint16_t op)
 {
-	/* `rcall .+0` is avr-gcc's way to make room on the stack, not a call. */
-	if (((op & 0xf000) == 0xd000 && op != 0xd000) || (op & 0xfe0e) == 0x940e ||
-	    op == 0x9509 || op == 0x9519)
-		return NEXT_CALL;   /* RCALL, CALL, ICALL, EICALL */
-	return op == 0x9508 ? NEXT_RET : NEXT_NONE;
+	return avr_word_is_call(op) ? NEXT_CALL : avr_word_is_ret(op) ? NEXT_RET : NEXT_NONE;
 }
 
 int an_profile_run(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t total),

@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fingerprint/avr_decode.h"
+#include "sim/avr_decode.h"
 
 typedef struct freqsel_counts {
 	uint32_t gp[32];   /* uses of r0..r31 */

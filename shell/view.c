@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fingerprint/avr_decode.h"
+#include "sim/avr_decode.h"
 
 /* Where classic AVR cores keep these (I/O 0x3d-0x3f). */
 #define SPL_ADDR  0x5d

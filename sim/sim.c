@@ -11,6 +11,8 @@
  */
 #include "sim.h"
 
+#include "avr_decode.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,32 +89,29 @@ static int build_transfer_kinds(sim *s)
 
 /* Each flash word's load or store, for observed runs: a pointer register
  * (26 X, 28 Y, 30 Z; 0 for LDS/STS's direct address), pre-decrement,
- * displacement.  Decoded from the opcodes, as transfer_kind is. */
+ * displacement. */
 enum { MEM_NONE, MEM_LOAD, MEM_STORE };
 struct sim_memop {
 	uint8_t kind, reg, predec, disp;
 	uint16_t addr;
 };
 
-static struct sim_memop decode_memop(uint16_t op, uint16_t next)
+/* The SRAM access of the instruction at flash word w, as avr_decode reads it. */
+static struct sim_memop memop_of(const avr_t *avr, uint32_t w)
 {
-	uint8_t kind = op & 0x0200 ? MEM_STORE : MEM_LOAD;
-	if ((op & 0xd000) == 0x8000) {  /* LDD/STD Y+q, Z+q (LD/ST Y, Z) */
-		uint8_t q = (uint8_t)(((op >> 8) & 0x20) | ((op >> 7) & 0x18) | (op & 7));
-		return (struct sim_memop){ kind, op & 8 ? 28 : 30, 0, q, 0 };
-	}
-	if ((op & 0xfc00) != 0x9000)
+	avr_insn in;
+	uint8_t kind;
+	if (avr_decode(avr->flash, avr->flashend + 1, 2 * w, &in))
 		return (struct sim_memop){ 0 };
-	switch (op & 0x000f) {
-	case 0x0: return (struct sim_memop){ kind, 0, 0, 0, next };  /* LDS/STS */
-	case 0x1: return (struct sim_memop){ kind, 30, 0, 0, 0 };    /* Z+ */
-	case 0x2: return (struct sim_memop){ kind, 30, 1, 0, 0 };    /* -Z */
-	case 0x9: return (struct sim_memop){ kind, 28, 0, 0, 0 };    /* Y+ */
-	case 0xa: return (struct sim_memop){ kind, 28, 1, 0, 0 };    /* -Y */
-	case 0xc: case 0xd: return (struct sim_memop){ kind, 26, 0, 0, 0 };  /* X, X+ */
-	case 0xe: return (struct sim_memop){ kind, 26, 1, 0, 0 };    /* -X */
+	switch (in.op) {
+	case AVR_OP_LD: case AVR_OP_LDD: case AVR_OP_LDS: kind = MEM_LOAD; break;
+	case AVR_OP_ST: case AVR_OP_STD: case AVR_OP_STS: kind = MEM_STORE; break;
 	default: return (struct sim_memop){ 0 };
 	}
+	if (in.data >= 0)
+		return (struct sim_memop){ kind, 0, 0, 0, (uint16_t)in.data };
+	return (struct sim_memop){ kind, in.ptr == 'X' ? 26 : in.ptr == 'Y' ? 28 : 30,
+				   in.ptr_mode == AVR_PTR_PREDEC, in.disp, 0 };
 }
 
 /* A vector's PENDING irq rises when its flag is raised (and falls when the
@@ -138,10 +137,7 @@ int sim_set_observed(sim *s, int on, avrr_err *err)
 		if (!(s->memop = calloc(s->transfer_words, sizeof *s->memop)))
 			return avrr_errf(err, "out of memory");
 		for (uint32_t w = 0; w < words; w++)
-			s->memop[w] = decode_memop(
-				(uint16_t)(avr->flash[2 * w] | avr->flash[2 * w + 1] << 8),
-				w + 1 < words ? (uint16_t)(avr->flash[2 * w + 2] |
-							   avr->flash[2 * w + 3] << 8) : 0);
+			s->memop[w] = memop_of(avr, w);
 		for (int i = 0; i < avr->interrupts.vector_count; i++)
 			avr_irq_register_notify(avr->interrupts.vector[i]->irq + AVR_INT_IRQ_PENDING,
 						on_pending_irq, s);

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "../fingerprint/avr_decode.h"
+#include "../sim/avr_decode.h"
 
 /* What the user has set up: plain data, carried to the process that takes
  * over after a jump backward. */
@@ -114,14 +114,6 @@ static uint16_t flash_word(const timeline *tl, uint32_t pc)
 	return (uint16_t)(tl->fw->flash[pc] | tl->fw->flash[pc + 1] << 8);
 }
 
-/* CALL, RCALL, ICALL, EICALL — but not `rcall .+0`, which avr-gcc uses to
- * reserve two bytes of stack for locals, and which never returns. */
-static int is_call(uint16_t w)
-{
-	return (w & 0xfe0e) == 0x940e || ((w & 0xf000) == 0xd000 && w != 0xd000) ||
-	       w == 0x9509 || w == 0x9519;
-}
-
 static unsigned depth_of(const timeline *tl)
 {
 	return tl->nfr + tl->unkept;
@@ -140,9 +132,9 @@ static void track_frames(timeline *tl)
 {
 	uint16_t w = flash_word(tl, tl->prev_pc);
 	unsigned depth = sim_irq_depth(tl->s), after_insn = tl->prev_depth;
-	if (is_call(w)) {
+	if (avr_word_is_call(w)) {
 		push_frame(tl, (tl_frame){ .pos = tl->prev_icount, .from = tl->prev_pc });
-	} else if (w == 0x9508 || w == 0x9518) {
+	} else if (avr_word_is_ret(w) || w == 0x9518) {  /* RET, RETI */
 		if (tl->unkept)
 			tl->unkept--;
 		else if (tl->nfr)

@@ -17,7 +17,7 @@
 #include <glob.h>
 #include <unistd.h>
 
-#include "fingerprint/avr_decode.h"
+#include "sim/avr_decode.h"
 #include "sim/firmware.h"
 #include "util/err.h"
 

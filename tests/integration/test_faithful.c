@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "fingerprint/avr_decode.h"
+#include "sim/avr_decode.h"
 #include "fingerprint/fingerprint.h"
 #include "trace/replica.h"
 #include "replayer/replayer.h"

@@ -7,7 +7,7 @@
  * reading as avr-objdump; tests/integration/test_decode.c checks all 65536
  * first words against it.
  */
-#include "fingerprint/avr_decode.h"
+#include "sim/avr_decode.h"
 
 #include <stdio.h>
 #include <stdlib.h>

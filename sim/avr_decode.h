@@ -120,4 +120,19 @@ uint32_t avr_insn_all_regs(const avr_insn *insn);
  * and the stack pointer use of push/pop/call/ret are not reported. */
 int avr_insn_io(const avr_insn *insn);
 
+/* Whether the instruction word w is a call (CALL, RCALL, ICALL, EICALL) —
+ * but not `rcall .+0`, which avr-gcc uses to reserve two bytes of stack and
+ * which never returns — or a RET.  For the per-flash-word tables of the
+ * shadow call stacks, which must not decode at every instruction. */
+static inline bool avr_word_is_call(uint16_t w)
+{
+	return (w & 0xfe0e) == 0x940e || ((w & 0xf000) == 0xd000 && w != 0xd000) ||
+	       w == 0x9509 || w == 0x9519;
+}
+
+static inline bool avr_word_is_ret(uint16_t w)
+{
+	return w == 0x9508;
+}
+
 #endif
