@@ -2,6 +2,7 @@
 #include "profile.h"
 
 #include "../sim/avr_decode.h"
+#include "../util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +21,13 @@ typedef struct frame {        /* an interrupted context */
 	uint64_t entered;
 } frame;
 
-typedef struct grow64 {
-	uint64_t *v;
-	size_t n, cap;
-} grow64;
-
 typedef struct prof {
 	an_session *a;
 	uint32_t nfn;                 /* code symbols; fn ids past them name contexts */
 	uint32_t *fn_of;              /* per flash word */
 	uint8_t *kind;                /* per flash word: NEXT_CALL, NEXT_RET or 0 */
 	uint32_t words;
-	node *nodes;
-	size_t nnodes, cap;
+	growbuf tree;                 /* node; 0 is the root */
 	uint32_t ctx_root[256];
 	uint32_t cur;
 	uint8_t next;
@@ -40,7 +35,7 @@ typedef struct prof {
 	unsigned depth;
 	uint64_t *calls;              /* per fn id */
 	uint64_t count[256], raised[256];
-	grow64 latency[256], duration[256];
+	growbuf latency[256], duration[256];  /* uint64_t cycles */
 	uint64_t insn_cycles;
 	uint16_t lowest_sp;
 	uint64_t lowest_icount;
@@ -49,53 +44,42 @@ typedef struct prof {
 	int oom;
 } prof;
 
-static void push64(prof *p, grow64 *g, uint64_t v)
+#define NODE(p) ((node *)(p)->tree.items)
+
+static void push64(prof *p, growbuf *g, uint64_t v)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 64;
-		uint64_t *q = realloc(g->v, cap * sizeof *q);
-		if (!q) {
-			p->oom = 1;
-			return;
-		}
-		g->v = q;
-		g->cap = cap;
-	}
-	g->v[g->n++] = v;
+	uint64_t *x = grow(g);
+	if (x)
+		*x = v;
+	else
+		p->oom = 1;
 }
 
 /* The child of `parent` for function fn, made on first use. */
 static uint32_t child(prof *p, uint32_t parent, uint32_t fn)
 {
-	for (uint32_t c = p->nodes[parent].child; c; c = p->nodes[c].sibling)
-		if (p->nodes[c].fn == fn)
+	for (uint32_t c = NODE(p)[parent].child; c; c = NODE(p)[c].sibling)
+		if (NODE(p)[c].fn == fn)
 			return c;
-	if (p->nnodes == p->cap) {
-		size_t cap = p->cap * 2;
-		node *q = realloc(p->nodes, cap * sizeof *q);
-		if (!q) {
-			p->oom = 1;
-			return parent;
-		}
-		p->nodes = q;
-		p->cap = cap;
+	node *x = grow(&p->tree);
+	if (!x) {
+		p->oom = 1;
+		return parent;
 	}
-	uint32_t c = (uint32_t)p->nnodes++;
-	p->nodes[c] = (node){ .fn = fn, .parent = parent, .sibling = p->nodes[parent].child };
-	p->nodes[parent].child = c;
-	return c;
+	*x = (node){ .fn = fn, .parent = parent, .sibling = NODE(p)[parent].child };
+	return NODE(p)[parent].child = (uint32_t)(p->tree.n - 1);
 }
 
 static int is_context_root(const prof *p, uint32_t n)
 {
-	return p->nodes[n].fn >= p->nfn;
+	return NODE(p)[n].fn >= p->nfn;
 }
 
 /* The innermost-first path of node n up to its context's root (included). */
 static void append_path(prof *p, uint32_t n)
 {
 	for (; n && p->nlowest < sizeof p->lowest_path / sizeof *p->lowest_path;
-	     n = is_context_root(p, n) ? 0 : p->nodes[n].parent)
+	     n = is_context_root(p, n) ? 0 : NODE(p)[n].parent)
 		if (n != p->ctx_root[0])  /* main's functions say it */
 			p->lowest_path[p->nlowest++] = n;
 }
@@ -109,12 +93,12 @@ static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
 		p->cur = child(p, p->cur, fn);
 		if (p->next == NEXT_CALL)
 			p->calls[fn]++;
-	} else if (p->next == NEXT_RET && !is_context_root(p, p->nodes[p->cur].parent)) {
-		p->cur = p->nodes[p->cur].parent;
+	} else if (p->next == NEXT_RET && !is_context_root(p, NODE(p)[p->cur].parent)) {
+		p->cur = NODE(p)[p->cur].parent;
 	}
-	if (p->nodes[p->cur].fn != fn && !is_context_root(p, p->cur))
-		p->cur = child(p, p->nodes[p->cur].parent, fn);  /* jumped into another symbol */
-	p->nodes[p->cur].self += cycles;
+	if (NODE(p)[p->cur].fn != fn && !is_context_root(p, p->cur))
+		p->cur = child(p, NODE(p)[p->cur].parent, fn);  /* jumped into another symbol */
+	NODE(p)[p->cur].self += cycles;
 	p->insn_cycles += cycles;
 	p->next = p->kind[w];
 	uint16_t sp = sim_sp(p->a->s);
@@ -170,13 +154,13 @@ static int by_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static an_spread spread(grow64 *g)
+static an_spread spread(growbuf *g)
 {
+	uint64_t *v = g->items;
 	if (!g->n)
 		return (an_spread){ 0 };
-	qsort(g->v, g->n, sizeof *g->v, by_u64);
-	return (an_spread){ .n = g->n, .min = g->v[0], .median = g->v[(g->n - 1) / 2],
-			    .max = g->v[g->n - 1] };
+	qsort(v, g->n, sizeof *v, by_u64);
+	return (an_spread){ .n = g->n, .min = v[0], .median = v[(g->n - 1) / 2], .max = v[g->n - 1] };
 }
 
 static int by_self(const void *a, const void *b)
@@ -201,9 +185,9 @@ static const char *fn_name(const prof *p, const names *nm, uint32_t fn)
 static int fill(prof *p, an_profile *out, names *nm, avrr_err *err)
 {
 	/* Inclusive cycles: a child is always made after its parent. */
-	for (size_t n = p->nnodes; n-- > 1;) {
-		p->nodes[n].incl += p->nodes[n].self;
-		p->nodes[p->nodes[n].parent].incl += p->nodes[n].incl;
+	for (size_t n = p->tree.n; n-- > 1;) {
+		NODE(p)[n].incl += NODE(p)[n].self;
+		NODE(p)[NODE(p)[n].parent].incl += NODE(p)[n].incl;
 	}
 	uint64_t *self = calloc(p->nfn + 1, sizeof *self), *total = calloc(p->nfn + 1, sizeof *total);
 	if (!self || !total) {
@@ -211,15 +195,15 @@ static int fill(prof *p, an_profile *out, names *nm, avrr_err *err)
 		free(total);
 		return avrr_errf(err, "out of memory");
 	}
-	for (size_t n = 1; n < p->nnodes; n++) {
-		const node *x = &p->nodes[n];
+	for (size_t n = 1; n < p->tree.n; n++) {
+		const node *x = &NODE(p)[n];
 		if (x->fn >= p->nfn)
 			continue;
 		self[x->fn] += x->self;
 		int outer = 1;  /* recursion: counted at its outermost call */
 		for (uint32_t up = x->parent; up && !is_context_root(p, up) && outer;
-		     up = p->nodes[up].parent)
-			outer = p->nodes[up].fn != x->fn;
+		     up = NODE(p)[up].parent)
+			outer = NODE(p)[up].fn != x->fn;
 		if (outer)
 			total[x->fn] += x->incl;
 	}
@@ -253,10 +237,10 @@ static int fill(prof *p, an_profile *out, names *nm, avrr_err *err)
 		x->count = p->count[v];
 		x->latency = spread(&p->latency[v]);
 		x->duration = spread(&p->duration[v]);
-		const node *root = &p->nodes[p->ctx_root[v]];
+		const node *root = &NODE(p)[p->ctx_root[v]];
 		x->total = root->incl;
-		for (uint32_t c = root->child; c; c = p->nodes[c].sibling)
-			x->self += p->nodes[c].self;
+		for (uint32_t c = root->child; c; c = NODE(p)[c].sibling)
+			x->self += NODE(p)[c].self;
 	}
 	out->instruction_cycles = p->insn_cycles;
 	out->cycles = sim_cycle(p->a->s);
@@ -266,7 +250,7 @@ static int fill(prof *p, an_profile *out, names *nm, avrr_err *err)
 	if (!(out->backtrace = calloc(p->nlowest + 1, sizeof *out->backtrace)))
 		return avrr_errf(err, "out of memory");
 	for (size_t i = 0; i < p->nlowest; i++)
-		out->backtrace[out->nbacktrace++] = (char *)fn_name(p, nm, p->nodes[p->lowest_path[i]].fn);
+		out->backtrace[out->nbacktrace++] = (char *)fn_name(p, nm, NODE(p)[p->lowest_path[i]].fn);
 	return 0;
 }
 
@@ -280,11 +264,11 @@ static void free_prof(prof *p)
 {
 	free(p->fn_of);
 	free(p->kind);
-	free(p->nodes);
+	free(p->tree.items);
 	free(p->calls);
 	for (unsigned v = 0; v < 256; v++) {
-		free(p->latency[v].v);
-		free(p->duration[v].v);
+		free(p->latency[v].items);
+		free(p->duration[v].items);
 	}
 }
 
@@ -310,9 +294,11 @@ int an_profile_run(an_session *a, void (*progress)(void *ud, uint64_t done, uint
 	p->kind = calloc(p->words, 1);
 	p->calls = calloc(p->nfn + 256, sizeof *p->calls);
 	k->nm.fn = calloc(p->nfn, sizeof *k->nm.fn);
-	p->cap = 1024;
-	p->nodes = calloc(p->cap, sizeof *p->nodes);
-	if (!p->fn_of || !p->kind || !p->calls || !k->nm.fn || !p->nodes) {
+	p->tree.size = sizeof(node);
+	for (unsigned v = 0; v < 256; v++)
+		p->latency[v].size = p->duration[v].size = sizeof(uint64_t);
+	node *root = grow(&p->tree);
+	if (!p->fn_of || !p->kind || !p->calls || !k->nm.fn || !root) {
 		an_profile_free(out);
 		return avrr_errf(err, "out of memory");
 	}
@@ -325,7 +311,7 @@ int an_profile_run(an_session *a, void (*progress)(void *ud, uint64_t done, uint
 		if (2 * w + 1 < fw->flash_size)
 			p->kind[w] = next_of((uint16_t)(fw->flash[2 * w] | fw->flash[2 * w + 1] << 8));
 	}
-	p->nnodes = 1;
+	*root = (node){ 0 };
 	for (unsigned v = 0; v < 256; v++) {
 		an_context_name(a, v, k->nm.ctx[v], sizeof k->nm.ctx[v]);
 		p->ctx_root[v] = child(p, 0, p->nfn + v);
@@ -351,11 +337,11 @@ static void write_path(const prof *p, const names *nm, uint32_t n, FILE *f)
 {
 	uint32_t path[1024];
 	size_t len = 0;
-	for (; n && len < 1024; n = p->nodes[n].parent)
+	for (; n && len < 1024; n = NODE(p)[n].parent)
 		path[len++] = n;
 	int first = 1;
 	while (len-- > 0) {
-		uint32_t fn = p->nodes[path[len]].fn;
+		uint32_t fn = NODE(p)[path[len]].fn;
 		if (fn == p->nfn)   /* the main program's root: its functions say it */
 			continue;
 		fprintf(f, "%s%s", first ? "" : ";", fn_name(p, nm, fn));
@@ -367,11 +353,11 @@ int an_profile_folded(const an_profile *out, FILE *f)
 {
 	const kept *k = out->priv;
 	const prof *p = &k->p;
-	for (size_t n = 1; n < p->nnodes; n++) {
-		if (!p->nodes[n].self)
+	for (size_t n = 1; n < p->tree.n; n++) {
+		if (!NODE(p)[n].self)
 			continue;
 		write_path(p, &k->nm, (uint32_t)n, f);
-		fprintf(f, " %llu\n", (unsigned long long)p->nodes[n].self);
+		fprintf(f, " %llu\n", (unsigned long long)NODE(p)[n].self);
 	}
 	return ferror(f) ? -1 : 0;
 }

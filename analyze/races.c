@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/grow.h"
+
 #define SPAN_GAP 8          /* a context's instructions between two halves, at most */
 #define SITE_WITNESSES 64   /* witnesses kept per non-atomic access site */
 
@@ -58,8 +60,7 @@ typedef struct races {
 	uint8_t i_after[256];       /* I after the context's last instruction */
 	uint8_t stack[TRACE_MAX_NESTING + 1];  /* running contexts, innermost last */
 	unsigned depth;
-	site *sites;
-	size_t nsites, cap;
+	growbuf sites;              /* site */
 	int oom;
 } races;
 
@@ -97,25 +98,17 @@ static void close_span(races *x, unsigned ctx)
 	uint64_t bytes = sp->read_mask | sp->write_mask;
 	int multi = (bytes & (bytes - 1)) != 0;
 	if (sp->var && sp->split && (multi || sp->rmw)) {
-		site *st = NULL;
-		for (size_t i = 0; i < x->nsites && !st; i++)
-			if (x->sites[i].var == sp->var && x->sites[i].ctx == ctx &&
-			    x->sites[i].first_pc == sp->first_pc && x->sites[i].second_pc == sp->second_pc)
-				st = &x->sites[i];
+		site *st = NULL, *sites = x->sites.items;
+		for (size_t i = 0; i < x->sites.n && !st; i++)
+			if (sites[i].var == sp->var && sites[i].ctx == ctx &&
+			    sites[i].first_pc == sp->first_pc && sites[i].second_pc == sp->second_pc)
+				st = &sites[i];
 		if (!st) {
-			if (x->nsites == x->cap) {
-				size_t cap = x->cap ? x->cap * 2 : 16;
-				site *p = realloc(x->sites, cap * sizeof *p);
-				if (!p) {
-					x->oom = 1;
-					memset(sp, 0, sizeof *sp);
-					return;
-				}
-				x->sites = p;
-				x->cap = cap;
+			if (!(st = grow(&x->sites))) {
+				x->oom = 1;
+				memset(sp, 0, sizeof *sp);
+				return;
 			}
-			st = &x->sites[x->nsites++];
-			memset(st, 0, sizeof *st);
 			*st = (site){ .var = sp->var, .first_pc = sp->first_pc,
 				      .second_pc = sp->second_pc, .ctx = (uint8_t)ctx };
 		}
@@ -230,27 +223,20 @@ static int by_witness_then_addr(const void *pa, const void *pb)
 
 static int report(races *x, an_race **out, size_t *n, avrr_err *err)
 {
-	size_t cap = 0;
-	*out = NULL;
-	*n = 0;
-	for (size_t i = 0; i < x->nsites; i++) {
-		const site *st = &x->sites[i];
+	growbuf found = { .size = sizeof(an_race) };
+	const site *sites = x->sites.items;
+	for (size_t i = 0; i < x->sites.n; i++) {
+		const site *st = &sites[i];
 		const var *v = &x->vars[st->var - 1];
 		for (unsigned k = 0; k < v->nuses; k++) {
 			const use *u = &v->uses[k];
 			if (!conflicts(st, u))
 				continue;
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 8;
-				an_race *p = realloc(*out, cap * sizeof *p);
-				if (!p) {
-					free(*out);
-					*out = NULL;
-					return avrr_errf(err, "out of memory");
-				}
-				*out = p;
+			an_race *r = grow(&found);
+			if (!r) {
+				free(found.items);
+				return avrr_errf(err, "out of memory");
 			}
-			an_race *r = &(*out)[(*n)++];
 			memset(r, 0, sizeof *r);
 			snprintf(r->variable, sizeof r->variable, "%s", v->sym->name);
 			r->addr = (uint16_t)v->sym->addr;
@@ -269,15 +255,17 @@ static int report(races *x, an_race **out, size_t *n, avrr_err *err)
 					r->witnesses[r->nwitnesses++] = st->wicount[w];
 		}
 	}
-	if (*n)
-		qsort(*out, *n, sizeof **out, by_witness_then_addr);
+	if (found.n)
+		qsort(found.items, found.n, sizeof(an_race), by_witness_then_addr);
+	*out = found.items;
+	*n = found.n;
 	return 0;
 }
 
 int an_races(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t total),
 	     void *ud, an_race **out, size_t *n, avrr_err *err)
 {
-	races x = { .a = a, .data_size = a->s->data_size };
+	races x = { .a = a, .data_size = a->s->data_size, .sites = { .size = sizeof(site) } };
 	int rc = -1;
 	x.var_at = calloc(x.data_size, sizeof *x.var_at);
 	x.vars = calloc(a->fw->nsyms + 1, sizeof *x.vars);
@@ -312,6 +300,6 @@ out:
 		free(x.vars[i].uses);
 	free(x.vars);
 	free(x.var_at);
-	free(x.sites);
+	free(x.sites.items);
 	return rc;
 }

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "grow.h"
+#include "../util/grow.h"
 #include "validate.h"
 
 #define BATCH_EVENTS 8192

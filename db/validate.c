@@ -23,7 +23,7 @@
 #include "../sim/ioregs.h"
 #include "../util/digest.h"
 #include "db.h"
-#include "grow.h"
+#include "../util/grow.h"
 
 #define MAX_VECTOR 127        /* for an MCU avrr has no vector names for */
 #define PC_LIMIT (1u << 23)   /* byte addresses of a 22-bit PC */

@@ -1,9 +1,8 @@
 /*
- * grow.h — a growing array, for db/'s loaders and its validation (private
- * to db/).
+ * grow.h — a growing array: db/'s loaders and validation, the analyses.
  */
-#ifndef AVRR_DB_GROW_H
-#define AVRR_DB_GROW_H
+#ifndef AVRR_UTIL_GROW_H
+#define AVRR_UTIL_GROW_H
 
 #include <stdlib.h>
 
