@@ -322,7 +322,7 @@ int an_profile_run(an_session *a, void (*progress)(void *ud, uint64_t done, uint
 	rp_observer o = { .ud = p, .on_insn = on_insn, .on_raise = on_raise, .on_irq = on_irq,
 			  .on_reti = on_reti };
 	int rc = rp_observe(a->r, &o, err) || an_run(a, progress, ud, err) ? -1 : 0;
-	rp_observe(a->r, &(rp_observer){ .ud = p }, err);
+	rp_unobserve(a->r, p);
 	if (!rc && p->oom)
 		rc = avrr_errf(err, "out of memory");
 	if (!rc)

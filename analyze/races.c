@@ -295,7 +295,7 @@ int an_races(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t t
 	}
 	rc = report(&x, out, n, err);
 out:
-	rp_observe(a->r, &(rp_observer){ .ud = &x }, err);
+	rp_unobserve(a->r, &x);
 	for (size_t i = 0; i < x.nvars; i++)
 		free(x.vars[i].uses);
 	free(x.vars);

@@ -32,14 +32,7 @@ void an_close(an_session *a)
 int an_run(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud,
 	   avrr_err *err)
 {
-	const uint64_t end = rp_length(a->r);
-	rp_stop why;
-	do {
-		uint64_t next = rp_icount(a->r) + (1u << 20);
-		why = rp_run(a->r, next < end ? next : end);
-		if (progress)
-			progress(ud, rp_icount(a->r), end);
-	} while (why == RP_LIMIT && rp_icount(a->r) < end);
+	rp_stop why = rp_run_reporting(a->r, rp_length(a->r), progress, ud);
 	if (why == RP_STOPPED)
 		return avrr_errf(err, "interrupted at icount %" PRIu64, rp_icount(a->r));
 	const rp_divergence *d = rp_get_divergence(a->r);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../trace/log.h"
 #include "../util/file.h"
@@ -238,19 +237,11 @@ int an_export_vcd(an_session *a, const char *out, const char *const *vars, unsig
 	rp_observer o = { .ud = v, .on_io = on_io, .on_irq = on_irq, .on_reti = on_reti,
 			  .on_sram = v->nvars ? on_sram : NULL };
 	rc = rp_observe(a->r, &o, err) || an_run(a, progress, ud, err) ? -1 : 0;
-	rp_observe(a->r, &(rp_observer){ .ud = v }, err);
-	if (!rc) {
-		if (now_ns(v) != v->last_ns)  /* where the run ends */
-			fprintf(v->f, "#%" PRIu64 "\n", now_ns(v));
-		if (fflush(v->f) || ferror(v->f))
-			rc = avrr_errf(err, "%s: %s", out, strerror(errno));
-	}
-	if (fclose(v->f) && !rc)
+	rp_unobserve(a->r, v);
+	if (!rc && now_ns(v) != v->last_ns)  /* where the run ends */
+		fprintf(v->f, "#%" PRIu64 "\n", now_ns(v));
+	if (util_close_temp(v->f, tmp, out, !rc) && !rc)
 		rc = avrr_errf(err, "%s: %s", out, strerror(errno));
-	if (!rc && rename(tmp, out))
-		rc = avrr_errf(err, "%s: %s", out, strerror(errno));
-	if (rc)
-		unlink(tmp);
 out:
 	free(v);
 	return rc;

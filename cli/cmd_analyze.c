@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "../analyze/profile.h"
@@ -166,22 +165,6 @@ static int report_profile(const an_session *a, const an_profile *p, int json)
 	return 0;
 }
 
-/* Writes the folded stacks to `path`, complete or not at all. */
-static int write_folded(const an_profile *p, const char *path)
-{
-	char tmp[4096];
-	FILE *f = util_open_temp(path, tmp, sizeof tmp);
-	if (!f)
-		return cli_fail("analyze", "--folded %s: %s", path, strerror(errno));
-	int bad = an_profile_folded(p, f);
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path)) {
-		unlink(tmp);
-		return cli_fail("analyze", "--folded %s: write error", path);
-	}
-	return 0;
-}
-
 int cmd_analyze(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -213,11 +196,20 @@ int cmd_analyze(int argc, char **argv)
 		return cli_fail("analyze", "unknown analysis '%s'; there are races and profile", what);
 	if (races && folded)
 		return cli_fail("analyze", "--folded is the profile's");
+	/* Opened first, so that a path it cannot write fails before the run;
+	 * written in full or not at all. */
+	char ftmp[4096];
+	FILE *ff = folded ? util_open_temp(folded, ftmp, sizeof ftmp) : NULL;
+	if (folded && !ff)
+		return cli_fail("analyze", "--folded %s: %s", folded, strerror(errno));
 	cli_catch_signals_hard(NULL);
 	avrr_err err = { "" };
 	an_session a;
-	if (an_open(argv[optind], &cli_interrupted, &a, &err))
+	if (an_open(argv[optind], &cli_interrupted, &a, &err)) {
+		if (ff)
+			util_close_temp(ff, ftmp, folded, 0);
 		return cli_interrupted ? EXIT_INTERRUPTED : cli_fail("analyze", "%s", err.msg);
+	}
 	cli_progress p;
 	cli_progress_start(&p, races ? "races" : "profile");
 	int rc;
@@ -230,14 +222,15 @@ int cmd_analyze(int argc, char **argv)
 		free(r);
 	} else {
 		an_profile prof;
-		rc = an_profile_run(&a, cli_progress_show, &p, &prof, &err);
+		int ran = !an_profile_run(&a, cli_progress_show, &p, &prof, &err);
 		cli_progress_end(&p);
-		if (!rc) {
-			rc = folded ? write_folded(&prof, folded) : 0;
-			if (!rc)
-				rc = report_profile(&a, &prof, json);
+		rc = ran ? 0 : -1;
+		if (ff && util_close_temp(ff, ftmp, folded, ran && !an_profile_folded(&prof, ff)) && ran)
+			rc = cli_fail("analyze", "--folded %s: %s", folded, strerror(errno));
+		if (!rc)
+			rc = report_profile(&a, &prof, json);
+		if (ran)
 			an_profile_free(&prof);
-		}
 	}
 	if (rc < 0) {
 		fprintf(stderr, "avrr analyze: %s\n", err.msg);

@@ -221,20 +221,15 @@ static int print_json(const char *path, const db_run *r, const uint64_t *vec,
 	return 0;
 }
 
-int info_print(const char *path, int json, const char *cmd, int just_written)
+int info_print(db *d, const char *path, int json, const char *cmd)
 {
 	avrr_err err = { "" };
-	db *d = NULL;
 	db_run r;
 	uint64_t vec[256], types[TRACE_COUNT];
 	config_metrics *cm = NULL;
 	size_t ncm = 0;
-	if ((just_written ? db_open_written(path, &d, &err) : db_open(path, 0, &d, &err)))
+	if (db_get_run(d, &r, &err))
 		return cli_fail(cmd, "%s", err.msg);
-	if (db_get_run(d, &r, &err)) {
-		db_close(d);
-		return cli_fail(cmd, "%s", err.msg);
-	}
 	int rc = 0;
 	if (db_count_vectors(d, vec, &err) || db_count_event_types(d, types, &err) ||
 	    load_metrics(d, &cm, &ncm, &err) || add_costs(d, &r, cm, ncm, &err)) {
@@ -247,7 +242,6 @@ int info_print(const char *path, int json, const char *cmd, int just_written)
 	}
 	free(cm);
 	db_run_free(&r);
-	db_close(d);
 	return rc;
 }
 
@@ -271,5 +265,11 @@ int cmd_info(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_fail("info", "usage: avrr info RUN.db [--json]");
-	return info_print(argv[optind], json, "info", 0);
+	avrr_err err = { "" };
+	db *d;
+	if (db_open(argv[optind], 0, &d, &err))
+		return cli_fail("info", "%s", err.msg);
+	int rc = info_print(d, argv[optind], json, "info");
+	db_close(d);
+	return rc;
 }

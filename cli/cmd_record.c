@@ -116,5 +116,10 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "avrr record: %s\n", err.msg);
 		return interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
 	}
-	return info_print(o.out_path, json, "record", 1);
+	db *d;
+	if (db_open_written(o.out_path, &d, &err))
+		return cli_fail("record", "%s", err.msg);
+	rc = info_print(d, o.out_path, json, "record");
+	db_close(d);
+	return rc;
 }

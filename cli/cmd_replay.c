@@ -221,16 +221,10 @@ int cmd_replay(int argc, char **argv)
 			return EXIT_INTERRUPTED;
 		return cli_fail("replay", "%s", err.msg);
 	}
-	/* In slices, for progress on a terminal. */
 	cli_progress p;
 	cli_progress_start(&p, "replaying");
 	uint64_t end = until && until < rp_length(r) ? until : rp_length(r);
-	rp_stop why;
-	do {
-		uint64_t next = rp_icount(r) + 4000000;
-		why = rp_run(r, next < end ? next : end);
-		cli_progress_show(&p, rp_icount(r), end);
-	} while (why == RP_LIMIT && rp_icount(r) < end);
+	rp_stop why = rp_run_reporting(r, end, cli_progress_show, &p);
 	cli_progress_end(&p);
 	int rc;
 	if (why == RP_STOPPED) {

@@ -227,13 +227,10 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 				    NULL, &err);
 	int written = st == SWEEP_OK && !sweep_write_csv(run, f);
 	sweep_free(run);
-	if (fclose(f))
-		written = 0;
 	if (tty)
 		fputs("\r\033[K", stderr);
-	if (written && !rename(tmp, out))
+	if (!util_close_temp(f, tmp, out, written))
 		return 0;
-	unlink(tmp);
 	if (st == SWEEP_INTERRUPTED)
 		fprintf(stderr, "avrr sweep: interrupted; nothing written\n");
 	else if (st)
@@ -280,15 +277,11 @@ static int merge_main(int argc, char **argv)
 	avrr_err err = { "" };
 	int merged = !sweep_merge(parts, nparts, f, &err);
 	free(parts);
-	int bad = ferror(f);
-	if (fclose(f) || bad) {
-		merged = 0;
-		snprintf(err.msg, sizeof err.msg, "cannot write '%s': %s", out, strerror(errno));
-	}
-	if (merged && !rename(tmp, out))
+	if (!util_close_temp(f, tmp, out, merged))
 		return 0;
-	unlink(tmp);
-	return cli_fail("sweep", "%s%s", merged ? "" : "merge: ", merged ? strerror(errno) : err.msg);
+	if (merged)
+		return cli_fail("sweep", "cannot write '%s': %s", out, strerror(errno));
+	return cli_fail("sweep", "merge: %s", err.msg);
 }
 
 int cmd_sweep(int argc, char **argv)

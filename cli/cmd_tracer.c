@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "../fingerprint/tracer.h"
@@ -68,10 +67,11 @@ int cmd_tracer(int argc, char **argv)
 		goto done;
 	}
 	int bad = fp_tracer_write(&cfg, s->names, (unsigned)slots, f, &err);
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, out)) {
-		unlink(tmp);
-		cli_fail("tracer", "%s", err.msg[0] ? err.msg : "write error");
+	if (util_close_temp(f, tmp, out, !bad)) {
+		if (bad)
+			cli_fail("tracer", "%s", err.msg);
+		else
+			cli_fail("tracer", "%s: %s", out, strerror(errno));
 		goto done;
 	}
 	rc = 0;

@@ -259,7 +259,7 @@ int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, 
 			" * the stub reads it %u cycles after the vector's jump (%u pushes, IN),\n"
 			" * as simavr 1.6 times them. */\n#define AVRR_CYCLE_OFFSET ((uint16_t)%d)\n\n",
 			2 * (l.nsaved + 1) + 1, l.nsaved + 1,
-			1 - (int)(2 * (l.nsaved + 1) + 1) + FP_TRACER_TIMER_SKEW);
+			1 - (int)(2 * (l.nsaved + 1) + 1));
 	/* In .noinit, after the firmware's own variables: their addresses,
 	 * which var: selectors name, stay those of the untraced build. */
 	fputs("volatile uint8_t avrr_trace_ring[AVRR_TRACE_SLOTS][AVRR_TRACE_BYTES]\n"

@@ -18,7 +18,7 @@
  * What the device can and cannot see (docs/tracer.md): GP registers, SREG,
  * SP, SRAM and stack:N exactly; other I/O registers as they read at the
  * stub, after the interrupt flag was cleared (not the interrupt point's);
- * cycles:K from a free-running 16-bit Timer1 started in .init3, corrected
+ * cycles:K from a free-running 16-bit Timer1 started in .init0, corrected
  * by the stub's fixed delay; sic:K would need compiler instrumentation and
  * `all` the whole I/O space, so both are refused.
  */
@@ -37,13 +37,5 @@
  * device cannot record. */
 int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, FILE *out,
 		    avrr_err *err);
-
-/* TCNT1 at the stub's read is the cycles since reset at the interrupt
- * point, less the stub's delay (the vector's jump, its pushes and IN),
- * plus the timer's start (the reset vector's jump and an LDI), plus this
- * skew of simavr 1.6's timing of the STS that starts the timer and the LDS
- * that reads it — measured: tests/integration/test_tracer.c checks the
- * counter of every interrupt. */
-#define FP_TRACER_TIMER_SKEW 0
 
 #endif

@@ -100,12 +100,6 @@ struct replay {
 
 /* ---- divergence and the event check ----------------------------------- */
 
-static void describe(const replay *r, unsigned type, uint32_t addr, uint32_t value,
-		     int with_value, char *buf, size_t n)
-{
-	trace_describe(r->s, type, addr, value, with_value, buf, n);
-}
-
 /* Where the oracle's fast path ends: the tap's boundaries too. */
 static void set_truth_next(replay *r, uint64_t icount)
 {
@@ -134,7 +128,7 @@ static void describe_irq(const replay *r, uint64_t n, char *buf, size_t len)
 {
 	char irq[160];
 	const trace_event *q = &r->ev[r->log.irq_event[n - 1]];
-	describe(r, q->type, q->addr, q->value, 1, irq, sizeof irq);
+	trace_describe(r->s, q->type, q->addr, q->value, 1, irq, sizeof irq);
 	snprintf(buf, len, "interrupt %" PRIu64 " (%s)", n, irq);
 }
 
@@ -156,12 +150,12 @@ static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_
 	}
 	/* Only a divergence is put into words: events are on the hot path. */
 	char want[200], got[160], irq[160];
-	describe(r, type, addr, value, check_value, got, sizeof got);
+	trace_describe(r->s, type, addr, value, check_value, got, sizeof got);
 	if (late) {
 		describe_irq(r, r->next_n, irq, sizeof irq);
 		snprintf(want, sizeof want, "%.120s first: the log puts it before this event", irq);
 	} else if (e) {
-		describe(r, e->type, e->addr, e->value, 1, want, sizeof want);
+		trace_describe(r->s, e->type, e->addr, e->value, 1, want, sizeof want);
 	}
 	diverge(r, ctx, e ? want : "nothing more in this context's log", got);
 	return NULL;
@@ -169,7 +163,7 @@ static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_
 
 /* ---- hooks ------------------------------------------------------------ */
 
-/* Tells the observers of an access (kind: offsetof the callback). */
+/* Tells the observers of an access: an SRAM one (sram) or an I/O one. */
 static void tell_access(replay *r, int sram, uint16_t addr, uint8_t value, int write,
 			uint32_t pc)
 {
@@ -999,7 +993,7 @@ static void check_log_consumed(replay *r)
 		    &r->ev[r->log.irq_event[r->next_n - 1]] == first)
 			describe_irq(r, r->next_n, want, sizeof want);
 		else
-			describe(r, first->type, first->addr, first->value, 1, want, sizeof want);
+			trace_describe(r->s, first->type, first->addr, first->value, 1, want, sizeof want);
 		diverge(r, ctx, want, "the end of the recording");
 	}
 }
@@ -1079,6 +1073,19 @@ rp_stop rp_run(replay *r, uint64_t until)
 	return why;
 }
 
+rp_stop rp_run_reporting(replay *r, uint64_t until,
+			 void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud)
+{
+	rp_stop why;
+	do {
+		uint64_t next = rp_icount(r) + (1u << 22);
+		why = rp_run(r, next < until ? next : until);
+		if (progress)
+			progress(ud, rp_icount(r), until);
+	} while (why == RP_LIMIT && rp_icount(r) < until);
+	return why;
+}
+
 uint64_t rp_icount(const replay *r)
 {
 	return r->s->icount;
@@ -1142,30 +1149,40 @@ const firmware *rp_firmware(const replay *r)
 	return r->rep.fw;
 }
 
-int rp_observe(replay *r, const rp_observer *o, avrr_err *err)
+/* Sets the sim's hooks to what the observers listen to: the step hook,
+ * and the observed loop for instructions, SRAM and raised flags. */
+static int listen(replay *r, avrr_err *err)
 {
-	unsigned i = 0;
-	while (i < r->nobs && r->obs[i].ud != o->ud)
-		i++;
-	int remove = !o->on_insn && !o->on_sram && !o->on_io && !o->on_irq && !o->on_reti &&
-		     !o->on_raise && !o->on_step;
-	if (remove) {
-		if (i < r->nobs)
-			r->obs[i] = r->obs[--r->nobs];
-	} else if (i < r->nobs) {
-		r->obs[i] = *o;
-	} else if (r->nobs == RP_MAX_OBSERVERS) {
-		return avrr_errf(err, "more than %d observers of one replay", RP_MAX_OBSERVERS);
-	} else {
-		r->obs[r->nobs++] = *o;
-	}
 	int insns = 0, steps = 0;
-	for (i = 0; i < r->nobs; i++) {
+	for (unsigned i = 0; i < r->nobs; i++) {
 		insns |= r->obs[i].on_insn || r->obs[i].on_sram || r->obs[i].on_raise;
 		steps |= r->obs[i].on_step != NULL;
 	}
 	r->s->hooks.on_step = steps ? on_step : NULL;
 	return sim_set_observed(r->s, insns, err);
+}
+
+int rp_observe(replay *r, const rp_observer *o, avrr_err *err)
+{
+	unsigned i = 0;
+	while (i < r->nobs && r->obs[i].ud != o->ud)
+		i++;
+	if (i == RP_MAX_OBSERVERS)
+		return avrr_errf(err, "more than %d observers of one replay", RP_MAX_OBSERVERS);
+	r->obs[i] = *o;
+	r->nobs += i == r->nobs;
+	return listen(r, err);
+}
+
+void rp_unobserve(replay *r, const void *ud)
+{
+	for (unsigned i = 0; i < r->nobs; i++)
+		if (r->obs[i].ud == ud) {
+			r->obs[i] = r->obs[--r->nobs];
+			break;
+		}
+	avrr_err unused;  /* fewer observers never need memory */
+	listen(r, &unused);
 }
 
 const trace_event *rp_events(const replay *r, size_t *n)
@@ -1181,7 +1198,7 @@ size_t rp_consumed(const replay *r, unsigned ctx)
 
 void rp_describe_event(const replay *r, const trace_event *e, char *buf, size_t n)
 {
-	describe(r, e->type, e->addr, e->value, 1, buf, n);
+	trace_describe(r->s, e->type, e->addr, e->value, 1, buf, n);
 }
 
 int rp_fingerprints_here(replay *r,

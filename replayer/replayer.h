@@ -118,6 +118,11 @@ void rp_close(replay *r);
 
 /* Runs until icount `until` (0: the end of the recording). */
 rp_stop rp_run(replay *r, uint64_t until);
+/* The same, in slices of 2^22 instructions, calling
+ * progress(ud, icount, until) after each (NULL: none); for front-ends that
+ * show how far a long run has come. */
+rp_stop rp_run_reporting(replay *r, uint64_t until,
+			 void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud);
 
 /* Whether the replay went wrong anywhere so far: a divergence, or a false
  * or missed interrupt counted under keep_going. */
@@ -166,9 +171,11 @@ typedef struct rp_observer {
 
 #define RP_MAX_OBSERVERS 8
 
-/* Adds (a copy of) o; removes the one with o->ud when o's callbacks are
- * all NULL.  Returns 0, or -1 (err): too many, or out of memory. */
+/* Adds (a copy of) o, or replaces the observer with o->ud.  Returns 0, or
+ * -1 (err): too many, or out of memory. */
 int rp_observe(replay *r, const rp_observer *o, avrr_err *err);
+/* Removes the observer with `ud`, if any. */
+void rp_unobserve(replay *r, const void *ud);
 
 /* The happens-before log, in seq order, and how much of each context's
  * part of it the replay has consumed. */

@@ -86,7 +86,7 @@ void trace_describe(const sim *s, unsigned type, uint32_t addr, uint32_t value,
 
 int trace_cursor_init(trace_cursor *c, const trace_event *ev, size_t nev, avrr_err *err)
 {
-	*c = (trace_cursor){ .ev = ev, .nev = nev };
+	*c = (trace_cursor){ .ev = ev };
 	for (size_t i = 0; i < nev; i++) {
 		c->ctx_len[ev[i].ctx & 0xff]++;
 		c->nirq += ev[i].type == TRACE_IRQ;

@@ -36,7 +36,6 @@ void trace_describe(const sim *s, unsigned type, uint32_t addr, uint32_t value,
 /* A recorded log split by context, and how far each context is consumed. */
 typedef struct trace_cursor {
 	const trace_event *ev;        /* the log, in seq order (not owned) */
-	size_t nev;
 	uint32_t *ctx_events[256];    /* per context, indexes into ev */
 	size_t ctx_len[256], ctx_pos[256];
 	uint32_t *irq_event;          /* index into ev of the n-th irq event, n-1 */

@@ -84,3 +84,16 @@ FILE *util_open_temp(const char *out, char *tmp, size_t n)
 	}
 	return f;
 }
+
+int util_close_temp(FILE *f, const char *tmp, const char *out, int ok)
+{
+	ok = ok && !ferror(f);
+	if (fclose(f))
+		ok = 0;
+	if (ok && rename(tmp, out) == 0)
+		return 0;
+	int e = errno;
+	unlink(tmp);
+	errno = e;
+	return -1;
+}

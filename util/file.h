@@ -22,5 +22,9 @@ int util_write_full(int fd, const void *buf, size_t n);
  * written there and renamed over `out` only once complete.  NULL with
  * errno set on failure. */
 FILE *util_open_temp(const char *out, char *tmp, size_t n);
+/* Finishes it: when `ok` and every write went through, closes f and renames
+ * tmp over out; else closes f and removes tmp.  Returns 0 when out holds
+ * the whole output, else -1 (errno set by a failed close or rename). */
+int util_close_temp(FILE *f, const char *tmp, const char *out, int ok);
 
 #endif

@@ -302,6 +302,9 @@ static void test_bad_arguments(void **state)
 		{ "export '%s' --vcd /tmp/x.vcd --var nosuch", "avrr export: --var nosuch: no "
 							      "variable of that name in the firmware" },
 		{ "analyze /nonexistent.db races", "avrr analyze: /nonexistent.db: " },
+		/* Refused before the run: nothing to write the stacks to. */
+		{ "analyze '%s' profile --folded /nonexistent/f.txt", "avrr analyze: --folded "
+		  "/nonexistent/f.txt: No such file or directory" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char args[600];
@@ -310,6 +313,17 @@ static void test_bad_arguments(void **state)
 		if (strncmp(s->out, cases[i].msg, strlen(cases[i].msg)))
 			fail_msg("%s: got: %s", args, s->out);
 	}
+	/* An output the export cannot create fails it (1: the run was fine). */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd /nonexistent/x.vcd",
+				  test_avrr(), path), 1);
+	assert_string_equal(s->out, "avrr export: /nonexistent/x.vcd: No such file or directory\n");
+	/* A variable wider than one signal: adcapp's 128-byte tx_buf. */
+	record(s, "traces/adcapp.elf", "adc", "--stimuli traces/adcapp.stim --instructions 10k", path,
+	       sizeof path);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd '%s/a.vcd' "
+				  "--var tx_buf", test_avrr(), path, s->dir), 2);
+	assert_string_equal(s->out, "avrr export: --var tx_buf: 128 bytes; at most 8 make one "
+			    "signal\n");
 }
 
 int main(void)

@@ -154,6 +154,15 @@ static void test_what_a_device_cannot_record(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer tests/firmware/attiny85.elf "
 				  "-o %s/t.h", test_avrr(), s->dir), 2);
 	assert_non_null(strstr(s->out, "cycles:K needs a 16-bit Timer1"));
+	/* Nothing was left behind, not even the hidden temporary. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "ls -A '%s'", s->dir), 0);
+	assert_string_equal(s->out, "");
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer traces/funcsheap.elf --slots 0 "
+				  "-o %s/t.h", test_avrr(), s->dir), 2);
+	assert_string_equal(s->out, "avrr tracer: --slots: 0; give 1..1024\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer traces/funcsheap.elf "
+				  "-o /nonexistent/t.h", test_avrr()), 2);
+	assert_string_equal(s->out, "avrr tracer: /nonexistent/t.h: No such file or directory\n");
 }
 
 int main(void)
