@@ -19,6 +19,7 @@ set -eu
 AVRR=${1:-./avrr}
 OUT=${2:-results}
 SEL="SPL+SPH+SREG+r24+r25+r30"   # results/README.md: the paper's selector for funcsheap
+DEFAULT="sel=cycles:16,ra=8,width=24"   # FP_DEFAULT_SPEC
 CFLAGS="-mmcu=atmega16 -DF_CPU=8000000UL -Os -g -std=gnu11 -Wall -Wextra -Werror
         -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000"
 for tool in avr-gcc avr-nm avr-size sqlite3; do
@@ -42,7 +43,7 @@ build_and_profile() {
 	# The replay the profile runs on needs the default configuration;
 	# the measured one comes first, for avrr info's model.
 	also=""
-	[ "$1" = default ] || also="--fp default:sel=cycles:16,ra=8,width=24"
+	[ "$1" = default ] || also="--fp default:$DEFAULT"
 	# shellcheck disable=SC2086
 	"$AVRR" record "$work/$1.elf" --stimuli traces/funcsheap.stim --fp "$1:$2" $also \
 		--instructions 2M -o "$work/$1.db" > /dev/null
@@ -60,7 +61,7 @@ per_call() {
 }
 echo "config,hash,paper_text_bytes,hash_text_bytes,tracer_text_bytes,ram_bytes,record_cycles,stub_cycles,cycles_per_interrupt,model_cycles_per_interrupt,interrupts" \
 	> "$work/table1.csv"
-for row in "default:-:$(printf '%s' 'sel=cycles:16,ra=8,width=24')" \
+for row in "default:-:$DEFAULT" \
 	   "modular:4:sel=$SEL,hash=modular,ra=8,width=16" \
 	   "twomod:92:sel=$SEL,hash=twomod,ra=8,width=16" \
 	   "jenkins:216:sel=$SEL,hash=jenkins,ra=8,width=16" \
@@ -74,16 +75,12 @@ for row in "default:-:$(printf '%s' 'sel=cycles:16,ra=8,width=24')" \
 	ram=$(avr-nm -S --radix=d "$work/$name.elf" |
 		awk '$4 ~ /^avrr_trace_(ring|count)$/ { s += $2 } END { print s + 0 }')
 	tracer_bytes=$(( $(text_of "$work/$name.elf") - plain_text ))
-	calls=$(sqlite3 :memory: "SELECT json_extract(f.value, '\$.calls') || ',' || json_extract(f.value, '\$.total')
-		 FROM json_each(readfile('$work/$name.json'), '\$.functions') f
-		 WHERE json_extract(f.value, '\$.name') = 'avrr_trace_record'")
 	stub=$(sqlite3 :memory: "SELECT sum(json_extract(f.value, '\$.self'))
 		 FROM json_each(readfile('$work/$name.json'), '\$.functions') f
 		 WHERE json_extract(f.value, '\$.name') LIKE '\\_\\_vector\\_%' ESCAPE '\\'")
 	irqs=$(json "$work/$name.info" '$.interrupts')
 	model=$(json "$work/$name.info" '$.fingerprint_configs[0].device.cycles_per_interrupt')
-	n=${calls%,*}; total=${calls#*,}
-	rec=$(awk -v t="$total" -v n="$n" 'BEGIN { printf "%.1f", t / n }')
+	rec=$(per_call "$name" avrr_trace_record)
 	st=$(awk -v t="$stub" -v n="$irqs" 'BEGIN { printf "%.1f", t / n }')
 	all=$(awk -v a="$rec" -v b="$st" 'BEGIN { printf "%.1f", a + b }')
 	hash=${spec#*hash=}; hash=${hash%%,*}; [ "$name" = default ] && hash=none
