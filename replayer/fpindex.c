@@ -7,7 +7,7 @@
 /* A set for up to n pairs, at most half full. */
 static int pairs_init(fpi_pairs *p, size_t n)
 {
-	size_t cap = 16;
+	size_t cap = 64;  /* a whole word of `used` */
 	while (cap < 2 * n)
 		cap *= 2;
 	p->ab = malloc(cap * sizeof *p->ab);
