@@ -217,8 +217,10 @@ int cmd_replay(int argc, char **argv)
 	avrr_err err = { "" };
 	replay *r;
 	if (rp_open(argv[optind], &o, &r, &err)) {
-		if (cli_interrupted)
+		if (cli_interrupted) {
+			fprintf(stderr, "avrr replay: interrupted while opening %s\n", argv[optind]);
 			return EXIT_INTERRUPTED;
+		}
 		return cli_fail("replay", "%s", err.msg);
 	}
 	cli_progress p;
