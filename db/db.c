@@ -13,6 +13,7 @@
 #include "db.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "../util/grow.h"
+#include "chunk.h"
 #include "validate.h"
 
 #define BATCH_EVENTS 8192
@@ -30,7 +32,13 @@
 #define BATCH_FPS 8192
 #define NBATCHES 3
 
-enum { ST_EVENT, ST_IRQ, ST_FP, ST_COUNT };
+/* Events and interrupts per stored chunk: small enough that the SQL views
+ * walk a chunk's blob cheaply, large enough that a row's own overhead is a
+ * fraction of a byte per event. */
+#define CHUNK_EVENTS 64
+#define CHUNK_IRQS 64
+
+enum { ST_EVENT, ST_IRQ, ST_CONTEXT, ST_FP, ST_COUNT };
 
 typedef struct batch {
 	trace_event ev[BATCH_EVENTS];
@@ -68,9 +76,19 @@ struct db {
 	db_decoded decoded;  /* what validation read, until a loader takes it */
 };
 
+/* The byte at 1-based position `pos` of blob `b`, in plain SQL: SQLite has
+ * no function for it, so through its two hex digits. */
+#define SQL_BYTE(b, pos)                                                          \
+	"(instr('123456789ABCDEF', substr(hex(substr(" b ", " pos ", 1)), 1, 1)) * 16" \
+	" + instr('123456789ABCDEF', substr(hex(substr(" b ", " pos ", 1)), 2, 1)))"
+
+/* The varint being read is complete with byte b, and its value. */
+#define SQL_END "b < 128"
+#define SQL_V "(acc + ((b & 127) << shift))"
+
 static const char *const SCHEMA =
 	"PRAGMA application_id = 1096176210;" /* DB_APPLICATION_ID */
-	"PRAGMA user_version = 3;"            /* DB_SCHEMA_VERSION */
+	"PRAGMA user_version = 4;"            /* DB_SCHEMA_VERSION */
 	"CREATE TABLE run ("
 	" id INTEGER PRIMARY KEY CHECK (id = 1),"
 	" firmware_path TEXT NOT NULL, firmware_sha256 TEXT NOT NULL,"
@@ -81,24 +99,62 @@ static const char *const SCHEMA =
 	" stop_reason TEXT NOT NULL, has_ground_truth INTEGER NOT NULL,"
 	" created TEXT NOT NULL, transfers INTEGER NOT NULL);"
 	"CREATE TABLE firmware (sha256 TEXT PRIMARY KEY, elf BLOB NOT NULL);"
-	"CREATE TABLE interrupts ("
-	" idx INTEGER PRIMARY KEY, icount INTEGER NOT NULL, cycle INTEGER NOT NULL,"
-	" vector INTEGER NOT NULL, ra INTEGER NOT NULL, sp INTEGER NOT NULL,"
-	" digest BLOB NOT NULL, context BLOB);"
 	"CREATE TABLE event_types (type INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
 	"INSERT INTO event_types VALUES (1,'reset'),(2,'irq'),(3,'reti'),(4,'read'),"
 	" (5,'write'),(6,'sleep'),(7,'wake');"
-	"CREATE TABLE events ("
-	" seq INTEGER PRIMARY KEY, prev INTEGER NOT NULL, ctx INTEGER NOT NULL,"
-	" type INTEGER NOT NULL REFERENCES event_types(type),"
-	" icount INTEGER NOT NULL, cycle INTEGER NOT NULL, pc INTEGER NOT NULL,"
-	" addr INTEGER NOT NULL, value INTEGER NOT NULL);"
+	"CREATE TABLE event_chunks (first INTEGER PRIMARY KEY, count INTEGER NOT NULL,"
+	" data BLOB NOT NULL);"
+	"CREATE TABLE interrupt_chunks (first INTEGER PRIMARY KEY, count INTEGER NOT NULL,"
+	" data BLOB NOT NULL);"
+	"CREATE TABLE contexts (idx INTEGER PRIMARY KEY, data BLOB NOT NULL);"
 	"CREATE TABLE fp_configs (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
 	" spec TEXT NOT NULL);"
 	"CREATE TABLE fingerprints ("
 	" config INTEGER NOT NULL REFERENCES fp_configs(id), n INTEGER NOT NULL,"
 	" vector INTEGER NOT NULL, ra_part INTEGER NOT NULL, hash_part INTEGER NOT NULL,"
-	" input_key INTEGER, PRIMARY KEY (config, n)) WITHOUT ROWID;";
+	" input_key INTEGER, PRIMARY KEY (config, n)) WITHOUT ROWID;"
+	/* One row per event, decoded from event_chunks (chunk.c) one byte per
+	 * step: `field` is the varint being read (0 head, 1 dicount, 2 dextra,
+	 * 3 pc, 4 addr, 5 value), `done` marks the step that completes an event. */
+	"CREATE VIEW events (seq, prev, ctx, type, icount, cycle, pc, addr, value) AS"
+	" WITH RECURSIVE walk (data, n, pos, b, field, acc, shift, seq, ctx, type, icount,"
+	"  extra, pc, addr, value, done) AS ("
+	"  SELECT data, length(data), 0, " SQL_BYTE("data", "1") ", 0, 0, 0, first - 1, 0, 0, 0,"
+	"   0, 0, 0, 0, 0 FROM event_chunks"
+	"  UNION ALL SELECT data, n, pos + 1, " SQL_BYTE("data", "pos + 2") ","
+	"   CASE WHEN NOT " SQL_END " THEN field"
+	"    WHEN (field = 3 AND type NOT IN (4, 5)) OR field = 5 THEN 0 ELSE field + 1 END,"
+	"   CASE WHEN " SQL_END " THEN 0 ELSE " SQL_V " END,"
+	"   CASE WHEN " SQL_END " THEN 0 ELSE shift + 7 END,"
+	"   seq + (field = 0 AND " SQL_END "),"
+	"   CASE WHEN field = 0 AND " SQL_END " AND " SQL_V " >= 8 THEN (" SQL_V " >> 3) - 1"
+	"    ELSE ctx END,"
+	"   CASE WHEN field = 0 AND " SQL_END " THEN " SQL_V " & 7 ELSE type END,"
+	"   icount + CASE WHEN field = 1 AND " SQL_END " THEN " SQL_V " ELSE 0 END,"
+	"   extra + CASE WHEN field = 2 AND " SQL_END " THEN CASE WHEN " SQL_V " & 1"
+	"    THEN -(" SQL_V " >> 1) - 1 ELSE " SQL_V " >> 1 END ELSE 0 END,"
+	"   CASE WHEN field = 3 AND " SQL_END " THEN " SQL_V " * 2 ELSE pc END,"
+	"   CASE WHEN field = 4 AND " SQL_END " THEN " SQL_V " WHEN field = 0 THEN 0 ELSE addr END,"
+	"   CASE WHEN field = 5 AND " SQL_END " THEN " SQL_V " WHEN field = 0 THEN 0 ELSE value END,"
+	"   " SQL_END " AND ((field = 3 AND type NOT IN (4, 5)) OR field = 5)"
+	"  FROM walk WHERE pos < n)"
+	" SELECT seq, coalesce(lag(seq) OVER (PARTITION BY ctx ORDER BY seq), 0), ctx, type,"
+	"  icount, icount + extra, pc, CASE WHEN type IN (2, 3) THEN ctx ELSE addr END,"
+	"  CASE WHEN type = 2 THEN pc ELSE value END"
+	" FROM walk WHERE done ORDER BY seq;"
+	/* One row per interrupt: the stored part from interrupt_chunks, the
+	 * rest from its irq event. */
+	"CREATE VIEW interrupts (idx, icount, cycle, vector, ra, sp, digest, context) AS"
+	" SELECT n, icount, cycle, ctx, pc,"
+	"  (SELECT " SQL_BYTE("data", "10 * (n - first) + 1") " + 256 * "
+	SQL_BYTE("data", "10 * (n - first) + 2") " FROM interrupt_chunks"
+	"   WHERE first <= n ORDER BY first DESC LIMIT 1),"
+	"  (SELECT substr(data, 10 * (n - first) + 3, 8) FROM interrupt_chunks"
+	"   WHERE first <= n ORDER BY first DESC LIMIT 1),"
+	"  (SELECT data FROM contexts WHERE idx = n)"
+	" FROM (SELECT row_number() OVER (ORDER BY seq) AS n, icount, cycle, ctx, pc"
+	"  FROM events WHERE type = 2)"
+	" WHERE n <= (SELECT coalesce(sum(count), 0) FROM interrupt_chunks);";
 
 static int sql_err(db *d, avrr_err *err, const char *what)
 {
@@ -160,8 +216,9 @@ static db *db_alloc(const char *path, avrr_err *err)
 static int prepare(db *d, avrr_err *err)
 {
 	static const char *const sql[ST_COUNT] = {
-		[ST_EVENT] = "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?)",
-		[ST_IRQ] = "INSERT INTO interrupts VALUES (?,?,?,?,?,?,?,?)",
+		[ST_EVENT] = "INSERT INTO event_chunks VALUES (?,?,?)",
+		[ST_IRQ] = "INSERT INTO interrupt_chunks VALUES (?,?,?)",
+		[ST_CONTEXT] = "INSERT INTO contexts VALUES (?,?)",
 		[ST_FP] = "INSERT INTO fingerprints VALUES (?,?,?,?,?,?)",
 	};
 	for (int i = 0; i < ST_COUNT; i++)
@@ -220,7 +277,7 @@ int db_create(const char *path, db **out, avrr_err *err)
 	}
 	d->writable = 1;
 	/* Probe writability now, so a bad -o fails before the run starts. */
-	if (exec(d, "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF;"
+	if (exec(d, "PRAGMA journal_mode = OFF;"
 		    " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
 		    " PRAGMA cache_size = -32768;", err) ||
 	    exec(d, "BEGIN", err) || exec(d, SCHEMA, err) || prepare(d, err)) {
@@ -268,36 +325,42 @@ static int step_insert(db *d, sqlite3_stmt *st, avrr_err *err)
 	return 0;
 }
 
-static int insert_event(db *d, const trace_event *e, avrr_err *err)
+/* Stores n (at most CHUNK_EVENTS) consecutive events as one chunk. */
+static int insert_events(db *d, const trace_event *ev, unsigned n, avrr_err *err)
 {
+	uint8_t buf[CHUNK_EVENTS * CHUNK_EVENT_MAX];
+	size_t len = chunk_put_events(ev, n, buf);
+	if (!len)
+		return avrr_errf(err, "%s: event %" PRIu64 "..%" PRIu64 " breaks the log's rules",
+				 d->path, ev[0].seq, ev[n - 1].seq);
 	sqlite3_stmt *st = d->st[ST_EVENT];
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)e->seq);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)e->prev);
-	sqlite3_bind_int64(st, 3, e->ctx);
-	sqlite3_bind_int64(st, 4, e->type);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)e->icount);
-	sqlite3_bind_int64(st, 6, (sqlite3_int64)e->cycle);
-	sqlite3_bind_int64(st, 7, e->pc);
-	sqlite3_bind_int64(st, 8, e->addr);
-	sqlite3_bind_int64(st, 9, e->value);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)ev[0].seq);
+	sqlite3_bind_int64(st, 2, n);
+	sqlite3_bind_blob(st, 3, buf, (int)len, SQLITE_STATIC);
 	return step_insert(d, st, err);
 }
 
-static int insert_interrupt(db *d, const db_interrupt *q, avrr_err *err)
+/* Stores n (at most CHUNK_IRQS) consecutive interrupts as one chunk, and
+ * their contexts. */
+static int insert_interrupts(db *d, const db_interrupt *q, unsigned n, avrr_err *err)
 {
+	uint8_t buf[CHUNK_IRQS * CHUNK_IRQ_SIZE];
+	for (unsigned i = 0; i < n; i++)
+		chunk_put_irq(q[i].sp, q[i].digest, buf + i * CHUNK_IRQ_SIZE);
 	sqlite3_stmt *st = d->st[ST_IRQ];
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)q->idx);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)q->icount);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)q->cycle);
-	sqlite3_bind_int64(st, 4, q->vector);
-	sqlite3_bind_int64(st, 5, q->ra);
-	sqlite3_bind_int64(st, 6, q->sp);
-	sqlite3_bind_blob(st, 7, q->digest, sizeof q->digest, SQLITE_STATIC);
-	if (q->context)
-		sqlite3_bind_blob(st, 8, q->context, (int)q->context_size, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 8);
-	return step_insert(d, st, err);
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)q[0].idx);
+	sqlite3_bind_int64(st, 2, n);
+	sqlite3_bind_blob(st, 3, buf, (int)(n * CHUNK_IRQ_SIZE), SQLITE_STATIC);
+	int rc = step_insert(d, st, err);
+	st = d->st[ST_CONTEXT];
+	for (unsigned i = 0; i < n && !rc; i++) {
+		if (!q[i].context)
+			continue;
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)q[i].idx);
+		sqlite3_bind_blob(st, 2, q[i].context, (int)q[i].context_size, SQLITE_STATIC);
+		rc = step_insert(d, st, err);
+	}
+	return rc;
 }
 
 static int insert_fingerprint(db *d, const db_fingerprint *f, avrr_err *err)
@@ -323,13 +386,14 @@ static void write_batch(db *d, batch *b)
 {
 	avrr_err e = { "" };
 	int rc = 0;
-	for (unsigned i = 0; i < b->nev && !rc && !atomic_load(&d->failed); i++)
-		rc = insert_event(d, &b->ev[i], &e);
-	for (unsigned i = 0; i < b->nirq && !rc && !atomic_load(&d->failed); i++) {
-		db_interrupt *q = &b->irq[i];
-		q->context = b->ctx_off[i] == SIZE_MAX ? NULL : b->ctx + b->ctx_off[i];
-		rc = insert_interrupt(d, q, &e);
-	}
+	for (unsigned i = 0; i < b->nev && !rc && !atomic_load(&d->failed); i += CHUNK_EVENTS)
+		rc = insert_events(d, &b->ev[i], b->nev - i < CHUNK_EVENTS ? b->nev - i : CHUNK_EVENTS,
+				   &e);
+	for (unsigned i = 0; i < b->nirq; i++)
+		b->irq[i].context = b->ctx_off[i] == SIZE_MAX ? NULL : b->ctx + b->ctx_off[i];
+	for (unsigned i = 0; i < b->nirq && !rc && !atomic_load(&d->failed); i += CHUNK_IRQS)
+		rc = insert_interrupts(d, &b->irq[i], b->nirq - i < CHUNK_IRQS ? b->nirq - i
+										: CHUNK_IRQS, &e);
 	for (unsigned i = 0; i < b->nfp && !rc && !atomic_load(&d->failed); i++)
 		rc = insert_fingerprint(d, &b->fp[i], &e);
 	if (!rc && !atomic_load(&d->failed) && d->tmp)
@@ -812,23 +876,6 @@ static int each_row(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), v
 	return r;
 }
 
-static int event_row(sqlite3_stmt *st, void *arg)
-{
-	trace_event *e = grow(arg);
-	if (!e)
-		return -1;
-	e->seq = (uint64_t)sqlite3_column_int64(st, 0);
-	e->prev = (uint64_t)sqlite3_column_int64(st, 1);
-	e->ctx = (uint32_t)sqlite3_column_int64(st, 2);
-	e->type = (uint32_t)sqlite3_column_int64(st, 3);
-	e->icount = (uint64_t)sqlite3_column_int64(st, 4);
-	e->cycle = (uint64_t)sqlite3_column_int64(st, 5);
-	e->pc = (uint32_t)sqlite3_column_int64(st, 6);
-	e->addr = (uint32_t)sqlite3_column_int64(st, 7);
-	e->value = (uint32_t)sqlite3_column_int64(st, 8);
-	return 0;
-}
-
 /* Loads every row of `sql` into a malloc'ed array of `size`-byte items. */
 static int load_all(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), size_t size,
 		    void **out, size_t *n, avrr_err *err)
@@ -853,28 +900,19 @@ int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err)
 		d->decoded.events = NULL;
 		return 0;
 	}
-	void *rows;
-	int rc = load_all(d, "SELECT seq, prev, ctx, type, icount, cycle, pc, addr, value"
-			     " FROM events ORDER BY seq", event_row, sizeof **out, &rows, n, err);
-	*out = rows;
-	return rc;
+	return drain(d, err) ? -1 : db_decode_events(d->h, d->path, out, n, err);
 }
 
-static int irq_row(sqlite3_stmt *st, void *arg)
+/* The ground truth, decoded afresh (validation's copy, if any, left). */
+static int decode_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 {
-	db_interrupt *q = grow(arg);
-	if (!q)
+	trace_event *ev;
+	size_t nev;
+	if (drain(d, err) || db_decode_events(d->h, d->path, &ev, &nev, err))
 		return -1;
-	memset(q, 0, sizeof *q);
-	q->idx = (uint64_t)sqlite3_column_int64(st, 0);
-	q->icount = (uint64_t)sqlite3_column_int64(st, 1);
-	q->cycle = (uint64_t)sqlite3_column_int64(st, 2);
-	q->vector = (uint32_t)sqlite3_column_int64(st, 3);
-	q->ra = (uint32_t)sqlite3_column_int64(st, 4);
-	q->sp = (uint32_t)sqlite3_column_int64(st, 5);
-	if (sqlite3_column_bytes(st, 6) == (int)sizeof q->digest)
-		memcpy(q->digest, sqlite3_column_blob(st, 6), sizeof q->digest);
-	return 0;
+	int rc = db_decode_interrupts(d->h, d->path, ev, nev, out, n, err);
+	free(ev);
+	return rc;
 }
 
 int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
@@ -885,40 +923,49 @@ int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 		d->decoded.interrupts = NULL;
 		return 0;
 	}
-	void *rows;
-	int rc = load_all(d, "SELECT idx, icount, cycle, vector, ra, sp, digest"
-			     " FROM interrupts ORDER BY idx", irq_row, sizeof **out, &rows, n, err);
-	*out = rows;
-	return rc;
+	return decode_interrupts(d, out, n, err);
 }
 
-typedef struct histogram {
-	uint64_t *counts;
-	unsigned size;
-} histogram;
-
-static int histogram_row(sqlite3_stmt *st, void *arg)
+/* Calls count(counts, event) for every event of the log. */
+static int each_event(db *d, void (*count)(uint64_t *, const trace_event *), uint64_t *counts,
+		      avrr_err *err)
 {
-	histogram *h = arg;
-	sqlite3_int64 k = sqlite3_column_int64(st, 0);
-	if (k >= 0 && k < (sqlite3_int64)h->size)
-		h->counts[k] = (uint64_t)sqlite3_column_int64(st, 1);
+	const trace_event *ev = d->decoded.events;
+	size_t n = d->decoded.nevents;
+	trace_event *loaded = NULL;
+	if (!ev) {
+		if (drain(d, err) || db_decode_events(d->h, d->path, &loaded, &n, err))
+			return -1;
+		ev = loaded;
+	}
+	for (size_t i = 0; i < n; i++)
+		count(counts, &ev[i]);
+	free(loaded);
 	return 0;
+}
+
+static void count_vector(uint64_t *counts, const trace_event *e)
+{
+	if (e->type == TRACE_IRQ && e->addr < 256)
+		counts[e->addr]++;
+}
+
+static void count_type(uint64_t *counts, const trace_event *e)
+{
+	if (e->type < TRACE_COUNT)
+		counts[e->type]++;
 }
 
 int db_count_vectors(db *d, uint64_t counts[256], avrr_err *err)
 {
 	memset(counts, 0, 256 * sizeof counts[0]);
-	histogram h = { counts, 256 };
-	return each_row(d, "SELECT addr, count(*) FROM events WHERE type = 2 GROUP BY addr",
-			histogram_row, &h, err);
+	return each_event(d, count_vector, counts, err);
 }
 
 int db_count_event_types(db *d, uint64_t counts[TRACE_COUNT], avrr_err *err)
 {
 	memset(counts, 0, TRACE_COUNT * sizeof counts[0]);
-	histogram h = { counts, TRACE_COUNT };
-	return each_row(d, "SELECT type, count(*) FROM events GROUP BY type", histogram_row, &h, err);
+	return each_event(d, count_type, counts, err);
 }
 
 /* ---- fingerprints ----------------------------------------------------- */
@@ -958,71 +1005,78 @@ static int fingerprint_row(sqlite3_stmt *st, void *arg)
 	f->hash_part = (uint64_t)sqlite3_column_int64(st, 4);
 	f->has_input_key = sqlite3_column_type(st, 5) != SQLITE_NULL;
 	f->input_key = (uint64_t)sqlite3_column_int64(st, 5);
-	if (sqlite3_column_bytes(st, 6) == (int)sizeof f->digest) {
-		memcpy(f->digest, sqlite3_column_blob(st, 6), sizeof f->digest);
-		f->has_digest = 1;
-	}
 	return 0;
 }
 
 int db_load_fingerprints(db *d, uint32_t config, int with_digests, db_fingerprint **out,
 			 size_t *n, avrr_err *err)
 {
-	char sql[256];
-	snprintf(sql, sizeof sql,
-		 "SELECT f.config, f.n, f.vector, f.ra_part, f.hash_part, f.input_key, %s"
-		 " FROM fingerprints f%s WHERE f.config = %u ORDER BY f.n",
-		 with_digests ? "i.digest" : "NULL",
-		 with_digests ? " LEFT JOIN interrupts i ON i.idx = f.n" : "", config);
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT config, n, vector, ra_part, hash_part, input_key"
+		 " FROM fingerprints WHERE config = %u ORDER BY n", config);
 	void *rows;
 	int rc = load_all(d, sql, fingerprint_row, sizeof **out, &rows, n, err);
 	*out = rows;
+	db_interrupt *truth = NULL;
+	size_t ntruth = 0;
+	if (!rc && with_digests && !(rc = decode_interrupts(d, &truth, &ntruth, err))) {
+		for (size_t i = 0; i < *n; i++) {
+			db_fingerprint *f = &(*out)[i];
+			if (f->n >= 1 && f->n <= ntruth) {
+				memcpy(f->digest, truth[f->n - 1].digest, sizeof f->digest);
+				f->has_digest = 1;
+			}
+		}
+	}
+	free(truth);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
 	return rc;
 }
 
 int db_each_context(db *d, int (*fn)(void *ud, const db_interrupt *q, avrr_err *err),
 		    void *ud, avrr_err *err)
 {
-	if (drain(d, err))
+	db_interrupt *truth;
+	size_t n;
+	if (decode_interrupts(d, &truth, &n, err))
 		return -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(d->h,
-			       "SELECT idx, icount, cycle, vector, ra, sp, digest, context"
-			       " FROM interrupts ORDER BY idx", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(d->h, "SELECT idx, data FROM contexts ORDER BY idx", -1, &st,
+			       NULL) != SQLITE_OK) {
+		free(truth);
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
-	growbuf g = { .size = sizeof(db_interrupt) };
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		g.n = 0;
-		if (irq_row(st, &g)) {
-			rc = avrr_errf(err, "out of memory");
-			break;
-		}
-		db_interrupt *q = g.items;
-		q->context = sqlite3_column_blob(st, 7);
-		q->context_size = (uint32_t)sqlite3_column_bytes(st, 7);
-		if (fn(ud, q, err)) {
-			rc = -1;
-			break;
-		}
 	}
-	if (rc == SQLITE_DONE)
-		rc = 0;
-	else if (rc != -1)
+	int rc = 0, have = sqlite3_step(st);
+	for (size_t i = 0; i < n && !rc; i++) {
+		db_interrupt *q = &truth[i];
+		if (have == SQLITE_ROW && (uint64_t)sqlite3_column_int64(st, 0) == q->idx) {
+			q->context = sqlite3_column_blob(st, 1);
+			q->context_size = (uint32_t)sqlite3_column_bytes(st, 1);
+		}
+		rc = fn(ud, q, err) ? -1 : 0;
+		if (q->context)
+			have = sqlite3_step(st);
+	}
+	if (!rc && have != SQLITE_ROW && have != SQLITE_DONE)
 		rc = avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
-	free(g.items);
+	free(truth);
 	sqlite3_finalize(st);
 	return rc;
 }
 
 int db_count_contexts(db *d, uint64_t *n, avrr_err *err)
 {
-	uint64_t counts[1] = { 0 };
-	histogram h = { counts, 1 };
-	int rc = each_row(d, "SELECT 0, count(*) FROM interrupts WHERE context IS NOT NULL",
-			  histogram_row, &h, err);
-	*n = counts[0];
-	return rc;
+	int64_t count = 0;
+	if (drain(d, err))
+		return -1;
+	if (pragma_int(d, "SELECT count(*) FROM contexts", &count))
+		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	*n = (uint64_t)count;
+	return 0;
 }
 
 /* ---- stripping -------------------------------------------------------- */
@@ -1051,7 +1105,8 @@ int db_strip(const char *path, const char *out, avrr_err *err)
 		goto done;
 	}
 	if (sqlite3_open_v2(tmp, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(h, "BEGIN; DELETE FROM interrupts; UPDATE fingerprints SET input_key = NULL;"
+	    sqlite3_exec(h, "BEGIN; DELETE FROM interrupt_chunks; DELETE FROM contexts;"
+			    " UPDATE fingerprints SET input_key = NULL;"
 			    " UPDATE run SET has_ground_truth = 0; COMMIT; VACUUM;",
 			 NULL, NULL, NULL) != SQLITE_OK) {
 		avrr_errf(err, "%s: %s", out, h ? sqlite3_errmsg(h) : "out of memory");

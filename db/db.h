@@ -20,8 +20,13 @@
 #include "../trace/event.h"
 #include "../util/err.h"
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 #define DB_APPLICATION_ID 0x41565252 /* "AVRR" */
+
+/* Bytes of an interrupt's context digest kept: the first 8 of its
+ * BLAKE2b-256.  Among a million distinct contexts, two share one with odds
+ * of about 1 in 37 million. */
+#define DB_DIGEST_SIZE 8
 
 /* The longest run a recording may hold (and `avrr record` makes): about
  * three hours of simulation, so a damaged length cannot run away. */
@@ -46,7 +51,7 @@ typedef struct db_interrupt {
 	uint32_t vector;
 	uint32_t ra;      /* byte address of the next instruction */
 	uint32_t sp;      /* before the push */
-	uint8_t digest[32];      /* BLAKE2b-256 of context || ra as 4 bytes LE */
+	uint8_t digest[DB_DIGEST_SIZE];  /* of BLAKE2b-256(context || ra as 4 bytes LE) */
 	const uint8_t *context;  /* data space bytes, or NULL */
 	uint32_t context_size;
 } db_interrupt;
@@ -69,7 +74,7 @@ typedef struct db_fingerprint {
 	 * context digest. */
 	uint64_t input_key;
 	int has_input_key;
-	uint8_t digest[32];
+	uint8_t digest[DB_DIGEST_SIZE];
 	int has_digest;
 } db_fingerprint;
 

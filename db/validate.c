@@ -22,8 +22,9 @@
 #include "../fingerprint/fingerprint.h"
 #include "../sim/ioregs.h"
 #include "../util/digest.h"
-#include "db.h"
 #include "../util/grow.h"
+#include "chunk.h"
+#include "db.h"
 
 #define MAX_VECTOR 127        /* for an MCU avrr has no vector names for */
 #define PC_LIMIT (1u << 23)   /* byte addresses of a 22-bit PC */
@@ -338,113 +339,175 @@ static int check_firmware(checker *c)
 	return have ? (have < 0 ? -1 : damaged(c, "firmware", 0, "more than one firmware copy")) : 0;
 }
 
-static int check_events(checker *c)
+int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n, avrr_err *err)
 {
-	enum { SEQ, PREV, CTX, TYPE, ICOUNT, CYCLE, PC, ADDR, VALUE, NCOLS };
-	static const char *const col[NCOLS] = {
-		"seq", "prev", "ctx", "type", "icount", "cycle", "pc", "addr", "value",
-	};
-	if (begin(c, "events", "SELECT seq, prev, ctx, type, icount, cycle, pc, addr, value"
-			       " FROM events ORDER BY seq"))
-		return -1;
+	checker c = { .h = h, .path = path, .err = err, .events = { .size = sizeof(trace_event) } };
 	uint64_t last_of_ctx[256] = { 0 };
-	trace_nesting nesting = { .depth = 0 };
-	int64_t icount = 0, cycle = 0, seq = 0;
-	int have;
-	while ((have = next(c, "events")) > 0) {
-		sqlite3_stmt *st = c->st;
-		int64_t f[NCOLS];
-		seq++;
-		const int64_t lo[NCOLS] = { seq, 0, 0, 1, icount, cycle, 0, 0, 0 };
-		const int64_t hi[NCOLS] = { seq, seq - 1, c->max_vector, TRACE_COUNT - 1,
-					    (int64_t)c->instructions, (int64_t)c->cycles,
-					    PC_LIMIT - 1, 0xffff, PC_LIMIT - 1 };
-		for (int i = 0; i < NCOLS; i++)
-			if (int_in(st, i, lo[i], hi[i], &f[i]))
-				return damaged(c, "events", seq, "events.%s is %s", col[i],
-					       i == SEQ ? "not the next in sequence"
-					       : sqlite3_column_type(st, i) == SQLITE_INTEGER
-					       ? "out of range" : "not an integer");
-		if (seq == 1 && f[TYPE] != TRACE_RESET)
-			return damaged(c, "events", seq, "the log does not start with a reset");
-		if ((uint64_t)f[PREV] != last_of_ctx[f[CTX]])
-			return damaged(c, "events", seq, "events.prev is not the context's previous"
-				       " event");
-		trace_event ev = {
-			.seq = (uint64_t)seq, .prev = (uint64_t)f[PREV], .ctx = (uint32_t)f[CTX],
-			.type = (uint32_t)f[TYPE], .icount = (uint64_t)f[ICOUNT],
-			.cycle = (uint64_t)f[CYCLE], .pc = (uint32_t)f[PC], .addr = (uint32_t)f[ADDR],
-			.value = (uint32_t)f[VALUE],
-		};
-		const char *why = trace_check(&ev, &nesting, c->max_vector, c->data_size);
-		if (why)
-			return damaged(c, "events", seq, "%s", why);
-		last_of_ctx[f[CTX]] = (uint64_t)seq;
-		icount = f[ICOUNT];
-		cycle = f[CYCLE];
-		trace_event *e = grow(&c->events);
-		uint32_t *at = f[TYPE] == TRACE_IRQ ? grow(&c->irq_at) : NULL;
-		if (!e || (f[TYPE] == TRACE_IRQ && !at))
-			return avrr_errf(c->err, "out of memory");
-		if (at)
-			*at = (uint32_t)(c->events.n - 1);
-		*e = ev;
+	int64_t seq = 1, first, count;
+	int have, rc = -1;
+	*out = NULL;
+	*n = 0;
+	if (begin(&c, "event_chunks", "SELECT first, count, data FROM event_chunks ORDER BY first"))
+		goto out;
+	while ((have = next(&c, "event_chunks")) > 0) {
+		sqlite3_stmt *st = c.st;
+		if (int_in(st, 0, INT64_MIN, INT64_MAX, &first) || first != seq) {
+			damaged(&c, "event_chunks", sqlite3_column_int64(st, 0), "event_chunks.first is"
+				" not the next event, %" PRId64, seq);
+			goto out;
+		}
+		if (int_in(st, 1, 1, 1 << 16, &count) || sqlite3_column_type(st, 2) != SQLITE_BLOB) {
+			damaged(&c, "event_chunks", first, "an event chunk with a bad count or no data");
+			goto out;
+		}
+		trace_event *e = grow_n(&c.events, (size_t)count);
+		if (!e) {
+			avrr_errf(err, "out of memory");
+			goto out;
+		}
+		const char *why = chunk_get_events(sqlite3_column_blob(st, 2),
+						   (size_t)sqlite3_column_bytes(st, 2), (uint64_t)first,
+						   (size_t)count, last_of_ctx, e);
+		if (why) {
+			damaged(&c, "event_chunks", first, "%s", why);
+			goto out;
+		}
+		seq += count;
 	}
-	if (have < 0)
-		return -1;
-	return seq ? 0 : damaged(c, "events", 0, "the log is empty");
+	if (have == 0) {
+		rc = 0;
+		*out = c.events.items;
+		*n = c.events.n;
+		c.events.items = NULL;
+	}
+out:
+	sqlite3_finalize(c.st);
+	free(c.events.items);
+	return rc;
 }
 
-/* The ground truth agrees with the log's irq events, one row each. */
+int db_decode_interrupts(sqlite3 *h, const char *path, const trace_event *ev, size_t nev,
+			 db_interrupt **out, size_t *n, avrr_err *err)
+{
+	checker c = { .h = h, .path = path, .err = err };
+	growbuf g = { .size = sizeof(db_interrupt) };
+	size_t at = 0;  /* the next irq event is at or after ev[at] */
+	int64_t idx = 1, first, count;
+	int have, rc = -1;
+	*out = NULL;
+	*n = 0;
+	if (begin(&c, "interrupt_chunks", "SELECT first, count, data FROM interrupt_chunks"
+					  " ORDER BY first"))
+		goto out;
+	while ((have = next(&c, "interrupt_chunks")) > 0) {
+		sqlite3_stmt *st = c.st;
+		if (int_in(st, 0, INT64_MIN, INT64_MAX, &first) || first != idx) {
+			damaged(&c, "interrupt_chunks", sqlite3_column_int64(st, 0), "interrupt_chunks"
+				".first is not the next interrupt, %" PRId64, idx);
+			goto out;
+		}
+		if (int_in(st, 1, 1, 1 << 16, &count) || sqlite3_column_type(st, 2) != SQLITE_BLOB ||
+		    sqlite3_column_bytes(st, 2) != count * CHUNK_IRQ_SIZE) {
+			damaged(&c, "interrupt_chunks", first, "an interrupt chunk whose data is not"
+				" %d bytes per interrupt", CHUNK_IRQ_SIZE);
+			goto out;
+		}
+		db_interrupt *q = grow_n(&g, (size_t)count);
+		if (!q) {
+			avrr_errf(err, "out of memory");
+			goto out;
+		}
+		const uint8_t *p = sqlite3_column_blob(st, 2);
+		for (int64_t i = 0; i < count; i++, idx++) {
+			while (at < nev && ev[at].type != TRACE_IRQ)
+				at++;
+			if (at == nev) {
+				damaged(&c, "interrupts", idx, "interrupt %" PRId64 " has no irq event",
+					idx);
+				goto out;
+			}
+			const trace_event *e = &ev[at++];
+			q[i] = (db_interrupt){ .idx = (uint64_t)idx, .icount = e->icount,
+					       .cycle = e->cycle, .vector = e->addr, .ra = e->value };
+			chunk_get_irq(p + i * CHUNK_IRQ_SIZE, &q[i].sp, q[i].digest);
+		}
+	}
+	if (have == 0) {
+		rc = 0;
+		*out = g.items;
+		*n = g.n;
+		g.items = NULL;
+	}
+out:
+	sqlite3_finalize(c.st);
+	free(g.items);
+	return rc;
+}
+
+static int check_events(checker *c)
+{
+	trace_event *ev;
+	size_t nev;
+	if (db_decode_events(c->h, c->path, &ev, &nev, c->err))
+		return -1;
+	c->events = (growbuf){ .items = ev, .n = nev, .cap = nev, .size = sizeof *ev };
+	trace_nesting nesting = { .depth = 0 };
+	uint64_t icount = 0, cycle = 0;
+	for (size_t i = 0; i < nev; i++) {
+		const trace_event *e = &ev[i];
+		int64_t seq = (int64_t)e->seq;
+		if (e->icount < icount || e->icount > c->instructions)
+			return damaged(c, "events", seq, "events.icount is out of range");
+		if (e->cycle < cycle || e->cycle > c->cycles)
+			return damaged(c, "events", seq, "events.cycle is out of range");
+		if (e->ctx > c->max_vector || e->type < 1 || e->type >= TRACE_COUNT ||
+		    e->pc >= PC_LIMIT || e->addr > 0xffff)
+			return damaged(c, "events", seq, "events.%s is out of range",
+				       e->ctx > c->max_vector ? "ctx" : e->pc >= PC_LIMIT ? "pc"
+				       : e->addr > 0xffff ? "addr" : "type");
+		if (i == 0 && e->type != TRACE_RESET)
+			return damaged(c, "events", seq, "the log does not start with a reset");
+		const char *why = trace_check(e, &nesting, c->max_vector, c->data_size);
+		if (why)
+			return damaged(c, "events", seq, "%s", why);
+		icount = e->icount;
+		cycle = e->cycle;
+		uint32_t *at = e->type == TRACE_IRQ ? grow(&c->irq_at) : NULL;
+		if (e->type == TRACE_IRQ && !at)
+			return avrr_errf(c->err, "out of memory");
+		if (at)
+			*at = (uint32_t)i;
+	}
+	return nev ? 0 : damaged(c, "events", 0, "the log is empty");
+}
+
+/* The ground truth agrees with the log's irq events, one each, and each
+ * stored context is one data space. */
 static int check_interrupts(checker *c)
 {
-	/* typeof() and length() of a context read its size, not its bytes. */
-	if (begin(c, "interrupts", "SELECT idx, icount, cycle, vector, ra, sp, digest,"
-				   " typeof(context), length(context) FROM interrupts ORDER BY idx"))
+	size_t n, nirq = c->irq_at.n;
+	if (db_decode_interrupts(c->h, c->path, c->events.items, c->events.n, &c->interrupts, &n,
+				 c->err))
 		return -1;
-	size_t nirq = c->irq_at.n;
-	int64_t idx = 0, cycle = 0;
+	if (!c->has_truth && n)
+		return damaged(c, "interrupts", 1, "ground truth in a stripped recording");
+	if (c->has_truth && n != nirq)
+		return damaged(c, "interrupts", 0, "%zu interrupts for %zu irq events", n, nirq);
+	if (begin(c, "contexts", "SELECT idx, typeof(data), length(data) FROM contexts"
+				 " ORDER BY idx"))
+		return -1;
 	int have;
-	if (c->has_truth && !(c->interrupts = malloc((nirq + 1) * sizeof *c->interrupts)))
-		return avrr_errf(c->err, "out of memory");
-	while ((have = next(c, "interrupts")) > 0) {
-		sqlite3_stmt *st = c->st;
-		int64_t v, sp;
-		idx++;
-		if (!c->has_truth)
-			return damaged(c, "interrupts", idx, "ground truth in a stripped recording");
-		if (int_in(st, 0, idx, idx, &v))
-			return damaged(c, "interrupts", idx, "interrupts.idx is not the next in sequence");
-		if ((size_t)idx > nirq)
-			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has no irq event",
-				       idx);
-		const trace_event *e = irq_event(c, (uint64_t)idx);  /* addr: vector, value: ra */
-		if (int_in(st, 1, (int64_t)e->icount, (int64_t)e->icount, &v) ||
-		    int_in(st, 2, cycle, (int64_t)c->cycles, &cycle) ||
-		    int_in(st, 3, e->addr, e->addr, &v) || int_in(st, 4, e->value, e->value, &v))
-			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " is not the log's",
-				       idx);
-		if (int_in(st, 5, 0, 0xffff, &sp) || sqlite3_column_type(st, 6) != SQLITE_BLOB ||
-		    sqlite3_column_bytes(st, 6) != DIGEST_SIZE)
-			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has a bad stack"
-				       " pointer or digest", idx);
-		if (strcmp(text(st, 7), "null") &&
-		    (strcmp(text(st, 7), "blob") || sqlite3_column_int64(st, 8) != c->data_size))
-			return damaged(c, "interrupts", idx, "interrupt %" PRId64 " has a context of"
-				       " %lld bytes, not %u", idx, (long long)sqlite3_column_int64(st, 8),
+	while ((have = next(c, "contexts")) > 0) {
+		int64_t idx;
+		if (int_in(c->st, 0, 1, (int64_t)n, &idx))
+			return damaged(c, "contexts", sqlite3_column_int64(c->st, 0), "a context of no"
+				       " interrupt");
+		if (strcmp(text(c->st, 1), "blob") || sqlite3_column_int64(c->st, 2) != c->data_size)
+			return damaged(c, "contexts", idx, "interrupt %" PRId64 " has a context of"
+				       " %lld bytes, not %u", idx, (long long)sqlite3_column_int64(c->st, 2),
 				       c->data_size);
-		db_interrupt *q = &c->interrupts[idx - 1];
-		*q = (db_interrupt){ .idx = (uint64_t)idx, .icount = e->icount,
-				     .cycle = (uint64_t)cycle, .vector = e->addr, .ra = e->value,
-				     .sp = (uint32_t)sp };
-		memcpy(q->digest, sqlite3_column_blob(st, 6), DIGEST_SIZE);
 	}
-	if (have < 0)
-		return -1;
-	if (c->has_truth && (size_t)idx != nirq)
-		return damaged(c, "interrupts", 0, "%" PRId64 " interrupts for %zu irq events", idx,
-			       nirq);
-	return 0;
+	return have < 0 ? -1 : 0;
 }
 
 static int is_config_name(const char *s)

@@ -25,6 +25,15 @@ typedef struct db_decoded {
 	size_t ninterrupts;
 } db_decoded;
 
+/* The event log decoded from event_chunks, malloc'ed; damage the decoding
+ * meets (a chunk out of place, cut short, overlong) is reported as in
+ * db_validate, but the events' ranges and rules are not checked. */
+int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n, avrr_err *err);
+/* The ground truth (without contexts) from interrupt_chunks, each completed
+ * from its irq event in ev; *n is 0 in a stripped recording. */
+int db_decode_interrupts(sqlite3 *h, const char *path, const trace_event *ev, size_t nev,
+			 db_interrupt **out, size_t *n, avrr_err *err);
+
 /* Checks the recording open in h against `schema` (the SQL that creates
  * one); on failure err says "PATH: damaged recording: WHAT (TABLE, row N)"
  * and *out is empty. */

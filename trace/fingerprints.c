@@ -141,7 +141,7 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 				     (uint8_t)(p->ra >> 24) };
 		uint8_t dg[DIGEST_SIZE];
 		digest_context(p->data, p->data_size, ra_le, sizeof ra_le, dg);
-		if (memcmp(dg, a->truth[n - 1].digest, sizeof dg)) {
+		if (memcmp(dg, a->truth[n - 1].digest, DB_DIGEST_SIZE)) {
 			avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
 				  ": its context differs (digest mismatch)", n);
 			rerun_failed(a);

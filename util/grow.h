@@ -25,4 +25,22 @@ static inline void *grow(growbuf *g)
 	return (char *)g->items + g->n++ * g->size;
 }
 
+/* k new items at the end, or NULL when out of memory (the array as it was). */
+static inline void *grow_n(growbuf *g, size_t k)
+{
+	if (g->cap - g->n < k) {
+		size_t cap = g->cap ? g->cap : 1024;
+		while (cap - g->n < k)
+			cap *= 2;
+		void *p = realloc(g->items, cap * g->size);
+		if (!p)
+			return NULL;
+		g->items = p;
+		g->cap = cap;
+	}
+	void *at = (char *)g->items + g->n * g->size;
+	g->n += k;
+	return at;
+}
+
 #endif

@@ -7,7 +7,9 @@
  * these reach avrr's validation and every loader behind it (recording.h).
  *
  * An edit: table (byte 0), row (bytes 1-2, modulo the table's rows), column
- * (byte 3), kind of value (byte 4), value (bytes 5-7).
+ * (byte 3), kind of value (byte 4), value (bytes 5-7).  For a chunk's `data`
+ * one kind flips bits of one byte in place (bytes 5-6 its offset, byte 7 the
+ * bits), so the decoders meet chunks damaged inside as well as replaced.
  * Seeds: tests/fuzz/seeds/rows.
  */
 #include "fuzz.h"
@@ -24,14 +26,13 @@ static const struct {
 			    "stimuli_path", "stimuli", "tool_version", "interrupt_rule",
 			    "data_size", "instructions", "cycles", "stop_reason",
 			    "has_ground_truth", "created", "transfers", NULL } },
-	{ "events", { "seq", "prev", "ctx", "type", "icount", "cycle", "pc", "addr",
-			     "value", NULL } },
-	{ "interrupts", { "idx", "icount", "cycle", "vector", "ra", "sp", "digest",
-				 "context", NULL } },
+	{ "event_chunks", { "first", "count", "data", NULL } },
+	{ "interrupt_chunks", { "first", "count", "data", NULL } },
 	{ "fingerprints", { "config", "n", "vector", "ra_part", "hash_part", "input_key",
 				 NULL } },
 	{ "fp_configs", { "id", "name", "spec", NULL } },
 	{ "firmware", { "sha256", "elf", NULL } },
+	{ "contexts", { "idx", "data", NULL } },
 };
 #define NTABLES (sizeof TABLES / sizeof *TABLES)
 
@@ -68,6 +69,27 @@ static void bind_value(sqlite3_stmt *st, const uint8_t *e)
 	}
 }
 
+/* Binds the `data` of the row edit e picks with one byte's bits flipped. */
+static void bind_flipped(sqlite3 *h, const char *table, const uint8_t *e, sqlite3_stmt *st)
+{
+	char sql[160];
+	snprintf(sql, sizeof sql, "SELECT data FROM %s LIMIT 1 OFFSET (?1 %% max(1, (SELECT"
+		 " count(*) FROM %s)))", table, table);
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int(q, 1, e[1] | e[2] << 8);
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_bytes(q, 0) > 0) {
+		int n = sqlite3_column_bytes(q, 0);
+		uint8_t *b = malloc((size_t)n);
+		fuzz_require(b != NULL, "out of memory");
+		memcpy(b, sqlite3_column_blob(q, 0), (size_t)n);
+		b[(e[5] | e[6] << 8) % n] ^= (uint8_t)(e[7] | 1);
+		sqlite3_bind_blob(st, 1, b, n, free);
+	}
+	sqlite3_finalize(q);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!seed)
@@ -98,7 +120,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sqlite3_stmt *st;
 		if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
 			continue;
-		bind_value(st, e);
+		if (!strcmp(TABLES[t].cols[e[3] % ncols], "data") && e[4] % 8 == 7)
+			bind_flipped(h, TABLES[t].table, e, st);
+		else
+			bind_value(st, e);
 		sqlite3_bind_int(st, 2, e[1] | e[2] << 8);
 		sqlite3_step(st);  /* a NOT NULL or key conflict leaves the row */
 		sqlite3_finalize(st);

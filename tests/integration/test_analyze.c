@@ -15,7 +15,7 @@
  *    last value is the number of interrupts.
  *  - a replay that goes wrong fails the analysis; bad arguments are refused.
  */
-#include "../testlib.h"
+#include "../edit_log.h"
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -271,9 +271,8 @@ static void test_wrong_replay_fails_analysis(void **state)
 	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 200k", path, sizeof path);
 	/* The 10th PORTB write recorded another value: the replay diverges
 	 * there, and an analysis of it would not be of the recorded run. */
-	assert_int_equal(test_run(s->out, sizeof s->out, "sqlite3 '%s' 'UPDATE events SET value ="
-				  " (value + 1) %% 256 WHERE seq = (SELECT seq FROM events WHERE type = 5"
-				  " ORDER BY seq LIMIT 1 OFFSET 9)'", path), 0);
+	test_edit_log(path, "UPDATE events SET value = (value + 1) % 256 WHERE seq = (SELECT seq"
+		      " FROM events WHERE type = 5 ORDER BY seq LIMIT 1 OFFSET 9)");
 	const char *cmds[] = { "analyze '%s' races", "analyze '%s' profile",
 			       "export '%s' --vcd '%s.vcd'" };
 	for (size_t i = 0; i < 3; i++) {

@@ -5,9 +5,11 @@
  * One real recording (funcsheap, 200,000 instructions, with contexts) is
  * damaged in one way per case by SQL, as a user with the sqlite3 shell
  * would: values wider than their fingerprint's bits, negative and huge run
- * lengths, text and reals in integer columns, a missing fingerprint row, a
- * short digest, control bytes in a spec, an added index, a dropped table, a
- * broken event log, a firmware copy that is not the run's, a truncated file.
+ * lengths, text in integer columns, a missing fingerprint row, event and
+ * interrupt chunks cut short, overlong, misplaced or missing, control bytes
+ * in a spec, an added index, a dropped table, a replaced view, a log edited
+ * through its view to break its rules (test_edit_log), a firmware copy that
+ * is not the run's, a truncated file.
  * For each, `info`, `info --json` and `replay` must all print the same one
  * line "avrr CMD: PATH: damaged recording: WHAT (TABLE, row N)" and exit 2:
  * never a summary, never a divergence, never a crash (the sanitizer run
@@ -15,7 +17,7 @@
  * same way and leaves no output file behind.  Control bytes from the input
  * (a spec, a stimuli line, a stored path) reach the terminal escaped.
  */
-#include "../testlib.h"
+#include "../edit_log.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -43,48 +45,39 @@ static const damage CASES[] = {
 	  "run.instructions is out of range (run, row 1)" },
 	{ "UPDATE run SET cycles = 100", "run.cycles is out of range (run, row 1)" },
 	/* values of the wrong type, which SQLite keeps as they are */
-	{ "UPDATE events SET value = 'abc' WHERE seq = 3",
-	  "events.value is not an integer (events, row 3)" },
-	{ "UPDATE events SET icount = 1.5 WHERE seq = 3",
-	  "events.icount is not an integer (events, row 3)" },
 	{ "UPDATE run SET data_size = 'big'", "run.data_size is of the wrong type (run, row 1)" },
 	{ "UPDATE run SET mcu = 'atmega16;'", "run.mcu is malformed (run, row 1)" },
 	{ "UPDATE run SET stop_reason = 'bored'", "run.stop_reason is malformed (run, row 1)" },
-	/* the event log */
-	{ "UPDATE events SET addr = 200, ctx = 200 WHERE seq = 2",
-	  "events.ctx is out of range (events, row 2)" },
-	{ "UPDATE events SET addr = 21 WHERE seq = 2",
-	  "an interrupt vector this MCU does not have (events, row 2)" },
-	{ "DELETE FROM events WHERE seq = 10", "events.seq is not the next in sequence (events, row 10)" },
-	{ "UPDATE events SET type = 5 WHERE seq = 1",
-	  "the log does not start with a reset (events, row 1)" },
-	{ "UPDATE events SET ctx = 0, prev = 1 WHERE seq = 3",
-	  "an event in a context that is not running (events, row 3)" },
-	{ "UPDATE events SET type = 3 WHERE seq = 3",
-	  "a reti from an interrupt that is not running (events, row 3)" },
-	{ "UPDATE events SET prev = 0 WHERE seq = 5",
-	  "events.prev is not the context's previous event (events, row 5)" },
-	{ "UPDATE events SET icount = 300000 WHERE seq = 720",
-	  "events.icount is out of range (events, row 720)" },
-	{ "DELETE FROM events", "the log is empty (events)" },
-	{ "UPDATE events SET addr = 2000 WHERE seq = 3",
-	  "a register access outside the data space or wider than a byte (events, row 3)" },
-	{ "UPDATE events SET addr = 1 WHERE seq = 1",
-	  "a reset outside the main program (events, row 1)" },
-	{ "UPDATE events SET value = value + 2 WHERE seq = 2",
-	  "an irq event whose context or return address is not its own (events, row 2)" },
+	/* the event log's chunks, damaged as bytes */
+	{ "UPDATE event_chunks SET data = 'abc' WHERE first = 1",
+	  "an event chunk with a bad count or no data (event_chunks, row 1)" },
+	{ "UPDATE event_chunks SET count = 0 WHERE first = 1",
+	  "an event chunk with a bad count or no data (event_chunks, row 1)" },
+	{ "UPDATE event_chunks SET data = substr(data, 1, 5) WHERE first = 1",
+	  "an event is cut short or has an overlong number (event_chunks, row 1)" },
+	{ "UPDATE event_chunks SET data = x'01ffffffffffffffffffff01' WHERE first = 1",
+	  "an event is cut short or has an overlong number (event_chunks, row 1)" },
+	{ "UPDATE event_chunks SET count = count - 1 WHERE first = 1",
+	  "the chunk has bytes after its last event (event_chunks, row 1)" },
+	{ "UPDATE event_chunks SET data = x'0100000000' WHERE first = 1",
+	  "the chunk's first event does not name its context (event_chunks, row 1)" },
+	{ "UPDATE event_chunks SET first = 2 WHERE first = 1",
+	  "event_chunks.first is not the next event, 1 (event_chunks, row 2)" },
+	{ "DELETE FROM event_chunks WHERE first = 65",
+	  "event_chunks.first is not the next event, 65 (event_chunks, row 129)" },
+	{ "DELETE FROM event_chunks", "the log is empty (events)" },
 	/* ground truth */
-	{ "UPDATE interrupts SET digest = x'01020304' WHERE idx = 2",
-	  "interrupt 2 has a bad stack pointer or digest (interrupts, row 2)" },
-	{ "UPDATE interrupts SET context = x'00' WHERE idx = 1",
-	  "interrupt 1 has a context of 1 bytes, not 1120 (interrupts, row 1)" },
-	{ "UPDATE interrupts SET vector = 3 WHERE idx = 1",
-	  "interrupt 1 is not the log's (interrupts, row 1)" },
-	{ "DELETE FROM interrupts WHERE idx = 255", "254 interrupts for 255 irq events (interrupts)" },
-	{ "DELETE FROM interrupts WHERE idx = 3",
-	  "interrupts.idx is not the next in sequence (interrupts, row 3)" },
-	{ "INSERT INTO interrupts SELECT 256, icount, cycle, vector, ra, sp, digest, context"
-	  " FROM interrupts WHERE idx = 255", "interrupt 256 has no irq event (interrupts, row 256)" },
+	{ "UPDATE interrupt_chunks SET data = substr(data, 1, 15) WHERE first = 1",
+	  "an interrupt chunk whose data is not 10 bytes per interrupt (interrupt_chunks, row 1)" },
+	{ "UPDATE contexts SET data = x'00' WHERE idx = 1",
+	  "interrupt 1 has a context of 1 bytes, not 1120 (contexts, row 1)" },
+	{ "INSERT INTO contexts VALUES (9999, x'00')", "a context of no interrupt (contexts, row 9999)" },
+	{ "DELETE FROM interrupt_chunks WHERE first = 193",
+	  "192 interrupts for 255 irq events (interrupts)" },
+	{ "DELETE FROM interrupt_chunks WHERE first = 65",
+	  "interrupt_chunks.first is not the next interrupt, 65 (interrupt_chunks, row 129)" },
+	{ "INSERT INTO interrupt_chunks SELECT 256, 1, substr(data, 1, 10) FROM interrupt_chunks"
+	  " WHERE first = 1", "interrupt 256 has no irq event (interrupts, row 256)" },
 	{ "UPDATE run SET has_ground_truth = 0",
 	  "ground truth in a stripped recording (interrupts, row 1)" },
 	/* fingerprints and their configurations */
@@ -108,9 +101,12 @@ static const damage CASES[] = {
 	  "configuration 'default': bad fingerprint spec 'sel=r24,ra=40': 'ra=40': ra takes 0 to"
 	  " 32 bits (fp_configs, row 1)" },
 	/* the schema and the firmware */
-	{ "CREATE INDEX extra ON events(icount)", "an extra index 'extra' (sqlite_schema, row 1)" },
-	{ "DROP TABLE interrupts", "table 'interrupts' is missing (sqlite_schema, row 9)" },
-	{ "ALTER TABLE events ADD COLUMN x", "table 'events' is not avrr's (sqlite_schema, row 5)" },
+	{ "CREATE INDEX extra ON event_chunks(count)", "an extra index 'extra' (sqlite_schema, row 1)" },
+	{ "DROP TABLE contexts", "table 'contexts' is missing (sqlite_schema, row 4)" },
+	{ "ALTER TABLE event_chunks ADD COLUMN x",
+	  "table 'event_chunks' is not avrr's (sqlite_schema, row 5)" },
+	{ "DROP VIEW events; CREATE VIEW events AS SELECT 1",
+	  "view 'events' is not avrr's (sqlite_schema, row 12)" },
 	{ "UPDATE firmware SET elf = x'00'",
 	  "the firmware copy does not match its SHA-256 (firmware, row 1)" },
 	{ "DELETE FROM firmware", "the firmware copy is missing (firmware)" },
@@ -119,6 +115,24 @@ static const damage CASES[] = {
 	{ "UPDATE event_types SET name = 'x' WHERE type = 7",
 	  "the event types are not avrr's (event_types, row 7)" },
 	{ "DELETE FROM run", "no run metadata (run)" },
+};
+
+/* The event log, edited as rows of the `events` view (test_edit_log). */
+static const damage LOG_CASES[] = {
+	{ "UPDATE events SET addr = 200, ctx = 200 WHERE seq = 2",
+	  "events.ctx is out of range (events, row 2)" },
+	{ "UPDATE events SET type = 5 WHERE seq = 1",
+	  "the log does not start with a reset (events, row 1)" },
+	{ "UPDATE events SET ctx = 0 WHERE seq = 3",
+	  "an event in a context that is not running (events, row 3)" },
+	{ "UPDATE events SET type = 3, addr = 1, value = 0 WHERE seq = 6",
+	  "a reti from an interrupt that is not running (events, row 7)" },
+	{ "UPDATE events SET icount = 300000 WHERE seq = 720",
+	  "events.icount is out of range (events, row 720)" },
+	{ "UPDATE events SET cycle = cycle - 100 WHERE seq = 720",
+	  "events.cycle is out of range (events, row 720)" },
+	{ "UPDATE events SET addr = 2000 WHERE seq = 3",
+	  "a register access outside the data space or wider than a byte (events, row 3)" },
 };
 
 typedef struct fixture {
@@ -156,11 +170,16 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-/* f->path becomes a copy of the base recording with `sql` applied. */
-static void damage_copy(fixture *f, const char *sql)
+/* f->path becomes a copy of the base recording with `sql` applied, to the
+ * event log's views when on_log. */
+static void damage_copy(fixture *f, const char *sql, int on_log)
 {
 	char out[256];
 	assert_int_equal(test_run(out, sizeof out, "cp %s %s", f->base, f->path), 0);
+	if (on_log) {
+		test_edit_log(f->path, sql);
+		return;
+	}
 	sqlite3 *h = NULL;
 	char *msg = NULL;
 	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
@@ -186,11 +205,13 @@ static void test_every_damage_is_refused_alike(void **state)
 	fixture *f = *state;
 	/* The undamaged recording is accepted: the cases can fail. */
 	assert_int_equal(test_run(f->out, sizeof f->out, "%s replay %s", test_avrr(), f->base), 0);
-	for (size_t i = 0; i < sizeof CASES / sizeof *CASES; i++) {
-		damage_copy(f, CASES[i].sql);
-		expect_refused(f, "info", "%s", CASES[i].what);
-		expect_refused(f, "info", "--json %s", CASES[i].what);
-		expect_refused(f, "replay", "%s", CASES[i].what);
+	size_t ncases = sizeof CASES / sizeof *CASES, nlog = sizeof LOG_CASES / sizeof *LOG_CASES;
+	for (size_t i = 0; i < ncases + nlog; i++) {
+		const damage *c = i < ncases ? &CASES[i] : &LOG_CASES[i - ncases];
+		damage_copy(f, c->sql, i >= ncases);
+		expect_refused(f, "info", "%s", c->what);
+		expect_refused(f, "info", "--json %s", c->what);
+		expect_refused(f, "replay", "%s", c->what);
 	}
 }
 
@@ -210,7 +231,7 @@ static void test_every_command_refuses(void **state)
 	snprintf(out, sizeof out, "%s/out", f->dir);
 	snprintf(script, sizeof script, "%s/cmds", f->dir);
 	test_write_text(script, "info registers\n");
-	damage_copy(f, CASES[0].sql);
+	damage_copy(f, CASES[0].sql, 0);
 	char args[512];
 	expect_refused(f, "replay", "--oracle %s", what);
 	snprintf(args, sizeof args, "%%s -x %s", script);
@@ -260,7 +281,7 @@ static void test_control_bytes_escaped(void **state)
 
 	/* A path may hold any byte but NUL (it is the maker's file name), so
 	 * the recording is valid; `info` prints it escaped. */
-	damage_copy(f, "UPDATE run SET firmware_path = 'fw' || char(27) || '[2J.elf'");
+	damage_copy(f, "UPDATE run SET firmware_path = 'fw' || char(27) || '[2J.elf'", 0);
 	rc = test_run(f->out, sizeof f->out, "%s info %s", test_avrr(), f->path);
 	assert_int_equal(rc, 0);
 	assert_null(strchr(f->out, '\033'));

@@ -11,7 +11,7 @@
  *    recording is refused and leaves the file as it was;
  *  - `info --json` reports the metrics, and `select` the ranking.
  */
-#include "../testlib.h"
+#include "../edit_log.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -227,9 +227,8 @@ static void test_rerun_must_match(void **state)
 	/* Move the 10th interrupt one instruction later, in the log and the
 	 * ground truth alike, so the file stays consistent (it validates) but
 	 * is not what the firmware does. */
-	sql(path, "UPDATE events SET icount = icount + 1 WHERE seq ="
-		  " (SELECT seq FROM events WHERE type = 2 ORDER BY seq LIMIT 1 OFFSET 9);"
-		  " UPDATE interrupts SET icount = icount + 1 WHERE idx = 10");
+	test_edit_log(path, "UPDATE events SET icount = icount + 1 WHERE seq ="
+		      " (SELECT seq FROM events WHERE type = 2 ORDER BY seq LIMIT 1 OFFSET 9)");
 	assert_int_equal(avrr(s, "fingerprint '%s' --fp '%s'", path, SPEC_X), 2);
 	assert_non_null(strstr(s->out, "does not match the recording at interrupt 10"));
 	assert_only_default(path);  /* nothing was added */
@@ -268,7 +267,7 @@ static void test_info_metrics(void **state)
 	json_decref(o);
 
 	/* Stripped of the ground truth, the truth-based metrics are null. */
-	sql(path, "DELETE FROM interrupts; UPDATE fingerprints SET input_key = NULL;"
+	sql(path, "DELETE FROM interrupt_chunks; UPDATE fingerprints SET input_key = NULL;"
 		  " UPDATE run SET has_ground_truth = 0");
 	assert_int_equal(avrr(s, "info '%s' --json%s", path, ""), 0);
 	o = json_loads(s->out, 0, &jerr);

@@ -19,7 +19,7 @@
  *  - Without the ground truth (avrr strip) the injections are the same.
  *  - A changed output value in the log is a divergence at that write.
  */
-#include "../testlib.h"
+#include "../edit_log.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -602,9 +602,9 @@ static void test_changed_output_diverges_there(void **state)
 	long long seq = sqlite3_column_int64(st, 0), icount = sqlite3_column_int64(st, 1);
 	unsigned pc = (unsigned)sqlite3_column_int64(st, 2), value = (unsigned)sqlite3_column_int64(st, 4);
 	sqlite3_finalize(st);
-	snprintf(sql, sizeof sql, "UPDATE events SET value = (value | 1) - (value & 1) WHERE seq = %lld", seq);
-	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
+	snprintf(sql, sizeof sql, "UPDATE events SET value = (value | 1) - (value & 1) WHERE seq = %lld", seq);
+	test_edit_log(path, sql);
 
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s' --fp full --json",
 				  test_avrr(), path), 1);

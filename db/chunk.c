@@ -1,0 +1,134 @@
+/*
+ * chunk.c — the compact event log (see chunk.h).
+ *
+ * Written by hand rather than with a compression library: the encoding must
+ * stay decodable by plain SQL (the `events` view in db.c walks it byte by
+ * byte), which rules out deflate and its kin.
+ *
+ * An event is 4 varints, 6 for a read or write:
+ *   head    type | (ctx + 1) << 3 when ctx differs from the previous
+ *           event's in the chunk (always for its first), else type
+ *   dicount icount - the previous event's icount
+ *   dextra  zigzag of (cycle - icount) - the previous event's (cycle - icount)
+ *   pcw     pc / 2 (instructions are word-aligned)
+ *   addr, value   for reads and writes only
+ */
+#include "chunk.h"
+
+#include <string.h>
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Reads a varint of at most 64 bits at *p (below end); -1 when truncated or
+ * too long. */
+static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+		if (shift == 63 && b > 1)
+			return -1;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (b < 0x80) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int has_operand(uint32_t type)
+{
+	return type == TRACE_READ || type == TRACE_WRITE;
+}
+
+size_t chunk_put_events(const trace_event *ev, size_t n, uint8_t *out)
+{
+	uint8_t *p = out;
+	uint64_t icount = 0, extra = 0;
+	int64_t ctx = -1;
+	for (size_t i = 0; i < n; i++) {
+		const trace_event *e = &ev[i];
+		if ((e->pc & 1) || e->ctx > 255 || e->cycle < e->icount ||
+		    (e->type == TRACE_IRQ && (e->addr != e->ctx || e->value != e->pc)) ||
+		    (e->type == TRACE_RETI && (e->addr != e->ctx || e->value)) ||
+		    (!has_operand(e->type) && e->type != TRACE_IRQ && e->type != TRACE_RETI &&
+		     (e->addr || e->value)))
+			return 0;
+		uint64_t head = e->type;
+		if ((int64_t)e->ctx != ctx)
+			head |= (uint64_t)(e->ctx + 1) << 3;
+		p = put_varint(p, head);
+		p = put_varint(p, e->icount - icount);
+		int64_t d = (int64_t)(e->cycle - e->icount) - (int64_t)extra;
+		p = put_varint(p, d < 0 ? ((uint64_t)-(d + 1) << 1) | 1 : (uint64_t)d << 1);
+		p = put_varint(p, e->pc >> 1);
+		if (has_operand(e->type)) {
+			p = put_varint(p, e->addr);
+			p = put_varint(p, e->value);
+		}
+		ctx = e->ctx;
+		icount = e->icount;
+		extra = e->cycle - e->icount;
+	}
+	return (size_t)(p - out);
+}
+
+const char *chunk_get_events(const uint8_t *p, size_t len, uint64_t first, size_t count,
+			     uint64_t last_of_ctx[256], trace_event *out)
+{
+	const uint8_t *end = p + len;
+	uint64_t icount = 0, extra = 0, ctx = 0;
+	for (size_t i = 0; i < count; i++) {
+		uint64_t head, dicount, dextra, pcw, addr = 0, value = 0;
+		if (get_varint(&p, end, &head) || get_varint(&p, end, &dicount) ||
+		    get_varint(&p, end, &dextra) || get_varint(&p, end, &pcw))
+			return "an event is cut short or has an overlong number";
+		uint32_t type = (uint32_t)(head & 7);
+		if (has_operand(type) && (get_varint(&p, end, &addr) || get_varint(&p, end, &value)))
+			return "an event is cut short or has an overlong number";
+		if (head >> 3)
+			ctx = (head >> 3) - 1;
+		else if (!i)
+			return "the chunk's first event does not name its context";
+		uint64_t d = dextra & 1 ? ~(dextra >> 1) : dextra >> 1;
+		if (ctx > 255 || dicount > UINT64_MAX - icount || pcw > UINT32_MAX / 2 ||
+		    addr > UINT32_MAX || value > UINT32_MAX)
+			return "an event's number is out of range";
+		icount += dicount;
+		extra += d;  /* modulo 2^64: a wrapped sum fails the cycle checks */
+		trace_event *e = &out[i];
+		*e = (trace_event){
+			.seq = first + i, .prev = last_of_ctx[ctx], .ctx = (uint32_t)ctx, .type = type,
+			.icount = icount, .cycle = icount + extra, .pc = (uint32_t)pcw << 1,
+			.addr = (uint32_t)addr, .value = (uint32_t)value,
+		};
+		if (type == TRACE_IRQ || type == TRACE_RETI)
+			e->addr = e->ctx;
+		if (type == TRACE_IRQ)
+			e->value = e->pc;
+		last_of_ctx[ctx] = e->seq;
+	}
+	return p == end ? NULL : "the chunk has bytes after its last event";
+}
+
+void chunk_put_irq(uint32_t sp, const uint8_t digest[DB_DIGEST_SIZE], uint8_t *out)
+{
+	out[0] = (uint8_t)sp;
+	out[1] = (uint8_t)(sp >> 8);
+	memcpy(out + 2, digest, DB_DIGEST_SIZE);
+}
+
+void chunk_get_irq(const uint8_t *p, uint32_t *sp, uint8_t digest[DB_DIGEST_SIZE])
+{
+	*sp = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+	memcpy(digest, p + 2, DB_DIGEST_SIZE);
+}

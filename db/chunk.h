@@ -1,0 +1,46 @@
+/*
+ * chunk.h — the compact form of the event log and the ground truth, as
+ * stored in event_chunks and interrupt_chunks (docs/schema.md).
+ *
+ * Private to db/ (and its tests).  An event chunk holds consecutive events
+ * as LEB128 varints, each field a delta from the chunk's previous event or
+ * left out where the log's rules (trace/event.h) make it derivable: seq from
+ * the chunk's first, prev from the context's last event, addr and value of
+ * an irq or reti from its context and pc.  A chunk decodes on its own, so
+ * the SQL view `events` can decode every chunk independently.  About 7 bytes
+ * an event, against 31 as a row of nine integers.
+ *
+ * An interrupt chunk holds, per interrupt, the stack pointer (2 bytes, LE)
+ * and the first 8 bytes of the context digest; the rest of an interrupt is
+ * its irq event's.
+ */
+#ifndef AVRR_DB_CHUNK_H
+#define AVRR_DB_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+#define CHUNK_EVENT_MAX 40     /* bytes one event may take, at most */
+#define CHUNK_IRQ_SIZE 10      /* bytes per interrupt */
+
+/* Encodes n consecutive events into out, which has room for
+ * n * CHUNK_EVENT_MAX bytes; returns the bytes written, or 0 when an event
+ * breaks a rule the encoding relies on (an odd pc; an irq or reti whose addr
+ * or value is not derivable). */
+size_t chunk_put_events(const trace_event *ev, size_t n, uint8_t *out);
+
+/* Decodes a chunk of `count` events, the first of which is seq `first`,
+ * into out.  last_of_ctx carries each context's last seq from chunk to
+ * chunk (all zero before the first) and gives each event its prev.  NULL on
+ * success, else what is malformed; every value is only as checked as the
+ * encoding makes it (the caller checks ranges and rules). */
+const char *chunk_get_events(const uint8_t *p, size_t len, uint64_t first, size_t count,
+			     uint64_t last_of_ctx[256], trace_event *out);
+
+/* One interrupt's stored part: out must have CHUNK_IRQ_SIZE bytes. */
+void chunk_put_irq(uint32_t sp, const uint8_t digest[DB_DIGEST_SIZE], uint8_t *out);
+void chunk_get_irq(const uint8_t *p, uint32_t *sp, uint8_t digest[DB_DIGEST_SIZE]);
+
+#endif
