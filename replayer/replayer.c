@@ -27,6 +27,7 @@
 #include "../util/digest.h"
 #include "batch.h"
 #include "fpindex.h"
+#include "score.h"
 
 /* Configurations of the oracle that share a selector share its bytes and
  * each hash function's widest value.  Under set matching, a group whose
@@ -61,16 +62,14 @@ struct replay {
 	size_t nirq;
 
 	db_interrupt *truth;          /* NULL when stripped (then unscored) */
-	size_t ntruth, truth_pos;
+	size_t ntruth, truth_pos;     /* the oracle's next recorded interrupt */
+	rp_scorer *scorer;            /* a fingerprint replay's, when scored */
 
 	fp_index fp;                  /* fingerprint replay's D */
 	uint64_t next_n;              /* the next interrupt expected, in log order */
 	/* Fail loud (replayer.h): the seq of the next_n-th irq event (past
-	 * it no event may come first; UINT64_MAX: no such check), and
-	 * whether a recorded interrupt passed over, or a false injection,
-	 * stops the replay (a fingerprint replay with the ground truth). */
+	 * it no event may come first; UINT64_MAX: no such check). */
 	uint64_t pending_seq;
-	int truth_stops;
 
 	fp_index *oracle;             /* oracle: one D per configuration */
 	rp_oracle_result *results;
@@ -308,15 +307,6 @@ static int on_step(void *ud)
 	return r->broke;
 }
 
-/* Counts the recorded interrupts the replay went past without taking. */
-static void skip_truth_before(replay *r, uint64_t icount)
-{
-	while (r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount < icount) {
-		r->c.missed++;
-		r->truth_pos++;
-	}
-}
-
 /* How a false hit on recorded fingerprint `key` was fooled (OUT_* bits):
  * by a recorded interrupt at the same return address (a loop positive,
  * else an RA one), and by one with the same selector bytes (an input
@@ -328,66 +318,26 @@ static unsigned false_hit_kind(const fp_index *x, uint64_t key, uint32_t ra, uin
 	       (fpi_has_input(x, key, input_key) ? OUT_INPUT : 0);
 }
 
-/* Scores an injection of `vector` matched through `slot` in state st;
- * returns OUT_HIT for a correct one, else the false hit's OUT_* kind. */
-static unsigned score(replay *r, uint8_t vector, const fpi_slot *slot, const fp_state *st)
+/* Tells the observers of the match about to be injected; whether one
+ * vetoed it. */
+static int vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key, const fp_state *st)
 {
-	uint64_t icount = r->s->icount;
-	skip_truth_before(r, icount);
-	if (r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount &&
-	    r->truth[r->truth_pos].vector == vector) {
-		r->c.correct++;
-		r->truth_pos++;
-		return OUT_HIT;
+	rp_hit h = { .n = n, .vector = vector, .key = key };
+	int classified = 0;
+	for (unsigned i = 0; i < r->nobs; i++) {
+		if (!r->obs[i].on_match)
+			continue;
+		if (!classified) {
+			uint64_t in = r->fp.has_input_keys ? fp_input_key(&r->fp.cfg, st) : 0;
+			unsigned kind = false_hit_kind(&r->fp, key, st->ra, in);
+			h.same_ra = !!(kind & OUT_LOOP);
+			h.same_input = !!(kind & OUT_INPUT);
+			classified = 1;
+		}
+		if (r->obs[i].on_match(r->obs[i].ud, &h))
+			return 1;
 	}
-	uint64_t key = r->fp.has_input_keys ? fp_input_key(&r->fp.cfg, st) : 0;
-	unsigned kind = false_hit_kind(&r->fp, slot->key, st->ra, key);
-	++*(kind & OUT_LOOP ? &r->c.false_loop : &r->c.false_ra);
-	++*(kind & OUT_INPUT ? &r->c.input_duplicates : &r->c.hash_collisions);
-	return kind;
-}
-
-/* The next recorded interrupt, in words: "interrupt 3 (vector 1 (INT0_vect))
- * at icount 1286". */
-static void describe_truth(const replay *r, char *buf, size_t n)
-{
-	if (r->truth_pos >= r->ntruth) {
-		snprintf(buf, n, "no more interrupts");
-		return;
-	}
-	const db_interrupt *q = &r->truth[r->truth_pos];
-	const char *v = sim_vector_name(r->s, (uint8_t)q->vector);
-	snprintf(buf, n, "interrupt %zu (vector %u%s%s%s) at icount %" PRIu64, r->truth_pos + 1,
-		 q->vector, v ? " (" : "", v ? v : "", v ? ")" : "", q->icount);
-}
-
-/* Stops at a false injection, before it enters the vector. */
-static void false_injection(replay *r, uint64_t n, uint8_t vector, uint64_t key, unsigned kind)
-{
-	char want[160], got[200];
-	describe_truth(r, want, sizeof want);
-	snprintf(got, sizeof got, "a false %s positive (%s): the fingerprint 0x%" PRIx64
-		 " of interrupt %" PRIu64 " (vector %u) matched here",
-		 kind & OUT_LOOP ? "loop" : "RA", kind & OUT_INPUT ? "input duplicate"
-		 : "hash collision", key, n, vector);
-	diverge(r, sim_running_vector(r->s), want, got);
-}
-
-/* Stops at a recorded interrupt the replay passed without taking. */
-static void missed(replay *r)
-{
-	char want[160], got[160];
-	describe_truth(r, want, sizeof want);
-	const fp_config *c = &r->fp.cfg;
-	fp_value v = fp_compute(c, &(fp_state){ .data = sim_live_data(r->s),
-		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
-		.transfers = sim_transfers(r->s) });
-	uint64_t want_key = r->fp.key_of[r->truth_pos];
-	snprintf(got, sizeof got, "no interrupt: the fingerprint here is 0x%" PRIx64
-		 ", the recorded one 0x%" PRIx64, fpi_key(c, v.ra_part, v.hash_part), want_key);
-	r->c.missed++;
-	r->truth_pos++;
-	diverge(r, sim_running_vector(r->s), want, got);
+	return 0;
 }
 
 /* The recorded interrupt a set-based match stands for: the first one with
@@ -448,13 +398,8 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 			}
 	}
 	uint8_t vector = r->irq_vector[n - 1];
-	if (r->scored) {
-		unsigned kind = score(r, vector, slot, st);
-		if (kind != OUT_HIT && r->truth_stops) {
-			false_injection(r, n, vector, key, kind);
-			return;
-		}
-	}
+	if (vetoed(r, n, vector, key, st))
+		return;
 	r->c.injected++;
 	inject(r, vector);
 	expect_next(r, n + 1);
@@ -880,7 +825,6 @@ static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, a
 		return avrr_errf(err, "the recording has no fingerprints; add some with "
 				 "avrr fingerprint RUN.db --fp SPEC");
 	}
-	r->truth_stops = r->scored && !r->o.keep_going;
 	if (load_stored(r, r->d, c, &r->fp, err))
 		return -1;
 	expect_next(r, 1);
@@ -944,6 +888,9 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 		.on_reti = on_reti, .on_sleep = on_sleep, .on_wake = on_wake, .on_reset = on_reset,
 		.on_insn = on_insn, .on_raise = on_raise,
 	};
+	if (r->scored && !o->oracle &&
+	    !(r->scorer = score_attach(r, r->truth, r->ntruth, !o->keep_going, &r->c, err)))
+		goto out;
 	rc = 0;
 out:
 	free(cfgs);
@@ -973,6 +920,7 @@ void rp_close(replay *r)
 	free(r->ev);
 	free(r->irq_vector);
 	free(r->irq_ra);
+	score_free(r->scorer);
 	free(r->truth);
 	free(r->inj);
 	trace_replica_close(&r->rep);
@@ -998,22 +946,20 @@ static void check_log_consumed(replay *r)
 	}
 }
 
-/* The next recorded interrupt, when a replay stops on a passed-over one;
- * NULL if none. */
-static const db_interrupt *truth_due(const replay *r)
+/* Ends the slice [icount, *limit) / cycles before *clim at the points
+ * the observers need decided. */
+static void slice_at_due(const replay *r, uint64_t *limit, uint64_t *clim)
 {
-	return r->truth_stops && r->truth_pos < r->ntruth ? &r->truth[r->truth_pos] : NULL;
-}
-
-/* Whether the replay is past the point of recorded interrupt q, its
- * boundary decided: a later icount, or its icount at its cycle or later
- * and awake.  An interrupt that wakes the CPU comes at the icount of the
- * SLEEP, many cycles on, in the step that wakes it. */
-static int passed(const replay *r, const db_interrupt *q)
-{
-	if (r->s->icount != q->icount)
-		return r->s->icount > q->icount;
-	return sim_cycle(r->s) >= q->cycle && !sim_sleeping(r->s);
+	for (unsigned i = 0; i < r->nobs; i++) {
+		uint64_t icount = UINT64_MAX, cycle = UINT64_MAX;
+		if (!r->obs[i].due)
+			continue;
+		r->obs[i].due(r->obs[i].ud, &icount, &cycle);
+		if (r->s->icount < icount && icount < *limit)
+			*limit = icount;
+		else if (r->s->icount == icount && cycle < UINT64_MAX && cycle + 1 < *clim)
+			*clim = cycle + 1;
+	}
 }
 
 static rp_stop run_until(replay *r, uint64_t until)
@@ -1023,20 +969,17 @@ static rp_stop run_until(replay *r, uint64_t until)
 	while (!r->diverged && r->s->icount < target) {
 		if (r->o.interrupted && *r->o.interrupted)
 			return RP_STOPPED;
-		/* Slices end at the next recorded interrupt's point, whose
-		 * boundary has then been decided: its icount, then (asleep
-		 * there) its cycle; and after a while of sleep too, so a stop
+		/* Slices end where an observer needs a point decided (the
+		 * scorer: the next recorded interrupt's icount, then, asleep
+		 * there, its cycle); and after a while of sleep too, so a stop
 		 * request is seen while the CPU sleeps. */
 		uint64_t limit = r->s->icount + (1u << 18), clim = sim_cycle(r->s) + (1u << 24);
 		limit = limit < target ? limit : target;
-		const db_interrupt *q = truth_due(r);
-		if (q && r->s->icount < q->icount && q->icount < limit)
-			limit = q->icount;
-		else if (q && r->s->icount == q->icount && q->cycle + 1 < clim)
-			clim = q->cycle + 1;
+		slice_at_due(r, &limit, &clim);
 		sim_stop why = sim_run(r->s, limit, clim, &r->stop);
-		if (!r->diverged && (q = truth_due(r)) && passed(r, q))
-			missed(r);
+		for (unsigned i = 0; i < r->nobs && !r->diverged; i++)
+			if (r->obs[i].on_slice)
+				r->obs[i].on_slice(r->obs[i].ud);
 		if (why == SIM_STOP_DONE || why == SIM_STOP_ASLEEP || why == SIM_STOP_CRASHED)
 			return r->diverged ? RP_DIVERGED : RP_CPU_STOPPED;
 		if (r->broke && !r->diverged) {
@@ -1108,10 +1051,10 @@ const rp_counters *rp_get_counters(replay *r)
 		r->c.missed = 0;
 		for (size_t i = 0; i < r->nconfigs; i++)
 			r->c.missed += r->results[i].missed;
-	} else if (r->scored) {
+	} else if (r->scorer) {
 		/* Missed so far: passed without a correct injection.  The
 		 * current boundary has been decided, so it counts too. */
-		skip_truth_before(r, r->s->icount + 1);
+		score_settle(r->scorer, r->s->icount + 1);
 	}
 	return &r->c;
 }
@@ -1172,6 +1115,25 @@ int rp_observe(replay *r, const rp_observer *o, avrr_err *err)
 	r->obs[i] = *o;
 	r->nobs += i == r->nobs;
 	return listen(r, err);
+}
+
+void rp_diverge(replay *r, unsigned ctx, const char *expected, const char *actual)
+{
+	diverge(r, ctx, expected, actual);
+}
+
+uint64_t rp_key_here(replay *r)
+{
+	const fp_config *c = &r->fp.cfg;
+	fp_value v = fp_compute(c, &(fp_state){ .data = sim_live_data(r->s),
+		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
+		.transfers = sim_transfers(r->s) });
+	return fpi_key(c, v.ra_part, v.hash_part);
+}
+
+uint64_t rp_recorded_key(const replay *r, uint64_t n)
+{
+	return r->fp.key_of[n - 1];
 }
 
 void rp_unobserve(replay *r, const void *ud)

@@ -150,6 +150,18 @@ typedef struct rp_access {
 	uint64_t icount;      /* counting the access's instruction */
 } rp_access;
 
+/* A fingerprint match the replay is about to inject. */
+typedef struct rp_hit {
+	uint64_t n;           /* the recorded interrupt it stands for, in log order */
+	uint8_t vector;
+	uint64_t key;         /* the fingerprint that matched */
+	/* Were it false: whether a recorded interrupt with this fingerprint
+	 * has this return address (a loop positive, else an RA one), and
+	 * whether one has these selector bytes (an input duplicate, else a
+	 * hash collision). */
+	uint8_t same_ra, same_input;
+} rp_hit;
+
 /* What a front-end or an analysis listens to; any callback may be NULL.
  * Instructions and SRAM accesses are observed only while some observer
  * listens to them (a replay nobody observes runs the unobserved loop).
@@ -167,6 +179,16 @@ typedef struct rp_observer {
 	void (*on_raise)(void *ud, uint8_t vector);             /* flag raised */
 	/* After every step; non-zero stops rp_run there with RP_BREAK. */
 	int (*on_step)(void *ud);
+	/* Before a fingerprint replay enters an interrupt its fingerprint
+	 * matched; non-zero vetoes the entry and stops the replay there (the
+	 * observer says why with rp_diverge). */
+	int (*on_match)(void *ud, const rp_hit *h);
+	/* The next point the observer needs to see decided: the replay ends
+	 * its run slices at icount *icount (and, there, past cycle *cycle),
+	 * then calls on_slice.  Left unchanged: no such point. */
+	void (*due)(void *ud, uint64_t *icount, uint64_t *cycle);
+	/* After each run slice, unless the replay diverged. */
+	void (*on_slice)(void *ud);
 } rp_observer;
 
 #define RP_MAX_OBSERVERS 8
@@ -176,6 +198,13 @@ typedef struct rp_observer {
 int rp_observe(replay *r, const rp_observer *o, avrr_err *err);
 /* Removes the observer with `ud`, if any. */
 void rp_unobserve(replay *r, const void *ud);
+/* For an observer that finds the replay wrong: stops it here, a
+ * divergence in context ctx (only the first one counts). */
+void rp_diverge(replay *r, unsigned ctx, const char *expected, const char *actual);
+/* A fingerprint replay's key (fpi_key) of the state here, and of the n-th
+ * recorded interrupt. */
+uint64_t rp_key_here(replay *r);
+uint64_t rp_recorded_key(const replay *r, uint64_t n);
 
 /* The happens-before log, in seq order, and how much of each context's
  * part of it the replay has consumed. */

@@ -586,6 +586,77 @@ static void test_strip_makes_the_same_injections(void **state)
 	assert_non_null(strstr(s->out, "stripped"));
 }
 
+/* An observer of the matches and slices, as the scorer is one. */
+typedef struct watcher {
+	replay *r;
+	uint64_t veto_at;       /* the match to veto, counting from 1 */
+	uint64_t matches;
+	rp_hit last;
+	uint64_t due_icount;    /* where a slice must end */
+	int saw_due;            /* on_slice came exactly there */
+} watcher;
+
+static int watch_match(void *ud, const rp_hit *h)
+{
+	watcher *w = ud;
+	w->last = *h;
+	if (++w->matches != w->veto_at)
+		return 0;
+	rp_diverge(w->r, 0, "no 3rd injection", "a veto");
+	return 1;
+}
+
+static void watch_due(void *ud, uint64_t *icount, uint64_t *cycle)
+{
+	(void)cycle;
+	const watcher *w = ud;
+	if (!w->saw_due)
+		*icount = w->due_icount;
+}
+
+static void watch_slice(void *ud)
+{
+	watcher *w = ud;
+	w->saw_due |= rp_icount(w->r) == w->due_icount;
+}
+
+/* Observers other than the scorer are told of each match before it is
+ * injected, and their veto stops the replay there, before the entry; their
+ * due point ends a run slice exactly. */
+static void test_observers_see_matches_and_slices(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "funcsheap", 200000, 0, path, sizeof path);
+	rp_injection *inj;
+	size_t ninj;
+	int scored;
+	injections_of(path, &inj, &ninj, &scored);
+	assert_true(ninj > 3);
+
+	rp_options o = { .fp_name = "narrow", .match = RP_MATCH_SET, .keep_going = 1 };
+	replay *r;
+	avrr_err err = { "" };
+	if (rp_open(path, &o, &r, &err))
+		fail_msg("%s", err.msg);
+	watcher w = { .r = r, .veto_at = 3, .due_icount = inj[1].icount + 1 };
+	assert_int_equal(rp_observe(r, &(rp_observer){ .ud = &w, .on_match = watch_match,
+						      .due = watch_due, .on_slice = watch_slice },
+				    &err), 0);
+	assert_int_equal(rp_run(r, 0), RP_DIVERGED);
+	/* Stopped at the 3rd injection's boundary, with two made. */
+	assert_int_equal(rp_icount(r), inj[2].icount);
+	assert_int_equal(w.last.vector, inj[2].vector);
+	size_t made;
+	rp_injections(r, &made);
+	assert_int_equal(made, 2);
+	assert_string_equal(rp_get_divergence(r)->actual, "a veto");
+	assert_true(inj[2].icount > inj[1].icount + 1);
+	assert_true(w.saw_due);
+	rp_close(r);
+	free(inj);
+}
+
 static void test_changed_output_diverges_there(void **state)
 {
 	scratch *s = *state;
@@ -666,6 +737,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_oracle_matches_reference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oracle_matches_brute_force, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_strip_makes_the_same_injections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_observers_see_matches_and_slices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_output_diverges_there, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_command_errors, setup, teardown),
 	};
