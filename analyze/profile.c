@@ -15,9 +15,9 @@ typedef struct node {
 	uint64_t self, incl;
 } node;
 
-typedef struct frame {        /* an interrupted context */
+typedef struct frame {        /* an interrupted context, settled (no call or return pending) */
 	uint32_t cur;
-	uint8_t next, vector;
+	uint8_t vector;
 	uint64_t entered;
 } frame;
 
@@ -41,6 +41,7 @@ typedef struct prof {
 	uint64_t lowest_icount;
 	uint32_t lowest_path[TRACE_MAX_NESTING * 4];
 	size_t nlowest;
+	int lowest_unsettled;         /* lowest_path waits for the pending call or return */
 	int oom;
 } prof;
 
@@ -84,11 +85,30 @@ static void append_path(prof *p, uint32_t n)
 			p->lowest_path[p->nlowest++] = n;
 }
 
-static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
+static uint32_t fn_at(const prof *p, uint32_t pc)
 {
-	prof *p = ud;
-	uint32_t w = (pc >> 1) < p->words ? pc >> 1 : 0;
-	uint32_t fn = p->fn_of[w];
+	return p->fn_of[(pc >> 1) < p->words ? pc >> 1 : 0];
+}
+
+/* The backtrace of the lowest SP: p->cur's path, then the interrupted
+ * contexts'. */
+static void take_path(prof *p)
+{
+	p->nlowest = 0;
+	append_path(p, p->cur);
+	for (unsigned d = p->depth; d-- > 0;)
+		append_path(p, p->stack[d].cur);
+	p->lowest_unsettled = 0;
+}
+
+/* A CALL or RET takes effect where the next instruction runs: the function
+ * it enters is known only from that instruction's address, fn.  Called
+ * before it runs, or before an interrupt is taken ahead of it, so that the
+ * frame an ISR interrupts, and the one the stack's deepest point is
+ * charged to, is the function that resumes there (the callee of a CALL
+ * just made, the caller of a RET), as the shell's `where` shows it. */
+static void settle(prof *p, uint32_t fn)
+{
 	if (p->next == NEXT_CALL || p->next == NEXT_ENTER) {
 		p->cur = child(p, p->cur, fn);
 		if (p->next == NEXT_CALL)
@@ -98,6 +118,16 @@ static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
 	}
 	if (NODE(p)[p->cur].fn != fn && !is_context_root(p, p->cur))
 		p->cur = child(p, NODE(p)[p->cur].parent, fn);  /* jumped into another symbol */
+	p->next = NEXT_NONE;
+	if (p->lowest_unsettled)
+		take_path(p);
+}
+
+static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
+{
+	prof *p = ud;
+	uint32_t w = (pc >> 1) < p->words ? pc >> 1 : 0;
+	settle(p, p->fn_of[w]);
 	NODE(p)[p->cur].self += cycles;
 	p->insn_cycles += cycles;
 	p->next = p->kind[w];
@@ -106,10 +136,11 @@ static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
 	if (sp < p->lowest_sp && sp >= 0x60 && sp < s->data_size) {
 		p->lowest_sp = sp;
 		p->lowest_icount = s->icount;
-		p->nlowest = 0;
-		append_path(p, p->cur);
-		for (unsigned d = p->depth; d-- > 0;)
-			append_path(p, p->stack[d].cur);
+		/* After a CALL the return address on the stack is the callee's
+		 * frame, which the next instruction (or interrupt) settles. */
+		p->lowest_unsettled = 1;
+		if (p->next == NEXT_NONE)
+			take_path(p);
 	}
 }
 
@@ -121,8 +152,8 @@ static void on_raise(void *ud, uint8_t vector)
 
 static void on_irq(void *ud, uint8_t vector, uint32_t ra)
 {
-	(void)ra;
 	prof *p = ud;
+	settle(p, fn_at(p, ra));  /* the interrupted context resumes at ra */
 	uint64_t now = sim_cycle(p->a->s);
 	p->count[vector]++;
 	if (p->raised[vector]) {
@@ -130,8 +161,7 @@ static void on_irq(void *ud, uint8_t vector, uint32_t ra)
 		p->raised[vector] = 0;
 	}
 	if (p->depth < sizeof p->stack / sizeof *p->stack)
-		p->stack[p->depth++] = (frame){ .cur = p->cur, .next = p->next, .vector = vector,
-						.entered = now };
+		p->stack[p->depth++] = (frame){ .cur = p->cur, .vector = vector, .entered = now };
 	p->cur = p->ctx_root[vector];
 	p->next = NEXT_ENTER;
 }
@@ -145,7 +175,7 @@ static void on_reti(void *ud, uint8_t vector)
 	frame *f = &p->stack[--p->depth];
 	push64(p, &p->duration[f->vector], sim_cycle(p->a->s) - f->entered);
 	p->cur = f->cur;
-	p->next = f->next;
+	p->next = NEXT_NONE;
 }
 
 static int by_u64(const void *a, const void *b)
@@ -323,6 +353,10 @@ int an_profile_run(an_session *a, void (*progress)(void *ud, uint64_t done, uint
 			  .on_reti = on_reti };
 	int rc = rp_observe(a->r, &o, err) || an_run(a, progress, ud, err) ? -1 : 0;
 	rp_unobserve(a->r, p);
+	/* A run that ends on a CALL made it (and its return address may be
+	 * the deepest point). */
+	if (!rc && p->next != NEXT_NONE)
+		settle(p, fn_at(p, sim_pc(a->s)));
 	if (!rc && p->oom)
 		rc = avrr_errf(err, "out of memory");
 	if (!rc)

@@ -9,7 +9,10 @@
  *    ISR.  With ATOMIC_BLOCK (race_tick_atomic) there is no race at all.
  *  - profile: spin() costs a hand-counted 7 cycles a call, exactly; the
  *    per-vector counts are avrr info's, on race_tick and funcsheap; the
- *    folded stacks add up to the instruction cycles.
+ *    folded stacks add up to the instruction cycles.  The stack's deepest
+ *    point has, frame for frame, the backtrace the shell's `where` gives
+ *    there: on race_tick an interrupt taken on spin's first instruction,
+ *    on the ATmega2560 the CALL of on_tick inside an ISR.
  *  - export --vcd: GTKWave's own reader (vcd2fst, fst2vcd) reads the file
  *    back with one rising and one falling edge per interrupt, and tick's
  *    last value is the number of interrupts.
@@ -156,6 +159,56 @@ static void check_counts_match_info(const char *path, json_t *prof)
 	json_decref(info);
 }
 
+/* The shell's call stack at icount, innermost first, in the profile's
+ * terms: the function at each frame's pc, and an interrupt's vector name
+ * between the handler and the function it interrupted. */
+static size_t shell_backtrace(scratch *s, const char *path, long long icount, char fr[][64],
+			      size_t max)
+{
+	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'goto %lld\\nwhere\\n' | "
+				  "%s shell '%s'", icount, test_avrr(), path), 0);
+	size_t n = 0;
+	for (char *save, *l = strtok_r(s->out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char a[64], b[64];
+		if (n + 2 > max)
+			fail_msg("more than %zu frames", max);
+		if (sscanf(l, "icount=%*u pc=%*x %63[^+ ]", a) == 1) {
+			n = 0;  /* goto's position line, then where's */
+			snprintf(fr[n++], 64, "%s", a);
+		} else if (sscanf(l, "#%*u interrupt %*u (%63[^)]) taken at %*x %63[^+ ]", a, b) == 2) {
+			snprintf(fr[n++], 64, "%s", a);
+			snprintf(fr[n++], 64, "%s", b);
+		} else if (sscanf(l, "#%*u called from %*x %63[^+ ]", a) == 1) {
+			snprintf(fr[n++], 64, "%s", a);
+		} else {
+			fail_msg("where: unexpected line '%s'", l);
+		}
+	}
+	return n;
+}
+
+/* The profile's backtrace of the deepest stack is the shell's there, in
+ * full. */
+static void check_deepest_is_shells(scratch *s, const char *path, json_t *stack)
+{
+	char fr[32][64];
+	size_t n = shell_backtrace(s, path, test_json_int(stack, "icount"), fr, 32);
+	json_t *bt = json_object_get(stack, "backtrace");
+	int same = json_array_size(bt) == n;
+	for (size_t i = 0; same && i < n; i++)
+		same = !strcmp(json_string_value(json_array_get(bt, i)), fr[i]);
+	if (same)
+		return;
+	char got[1024] = "", want[1024] = "";
+	for (size_t i = 0; i < json_array_size(bt) && i < 8; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), " %.63s",
+			 json_string_value(json_array_get(bt, i)));
+	for (size_t i = 0; i < n; i++)
+		snprintf(want + strlen(want), sizeof want - strlen(want), " %.63s", fr[i]);
+	fail_msg("deepest stack at icount %lld: the profile says%s, the shell%s",
+		 test_json_int(stack, "icount"), got, want);
+}
+
 static void test_profile_is_exact(void **state)
 {
 	scratch *s = *state;
@@ -192,12 +245,32 @@ static void test_profile_is_exact(void **state)
 	fclose(f);
 	assert_int_equal(sum, test_json_int(o, "instruction_cycles"));
 	assert_int_equal(spin_line, 7 * calls);
-	/* The stack's deepest: inside the ISR, over main. */
+	/* The stack's deepest: inside the ISR, over spin (whose return
+	 * address it adds), over main.  The first time, the interrupt comes
+	 * right after the CALL, before spin's first instruction. */
 	json_t *stack = json_object_get(o, "stack");
 	json_t *bt = json_object_get(stack, "backtrace");
 	assert_string_equal(json_string_value(json_array_get(bt, 0)), "__vector_16");
 	assert_string_equal(json_string_value(json_array_get(bt, 1)), "TIMER0_OVF_vect");
+	check_deepest_is_shells(s, path, stack);
+	assert_string_equal(json_string_value(json_array_get(bt, 2)), "spin");
 	assert_int_equal(test_json_int(stack, "bytes"), 0x8ff - test_json_int(stack, "lowest_sp"));
+	json_decref(o);
+}
+
+/* The ATmega2560's deepest stack is reached by the CALL of on_tick in the
+ * timer ISR: its return address is on_tick's frame. */
+static void test_profile_deepest_after_call(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	record(s, "tests/firmware/atmega2560.elf", "m2560",
+	       "--stimuli tests/firmware/atmega2560.stim --instructions 200k", path, sizeof path);
+	json_t *o = run_json("%s analyze '%s' %s --json", path, "profile");
+	json_t *stack = json_object_get(o, "stack");
+	check_deepest_is_shells(s, path, stack);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(stack, "backtrace"), 0)),
+			    "on_tick");
 	json_decref(o);
 }
 
@@ -215,6 +288,7 @@ static void test_profile_funcsheap_counts(void **state)
 	json_t *c = find_named(funcs, "name", "func_c");
 	assert_int_equal(test_json_int(a, "total"), test_json_int(a, "self") + test_json_int(b, "total"));
 	assert_true(test_json_int(b, "total") > test_json_int(c, "total"));
+	check_deepest_is_shells(s, path, json_object_get(o, "stack"));
 	json_decref(o);
 }
 
@@ -331,6 +405,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_seeded_race_is_witnessed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_block_has_no_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_is_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_deepest_after_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_funcsheap_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcd_reads_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_replay_fails_analysis, setup, teardown),
