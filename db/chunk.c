@@ -45,11 +45,6 @@ static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return -1;
 }
 
-static int has_operand(uint32_t type)
-{
-	return type == TRACE_READ || type == TRACE_WRITE;
-}
-
 size_t chunk_put_events(const trace_event *ev, size_t n, uint8_t *out)
 {
 	uint8_t *p = out;
@@ -57,11 +52,10 @@ size_t chunk_put_events(const trace_event *ev, size_t n, uint8_t *out)
 	int64_t ctx = -1;
 	for (size_t i = 0; i < n; i++) {
 		const trace_event *e = &ev[i];
+		uint32_t addr, value;
+		trace_implied(e->type, e->ctx, e->pc, &addr, &value);
 		if ((e->pc & 1) || e->ctx > 255 || e->cycle < e->icount ||
-		    (e->type == TRACE_IRQ && (e->addr != e->ctx || e->value != e->pc)) ||
-		    (e->type == TRACE_RETI && (e->addr != e->ctx || e->value)) ||
-		    (!has_operand(e->type) && e->type != TRACE_IRQ && e->type != TRACE_RETI &&
-		     (e->addr || e->value)))
+		    (!trace_has_operands(e->type) && (e->addr != addr || e->value != value)))
 			return 0;
 		uint64_t head = e->type;
 		if ((int64_t)e->ctx != ctx)
@@ -71,7 +65,7 @@ size_t chunk_put_events(const trace_event *ev, size_t n, uint8_t *out)
 		int64_t d = (int64_t)(e->cycle - e->icount) - (int64_t)extra;
 		p = put_varint(p, d < 0 ? ((uint64_t)-(d + 1) << 1) | 1 : (uint64_t)d << 1);
 		p = put_varint(p, e->pc >> 1);
-		if (has_operand(e->type)) {
+		if (trace_has_operands(e->type)) {
 			p = put_varint(p, e->addr);
 			p = put_varint(p, e->value);
 		}
@@ -93,7 +87,7 @@ const char *chunk_get_events(const uint8_t *p, size_t len, uint64_t first, size_
 		    get_varint(&p, end, &dextra) || get_varint(&p, end, &pcw))
 			return "an event is cut short or has an overlong number";
 		uint32_t type = (uint32_t)(head & 7);
-		if (has_operand(type) && (get_varint(&p, end, &addr) || get_varint(&p, end, &value)))
+		if (trace_has_operands(type) && (get_varint(&p, end, &addr) || get_varint(&p, end, &value)))
 			return "an event is cut short or has an overlong number";
 		if (head >> 3)
 			ctx = (head >> 3) - 1;
@@ -111,10 +105,8 @@ const char *chunk_get_events(const uint8_t *p, size_t len, uint64_t first, size_
 			.icount = icount, .cycle = icount + extra, .pc = (uint32_t)pcw << 1,
 			.addr = (uint32_t)addr, .value = (uint32_t)value,
 		};
-		if (type == TRACE_IRQ || type == TRACE_RETI)
-			e->addr = e->ctx;
-		if (type == TRACE_IRQ)
-			e->value = e->pc;
+		if (!trace_has_operands(type))
+			trace_implied(type, e->ctx, e->pc, &e->addr, &e->value);
 		last_of_ctx[ctx] = e->seq;
 	}
 	return p == end ? NULL : "the chunk has bytes after its last event";

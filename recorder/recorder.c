@@ -1,7 +1,7 @@
 /*
  * recorder.c — the record workflow (see recorder.h).
  *
- * Every event goes through log_event(), which stamps it (trace/event.h)
+ * Every event goes through log_stamped(), which stamps it (trace/event.h)
  * with the global sequence number and links it to the previous event of
  * its context (the main program, or the vector of the ISR running), as
  * P-Replayer's happens-before log does.  A failed write stops the run at the next step.
@@ -41,8 +41,8 @@ static void fail(recorder *r)
 	r->stop = 1;
 }
 
-static void log_event(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc,
-		      uint32_t addr, uint32_t value)
+static void log_stamped(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc,
+			uint32_t addr, uint32_t value)
 {
 	if (r->failed)
 		return;
@@ -52,10 +52,24 @@ static void log_event(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc,
 		fail(r);
 }
 
+/* An event whose addr and value follow from its kind (trace_implied). */
+static void log_event(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc)
+{
+	uint32_t addr, value;
+	trace_implied(type, ctx, pc, &addr, &value);
+	log_stamped(r, ctx, type, pc, addr, value);
+}
+
+/* A read or write of a traced register by the running context. */
+static void log_access(recorder *r, trace_kind type, uint32_t addr, uint32_t value)
+{
+	log_stamped(r, sim_running_vector(r->s), type, sim_pc(r->s), addr, value);
+}
+
 static void on_irq(void *ud, const sim_irq_point *p)
 {
 	recorder *r = ud;
-	log_event(r, p->vector, TRACE_IRQ, p->ra, p->vector, p->ra);
+	log_event(r, p->vector, TRACE_IRQ, p->ra);
 	uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
 			     (uint8_t)(p->ra >> 24) };
 	db_interrupt q = {
@@ -84,38 +98,38 @@ static void on_irq(void *ud, const sim_irq_point *p)
 static void on_reti(void *ud, uint8_t vector)
 {
 	recorder *r = ud;
-	log_event(r, vector, TRACE_RETI, sim_pc(r->s), vector, 0);
+	log_event(r, vector, TRACE_RETI, sim_pc(r->s));
 }
 
 static void on_sleep(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), TRACE_SLEEP, sim_pc(r->s), 0, 0);
+	log_event(r, sim_running_vector(r->s), TRACE_SLEEP, sim_pc(r->s));
 }
 
 static void on_reset(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, 0, TRACE_RESET, sim_pc(r->s), 0, 0);
+	log_event(r, 0, TRACE_RESET, sim_pc(r->s));
 }
 
 static void on_wake(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), TRACE_WAKE, sim_pc(r->s), 0, 0);
+	log_event(r, sim_running_vector(r->s), TRACE_WAKE, sim_pc(r->s));
 }
 
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), TRACE_READ, sim_pc(r->s), addr, value);
+	log_access(r, TRACE_READ, addr, value);
 	return value;
 }
 
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), TRACE_WRITE, sim_pc(r->s), addr, value);
+	log_access(r, TRACE_WRITE, addr, value);
 }
 
 static void utc_now(char *buf, size_t n)
@@ -196,7 +210,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
 		.on_wake = on_wake, .on_reset = on_reset, .on_read = on_read, .on_write = on_write,
 	};
-	log_event(&r, 0, TRACE_RESET, sim_pc(r.s), 0, 0);
+	log_event(&r, 0, TRACE_RESET, sim_pc(r.s));
 
 	sim_stop why = run(&r);
 	if (r.failed)

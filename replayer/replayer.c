@@ -160,6 +160,14 @@ static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_
 	return NULL;
 }
 
+/* expect() for an event whose addr and value its kind implies. */
+static void expect_implied(replay *r, unsigned ctx, unsigned type, uint32_t pc)
+{
+	uint32_t addr, value;
+	trace_implied(type, ctx, pc, &addr, &value);
+	expect(r, ctx, type, addr, value, 1);
+}
+
 /* ---- hooks ------------------------------------------------------------ */
 
 /* Tells the observers of an access: an SRAM one (sram) or an I/O one. */
@@ -196,7 +204,7 @@ static void on_write(void *ud, uint16_t addr, uint8_t value)
 static void on_reti(void *ud, uint8_t vector)
 {
 	replay *r = ud;
-	expect(r, vector, TRACE_RETI, vector, 0, 0);
+	expect_implied(r, vector, TRACE_RETI, 0);
 	for (unsigned i = 0; i < r->nobs; i++)
 		if (r->obs[i].on_reti)
 			r->obs[i].on_reti(r->obs[i].ud, vector);
@@ -224,19 +232,19 @@ static void on_raise(void *ud, uint8_t vector)
 static void on_sleep(void *ud)
 {
 	replay *r = ud;
-	expect(r, sim_running_vector(r->s), TRACE_SLEEP, 0, 0, 0);
+	expect_implied(r, sim_running_vector(r->s), TRACE_SLEEP, 0);
 }
 
 static void on_wake(void *ud)
 {
 	replay *r = ud;
-	expect(r, sim_running_vector(r->s), TRACE_WAKE, 0, 0, 0);
+	expect_implied(r, sim_running_vector(r->s), TRACE_WAKE, 0);
 }
 
 static void on_reset(void *ud)
 {
 	replay *r = ud;
-	expect(r, 0, TRACE_RESET, 0, 0, 0);
+	expect_implied(r, 0, TRACE_RESET, 0);
 }
 
 /* From now on the n-th interrupt is the next expected.  Under sequence
@@ -292,7 +300,7 @@ static void inject(replay *r, uint8_t vector)
 		diverge(r, vector, "an interrupt the MCU can take", got);
 		return;
 	}
-	expect(r, vector, TRACE_IRQ, vector, ra, 1);
+	expect_implied(r, vector, TRACE_IRQ, ra);
 	for (unsigned i = 0; i < r->nobs; i++)
 		if (r->obs[i].on_irq)
 			r->obs[i].on_irq(r->obs[i].ud, vector, ra);

@@ -40,6 +40,24 @@ typedef struct trace_event {
 	uint32_t value;
 } trace_event;
 
+/* Reads and writes carry an address and a value of their own. */
+static inline int trace_has_operands(uint32_t type)
+{
+	return type == TRACE_READ || type == TRACE_WRITE;
+}
+
+/* The addr and value every other kind carries, implied by its context and
+ * pc: an irq's are its vector (its context) and its return address (its
+ * pc), a reti's its vector; reset, sleep and wake carry none.  The one
+ * statement of that layout: the recorder stamps events by it, the replayer
+ * expects them by it, and the store leaves those fields out by it. */
+static inline void trace_implied(uint32_t type, uint32_t ctx, uint32_t pc, uint32_t *addr,
+				 uint32_t *value)
+{
+	*addr = type == TRACE_IRQ || type == TRACE_RETI ? ctx : 0;
+	*value = type == TRACE_IRQ ? pc : 0;
+}
+
 #define TRACE_MAX_NESTING 64  /* simavr's stack of running ISRs */
 
 /* The recorder's side: seq and each context's last event. */
