@@ -127,6 +127,11 @@ TEST_FW_FLAGS := -Os -g -std=gnu11 -Wall -Wextra -Werror -I/usr/include/simavr \
 tests/firmware/%.elf: tests/firmware/%.c Makefile
 	$(AVR_CC) $$(sed -n '1s|^// build: ||p' $<) $(TEST_FW_FLAGS) -o $@ $<
 
+# adcapp's code as two cooperative tasks (Fig. 4 of make figures).
+tests/firmware/adcapp_tasks.elf: traces/adcapp.c
+# funcsheap_noloop grown to ~14 KB (the size section of make figures).
+tests/firmware/funcsheap_big.elf: traces/funcsheap.c
+
 # funcsheap with DWARF debug info, whose call frame information lets gdb
 # unwind an interrupt frame (stabs, avr-gcc's -g, has none).
 TEST_FIRMWARE += tests/firmware/funcsheap_dwarf.elf
@@ -183,7 +188,7 @@ uninstall:
 deps:
 	@sh scripts/install-deps.sh
 
-figures: $(AVRR) $(FIRMWARE)
+figures: $(AVRR) $(FIRMWARE) tests/firmware/adcapp_tasks.elf tests/firmware/funcsheap_big.elf
 	sh scripts/figures.sh $(AVRR)
 
 # The paper's Table 1 measured on the device-side tracer (docs/tracer.md).
