@@ -6,44 +6,72 @@
 #include <string.h>
 #include <unistd.h>
 
-/* 2^14 entries of 16 bytes: the table stays in the L2 cache.
+#include "../util/grow.h"
+
+/* Each evaluator keeps the distinct states (ra, g(s)) it owns in a table
+ * that grows to 2^STATES_MAX_BITS slots (or as told) and is emptied when
+ * full, and evaluates each state once, when it first comes.  A state's
+ * outcomes for every member form a vector, and the vectors are interned:
+ * most states share one with many others, so a boundary counts once,
+ * under its state's vector, and settling adds each vector's count once per
+ * member.
  *
- * The memo pays when states repeat (an idle loop) and only costs when they
- * do not (a counter in the selector).  So it stays in use while it finds
- * at least a quarter of a batch; otherwise it rests for MEMO_REST batches
- * and is then tried again: one batch to fill it, one to judge it. */
-#define MEMO_REST 32
-#define MEMO_BITS 14
-#define MEMO_SIZE ((size_t)1 << MEMO_BITS)
-#define MEMO_EMPTY UINT32_MAX   /* no return address is this */
+ * The table pays when states repeat, however far apart (a firmware that
+ * polls, or revisits its loops' states); it only costs when they do not
+ * (a free-running timer in the selector).  So when it fills up with less
+ * than a quarter of its boundaries repeats, it rests for STATES_REST
+ * batches, each boundary evaluated as it comes, and is then tried again. */
+#define STATES_MIN_BITS 12
+#define STATES_MAX_BITS 21      /* 2M slots of 24 bytes: 48 MB an evaluator */
+#define STATES_REST 256
+#define STATE_EMPTY UINT32_MAX  /* no return address is this */
+#define PREFETCH_AHEAD 16
 
 /* Full queues the simulation may run ahead of the evaluation by. */
 #define QUEUES 4
 
-typedef struct batch_memo {
+/* A state; once evaluated, its boundaries are counted under its outcome
+ * vector, and only while it waits for that, in `count`. */
+typedef struct state_slot {
 	uint64_t w;                 /* g(s) */
-	uint32_t ra;
-	uint32_t uses;              /* not yet added to the results */
-} batch_memo;
+	uint64_t count;             /* its boundaries so far, while vec is unknown */
+	uint32_t ra;                /* STATE_EMPTY: a free slot */
+	uint32_t vec;               /* its interned outcome vector, or UINT32_MAX */
+} state_slot;
 
-/* One thread's share of a batch's members, and all it needs to count
- * them: each evaluator sees every queue. */
+/* One thread's share of a batch's states, and all it needs to count them
+ * for every member: each evaluator sees every queue and takes the states
+ * whose hash names it, so no state is looked up or evaluated twice. */
 typedef struct evaluator {
 	struct batch_eval *shared;
-	const fp_index **members;
-	rp_oracle_result **results;
+	unsigned index;             /* it owns the states whose hash says so */
+	const fp_index **members;   /* every member of the batch */
+	rp_oracle_result *results;  /* its share of their counts, until settled */
 	unsigned nmembers;
 	unsigned hash_bits[FP_HASH_COUNT];  /* the widest any member needs; 0: none */
 
-	batch_memo *memo;
-	unsigned memo_rest;         /* batches left before the memo is tried again */
-	unsigned memo_trial;        /* batches of a trial left before it is judged */
-	uint8_t *outcome;           /* outcome[e * nmembers + j]: memo entry e, member j */
+	state_slot *states;
+	uint32_t states_mask;       /* slots - 1 */
+	size_t nstates;             /* slots in use */
+	uint64_t seen, repeats;     /* boundaries in the table since it was settled */
+	unsigned rest;              /* batches left before the table is tried again */
+	/* The interned outcome vectors, nmembers bytes each (OUT_* bits per
+	 * member), with the boundaries counted under each since the last
+	 * settling, and an open-addressed index of them (id + 1; 0 empty). */
+	growbuf vecs;
+	growbuf vec_counts;
+	uint32_t *vec_index;
+	uint32_t vec_mask;
+	uint8_t *vec_scratch;       /* one vector being built */
 
-	/* One batch's misses (the boundaries the memo did not know), as the
-	 * memo pass finds them: queue position, at a recorded interrupt, and
+	/* One batch's new states and recorded interrupts, as the table pass
+	 * finds them: queue position, at a recorded interrupt, and
 	 * return address, ras[rid[i]] (a loop has few distinct ones). */
+	uint32_t pend_ra[BATCH_SIZE];
+	uint64_t pend_w[BATCH_SIZE];
+	unsigned npend;
 	uint32_t miss[BATCH_SIZE];
+	uint32_t mslot[BATCH_SIZE];  /* its table slot, for a new state */
 	uint8_t mtruth[BATCH_SIZE];
 	uint16_t rid[BATCH_SIZE];
 	uint32_t ras[BATCH_SIZE];
@@ -55,9 +83,10 @@ typedef struct evaluator {
 	 * ras[r] are [rstart[r], rstart[r + 1]), those at recorded interrupts
 	 * [rstart[nras], nm).  For each: its queue position, g(s), hashes,
 	 * the recorded interrupts with that g(s) (in members[0]'s table; the
-	 * members share it) or NULL, and each member's outcome for the memo. */
+	 * members share it) or NULL, and each member's outcome. */
 	uint16_t rstart[BATCH_SIZE + 1];
 	uint32_t at[BATCH_SIZE];
+	uint32_t slot_at[BATCH_SIZE];
 	uint64_t g[BATCH_SIZE];
 	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
 	const fpi_input *in[BATCH_SIZE];
@@ -75,6 +104,8 @@ typedef struct batch_eval {
 	unsigned tail;
 	evaluator *ev;
 	unsigned nev;
+	rp_oracle_result **results; /* the members', which settling adds to */
+	unsigned table_bits;        /* the most slots of a table, as a power of 2 */
 	int threaded, quit;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -85,21 +116,155 @@ int batch_suits(const fp_config *c)
 	return fp_exact_keys(c) && !c->ncounters && !(c->round_robin && c->marker == FP_MARK_VAR);
 }
 
-static size_t memo_index(uint32_t ra, uint64_t w)
+/* A state's hash: its slot comes from bits 32 and up (at most 22 of
+ * them), its evaluator from the top 8. */
+static uint64_t state_hash(uint32_t ra, uint64_t w)
 {
-	uint64_t h = ((ra + 1ull) * 0x9E3779B97F4A7C15ull ^ w) * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> (64 - MEMO_BITS));
+	return ((ra + 1ull) * 0x9E3779B97F4A7C15ull ^ w) * 0x9E3779B97F4A7C15ull;
 }
 
-/* Adds memo entry e's uses to the results. */
-static void memo_settle(evaluator *e, size_t at)
+static uint32_t state_index(const evaluator *e, uint64_t h)
 {
-	batch_memo *m = &e->memo[at];
-	if (!m->uses)
+	return (uint32_t)(h >> 32) & e->states_mask;
+}
+
+/* An empty table of 2^bits slots.  0, or -1 when out of memory. */
+static int states_alloc(evaluator *e, unsigned bits)
+{
+	state_slot *t = malloc(((size_t)1 << bits) * sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < (size_t)1 << bits; i++)
+		t[i].ra = STATE_EMPTY;
+	free(e->states);
+	e->states = t;
+	e->states_mask = (uint32_t)(((size_t)1 << bits) - 1);
+	e->nstates = 0;
+	return 0;
+}
+
+/* Adds the boundaries counted under each outcome vector to the results
+ * (no state is pending); `empty`: and empties the table and the vectors,
+ * else its states are known when they come again. */
+static void states_settle(evaluator *e, int empty)
+{
+	uint64_t *counts = e->vec_counts.items;
+	const uint8_t *vecs = e->vecs.items;
+	for (size_t v = 0; v < e->vec_counts.n; v++) {
+		if (!counts[v])
+			continue;
+		for (unsigned j = 0; j < e->nmembers; j++)
+			count_outcome(&e->results[j], vecs[v * e->nmembers + j], counts[v]);
+		counts[v] = 0;
+	}
+	if (!empty)
 		return;
-	for (unsigned j = 0; j < e->nmembers; j++)
-		count_outcome(e->results[j], e->outcome[at * e->nmembers + j], m->uses);
-	m->uses = 0;
+	for (size_t i = 0; i <= e->states_mask; i++)
+		e->states[i].ra = STATE_EMPTY;
+	e->nstates = 0;
+	e->vecs.n = e->vec_counts.n = 0;
+	memset(e->vec_index, 0, ((size_t)e->vec_mask + 1) * sizeof *e->vec_index);
+}
+
+static void flush_pending(evaluator *e);
+
+/* Room for another batch of new states: the table doubled while it may,
+ * else settled.  0, or -1 when out of memory (the table as it was). */
+static int states_make_room(evaluator *e)
+{
+	size_t slots = (size_t)e->states_mask + 1;
+	if ((e->nstates + BATCH_SIZE) * 2 <= slots)
+		return 0;
+	flush_pending(e);  /* the slots they name are about to move */
+	if (slots >= (size_t)1 << e->shared->table_bits) {
+		states_settle(e, 1);
+		if (e->repeats * 4 < e->seen)
+			e->rest = STATES_REST;
+		e->seen = e->repeats = 0;
+		return 0;
+	}
+	state_slot *old = e->states;
+	e->states = NULL;
+	unsigned bits = (unsigned)__builtin_ctzll(slots) + 1;
+	if (states_alloc(e, bits)) {
+		e->states = old;
+		return -1;
+	}
+	for (size_t i = 0; i < slots; i++) {
+		if (old[i].ra == STATE_EMPTY)
+			continue;
+		size_t at = state_index(e, state_hash(old[i].ra, old[i].w));
+		while (e->states[at].ra != STATE_EMPTY)
+			at = (at + 1) & e->states_mask;
+		e->states[at] = old[i];
+		e->nstates++;
+	}
+	free(old);
+	return 0;
+}
+
+static uint64_t vector_hash(const uint8_t *v, unsigned n)
+{
+	uint64_t h = 0;
+	for (unsigned j = 0; j < n; j++)
+		h = (h ^ v[j]) * 0x100000001B3ull;  /* FNV-1a's prime */
+	return h >> 20;
+}
+
+/* Room to intern a batch's worth of new vectors.  0, or -1 when out of
+ * memory (what was interned stays). */
+static int vectors_make_room(evaluator *e)
+{
+	growbuf *bufs[2] = { &e->vecs, &e->vec_counts };
+	for (int i = 0; i < 2; i++) {
+		growbuf *g = bufs[i];
+		if (g->cap - g->n >= BATCH_SIZE)
+			continue;
+		size_t cap = g->cap * 2 > g->n + BATCH_SIZE ? g->cap * 2 : g->n + BATCH_SIZE;
+		void *p = realloc(g->items, cap * g->size);
+		if (!p)
+			return -1;
+		g->items = p;
+		g->cap = cap;
+	}
+	size_t slots = (size_t)e->vec_mask + 1;
+	if ((e->vecs.n + BATCH_SIZE) * 2 <= slots)
+		return 0;
+	while ((e->vecs.n + BATCH_SIZE) * 2 > slots)
+		slots *= 2;
+	uint32_t *index = calloc(slots, sizeof *index);
+	if (!index)
+		return -1;
+	free(e->vec_index);
+	e->vec_index = index;
+	e->vec_mask = (uint32_t)(slots - 1);
+	for (size_t id = 0; id < e->vecs.n; id++) {
+		size_t at = vector_hash((const uint8_t *)e->vecs.items + id * e->nmembers,
+					e->nmembers) & e->vec_mask;
+		while (index[at])
+			at = (at + 1) & e->vec_mask;
+		index[at] = (uint32_t)id + 1;
+	}
+	return 0;
+}
+
+/* The id of outcome vector v (nmembers bytes), interned if new; there is
+ * room (vectors_make_room). */
+static uint32_t intern_vector(evaluator *e, const uint8_t *v)
+{
+	size_t at = vector_hash(v, e->nmembers) & e->vec_mask;
+	for (;; at = (at + 1) & e->vec_mask) {
+		uint32_t id = e->vec_index[at];
+		if (!id)
+			break;
+		if (!memcmp((const uint8_t *)e->vecs.items + (id - 1) * (size_t)e->nmembers, v,
+			    e->nmembers))
+			return id - 1;
+	}
+	memcpy(grow(&e->vecs), v, e->nmembers);
+	*(uint64_t *)grow(&e->vec_counts) = 0;
+	e->vec_index[at] = (uint32_t)e->vecs.n;
+	return (uint32_t)e->vecs.n - 1;
 }
 
 /* The number of ra among the queue's distinct return addresses, adding
@@ -128,14 +293,16 @@ static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, un
 {
 	const fp_index *x = e->members[j];
 	const fp_config *c = &x->cfg;
-	/* fp_hash_narrow, with the kind's choice made once (0 bits: mask 0). */
-	unsigned shift = c->hash == FP_HASH_KNUTH && c->hash_bits ? 64 - c->hash_bits : 0;
 	uint64_t mask = fp_hash_mask(c->hash_bits);
-	const uint64_t *hs = e->h[c->hash];
 	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
-	uint64_t hits = 0, loop = 0, input = 0, correct = 0;
+	uint64_t correct = 0;
 	for (unsigned r = 0; r < e->nras; r++) {
 		uint32_t ra = e->ras[r];
+		/* fp_hash_narrow, with the kind's choice made once per return
+		 * address (a round-robin marker here is a code region). */
+		fp_hash_kind kind = fp_pick_hash(c, &(fp_state){ .ra = ra });
+		unsigned shift = kind == FP_HASH_KNUTH && c->hash_bits ? 64 - c->hash_bits : 0;
+		const uint64_t *hs = e->h[kind];
 		uint64_t ra_part = fp_reduce_ra(ra, c->ra_bits);
 		uint32_t n = fpi_bitsets_find(&x->by_part, (uint32_t)ra_part);
 		const uint64_t *row = x->by_part.bits + (size_t)n * x->by_part.words;
@@ -154,42 +321,42 @@ static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, un
 				hit = (unsigned)fpi_row_has(row, h);
 				at_ra = (unsigned)fpi_row_has(at_row, h);  /* implies hit */
 			}
-			/* A recorded g(s) at this ra* has this fingerprint: a hit. */
+			/* A recorded g(s) at this ra* has this fingerprint (a hit),
+			 * unless a round-robin marker hashed it otherwise there. */
 			unsigned dup = e->in[k] &&
-				       fpi_input_at(e->members[0], e->in[k], c->ra_bits, ra_part);
-			hits += hit;
-			loop += at_ra;
-			input += dup;
+				       (c->round_robin
+					? hit && fpi_pairs_has(&x->input_pairs, fpi_key(c, ra_part, h),
+							       e->g[k])
+					: fpi_input_at(e->members[0], e->in[k], c->ra_bits, ra_part));
 			out[k] = (uint8_t)(hit | at_ra << 1 | dup << 2);
 		}
 	}
 	for (unsigned k = e->rstart[e->nras]; k < nm; k++) {  /* recorded interrupts */
-		uint64_t h = hs[k] >> shift & mask;
-		uint64_t ra_part = fp_reduce_ra(ra_at[e->at[k]], c->ra_bits);
+		uint32_t ra = ra_at[e->at[k]];
+		fp_hash_kind kind = fp_pick_hash(c, &(fp_state){ .ra = ra });
+		unsigned shift = kind == FP_HASH_KNUTH && c->hash_bits ? 64 - c->hash_bits : 0;
+		uint64_t h = e->h[kind][k] >> shift & mask;
+		uint64_t ra_part = fp_reduce_ra(ra, c->ra_bits);
 		correct += (unsigned)fpi_bitsets_has(&x->by_part, (uint32_t)ra_part, h);
 	}
-	rp_oracle_result *res = e->results[j];
-	res->hits += hits + correct;
+	rp_oracle_result *res = &e->results[j];
+	res->hits += correct;
 	res->correct += correct;
 	res->missed += nm - e->rstart[e->nras] - correct;
-	res->false_loop += loop;
-	res->false_ra += hits - loop;
-	res->input_duplicates += input;
-	res->hash_collisions += hits - input;
 }
 
-/* Member j over the nm misses of the batch at ra_at[]: counts them, and
- * leaves each outcome in out[] for the memo. */
+/* Member j over the nm states of the batch at ra_at[]: counts those at
+ * recorded interrupts, and leaves the others' outcomes in out[]. */
 static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigned nm)
 {
 	const fp_index *x = e->members[j];
-	if (x->by_part.bits && x->by_ra.bits && !x->cfg.round_robin) {
+	if (x->by_part.bits && x->by_ra.bits) {
 		eval_member_rows(e, ra_at, j, nm);
 		return;
 	}
 	const fp_config *c = &x->cfg;
 	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
-	uint64_t hits = 0, loop = 0, input = 0, correct = 0, missed = 0;
+	uint64_t correct = 0, missed = 0;
 	for (unsigned k = 0; k < nm; k++) {
 		uint32_t ra = ra_at[e->at[k]];
 		uint64_t ra_part = fp_reduce_ra(ra, c->ra_bits);
@@ -204,31 +371,19 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 			continue;
 		}
 		unsigned o = 0;
-		if (hit) {
-			o = OUT_HIT;
-			if (fpi_has_ra(x, key, ra)) {
-				o |= OUT_LOOP;
-				loop++;
-			}
-			if (e->in[k] && fpi_has_input(x, key, e->g[k])) {
-				o |= OUT_INPUT;
-				input++;
-			}
-			hits++;
-		}
+		if (hit)
+			o = OUT_HIT | (fpi_has_ra(x, key, ra) ? OUT_LOOP : 0) |
+			    (e->in[k] && fpi_has_input(x, key, e->g[k]) ? OUT_INPUT : 0);
 		out[k] = (uint8_t)o;
 	}
-	rp_oracle_result *res = e->results[j];
-	res->hits += hits + correct;
+	rp_oracle_result *res = &e->results[j];
+	res->hits += correct;
 	res->correct += correct;
 	res->missed += missed;
-	res->false_loop += loop;
-	res->false_ra += hits - loop;
-	res->input_duplicates += input;
-	res->hash_collisions += hits - input;
 }
 
-/* rstart[], at[] and g[] from the memo pass's misses of the batch w[]. */
+/* rstart[], at[], slot_at[] and g[] from the batch's new states and
+ * recorded interrupts, miss[] in w[]. */
 static void group_by_ra(evaluator *e, const uint64_t *w, unsigned nm)
 {
 	unsigned next[BATCH_SIZE + 1];
@@ -243,46 +398,19 @@ static void group_by_ra(evaluator *e, const uint64_t *w, unsigned nm)
 	for (unsigned i = 0; i < nm; i++) {
 		unsigned k = e->mtruth[i] ? truth_next++ : next[e->rid[i]]++;
 		e->at[k] = e->miss[i];
+		e->slot_at[k] = e->mslot[i];
 		e->g[k] = w[e->miss[i]];
 	}
 }
 
-/* Counts the `count` <= BATCH_SIZE boundaries at ra[], w[], truth[]:
- * memo hits at once, the misses member by member. */
-static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
-			   const uint8_t *truth, unsigned count)
+/* Evaluates the pending new states and recorded interrupts, member by
+ * member, and starts a new group of them. */
+static void flush_pending(evaluator *e)
 {
-	int use_memo = !e->memo_rest;
-	unsigned nm = 0;
-	if (++e->ra_gen == 0) {  /* a new generation empties ra_map */
-		memset(e->ra_map, 0, sizeof e->ra_map);
-		e->ra_gen = 1;
-	}
-	e->nras = 0;
-	for (unsigned p = 0; p < count; p++) {
-		if (use_memo && !truth[p]) {
-			batch_memo *m = &e->memo[memo_index(ra[p], w[p])];
-			if (m->ra == ra[p] && m->w == w[p]) {
-				if (++m->uses == UINT32_MAX)
-					memo_settle(e, (size_t)(m - e->memo));
-				continue;
-			}
-		}
-		e->miss[nm] = p;
-		e->mtruth[nm] = truth[p];
-		e->rid[nm++] = ra_id(e, ra[p]);
-	}
-	if (!use_memo) {
-		if (!--e->memo_rest)
-			e->memo_trial = 2;
-	} else if (e->memo_trial) {
-		e->memo_trial--;
-	}
-	if (use_memo && !e->memo_trial && (count - nm) * 4 < count)
-		e->memo_rest = MEMO_REST;
+	unsigned nm = e->npend;
 	if (!nm)
 		return;
-	group_by_ra(e, w, nm);
+	group_by_ra(e, e->pend_w, nm);
 	const fp_index *any = e->members[0];
 	for (int k = 0; k < FP_HASH_COUNT; k++)
 		if (e->hash_bits[k])
@@ -291,16 +419,104 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	for (unsigned k = 0; k < nm; k++)
 		e->in[k] = any->has_input_keys ? fpi_input_find(any, e->g[k]) : NULL;
 	for (unsigned j = 0; j < e->nmembers; j++)
-		eval_member(e, ra, j, nm);
-	/* Now memoize the misses: every outcome, including those of entries
-	 * they evict, is known. */
-	for (unsigned k = 0; use_memo && k < e->rstart[e->nras]; k++) {
-		uint32_t p = e->at[k];
-		size_t slot = memo_index(ra[p], w[p]);
-		memo_settle(e, slot);
-		e->memo[slot] = (batch_memo){ .w = w[p], .ra = ra[p] };
+		eval_member(e, e->pend_ra, j, nm);
+	/* Each new state's outcomes, one vector, stand for every boundary in
+	 * it until the table is settled; without the table, each counts now. */
+	uint8_t *v = e->vec_scratch;
+	for (unsigned k = 0; k < e->rstart[e->nras]; k++) {
 		for (unsigned j = 0; j < e->nmembers; j++)
-			e->outcome[slot * e->nmembers + j] = e->out[(size_t)j * BATCH_SIZE + k];
+			v[j] = e->out[(size_t)j * BATCH_SIZE + k];
+		if (e->slot_at[k] != UINT32_MAX) {
+			state_slot *t = &e->states[e->slot_at[k]];
+			t->vec = intern_vector(e, v);
+			((uint64_t *)e->vec_counts.items)[t->vec] += t->count;
+			continue;
+		}
+		for (unsigned j = 0; j < e->nmembers; j++)
+			count_outcome(&e->results[j], v[j], 1);
+	}
+	e->npend = 0;
+	e->nras = 0;
+	if (++e->ra_gen == 0) {  /* a new generation empties ra_map */
+		memset(e->ra_map, 0, sizeof e->ra_map);
+		e->ra_gen = 1;
+	}
+}
+
+/* The slot of state (ra, w): its own, or a new one (count 0, vec
+ * UINT32_MAX) that *fresh says was empty. */
+static uint32_t state_slot_of(evaluator *e, uint32_t ra, uint64_t w, size_t at, int *fresh)
+{
+	for (;; at = (at + 1) & e->states_mask) {
+		state_slot *t = &e->states[at];
+		if (t->ra == STATE_EMPTY) {
+			*t = (state_slot){ .w = w, .ra = ra, .vec = UINT32_MAX };
+			e->nstates++;
+			*fresh = 1;
+			return (uint32_t)at;
+		}
+		if (t->ra == ra && t->w == w) {
+			*fresh = 0;
+			return (uint32_t)at;
+		}
+	}
+}
+
+/* Counts the `count` <= BATCH_SIZE boundaries at ra[], w[], truth[]: each
+ * that repeats a known state into the table; the new states and those at
+ * recorded interrupts (all of them while the table rests) wait until a
+ * whole batch of them can be evaluated together. */
+static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
+			   const uint8_t *truth, unsigned count)
+{
+	if (e->rest)
+		e->rest--;
+	int use_table = !e->rest && !states_make_room(e) && !e->rest && !vectors_make_room(e);
+	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
+	uint32_t hashed[BATCH_SIZE];
+	uint16_t mine[BATCH_SIZE];
+	for (unsigned p = 0; p < count; p++) {
+		uint64_t h = state_hash(ra[p], w[p]);
+		if ((h >> 56) % nev != e->index)
+			continue;
+		mine[nmine++] = (uint16_t)p;
+		hashed[p] = state_index(e, h);
+	}
+	/* The table is far larger than the caches: each lookup waits for
+	 * memory, so those PREFETCH_AHEAD on are under way meanwhile. */
+	for (unsigned i = 0; use_table && i < nmine && i < PREFETCH_AHEAD; i++)
+		__builtin_prefetch(&e->states[hashed[mine[i]]]);
+	for (unsigned i = 0; i < nmine; i++) {
+		unsigned p = mine[i];
+		if (use_table && i + PREFETCH_AHEAD < nmine)
+			__builtin_prefetch(&e->states[hashed[mine[i + PREFETCH_AHEAD]]]);
+		uint32_t slot = UINT32_MAX;
+		if (use_table && !truth[p]) {
+			int fresh;
+			slot = state_slot_of(e, ra[p], w[p], hashed[p], &fresh);
+			state_slot *t = &e->states[slot];
+			if (t->vec != UINT32_MAX)
+				((uint64_t *)e->vec_counts.items)[t->vec]++;
+			else
+				t->count++;
+			if (!fresh) {
+				repeats++;
+				continue;
+			}
+		}
+		unsigned k = e->npend++;
+		e->pend_ra[k] = ra[p];
+		e->pend_w[k] = w[p];
+		e->miss[k] = k;
+		e->mslot[k] = slot;
+		e->mtruth[k] = truth[p];
+		e->rid[k] = ra_id(e, ra[p]);
+		if (e->npend == BATCH_SIZE)
+			flush_pending(e);
+	}
+	if (use_table) {
+		e->seen += nmine;
+		e->repeats += repeats;
 	}
 }
 
@@ -362,14 +578,17 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n)
 {
 	e->shared = s;
 	e->members = malloc(n * sizeof *e->members);
-	e->results = malloc(n * sizeof *e->results);
-	e->memo = malloc(MEMO_SIZE * sizeof *e->memo);
-	e->outcome = calloc(MEMO_SIZE, n);
+	e->results = calloc(n, sizeof *e->results);
 	e->out = calloc(BATCH_SIZE, n);
-	if (!e->members || !e->results || !e->memo || !e->outcome || !e->out)
+	e->vec_scratch = malloc(n);
+	e->vecs.size = n;
+	e->vec_counts.size = sizeof(uint64_t);
+	e->vec_index = calloc(2, sizeof *e->vec_index);
+	e->vec_mask = 1;
+	e->ra_gen = 1;  /* ra_map's zeroed entries are of generation 0: free */
+	if (!e->members || !e->results || !e->out || !e->vec_scratch || !e->vec_index ||
+	    states_alloc(e, STATES_MIN_BITS))
 		return -1;
-	for (size_t at = 0; at < MEMO_SIZE; at++)
-		e->memo[at] = (batch_memo){ .ra = MEMO_EMPTY };
 	return 0;
 }
 
@@ -388,7 +607,8 @@ static void tap_full(void *ud)
 	batch_flush(ud);
 }
 
-rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n)
+rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n,
+		    unsigned table_bits)
 {
 	rp_batch *b = calloc(1, sizeof *b);
 	batch_eval *s = calloc(1, sizeof *s);
@@ -404,26 +624,32 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 	b->tap = (sim_tap){ .addr = b->sel->gather, .naddr = b->sel->ngather, .cap = QUEUE_SIZE,
 			    .full = tap_full, .ud = b };
 	start_fill(b, &s->queues[0]);
-	/* A thread per processor, each with every nev-th member: neighbours
-	 * in a sweep differ in cost, so this spreads it evenly. */
+	/* A thread per processor, each with its share of the states. */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	s->nev = cpus > 1 ? (unsigned)cpus : 1;
-	if (s->nev > n)
-		s->nev = n;
 	if (!(s->ev = calloc(s->nev, sizeof *s->ev))) {
 		batch_free(b);
 		return NULL;
 	}
-	for (unsigned k = 0; k < s->nev; k++)
-		if (evaluator_init(&s->ev[k], s, (n - k + s->nev - 1) / s->nev)) {
+	s->table_bits = table_bits ? table_bits : STATES_MAX_BITS;
+	if (s->table_bits < STATES_MIN_BITS)
+		s->table_bits = STATES_MIN_BITS;
+	if (!(s->results = malloc(n * sizeof *s->results))) {
+		batch_free(b);
+		return NULL;
+	}
+	memcpy(s->results, results, n * sizeof *s->results);
+	for (unsigned k = 0; k < s->nev; k++) {
+		evaluator *e = &s->ev[k];
+		if (evaluator_init(e, s, n)) {
 			batch_free(b);
 			return NULL;
 		}
-	for (unsigned j = 0; j < n; j++) {
-		evaluator *e = &s->ev[j % s->nev];
-		e->members[e->nmembers] = members[j];
-		e->results[e->nmembers++] = results[j];
-		widen_hash_bits(e->hash_bits, &members[j]->cfg);
+		e->index = k;
+		for (unsigned j = 0; j < n; j++) {
+			e->members[e->nmembers++] = members[j];
+			widen_hash_bits(e->hash_bits, &members[j]->cfg);
+		}
 	}
 	/* Without threads the queues are evaluated as they fill. */
 	unsigned started = 0;
@@ -447,10 +673,14 @@ void batch_free(rp_batch *b)
 		evaluator *e = &s->ev[k];
 		free(e->members);
 		free(e->results);
-		free(e->memo);
-		free(e->outcome);
+		free(e->states);
+		free(e->vecs.items);
+		free(e->vec_counts.items);
+		free(e->vec_index);
+		free(e->vec_scratch);
 		free(e->out);
 	}
+	free(s->results);
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 	free(s->ev);
@@ -486,7 +716,20 @@ void batch_settle(rp_batch *b)
 	while (backlog(s))
 		pthread_cond_wait(&s->cv, &s->mu);
 	pthread_mutex_unlock(&s->mu);
-	for (unsigned k = 0; k < s->nev; k++)
-		for (size_t at = 0; at < MEMO_SIZE; at++)
-			memo_settle(&s->ev[k], at);
+	for (unsigned k = 0; k < s->nev; k++) {
+		evaluator *e = &s->ev[k];
+		flush_pending(e);
+		states_settle(e, 0);
+		for (unsigned j = 0; j < e->nmembers; j++) {
+			rp_oracle_result *to = s->results[j], *from = &e->results[j];
+			to->hits += from->hits;
+			to->correct += from->correct;
+			to->false_loop += from->false_loop;
+			to->false_ra += from->false_ra;
+			to->input_duplicates += from->input_duplicates;
+			to->hash_collisions += from->hash_collisions;
+			to->missed += from->missed;
+			*from = (rp_oracle_result){ 0 };
+		}
+	}
 }

@@ -7,13 +7,13 @@
  * injects from the ground truth).  So for configurations that share a
  * selector of at most 8 fixed bytes, each boundary only queues (ra, g(s))
  * here (or the simulation queues it, through the batch's sim_tap).  Full
- * queues go to evaluator threads, one per processor, each with a share of
- * the configurations, while the simulation runs on.  A queue is evaluated
- * BATCH_SIZE boundaries at a time: each hash the share needs over the
- * whole batch, in loops the compiler vectorizes; then one configuration at
- * a time over the whole batch, while its tables sit in the cache.  A
- * direct-mapped memo from (ra, g(s)) to every configuration's outcome makes
- * a state the firmware revisits cost one probe.
+ * queues go to evaluator threads, one per processor, each owning the
+ * states whose hash names it, while the simulation runs on.  An evaluator
+ * counts each state it owns in a table and evaluates it for every
+ * configuration only the first time it comes, a batch of new states at a
+ * time: each hash over the whole batch, in loops the compiler vectorizes;
+ * then one configuration at a time over the batch, while its tables sit in
+ * the cache.
  *
  * Those selectors' input keys are their bytes (fp_exact_keys), so whether
  * a state repeats a recorded one is one probe too, without hashing.
@@ -80,8 +80,10 @@ typedef struct rp_batch {
 int batch_suits(const fp_config *c);
 
 /* A batch for members[0..n) (which share c's selector), counting into
- * results[j] for members[j].  Returns NULL when out of memory. */
-rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n);
+ * results[j] for members[j]; each evaluator's table of states has at most
+ * 2^table_bits slots (0: the default).  Returns NULL when out of memory. */
+rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n,
+		    unsigned table_bits);
 void batch_free(rp_batch *b);
 
 /* Hands the queue over for evaluation and starts a new one.  Queues are

@@ -64,6 +64,10 @@ typedef struct rp_options {
 	const char *const *oracle_configs;
 	unsigned noracle_configs;
 	volatile int *interrupted;  /* a stop request from outside */
+	/* The oracle's table of distinct states per evaluator: at most
+	 * 2^oracle_table_bits slots (0: the default, batch.h); a small one
+	 * fills, empties and rests often, which tests want to see. */
+	unsigned oracle_table_bits;
 } rp_options;
 
 /* Counters of a fingerprint replay.  The scoring ones (correct and below)
