@@ -8,51 +8,58 @@
 
 #include "../util/grow.h"
 
-/* Each evaluator keeps the distinct states (ra, g(s)) it owns in a table
- * that grows to 2^STATES_MAX_BITS slots (or as told) and is emptied when
- * full, and evaluates each state once, when it first comes.  A state's
- * outcomes for every member form a vector, and the vectors are interned:
- * most states share one with many others, so a boundary counts once,
- * under its state's vector, and settling adds each vector's count once per
- * member.
+/* Each evaluator keeps the distinct states (ra, g(s)) it owns, at most
+ * 2^(STATES_MAX_BITS - 1) (or as told) until they are settled and dropped,
+ * and evaluates each state once, when it first comes.  A state's outcomes
+ * for every member form a vector, and the vectors are interned: most
+ * states share one with many others, so a boundary counts once, under its
+ * state's vector, and settling adds each vector's count once per member.
  *
- * The table pays when states repeat, however far apart (a firmware that
- * polls, or revisits its loops' states); it only costs when they do not
- * (a free-running timer in the selector).  So when it fills up with less
- * than a quarter of its boundaries repeats, it rests for STATES_REST
- * batches, each boundary evaluated as it comes, and is then tried again. */
+ * The states are kept in the order they first came, and found again
+ * through a hash index.  A firmware repeats its paths — a delay loop
+ * counting down the same values call after call — so the state after the
+ * one just seen is most often the one stored after it: looked for there
+ * first, it is found in memory read in order, where a hash probe of a
+ * table of millions waits for memory.
+ *
+ * Counting states pays when they repeat, however far apart; it only costs
+ * when they do not (a free-running timer in the selector).  So when the
+ * table fills with less than a quarter of its boundaries repeats, it rests
+ * for STATES_REST batches, each boundary evaluated as it comes, and is
+ * then tried again. */
 #define STATES_MIN_BITS 12
-#define STATES_MAX_BITS 21      /* 2M slots of 24 bytes: 48 MB an evaluator */
+#define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 32 MB an evaluator */
 #define STATES_REST 256
-#define STATE_EMPTY UINT32_MAX  /* no return address is this */
-#define PREFETCH_AHEAD 16
+#define NO_STATE UINT32_MAX
 
 /* Full queues the simulation may run ahead of the evaluation by. */
 #define QUEUES 4
 
 /* A state; once evaluated, its boundaries are counted under its outcome
  * vector, and only while it waits for that, in `count`. */
-typedef struct state_slot {
+typedef struct state {
 	uint64_t w;                 /* g(s) */
 	uint64_t count;             /* its boundaries so far, while vec is unknown */
-	uint32_t ra;                /* STATE_EMPTY: a free slot */
-	uint32_t vec;               /* its interned outcome vector, or UINT32_MAX */
-} state_slot;
+	uint32_t ra;
+	uint32_t vec;               /* its interned outcome vector, or NO_STATE */
+} state;
 
 /* One thread's share of a batch's states, and all it needs to count them
  * for every member: each evaluator sees every queue and takes the states
  * whose hash names it, so no state is looked up or evaluated twice. */
 typedef struct evaluator {
 	struct batch_eval *shared;
-	unsigned index;             /* it owns the states whose hash says so */
+	unsigned index_of;          /* it owns the states whose hash says so */
 	const fp_index **members;   /* every member of the batch */
 	rp_oracle_result *results;  /* its share of their counts, until settled */
 	unsigned nmembers;
 	unsigned hash_bits[FP_HASH_COUNT];  /* the widest any member needs; 0: none */
 
-	state_slot *states;
-	uint32_t states_mask;       /* slots - 1 */
-	size_t nstates;             /* slots in use */
+	state *states;              /* in the order they came */
+	uint32_t nstates, max_states;
+	uint32_t *index;            /* open addressing: state number + 1, 0 empty */
+	uint32_t index_mask;
+	uint32_t last;              /* the state of the last boundary, or NO_STATE */
 	uint64_t seen, repeats;     /* boundaries in the table since it was settled */
 	unsigned rest;              /* batches left before the table is tried again */
 	/* The interned outcome vectors, nmembers bytes each (OUT_* bits per
@@ -62,7 +69,6 @@ typedef struct evaluator {
 	growbuf vec_counts;
 	uint32_t *vec_index;
 	uint32_t vec_mask;
-	uint8_t *vec_scratch;       /* one vector being built */
 
 	/* One batch's new states and recorded interrupts, as the table pass
 	 * finds them: queue position, at a recorded interrupt, and
@@ -90,7 +96,7 @@ typedef struct evaluator {
 	uint64_t g[BATCH_SIZE];
 	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
 	const fpi_input *in[BATCH_SIZE];
-	uint8_t *out;               /* out[j * BATCH_SIZE + k]: member j, miss k */
+	uint8_t *out;               /* out[k * nmembers + j]: new state k, member j */
 
 	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
@@ -105,7 +111,6 @@ typedef struct batch_eval {
 	evaluator *ev;
 	unsigned nev;
 	rp_oracle_result **results; /* the members', which settling adds to */
-	unsigned table_bits;        /* the most slots of a table, as a power of 2 */
 	int threaded, quit;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -116,36 +121,16 @@ int batch_suits(const fp_config *c)
 	return fp_exact_keys(c) && !c->ncounters && !(c->round_robin && c->marker == FP_MARK_VAR);
 }
 
-/* A state's hash: its slot comes from bits 32 and up (at most 22 of
- * them), its evaluator from the top 8. */
+/* A state's hash: its index slot comes from bits 32 and up, its
+ * evaluator from the top 8. */
 static uint64_t state_hash(uint32_t ra, uint64_t w)
 {
 	return ((ra + 1ull) * 0x9E3779B97F4A7C15ull ^ w) * 0x9E3779B97F4A7C15ull;
 }
 
-static uint32_t state_index(const evaluator *e, uint64_t h)
-{
-	return (uint32_t)(h >> 32) & e->states_mask;
-}
-
-/* An empty table of 2^bits slots.  0, or -1 when out of memory. */
-static int states_alloc(evaluator *e, unsigned bits)
-{
-	state_slot *t = malloc(((size_t)1 << bits) * sizeof *t);
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < (size_t)1 << bits; i++)
-		t[i].ra = STATE_EMPTY;
-	free(e->states);
-	e->states = t;
-	e->states_mask = (uint32_t)(((size_t)1 << bits) - 1);
-	e->nstates = 0;
-	return 0;
-}
-
 /* Adds the boundaries counted under each outcome vector to the results
- * (no state is pending); `empty`: and empties the table and the vectors,
- * else its states are known when they come again. */
+ * (no state is pending); `empty`: and drops the states and the vectors,
+ * else the states are known when they come again. */
 static void states_settle(evaluator *e, int empty)
 {
 	uint64_t *counts = e->vec_counts.items;
@@ -159,56 +144,64 @@ static void states_settle(evaluator *e, int empty)
 	}
 	if (!empty)
 		return;
-	for (size_t i = 0; i <= e->states_mask; i++)
-		e->states[i].ra = STATE_EMPTY;
+	memset(e->index, 0, ((size_t)e->index_mask + 1) * sizeof *e->index);
 	e->nstates = 0;
+	e->last = NO_STATE;
 	e->vecs.n = e->vec_counts.n = 0;
 	memset(e->vec_index, 0, ((size_t)e->vec_mask + 1) * sizeof *e->vec_index);
 }
 
 static void flush_pending(evaluator *e);
 
-/* Room for another batch of new states: the table doubled while it may,
- * else settled.  0, or -1 when out of memory (the table as it was). */
+/* Room for another batch of new states: the states' array and index grown
+ * while they may (state numbers stay), else settled and dropped.  0, or -1
+ * when out of memory (all as it was). */
 static int states_make_room(evaluator *e)
 {
-	size_t slots = (size_t)e->states_mask + 1;
-	if ((e->nstates + BATCH_SIZE) * 2 <= slots)
-		return 0;
-	flush_pending(e);  /* the slots they name are about to move */
-	if (slots >= (size_t)1 << e->shared->table_bits) {
+	if (e->nstates + BATCH_SIZE > e->max_states) {
+		flush_pending(e);
 		states_settle(e, 1);
 		if (e->repeats * 4 < e->seen)
 			e->rest = STATES_REST;
 		e->seen = e->repeats = 0;
+	}
+	size_t slots = (size_t)e->index_mask + 1;
+	if ((e->nstates + BATCH_SIZE) * 2 <= slots)
 		return 0;
-	}
-	state_slot *old = e->states;
-	e->states = NULL;
-	unsigned bits = (unsigned)__builtin_ctzll(slots) + 1;
-	if (states_alloc(e, bits)) {
-		e->states = old;
+	size_t grown = slots * 2, cap = grown / 2;
+	state *st = realloc(e->states, cap * sizeof *st);
+	if (!st)
 		return -1;
+	e->states = st;
+	uint32_t *index = calloc(grown, sizeof *index);
+	if (!index)
+		return -1;
+	free(e->index);
+	e->index = index;
+	e->index_mask = (uint32_t)(grown - 1);
+	for (uint32_t i = 0; i < e->nstates; i++) {
+		size_t at = (size_t)(state_hash(st[i].ra, st[i].w) >> 32) & e->index_mask;
+		while (index[at])
+			at = (at + 1) & e->index_mask;
+		index[at] = i + 1;
 	}
-	for (size_t i = 0; i < slots; i++) {
-		if (old[i].ra == STATE_EMPTY)
-			continue;
-		size_t at = state_index(e, state_hash(old[i].ra, old[i].w));
-		while (e->states[at].ra != STATE_EMPTY)
-			at = (at + 1) & e->states_mask;
-		e->states[at] = old[i];
-		e->nstates++;
-	}
-	free(old);
 	return 0;
 }
 
+/* A hash of n bytes, 8 at a time: the vectors are a few dozen bytes. */
 static uint64_t vector_hash(const uint8_t *v, unsigned n)
 {
-	uint64_t h = 0;
-	for (unsigned j = 0; j < n; j++)
-		h = (h ^ v[j]) * 0x100000001B3ull;  /* FNV-1a's prime */
-	return h >> 20;
+	uint64_t h = n;
+	unsigned j = 0;
+	for (; j + 8 <= n; j += 8) {
+		uint64_t x;
+		memcpy(&x, v + j, 8);
+		h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+		h ^= h >> 29;
+	}
+	for (; j < n; j++)
+		h = (h ^ v[j]) * 0x100000001B3ull;
+	return h ^ h >> 32;
 }
 
 /* Room to intern a batch's worth of new vectors.  0, or -1 when out of
@@ -286,6 +279,25 @@ static uint16_t ra_id(evaluator *e, uint32_t ra)
 	}
 }
 
+/* Whether the g(s) of new state k was recorded at a return address with
+ * ra* ra_part where round-robin configuration c hashed it to h too: there
+ * the recorded fingerprint is this one. */
+static int rr_input_at(const evaluator *e, const fp_config *c, unsigned k, uint64_t ra_part,
+		       uint64_t h)
+{
+	const fp_index *x = e->members[0];  /* its input table is every member's */
+	const fpi_input *in = e->in[k];
+	for (uint32_t i = 0; i < in->count; i++) {
+		uint32_t ra = x->input_ras[in->first + i];
+		if (fp_reduce_ra(ra, c->ra_bits) != ra_part)
+			continue;
+		fp_hash_kind kind = fp_pick_hash(c, &(fp_state){ .ra = ra });
+		if (fp_hash_narrow(kind, e->h[kind][k], c->hash_bits) == h)
+			return 1;
+	}
+	return 0;
+}
+
 /* eval_member for a member whose hash parts are in bitmaps, per ra* and
  * per return address (fpindex.h): then a boundary costs a bit or two in
  * bitmaps its loop keeps in the cache. */
@@ -294,7 +306,8 @@ static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, un
 	const fp_index *x = e->members[j];
 	const fp_config *c = &x->cfg;
 	uint64_t mask = fp_hash_mask(c->hash_bits);
-	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
+	uint8_t *out = e->out + j;
+	size_t stride = e->nmembers;
 	uint64_t correct = 0;
 	for (unsigned r = 0; r < e->nras; r++) {
 		uint32_t ra = e->ras[r];
@@ -325,10 +338,9 @@ static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, un
 			 * unless a round-robin marker hashed it otherwise there. */
 			unsigned dup = e->in[k] &&
 				       (c->round_robin
-					? hit && fpi_pairs_has(&x->input_pairs, fpi_key(c, ra_part, h),
-							       e->g[k])
+					? rr_input_at(e, c, k, ra_part, h)
 					: fpi_input_at(e->members[0], e->in[k], c->ra_bits, ra_part));
-			out[k] = (uint8_t)(hit | at_ra << 1 | dup << 2);
+			out[k * stride] = (uint8_t)(hit | at_ra << 1 | dup << 2);
 		}
 	}
 	for (unsigned k = e->rstart[e->nras]; k < nm; k++) {  /* recorded interrupts */
@@ -355,7 +367,7 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 		return;
 	}
 	const fp_config *c = &x->cfg;
-	uint8_t *out = e->out + (size_t)j * BATCH_SIZE;
+	uint8_t *out = e->out + j;
 	uint64_t correct = 0, missed = 0;
 	for (unsigned k = 0; k < nm; k++) {
 		uint32_t ra = ra_at[e->at[k]];
@@ -374,7 +386,7 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 		if (hit)
 			o = OUT_HIT | (fpi_has_ra(x, key, ra) ? OUT_LOOP : 0) |
 			    (e->in[k] && fpi_has_input(x, key, e->g[k]) ? OUT_INPUT : 0);
-		out[k] = (uint8_t)o;
+		out[(size_t)k * e->nmembers] = (uint8_t)o;
 	}
 	rp_oracle_result *res = &e->results[j];
 	res->hits += correct;
@@ -422,12 +434,10 @@ static void flush_pending(evaluator *e)
 		eval_member(e, e->pend_ra, j, nm);
 	/* Each new state's outcomes, one vector, stand for every boundary in
 	 * it until the table is settled; without the table, each counts now. */
-	uint8_t *v = e->vec_scratch;
 	for (unsigned k = 0; k < e->rstart[e->nras]; k++) {
-		for (unsigned j = 0; j < e->nmembers; j++)
-			v[j] = e->out[(size_t)j * BATCH_SIZE + k];
-		if (e->slot_at[k] != UINT32_MAX) {
-			state_slot *t = &e->states[e->slot_at[k]];
+		const uint8_t *v = e->out + (size_t)k * e->nmembers;
+		if (e->slot_at[k] != NO_STATE) {
+			state *t = &e->states[e->slot_at[k]];
 			t->vec = intern_vector(e, v);
 			((uint64_t *)e->vec_counts.items)[t->vec] += t->count;
 			continue;
@@ -443,29 +453,35 @@ static void flush_pending(evaluator *e)
 	}
 }
 
-/* The slot of state (ra, w): its own, or a new one (count 0, vec
- * UINT32_MAX) that *fresh says was empty. */
-static uint32_t state_slot_of(evaluator *e, uint32_t ra, uint64_t w, size_t at, int *fresh)
+/* The number of state (ra, w), h its hash: the one after the last
+ * boundary's if it is that, else looked up, else a new one (count 0, vec
+ * NO_STATE) that *fresh says. */
+static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int *fresh)
 {
-	for (;; at = (at + 1) & e->states_mask) {
-		state_slot *t = &e->states[at];
-		if (t->ra == STATE_EMPTY) {
-			*t = (state_slot){ .w = w, .ra = ra, .vec = UINT32_MAX };
-			e->nstates++;
-			*fresh = 1;
-			return (uint32_t)at;
-		}
-		if (t->ra == ra && t->w == w) {
-			*fresh = 0;
-			return (uint32_t)at;
-		}
+	uint32_t next = e->last + 1;  /* NO_STATE + 1 is 0 */
+	*fresh = 0;
+	if (next < e->nstates && e->states[next].w == w && e->states[next].ra == ra)
+		return next;
+	size_t at = (size_t)(h >> 32) & e->index_mask;
+	for (;; at = (at + 1) & e->index_mask) {
+		uint32_t i = e->index[at];
+		if (!i)
+			break;
+		if (e->states[i - 1].w == w && e->states[i - 1].ra == ra)
+			return i - 1;
 	}
+	uint32_t i = e->nstates++;
+	e->index[at] = i + 1;
+	e->states[i] = (state){ .w = w, .ra = ra, .vec = NO_STATE };
+	*fresh = 1;
+	return i;
 }
 
-/* Counts the `count` <= BATCH_SIZE boundaries at ra[], w[], truth[]: each
- * that repeats a known state into the table; the new states and those at
- * recorded interrupts (all of them while the table rests) wait until a
- * whole batch of them can be evaluated together. */
+/* Counts the `count` <= BATCH_SIZE boundaries at ra[], w[], truth[] whose
+ * states this evaluator owns: each that repeats a known state under its
+ * vector; the new states and those at recorded interrupts (all of them
+ * while the table rests) wait until a whole batch of them can be
+ * evaluated together. */
 static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 			   const uint8_t *truth, unsigned count)
 {
@@ -473,30 +489,20 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		e->rest--;
 	int use_table = !e->rest && !states_make_room(e) && !e->rest && !vectors_make_room(e);
 	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
-	uint32_t hashed[BATCH_SIZE];
-	uint16_t mine[BATCH_SIZE];
+	uint64_t *vec_counts = e->vec_counts.items;
 	for (unsigned p = 0; p < count; p++) {
 		uint64_t h = state_hash(ra[p], w[p]);
-		if ((h >> 56) % nev != e->index)
+		if ((h >> 56) % nev != e->index_of)
 			continue;
-		mine[nmine++] = (uint16_t)p;
-		hashed[p] = state_index(e, h);
-	}
-	/* The table is far larger than the caches: each lookup waits for
-	 * memory, so those PREFETCH_AHEAD on are under way meanwhile. */
-	for (unsigned i = 0; use_table && i < nmine && i < PREFETCH_AHEAD; i++)
-		__builtin_prefetch(&e->states[hashed[mine[i]]]);
-	for (unsigned i = 0; i < nmine; i++) {
-		unsigned p = mine[i];
-		if (use_table && i + PREFETCH_AHEAD < nmine)
-			__builtin_prefetch(&e->states[hashed[mine[i + PREFETCH_AHEAD]]]);
-		uint32_t slot = UINT32_MAX;
+		nmine++;
+		uint32_t id = NO_STATE;
 		if (use_table && !truth[p]) {
 			int fresh;
-			slot = state_slot_of(e, ra[p], w[p], hashed[p], &fresh);
-			state_slot *t = &e->states[slot];
-			if (t->vec != UINT32_MAX)
-				((uint64_t *)e->vec_counts.items)[t->vec]++;
+			id = state_of(e, ra[p], w[p], h, &fresh);
+			e->last = id;
+			state *t = &e->states[id];
+			if (t->vec != NO_STATE)
+				vec_counts[t->vec]++;
 			else
 				t->count++;
 			if (!fresh) {
@@ -508,7 +514,7 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		e->pend_ra[k] = ra[p];
 		e->pend_w[k] = w[p];
 		e->miss[k] = k;
-		e->mslot[k] = slot;
+		e->mslot[k] = id;
 		e->mtruth[k] = truth[p];
 		e->rid[k] = ra_id(e, ra[p]);
 		if (e->npend == BATCH_SIZE)
@@ -580,15 +586,17 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n)
 	e->members = malloc(n * sizeof *e->members);
 	e->results = calloc(n, sizeof *e->results);
 	e->out = calloc(BATCH_SIZE, n);
-	e->vec_scratch = malloc(n);
 	e->vecs.size = n;
 	e->vec_counts.size = sizeof(uint64_t);
 	e->vec_index = calloc(2, sizeof *e->vec_index);
 	e->vec_mask = 1;
 	e->ra_gen = 1;  /* ra_map's zeroed entries are of generation 0: free */
-	if (!e->members || !e->results || !e->out || !e->vec_scratch || !e->vec_index ||
-	    states_alloc(e, STATES_MIN_BITS))
+	if (!e->members || !e->results || !e->out || !e->vec_index ||
+	    !(e->index = calloc((size_t)1 << STATES_MIN_BITS, sizeof *e->index)) ||
+	    !(e->states = malloc(((size_t)1 << (STATES_MIN_BITS - 1)) * sizeof *e->states)))
 		return -1;
+	e->index_mask = (1u << STATES_MIN_BITS) - 1;
+	e->last = NO_STATE;
 	return 0;
 }
 
@@ -631,9 +639,8 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 		batch_free(b);
 		return NULL;
 	}
-	s->table_bits = table_bits ? table_bits : STATES_MAX_BITS;
-	if (s->table_bits < STATES_MIN_BITS)
-		s->table_bits = STATES_MIN_BITS;
+	unsigned bits = table_bits ? table_bits : STATES_MAX_BITS;
+	bits = bits < STATES_MIN_BITS ? STATES_MIN_BITS : bits;
 	if (!(s->results = malloc(n * sizeof *s->results))) {
 		batch_free(b);
 		return NULL;
@@ -645,7 +652,8 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 			batch_free(b);
 			return NULL;
 		}
-		e->index = k;
+		e->index_of = k;
+		e->max_states = 1u << (bits - 1);
 		for (unsigned j = 0; j < n; j++) {
 			e->members[e->nmembers++] = members[j];
 			widen_hash_bits(e->hash_bits, &members[j]->cfg);
@@ -674,10 +682,10 @@ void batch_free(rp_batch *b)
 		free(e->members);
 		free(e->results);
 		free(e->states);
+		free(e->index);
 		free(e->vecs.items);
 		free(e->vec_counts.items);
 		free(e->vec_index);
-		free(e->vec_scratch);
 		free(e->out);
 	}
 	free(s->results);
