@@ -14,7 +14,7 @@
 PREFIX    ?= /usr/local
 BUILD     ?= build
 CC        ?= cc
-PKGS      := simavr libelf libdw sqlite3 readline libsodium jansson
+PKGS      := simavr libelf libdw sqlite3 readline libsodium libxxhash jansson
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 -Wall -Wextra -Werror -Wshadow -D_DEFAULT_SOURCE \

@@ -23,9 +23,9 @@
 #define DB_SCHEMA_VERSION 4
 #define DB_APPLICATION_ID 0x41565252 /* "AVRR" */
 
-/* Bytes of an interrupt's context digest kept: the first 8 of its
- * BLAKE2b-256.  Among a million distinct contexts, two share one with odds
- * of about 1 in 37 million. */
+/* Bytes of an interrupt's context digest: its XXH3-64 (util/digest.h),
+ * little-endian.  Among a million distinct contexts, two share one with
+ * odds of about 1 in 37 million. */
 #define DB_DIGEST_SIZE 8
 
 /* The longest run a recording may hold (and `avrr record` makes): about
@@ -51,7 +51,7 @@ typedef struct db_interrupt {
 	uint32_t vector;
 	uint32_t ra;      /* byte address of the next instruction */
 	uint32_t sp;      /* before the push */
-	uint8_t digest[DB_DIGEST_SIZE];  /* of BLAKE2b-256(context || ra as 4 bytes LE) */
+	uint8_t digest[DB_DIGEST_SIZE];  /* XXH3-64(context || ra as 4 bytes LE), LE */
 	const uint8_t *context;  /* data space bytes, or NULL */
 	uint32_t context_size;
 } db_interrupt;

@@ -25,7 +25,7 @@
 typedef struct fp_sample {
 	uint64_t ra_part, hash_part;
 	uint64_t input_key;       /* equal keys = equal g(s) */
-	uint8_t context[8];       /* digest of the whole context and RA (its stored prefix) */
+	uint8_t context[8];       /* digest of the whole context and RA (as stored) */
 } fp_sample;
 
 typedef struct fp_metrics {

@@ -82,9 +82,11 @@ static void on_irq(void *ud, const sim_irq_point *p)
 		.context = r->o->store_contexts ? p->data : NULL,
 		.context_size = p->data_size,
 	};
-	uint8_t dg[DIGEST_SIZE];
-	digest_context(p->data, p->data_size, ra_le, sizeof ra_le, dg);
-	memcpy(q.digest, dg, sizeof q.digest);  /* the stored prefix (DB_DIGEST_SIZE) */
+	_Static_assert(DB_DIGEST_SIZE == DIGEST_CONTEXT_SIZE, "the digest is stored whole");
+	if (!r->failed && digest_context(p->data, p->data_size, ra_le, sizeof ra_le, q.digest)) {
+		avrr_errf(r->err, "out of memory");
+		fail(r);
+	}
 	if (!r->failed && db_add_interrupt(r->d, &q, r->err))
 		fail(r);
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,

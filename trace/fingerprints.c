@@ -139,8 +139,12 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 	if (a->truth && n <= a->ntruth) {
 		uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
 				     (uint8_t)(p->ra >> 24) };
-		uint8_t dg[DIGEST_SIZE];
-		digest_context(p->data, p->data_size, ra_le, sizeof ra_le, dg);
+		uint8_t dg[DIGEST_CONTEXT_SIZE];
+		if (digest_context(p->data, p->data_size, ra_le, sizeof ra_le, dg)) {
+			avrr_errf(a->err, "out of memory");
+			rerun_failed(a);
+			return;
+		}
 		if (memcmp(dg, a->truth[n - 1].digest, DB_DIGEST_SIZE)) {
 			avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
 				  ": its context differs (digest mismatch)", n);

@@ -1,9 +1,11 @@
 /*
  * test_digest.c — unit tests for util/digest.{h,c}: digest_sha256 against
  * the FIPS 180-2 / NIST known-answer vectors (empty string, "abc", the
- * 448-bit two-block message, one million 'a'); digest_context (BLAKE2b-256,
- * unkeyed) against the same messages' BLAKE2b-256 values (checked with
- * Python's hashlib) and, over a buffer split at every position or with
+ * 448-bit two-block message, one million 'a'); digest_context (XXH3-64,
+ * seed 0, stored little-endian) against the same messages' XXH3 values as
+ * an independent implementation gives them (`xxhsum -H3`, xxhash 0.8.1;
+ * the empty input's is the one xxhash documents), covering each of XXH3's
+ * input-length paths, and, over a buffer split at every position or with
  * either half empty, against itself over the concatenation, as the
  * recorder's context||RA digest needs; digest_hex's lower-case,
  * NUL-terminated output.
@@ -72,68 +74,73 @@ static void test_million_a(void **state)
 	free(m);
 }
 
-/* The hex of digest_context(a || b). */
-static void ctx_hex(const void *a, size_t na, const void *b, size_t nb,
-		    char hex[2 * DIGEST_SIZE + 1])
+/* digest_context(a || b) read back as the number it stores (LE). */
+static uint64_t ctx64(const void *a, size_t na, const void *b, size_t nb)
 {
-	uint8_t d[DIGEST_SIZE];
-	digest_context(a, na, b, nb, d);
-	digest_hex(d, hex);
+	uint8_t d[DIGEST_CONTEXT_SIZE];
+	assert_int_equal(digest_context(a, na, b, nb, d), 0);
+	uint64_t v = 0;
+	for (int i = DIGEST_CONTEXT_SIZE - 1; i >= 0; i--)
+		v = v << 8 | d[i];
+	return v;
 }
 
 static void test_context_known_values(void **state)
 {
 	(void)state;
 	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-	char hex[2 * DIGEST_SIZE + 1];
-	ctx_hex("", 0, NULL, 0, hex);
-	assert_string_equal(hex, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8");
-	ctx_hex("abc", 3, NULL, 0, hex);
-	assert_string_equal(hex, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319");
-	ctx_hex(two, 56, NULL, 0, hex);
-	assert_string_equal(hex, "5f7a93da9c5621583f22e49e8e91a40cbba37536622235a380f434b9f68e49c4");
+	/* 0, 1-16, 17-128 and over 240 bytes take different paths in XXH3. */
+	assert_true(ctx64("", 0, NULL, 0) == UINT64_C(0x2d06800538d394c2));
+	assert_true(ctx64("abc", 3, NULL, 0) == UINT64_C(0x78af5f94892f3950));
+	assert_true(ctx64(two, 56, NULL, 0) == UINT64_C(0x5bbcbbabcdcc3d3f));
 	/* Split: "ab" || "c", "" || "abc", 20 || 36 bytes. */
-	ctx_hex("ab", 2, "c", 1, hex);
-	assert_string_equal(hex, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319");
-	ctx_hex("", 0, "abc", 3, hex);
-	assert_string_equal(hex, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319");
-	ctx_hex(two, 20, two + 20, 36, hex);
-	assert_string_equal(hex, "5f7a93da9c5621583f22e49e8e91a40cbba37536622235a380f434b9f68e49c4");
+	assert_true(ctx64("ab", 2, "c", 1) == UINT64_C(0x78af5f94892f3950));
+	assert_true(ctx64("", 0, "abc", 3) == UINT64_C(0x78af5f94892f3950));
+	assert_true(ctx64(two, 20, two + 20, 36) == UINT64_C(0x5bbcbbabcdcc3d3f));
+	/* Stored low byte first. */
+	uint8_t d[DIGEST_CONTEXT_SIZE];
+	assert_int_equal(digest_context("", 0, NULL, 0, d), 0);
+	assert_memory_equal(d, "\xc2\x94\xd3\x38\x05\x80\x06\x2d", DIGEST_CONTEXT_SIZE);
+
+	uint8_t b[300];
+	for (size_t i = 0; i < sizeof b; i++)
+		b[i] = (uint8_t)(i * 37 + 11);
+	assert_true(ctx64(b, 296, b + 296, 4) == UINT64_C(0x7cd908f5507d97b3));
 
 	size_t n = 1000000;
 	char *m = malloc(n);
 	assert_non_null(m);
 	memset(m, 'a', n);
-	ctx_hex(m, 333333, m + 333333, n - 333333, hex);
-	assert_string_equal(hex, "0741850f36cba4259628355d1073e24ddb9ca0e1bfac36fd39ae5dc2101e23a4");
+	assert_true(ctx64(m, 333333, m + 333333, n - 333333) == UINT64_C(0xb1fd6fae5285c4eb));
 	free(m);
 }
 
-/* Every split of a 300-byte buffer (crossing BLAKE2b's 128-byte blocks). */
+/* Every split of a 300-byte buffer (crossing XXH3's 256-byte stripes
+ * buffer and its 240-byte short-input limit). */
 static void test_context_split_equals_concatenation(void **state)
 {
 	(void)state;
 	uint8_t buf[300];
 	for (size_t i = 0; i < sizeof buf; i++)
 		buf[i] = (uint8_t)(i * 37 + 11);
-	uint8_t whole[DIGEST_SIZE], part[DIGEST_SIZE], sha[DIGEST_SIZE];
-	digest_context(buf, sizeof buf, NULL, 0, whole);
+	uint8_t whole[DIGEST_CONTEXT_SIZE], part[DIGEST_CONTEXT_SIZE], sha[DIGEST_SIZE];
+	assert_int_equal(digest_context(buf, sizeof buf, NULL, 0, whole), 0);
 	for (size_t k = 0; k <= sizeof buf; k++) {
 		memset(part, 0, sizeof part);
-		digest_context(buf, k, buf + k, sizeof buf - k, part);
-		assert_memory_equal(part, whole, DIGEST_SIZE);
+		assert_int_equal(digest_context(buf, k, buf + k, sizeof buf - k, part), 0);
+		assert_memory_equal(part, whole, DIGEST_CONTEXT_SIZE);
 	}
 	/* The recorder's shape: a context, then the RA as 4 bytes LE. */
-	digest_context(buf, sizeof buf - 4, buf + sizeof buf - 4, 4, part);
-	assert_memory_equal(part, whole, DIGEST_SIZE);
+	assert_int_equal(digest_context(buf, sizeof buf - 4, buf + sizeof buf - 4, 4, part), 0);
+	assert_memory_equal(part, whole, DIGEST_CONTEXT_SIZE);
 	/* A one-bit change changes it (the loop is not vacuous)... */
 	buf[150] ^= 1;
-	digest_context(buf, 150, buf + 150, 150, part);
-	assert_memory_not_equal(part, whole, DIGEST_SIZE);
-	/* ... and it is not SHA-256. */
+	assert_int_equal(digest_context(buf, 150, buf + 150, 150, part), 0);
+	assert_memory_not_equal(part, whole, DIGEST_CONTEXT_SIZE);
+	/* ... and it is not SHA-256's prefix. */
 	buf[150] ^= 1;
 	digest_sha256(buf, sizeof buf, sha);
-	assert_memory_not_equal(sha, whole, DIGEST_SIZE);
+	assert_memory_not_equal(sha, whole, DIGEST_CONTEXT_SIZE);
 }
 
 static void test_hex_lowercase(void **state)
