@@ -12,6 +12,9 @@
  *   dextra  zigzag of (cycle - icount) - the previous event's (cycle - icount)
  *   pcw     pc / 2 (instructions are word-aligned)
  *   addr, value   for reads and writes only
+ *
+ * Fingerprints are fixed-width fields instead (chunk.h): their hash parts
+ * are uniformly spread, which varints would only lengthen.
  */
 #include "chunk.h"
 
@@ -123,4 +126,76 @@ void chunk_get_irq(const uint8_t *p, uint32_t *sp, uint8_t digest[DB_DIGEST_SIZE
 {
 	*sp = (uint32_t)p[0] | (uint32_t)p[1] << 8;
 	memcpy(digest, p + 2, DB_DIGEST_SIZE);
+}
+
+/* Bytes that hold v. */
+static unsigned width_of(uint64_t v)
+{
+	unsigned w = 0;
+	for (; v; v >>= 8)
+		w++;
+	return w;
+}
+
+static uint8_t *put_le(uint8_t *p, uint64_t v, unsigned w)
+{
+	for (unsigned i = 0; i < w; i++, v >>= 8)
+		*p++ = (uint8_t)v;
+	return p;
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned w)
+{
+	uint64_t v = 0;
+	for (unsigned i = w; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+chunk_fp_sizes chunk_fp_sizes_of(const db_fingerprint *f, size_t n)
+{
+	uint64_t ra = 0, hash = 0, key = 0;
+	for (size_t i = 0; i < n; i++) {
+		ra |= f[i].ra_part;
+		hash |= f[i].hash_part;
+		key |= f[i].input_key;
+	}
+	return (chunk_fp_sizes){ width_of(ra), width_of(hash), width_of(key) };
+}
+
+void chunk_put_fps(const db_fingerprint *f, size_t n, chunk_fp_sizes sz, uint8_t *data,
+		   uint8_t *keys)
+{
+	for (size_t i = 0; i < n; i++) {
+		data = put_le(put_le(data, f[i].ra_part, sz.ra), f[i].hash_part, sz.hash);
+		if (keys)
+			keys = put_le(keys, f[i].input_key, sz.key);
+	}
+}
+
+const char *chunk_fp_check(int64_t count, int64_t ra, int64_t hash, int64_t key,
+			   int64_t data_len, int64_t keys_len)
+{
+	if (count < 1 || count > 1 << 16 || ra < 0 || ra > CHUNK_FP_FIELD_MAX || hash < 0 ||
+	    hash > CHUNK_FP_FIELD_MAX || key < 0 || key > CHUNK_FP_FIELD_MAX)
+		return "a bad count or field size";
+	if (data_len != count * (ra + hash))
+		return "data of other than ra_size + hash_size bytes per fingerprint";
+	if (keys_len >= 0 && keys_len != count * key)
+		return "keys of other than key_size bytes per fingerprint";
+	return NULL;
+}
+
+void chunk_get_fps(const uint8_t *data, const uint8_t *keys, size_t n, chunk_fp_sizes sz,
+		   db_fingerprint *out)
+{
+	for (size_t i = 0; i < n; i++, data += sz.ra + sz.hash) {
+		out[i].ra_part = get_le(data, sz.ra);
+		out[i].hash_part = get_le(data + sz.ra, sz.hash);
+		if (keys) {
+			out[i].input_key = get_le(keys, sz.key);
+			out[i].has_input_key = 1;
+			keys += sz.key;
+		}
+	}
 }

@@ -11,8 +11,17 @@
  * an event, against 31 as a row of nine integers.
  *
  * An interrupt chunk holds, per interrupt, the stack pointer (2 bytes, LE)
- * and the first 8 bytes of the context digest; the rest of an interrupt is
- * its irq event's.
+ * and the 8 bytes of the context digest; the rest of an interrupt is its irq
+ * event's.
+ *
+ * A fingerprint chunk holds consecutive fingerprints of one configuration as
+ * fixed-width little-endian fields, each as wide as the chunk's widest value
+ * of that field needs (so a configuration's bits need not be known here,
+ * and a damaged value stays representable for validation to refuse): in
+ * `data` ra_part then hash_part, in `keys` (absent once stripped) the input
+ * key.  Fixed widths let the SQL view `fingerprints` pick a fingerprint by
+ * offset, and C decode a chunk in one tight loop.  The vector is the n-th
+ * irq event's, never stored.
  */
 #ifndef AVRR_DB_CHUNK_H
 #define AVRR_DB_CHUNK_H
@@ -24,6 +33,7 @@
 
 #define CHUNK_EVENT_MAX 40     /* bytes one event may take, at most */
 #define CHUNK_IRQ_SIZE 10      /* bytes per interrupt */
+#define CHUNK_FP_FIELD_MAX 8   /* bytes of a fingerprint field, at most */
 
 /* Encodes n consecutive events into out, which has room for
  * n * CHUNK_EVENT_MAX bytes; returns the bytes written, or 0 when an event
@@ -42,5 +52,27 @@ const char *chunk_get_events(const uint8_t *p, size_t len, uint64_t first, size_
 /* One interrupt's stored part: out must have CHUNK_IRQ_SIZE bytes. */
 void chunk_put_irq(uint32_t sp, const uint8_t digest[DB_DIGEST_SIZE], uint8_t *out);
 void chunk_get_irq(const uint8_t *p, uint32_t *sp, uint8_t digest[DB_DIGEST_SIZE]);
+
+/* The widths of a fingerprint chunk's fields, in bytes (0 to 8). */
+typedef struct chunk_fp_sizes {
+	unsigned ra, hash, key;
+} chunk_fp_sizes;
+
+/* The narrowest widths that hold n fingerprints' fields. */
+chunk_fp_sizes chunk_fp_sizes_of(const db_fingerprint *f, size_t n);
+/* Encodes n fingerprints into data (n * (ra + hash) bytes) and, unless
+ * keys is NULL, their input keys into keys (n * key bytes). */
+void chunk_put_fps(const db_fingerprint *f, size_t n, chunk_fp_sizes sz, uint8_t *data,
+		   uint8_t *keys);
+/* NULL when a chunk of `count` fingerprints with these widths, `data_len`
+ * bytes of data and `keys_len` bytes of keys (keys_len < 0: no keys) is
+ * well-formed, else what is wrong. */
+const char *chunk_fp_check(int64_t count, int64_t ra, int64_t hash, int64_t key,
+			   int64_t data_len, int64_t keys_len);
+/* Decodes a checked chunk's fields into out[0..n): ra_part, hash_part and,
+ * when keys is not NULL, input_key with has_input_key set; the rest of
+ * each fingerprint is left as it was. */
+void chunk_get_fps(const uint8_t *data, const uint8_t *keys, size_t n, chunk_fp_sizes sz,
+		   db_fingerprint *out);
 
 #endif

@@ -37,6 +37,10 @@
  * fraction of a byte per event. */
 #define CHUNK_EVENTS 64
 #define CHUNK_IRQS 64
+/* Fingerprints per chunk, at most: the view picks them by offset, so a
+ * long chunk costs SQL nothing more, and the recorder's batches cut them
+ * shorter anyway. */
+#define CHUNK_FPS 1024
 
 enum { ST_EVENT, ST_IRQ, ST_CONTEXT, ST_FP, ST_COUNT };
 
@@ -74,6 +78,15 @@ struct db {
 	avrr_err werr;       /* its message; written before `failed` is set */
 
 	db_decoded decoded;  /* what validation read, until a loader takes it */
+
+	/* Decoded once for all configurations' fingerprints: the vector of
+	 * each interrupt (from the log) and, when asked, the ground truth. */
+	uint8_t *irq_vector;
+	size_t nirq;
+	int have_irq_vector;
+	db_interrupt *truth;
+	size_t ntruth;
+	int have_truth;
 };
 
 /* The byte at 1-based position `pos` of blob `b`, in plain SQL: SQLite has
@@ -81,6 +94,17 @@ struct db {
 #define SQL_BYTE(b, pos)                                                          \
 	"(instr('123456789ABCDEF', substr(hex(substr(" b ", " pos ", 1)), 1, 1)) * 16" \
 	" + instr('123456789ABCDEF', substr(hex(substr(" b ", " pos ", 1)), 2, 1)))"
+
+/* The little-endian number of w (0 to 8) bytes at position pos of blob b,
+ * in plain SQL; OR, not +, so the top byte's bit 63 wraps as in C rather
+ * than turning the sum into a REAL. */
+#define SQL_LE_BYTE(b, pos, w, k, shift) \
+	"(CASE WHEN " w " > " k " THEN " SQL_BYTE(b, pos " + " k) " << " shift " ELSE 0 END)"
+#define SQL_LE(b, pos, w)                                                              \
+	"(" SQL_LE_BYTE(b, pos, w, "0", "0") " | " SQL_LE_BYTE(b, pos, w, "1", "8") " | "   \
+	SQL_LE_BYTE(b, pos, w, "2", "16") " | " SQL_LE_BYTE(b, pos, w, "3", "24") " | "      \
+	SQL_LE_BYTE(b, pos, w, "4", "32") " | " SQL_LE_BYTE(b, pos, w, "5", "40") " | "      \
+	SQL_LE_BYTE(b, pos, w, "6", "48") " | " SQL_LE_BYTE(b, pos, w, "7", "56") ")"
 
 /* The varint being read is complete with byte b, and its value. */
 #define SQL_END "b < 128"
@@ -109,10 +133,11 @@ static const char *const SCHEMA =
 	"CREATE TABLE contexts (idx INTEGER PRIMARY KEY, data BLOB NOT NULL);"
 	"CREATE TABLE fp_configs (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
 	" spec TEXT NOT NULL);"
-	"CREATE TABLE fingerprints ("
-	" config INTEGER NOT NULL REFERENCES fp_configs(id), n INTEGER NOT NULL,"
-	" vector INTEGER NOT NULL, ra_part INTEGER NOT NULL, hash_part INTEGER NOT NULL,"
-	" input_key INTEGER, PRIMARY KEY (config, n)) WITHOUT ROWID;"
+	"CREATE TABLE fingerprint_chunks ("
+	" config INTEGER NOT NULL REFERENCES fp_configs(id), first INTEGER NOT NULL,"
+	" count INTEGER NOT NULL, ra_size INTEGER NOT NULL, hash_size INTEGER NOT NULL,"
+	" key_size INTEGER NOT NULL, data BLOB NOT NULL, keys BLOB,"
+	" PRIMARY KEY (config, first)) WITHOUT ROWID;"
 	/* One row per event, decoded from event_chunks (chunk.c) one byte per
 	 * step: `field` is the varint being read (0 head, 1 dicount, 2 dextra,
 	 * 3 pc, 4 addr, 5 value), `done` marks the step that completes an event. */
@@ -154,7 +179,22 @@ static const char *const SCHEMA =
 	"  (SELECT data FROM contexts WHERE idx = n)"
 	" FROM (SELECT row_number() OVER (ORDER BY seq) AS n, icount, cycle, ctx, pc"
 	"  FROM events WHERE type = 2)"
-	" WHERE n <= (SELECT coalesce(sum(count), 0) FROM interrupt_chunks);";
+	" WHERE n <= (SELECT coalesce(sum(count), 0) FROM interrupt_chunks);"
+	/* One row per fingerprint, decoded from fingerprint_chunks (chunk.h):
+	 * fixed-width fields, picked by offset; the vector is the n-th irq
+	 * event's. */
+	"CREATE VIEW fingerprints (config, n, vector, ra_part, hash_part, input_key) AS"
+	" WITH RECURSIVE each (config, first, count, rs, hs, ks, data, keys, i) AS ("
+	"  SELECT config, first, count, ra_size, hash_size, key_size, data, keys, 0"
+	"  FROM fingerprint_chunks"
+	"  UNION ALL SELECT config, first, count, rs, hs, ks, data, keys, i + 1 FROM each"
+	"  WHERE i + 1 < count),"
+	" irqs (n, vector) AS (SELECT row_number() OVER (ORDER BY seq), ctx FROM events"
+	"  WHERE type = 2)"
+	" SELECT config, first + i, vector, " SQL_LE("data", "(rs + hs) * i + 1", "rs") ","
+	"  " SQL_LE("data", "(rs + hs) * i + rs + 1", "hs") ","
+	"  CASE WHEN keys IS NOT NULL THEN " SQL_LE("keys", "ks * i + 1", "ks") " END"
+	" FROM each LEFT JOIN irqs ON irqs.n = first + i ORDER BY config, first + i;";
 
 static int sql_err(db *d, avrr_err *err, const char *what)
 {
@@ -195,6 +235,8 @@ static void db_free(db *d)
 	sqlite3_close(d->h);
 	free(d->decoded.events);
 	free(d->decoded.interrupts);
+	free(d->irq_vector);
+	free(d->truth);
 	free(d->path);
 	free(d->tmp);
 	free(d);
@@ -219,7 +261,7 @@ static int prepare(db *d, avrr_err *err)
 		[ST_EVENT] = "INSERT INTO event_chunks VALUES (?,?,?)",
 		[ST_IRQ] = "INSERT INTO interrupt_chunks VALUES (?,?,?)",
 		[ST_CONTEXT] = "INSERT INTO contexts VALUES (?,?)",
-		[ST_FP] = "INSERT INTO fingerprints VALUES (?,?,?,?,?,?)",
+		[ST_FP] = "INSERT INTO fingerprint_chunks VALUES (?,?,?,?,?,?,?,?)",
 	};
 	for (int i = 0; i < ST_COUNT; i++)
 		if (sqlite3_prepare_v2(d->h, sql[i], -1, &d->st[i], NULL) != SQLITE_OK)
@@ -363,19 +405,54 @@ static int insert_interrupts(db *d, const db_interrupt *q, unsigned n, avrr_err 
 	return rc;
 }
 
-static int insert_fingerprint(db *d, const db_fingerprint *f, avrr_err *err)
+/* Stores n (at most CHUNK_FPS) consecutive fingerprints of one
+ * configuration, all with input keys or all without, as one chunk. */
+static int insert_fingerprints(db *d, const db_fingerprint *f, unsigned n, avrr_err *err)
 {
+	uint8_t data[CHUNK_FPS * 2 * CHUNK_FP_FIELD_MAX], keys[CHUNK_FPS * CHUNK_FP_FIELD_MAX];
+	chunk_fp_sizes sz = chunk_fp_sizes_of(f, n);
+	if (!f[0].has_input_key)
+		sz.key = 0;
+	chunk_put_fps(f, n, sz, data, f[0].has_input_key ? keys : NULL);
 	sqlite3_stmt *st = d->st[ST_FP];
-	sqlite3_bind_int64(st, 1, f->config);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)f->n);
-	sqlite3_bind_int64(st, 3, f->vector);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)f->ra_part);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)f->hash_part);
-	if (f->has_input_key)
-		sqlite3_bind_int64(st, 6, (sqlite3_int64)f->input_key);
+	sqlite3_bind_int64(st, 1, f[0].config);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)f[0].n);
+	sqlite3_bind_int64(st, 3, n);
+	sqlite3_bind_int(st, 4, (int)sz.ra);
+	sqlite3_bind_int(st, 5, (int)sz.hash);
+	sqlite3_bind_int(st, 6, (int)sz.key);
+	/* Never a NULL pointer, which SQLite would bind as NULL: all-zero
+	 * fields take 0 bytes, and an empty blob is still a blob. */
+	sqlite3_bind_blob(st, 7, data, (int)(n * (sz.ra + sz.hash)), SQLITE_STATIC);
+	if (f[0].has_input_key)
+		sqlite3_bind_blob(st, 8, keys, (int)(n * sz.key), SQLITE_STATIC);
 	else
-		sqlite3_bind_null(st, 6);
+		sqlite3_bind_null(st, 8);
 	return step_insert(d, st, err);
+}
+
+static int by_config_n(const void *a, const void *b)
+{
+	const db_fingerprint *x = a, *y = b;
+	if (x->config != y->config)
+		return x->config < y->config ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* Stores a batch's fingerprints, which arrive interrupt by interrupt with
+ * every configuration's interleaved, as chunks of one configuration each. */
+static int insert_fp_batch(db *d, db_fingerprint *f, unsigned n, avrr_err *err)
+{
+	qsort(f, n, sizeof *f, by_config_n);
+	int rc = 0;
+	for (unsigned i = 0, k; i < n && !rc && !atomic_load(&d->failed); i = k) {
+		for (k = i + 1; k < n && k - i < CHUNK_FPS && f[k].config == f[i].config &&
+				f[k].n == f[k - 1].n + 1 && f[k].has_input_key == f[i].has_input_key;
+		     k++)
+			;
+		rc = insert_fingerprints(d, &f[i], k - i, err);
+	}
+	return rc;
 }
 
 /* Inserts a batch's rows; empties the batch.  A new recording commits each
@@ -394,8 +471,8 @@ static void write_batch(db *d, batch *b)
 	for (unsigned i = 0; i < b->nirq && !rc && !atomic_load(&d->failed); i += CHUNK_IRQS)
 		rc = insert_interrupts(d, &b->irq[i], b->nirq - i < CHUNK_IRQS ? b->nirq - i
 										: CHUNK_IRQS, &e);
-	for (unsigned i = 0; i < b->nfp && !rc && !atomic_load(&d->failed); i++)
-		rc = insert_fingerprint(d, &b->fp[i], &e);
+	if (b->nfp && !rc && !atomic_load(&d->failed))
+		rc = insert_fp_batch(d, b->fp, b->nfp, &e);
 	if (!rc && !atomic_load(&d->failed) && d->tmp)
 		rc = exec(d, "COMMIT; BEGIN", &e);
 	if (rc)
@@ -992,48 +1069,131 @@ int db_load_fp_configs(db *d, db_fp_config **out, size_t *n, avrr_err *err)
 	return rc;
 }
 
-static int fingerprint_row(sqlite3_stmt *st, void *arg)
+/* Fills d->irq_vector from the log validation decoded, or decodes it. */
+static int load_irq_vectors(db *d, avrr_err *err)
 {
-	db_fingerprint *f = grow(arg);
-	if (!f)
-		return -1;
-	memset(f, 0, sizeof *f);
-	f->config = (uint32_t)sqlite3_column_int64(st, 0);
-	f->n = (uint64_t)sqlite3_column_int64(st, 1);
-	f->vector = (uint32_t)sqlite3_column_int64(st, 2);
-	f->ra_part = (uint64_t)sqlite3_column_int64(st, 3);
-	f->hash_part = (uint64_t)sqlite3_column_int64(st, 4);
-	f->has_input_key = sqlite3_column_type(st, 5) != SQLITE_NULL;
-	f->input_key = (uint64_t)sqlite3_column_int64(st, 5);
+	if (d->have_irq_vector)
+		return 0;
+	const trace_event *ev = d->decoded.events;
+	size_t nev = d->decoded.nevents, n = 0;
+	trace_event *loaded = NULL;
+	if (!ev) {
+		if (db_decode_events(d->h, d->path, &loaded, &nev, err))
+			return -1;
+		ev = loaded;
+	}
+	for (size_t i = 0; i < nev; i++)
+		n += ev[i].type == TRACE_IRQ;
+	uint8_t *v = malloc(n ? n : 1);
+	if (!v) {
+		free(loaded);
+		return avrr_errf(err, "out of memory");
+	}
+	n = 0;
+	for (size_t i = 0; i < nev; i++)
+		if (ev[i].type == TRACE_IRQ)
+			v[n++] = (uint8_t)ev[i].addr;
+	free(loaded);
+	d->irq_vector = v;
+	d->nirq = n;
+	d->have_irq_vector = 1;
 	return 0;
+}
+
+/* The ground truth: validation's copy while a loader has not taken it,
+ * else decoded once and kept. */
+static int truth_for_fingerprints(db *d, const db_interrupt **q, size_t *n, avrr_err *err)
+{
+	if (d->decoded.interrupts) {
+		*q = d->decoded.interrupts;
+		*n = d->decoded.ninterrupts;
+		return 0;
+	}
+	if (!d->have_truth) {
+		if (decode_interrupts(d, &d->truth, &d->ntruth, err))
+			return -1;
+		d->have_truth = 1;
+	}
+	*q = d->truth;
+	*n = d->ntruth;
+	return 0;
+}
+
+/* Decodes one configuration's chunks (as chunk.h) in order of n.  db_open
+ * validated them; the checks here only keep a file that was not validated
+ * (db_open_written) from being read out of bounds. */
+static int decode_fingerprints(db *d, uint32_t config, growbuf *g, avrr_err *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h, "SELECT first, count, ra_size, hash_size, key_size, data,"
+			       " keys FROM fingerprint_chunks WHERE config = ? ORDER BY first",
+			       -1, &st, NULL) != SQLITE_OK)
+		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	sqlite3_bind_int64(st, 1, config);
+	int rc = 0, step;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t first = sqlite3_column_int64(st, 0), count = sqlite3_column_int64(st, 1);
+		chunk_fp_sizes sz = { (unsigned)sqlite3_column_int64(st, 2),
+				      (unsigned)sqlite3_column_int64(st, 3),
+				      (unsigned)sqlite3_column_int64(st, 4) };
+		int has_keys = sqlite3_column_type(st, 6) != SQLITE_NULL;
+		/* An empty blob reads as a NULL pointer; keys NULL means none. */
+		const uint8_t *data = sqlite3_column_blob(st, 5), *keys = sqlite3_column_blob(st, 6);
+		data = data ? data : (const uint8_t *)"";
+		keys = !has_keys ? NULL : keys ? keys : (const uint8_t *)"";
+		const char *why = chunk_fp_check(count, sqlite3_column_int64(st, 2),
+						 sqlite3_column_int64(st, 3),
+						 sqlite3_column_int64(st, 4), sqlite3_column_bytes(st, 5),
+						 has_keys ? sqlite3_column_bytes(st, 6) : -1);
+		if (!why && (first != (int64_t)g->n + 1 || (uint64_t)(first - 1 + count) > d->nirq))
+			why = "fingerprints out of place";
+		db_fingerprint *f = why ? NULL : grow_n(g, (size_t)count);
+		if (why) {
+			rc = avrr_errf(err, "%s: damaged recording: %s (fingerprint_chunks, row %" PRId64
+				       ")", d->path, why, first);
+			break;
+		}
+		if (!f) {
+			rc = avrr_errf(err, "out of memory");
+			break;
+		}
+		memset(f, 0, (size_t)count * sizeof *f);
+		for (int64_t i = 0; i < count; i++) {
+			f[i].config = config;
+			f[i].n = (uint64_t)(first + i);
+			f[i].vector = d->irq_vector[first - 1 + i];
+		}
+		chunk_get_fps(data, keys, (size_t)count, sz, f);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int db_load_fingerprints(db *d, uint32_t config, int with_digests, db_fingerprint **out,
 			 size_t *n, avrr_err *err)
 {
-	char sql[160];
-	snprintf(sql, sizeof sql, "SELECT config, n, vector, ra_part, hash_part, input_key"
-		 " FROM fingerprints WHERE config = %u ORDER BY n", config);
-	void *rows;
-	int rc = load_all(d, sql, fingerprint_row, sizeof **out, &rows, n, err);
-	*out = rows;
-	db_interrupt *truth = NULL;
+	growbuf g = { .size = sizeof **out };
+	const db_interrupt *truth = NULL;
 	size_t ntruth = 0;
-	if (!rc && with_digests && !(rc = decode_interrupts(d, &truth, &ntruth, err))) {
-		for (size_t i = 0; i < *n; i++) {
-			db_fingerprint *f = &(*out)[i];
-			if (f->n >= 1 && f->n <= ntruth) {
-				memcpy(f->digest, truth[f->n - 1].digest, sizeof f->digest);
-				f->has_digest = 1;
-			}
+	int rc = drain(d, err) || load_irq_vectors(d, err) ||
+		 decode_fingerprints(d, config, &g, err) ||
+		 (with_digests && truth_for_fingerprints(d, &truth, &ntruth, err)) ? -1 : 0;
+	db_fingerprint *f = g.items;
+	for (size_t i = 0; !rc && with_digests && i < g.n; i++) {
+		if (f[i].n >= 1 && f[i].n <= ntruth) {
+			memcpy(f[i].digest, truth[f[i].n - 1].digest, sizeof f[i].digest);
+			f[i].has_digest = 1;
 		}
 	}
-	free(truth);
 	if (rc) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
+		free(g.items);
+		g.items = NULL;
+		g.n = 0;
 	}
+	*out = g.items;
+	*n = g.n;
 	return rc;
 }
 
@@ -1106,7 +1266,7 @@ int db_strip(const char *path, const char *out, avrr_err *err)
 	}
 	if (sqlite3_open_v2(tmp, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
 	    sqlite3_exec(h, "BEGIN; DELETE FROM interrupt_chunks; DELETE FROM contexts;"
-			    " UPDATE fingerprints SET input_key = NULL;"
+			    " UPDATE fingerprint_chunks SET key_size = 0, keys = NULL;"
 			    " UPDATE run SET has_ground_truth = 0; COMMIT; VACUUM;",
 			 NULL, NULL, NULL) != SQLITE_OK) {
 		avrr_errf(err, "%s: %s", out, h ? sqlite3_errmsg(h) : "out of memory");

@@ -55,13 +55,6 @@ typedef struct checker {
 	db_interrupt *interrupts;  /* the ground truth, which db_open keeps too */
 } checker;
 
-/* The n-th irq event (1-based). */
-static const trace_event *irq_event(const checker *c, uint64_t n)
-{
-	const uint32_t *at = c->irq_at.items;
-	return (const trace_event *)c->events.items + at[n - 1];
-}
-
 /* "PATH: damaged recording: WHAT (TABLE, row N)"; row 0 leaves the row out. */
 static int damaged(checker *c, const char *table, int64_t row, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -555,49 +548,90 @@ static uint64_t mask_of(unsigned bits)
 }
 
 /* Every configuration has one fingerprint per interrupt, n = 1, 2, ...,
- * each of its interrupt's vector and within its configuration's bits. */
+ * in chunks that decode exactly, each within its configuration's bits.  A
+ * fingerprint's vector is its interrupt's by construction (the view and
+ * the loader take it from the log), so it cannot disagree.  Rows are
+ * numbered as the view `fingerprints` orders them. */
 static int check_fingerprints(checker *c)
 {
-	if (begin(c, "fingerprints", "SELECT config, n, vector, ra_part, hash_part, input_key"
-				     " FROM fingerprints ORDER BY config, n"))
+	if (begin(c, "fingerprint_chunks", "SELECT config, first, count, ra_size, hash_size,"
+		  " key_size, data, keys FROM fingerprint_chunks ORDER BY config, first"))
 		return -1;
 	cfg_seen *cfgs = c->cfgs.items;
 	size_t k = 0, ncfg = c->cfgs.n, nirq = c->irq_at.n;
 	int64_t row = 0;
-	int have;
-	while ((have = next(c, "fingerprints")) > 0) {
+	db_fingerprint *f = NULL;
+	size_t fcap = 0;
+	int have = 0, rc = 0;
+	while (!rc && (have = next(c, "fingerprint_chunks")) > 0) {
 		sqlite3_stmt *st = c->st;
-		int64_t config, n, v, ra, part;
-		row++;
-		if (int_in(st, 0, INT64_MIN, INT64_MAX, &config))
-			return damaged(c, "fingerprints", row, "fingerprints.config is not an integer");
+		int64_t config, first, count, ra, hash, key;
+		if (int_in(st, 0, INT64_MIN, INT64_MAX, &config)) {
+			rc = damaged(c, "fingerprints", row + 1, "fingerprints.config is not an integer");
+			break;
+		}
 		while (k < ncfg && cfgs[k].id < config)
 			k++;
-		if (k == ncfg || cfgs[k].id != config)
-			return damaged(c, "fingerprints", row, "a fingerprint of configuration %" PRId64
-				       ", which fp_configs lacks", config);
+		if (k == ncfg || cfgs[k].id != config) {
+			rc = damaged(c, "fingerprints", row + 1, "a fingerprint of configuration %"
+				     PRId64 ", which fp_configs lacks", config);
+			break;
+		}
 		cfg_seen *g = &cfgs[k];
-		if (int_in(st, 1, (int64_t)g->rows + 1, (int64_t)g->rows + 1, &n) ||
-		    (uint64_t)n > nirq)
-			return damaged(c, "fingerprints", row, "configuration '%s' has no fingerprint"
-				       " for interrupt %" PRIu64, g->name, g->rows + 1);
-		g->rows++;
-		uint32_t vector = irq_event(c, (uint64_t)n)->addr;
-		if (int_in(st, 2, vector, vector, &v))
-			return damaged(c, "fingerprints", row, "fingerprint %" PRId64 " of configuration"
-				       " '%s' is of another vector than its interrupt", n, g->name);
-		if (int_in(st, 3, INT64_MIN, INT64_MAX, &ra) ||
-		    int_in(st, 4, INT64_MIN, INT64_MAX, &part) ||
-		    (uint64_t)ra > mask_of(g->ra_bits) || (uint64_t)part > mask_of(g->state_bits))
-			return damaged(c, "fingerprints", row, "fingerprint %" PRId64 " of configuration"
-				       " '%s' is wider than its ra=%u and %u more bits", n, g->name,
-				       g->ra_bits, g->state_bits);
-		int t = sqlite3_column_type(st, 5);
-		if (t != SQLITE_NULL && t != SQLITE_INTEGER)
-			return damaged(c, "fingerprints", row, "fingerprints.input_key is not an"
-				       " integer");
+		if (int_in(st, 1, (int64_t)g->rows + 1, (int64_t)g->rows + 1, &first) ||
+		    g->rows + 1 > nirq) {
+			rc = damaged(c, "fingerprints", row + 1, "configuration '%s' has no fingerprint"
+				     " for interrupt %" PRIu64, g->name, g->rows + 1);
+			break;
+		}
+		int keys_type = sqlite3_column_type(st, 7);
+		const char *why = NULL;
+		if (int_in(st, 2, 1, 1 << 16, &count) || int_in(st, 3, 0, 8, &ra) ||
+		    int_in(st, 4, 0, 8, &hash) || int_in(st, 5, 0, 8, &key) ||
+		    sqlite3_column_type(st, 6) != SQLITE_BLOB ||
+		    (keys_type != SQLITE_NULL && keys_type != SQLITE_BLOB))
+			why = "a bad count, field size or type";
+		const uint8_t *data = NULL, *keys = NULL;
+		if (!why) {
+			data = sqlite3_column_blob(st, 6);
+			keys = sqlite3_column_blob(st, 7);
+			why = chunk_fp_check(count, ra, hash, key, sqlite3_column_bytes(st, 6),
+					     keys_type == SQLITE_NULL ? -1 : sqlite3_column_bytes(st, 7));
+		}
+		if (why) {
+			rc = damaged(c, "fingerprint_chunks", first, "a chunk of configuration '%s' with"
+				     " %s", g->name, why);
+			break;
+		}
+		if ((size_t)count > fcap) {
+			free(f);
+			fcap = (size_t)count;
+			if (!(f = malloc(fcap * sizeof *f))) {
+				rc = avrr_errf(c->err, "out of memory");
+				break;
+			}
+		}
+		/* An empty blob reads as a NULL pointer; keys NULL means none. */
+		data = data ? data : (const uint8_t *)"";
+		keys = keys_type == SQLITE_NULL ? NULL : keys ? keys : (const uint8_t *)"";
+		chunk_get_fps(data, keys, (size_t)count,
+			      (chunk_fp_sizes){ (unsigned)ra, (unsigned)hash, (unsigned)key }, f);
+		for (int64_t i = 0; i < count && !rc; i++) {
+			uint64_t n = g->rows + 1;
+			row++;
+			if (n > nirq)
+				rc = damaged(c, "fingerprints", row, "configuration '%s' has no fingerprint"
+					     " for interrupt %" PRIu64, g->name, n);
+			else if (f[i].ra_part > mask_of(g->ra_bits) ||
+				 f[i].hash_part > mask_of(g->state_bits))
+				rc = damaged(c, "fingerprints", row, "fingerprint %" PRIu64 " of"
+					     " configuration '%s' is wider than its ra=%u and %u more"
+					     " bits", n, g->name, g->ra_bits, g->state_bits);
+			g->rows++;
+		}
 	}
-	if (have < 0)
+	free(f);
+	if (rc || have < 0)
 		return -1;
 	for (k = 0; k < ncfg; k++)
 		if (cfgs[k].rows != nirq)

@@ -28,8 +28,8 @@ static const struct {
 			    "has_ground_truth", "created", "transfers", NULL } },
 	{ "event_chunks", { "first", "count", "data", NULL } },
 	{ "interrupt_chunks", { "first", "count", "data", NULL } },
-	{ "fingerprints", { "config", "n", "vector", "ra_part", "hash_part", "input_key",
-				 NULL } },
+	{ "fingerprint_chunks", { "config", "first", "count", "ra_size", "hash_size", "key_size",
+				       "data", "keys", NULL } },
 	{ "fp_configs", { "id", "name", "spec", NULL } },
 	{ "firmware", { "sha256", "elf", NULL } },
 	{ "contexts", { "idx", "data", NULL } },
@@ -114,9 +114,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 TABLES[t].table);
 		if (t == 3)  /* WITHOUT ROWID: its key picks the row */
 			snprintf(sql, sizeof sql,
-				 "UPDATE OR IGNORE fingerprints SET %s = ?1 WHERE (config, n) IN"
-				 " (SELECT config, n FROM fingerprints LIMIT 1 OFFSET (?2 %% max(1,"
-				 " (SELECT count(*) FROM fingerprints))))", TABLES[t].cols[e[3] % ncols]);
+				 "UPDATE OR IGNORE fingerprint_chunks SET %s = ?1 WHERE (config, first)"
+				 " IN (SELECT config, first FROM fingerprint_chunks LIMIT 1 OFFSET (?2 %%"
+				 " max(1, (SELECT count(*) FROM fingerprint_chunks))))",
+				 TABLES[t].cols[e[3] % ncols]);
 		sqlite3_stmt *st;
 		if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
 			continue;

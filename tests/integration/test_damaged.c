@@ -29,16 +29,6 @@ typedef struct damage {
 } damage;
 
 static const damage CASES[] = {
-	/* values wider than the default configuration (ra=8, width=24) */
-	{ "UPDATE fingerprints SET hash_part = -1 WHERE n = 3",
-	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
-	  " (fingerprints, row 3)" },
-	{ "UPDATE fingerprints SET hash_part = 65536 WHERE n = 3",
-	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
-	  " (fingerprints, row 3)" },
-	{ "UPDATE fingerprints SET ra_part = 256 WHERE n = 3",
-	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
-	  " (fingerprints, row 3)" },
 	/* run lengths that would make a replay run without end */
 	{ "UPDATE run SET instructions = -5", "run.instructions is out of range (run, row 1)" },
 	{ "UPDATE run SET instructions = 4611686018427387904",
@@ -81,16 +71,18 @@ static const damage CASES[] = {
 	{ "UPDATE run SET has_ground_truth = 0",
 	  "ground truth in a stripped recording (interrupts, row 1)" },
 	/* fingerprints and their configurations */
-	{ "DELETE FROM fingerprints WHERE n = 4",
-	  "configuration 'default' has no fingerprint for interrupt 4 (fingerprints, row 4)" },
-	{ "UPDATE fingerprints SET vector = 2 WHERE n = 5",
-	  "fingerprint 5 of configuration 'default' is of another vector than its interrupt"
-	  " (fingerprints, row 5)" },
-	{ "UPDATE fingerprints SET input_key = 'k' WHERE n = 2",
-	  "fingerprints.input_key is not an integer (fingerprints, row 2)" },
+	{ "UPDATE fingerprint_chunks SET keys = 'k' WHERE first = 1",
+	  "a chunk of configuration 'default' with a bad count, field size or type"
+	  " (fingerprint_chunks, row 1)" },
+	{ "UPDATE fingerprint_chunks SET data = substr(data, 1, 5) WHERE first = 1",
+	  "a chunk of configuration 'default' with data of other than ra_size + hash_size bytes"
+	  " per fingerprint (fingerprint_chunks, row 1)" },
+	{ "UPDATE fingerprint_chunks SET keys = substr(keys, 2) WHERE first = 1",
+	  "a chunk of configuration 'default' with keys of other than key_size bytes per"
+	  " fingerprint (fingerprint_chunks, row 1)" },
+	{ "UPDATE fingerprint_chunks SET first = 2 WHERE first = 1",
+	  "configuration 'default' has no fingerprint for interrupt 1 (fingerprints, row 1)" },
 	{ "UPDATE fp_configs SET id = -1", "fp_configs.id is out of range (fp_configs, row -1)" },
-	{ "INSERT INTO fingerprints VALUES (7, 1, 1, 0, 0, NULL)",
-	  "a fingerprint of configuration 7, which fp_configs lacks (fingerprints, row 256)" },
 	{ "UPDATE fp_configs SET spec = 'sel=r24' || char(27) || '[2J'",
 	  "configuration 'default' has a spec of other than up to 511 printable characters"
 	  " (fp_configs, row 1)" },
@@ -117,8 +109,26 @@ static const damage CASES[] = {
 	{ "DELETE FROM run", "no run metadata (run)" },
 };
 
-/* The event log, edited as rows of the `events` view (test_edit_log). */
+/* The event log and the fingerprints, edited as rows of their views
+ * (test_edit_log).  A fingerprint's vector is no case: the view takes it
+ * from the log, so it cannot disagree with its interrupt's. */
 static const damage LOG_CASES[] = {
+	/* values wider than the default configuration (ra=8, width=24) */
+	{ "UPDATE fingerprints SET hash_part = -1 WHERE n = 3",
+	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	  " (fingerprints, row 3)" },
+	{ "UPDATE fingerprints SET hash_part = 65536 WHERE n = 3",
+	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	  " (fingerprints, row 3)" },
+	{ "UPDATE fingerprints SET ra_part = 256 WHERE n = 3",
+	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	  " (fingerprints, row 3)" },
+	{ "DELETE FROM fingerprints WHERE n = 4",
+	  "configuration 'default' has no fingerprint for interrupt 4 (fingerprints, row 4)" },
+	{ "INSERT INTO fingerprints VALUES (7, 1, 1, 0, 0, NULL)",
+	  "a fingerprint of configuration 7, which fp_configs lacks (fingerprints, row 256)" },
+	{ "INSERT INTO fingerprints VALUES (1, 256, 1, 0, 0, NULL)",
+	  "configuration 'default' has no fingerprint for interrupt 256 (fingerprints, row 256)" },
 	{ "UPDATE events SET addr = 200, ctx = 200 WHERE seq = 2",
 	  "events.ctx is out of range (events, row 2)" },
 	{ "UPDATE events SET type = 5 WHERE seq = 1",

@@ -9,7 +9,7 @@
  * total order — stops at the icount derived from the recording itself;
  * --keep-going, --until, a recording without interrupts and SIGINT.
  */
-#include "../testlib.h"
+#include "../edit_log.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -38,16 +38,6 @@ static void record(scratch *s, const char *name, const char *insns, const char *
 	if (test_run(s->out, sizeof s->out, "%s record traces/%s.elf --stimuli traces/%s.stim "
 		     "--instructions %s %s -o '%s'", test_avrr(), name, name, insns, fps, path))
 		fail_msg("record %s: %s", name, s->out);
-}
-
-static void sql(const char *path, const char *q)
-{
-	sqlite3 *h;
-	char *msg = NULL;
-	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-	if (sqlite3_exec(h, q, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", q, msg);
-	sqlite3_close(h);
 }
 
 /* Runs `avrr replay PATH ARGS --json`; returns the parsed output (the
@@ -366,7 +356,8 @@ static void test_keep_going_counts_to_the_end(void **state)
 /* Makes interrupt 3's stored fingerprint differ in its lowest bit. */
 static void damage_third(const char *path)
 {
-	sql(path, "UPDATE fingerprints SET hash_part = (hash_part | 1) - (hash_part & 1) WHERE n = 3");
+	test_edit_log(path, "UPDATE fingerprints SET hash_part = (hash_part | 1) - (hash_part & 1)"
+		      " WHERE n = 3");
 }
 
 static void test_missed_interrupt_stops_at_its_icount(void **state)
@@ -458,7 +449,7 @@ static void test_wider_fingerprint_is_damage(void **state)
 	scratch *s = *state;
 	char path[256];
 	record(s, "adcapp", "20000", "", "a.db", path, sizeof path);
-	sql(path, "UPDATE fingerprints SET hash_part = 65536 WHERE n = 3");
+	test_edit_log(path, "UPDATE fingerprints SET hash_part = 65536 WHERE n = 3");
 	static const char *const cmds[] = { "replay '%s'", "replay '%s' --oracle",
 					    "shell '%s' -x /dev/null" };
 	for (size_t i = 0; i < 3; i++) {

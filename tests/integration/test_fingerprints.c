@@ -267,7 +267,7 @@ static void test_info_metrics(void **state)
 	json_decref(o);
 
 	/* Stripped of the ground truth, the truth-based metrics are null. */
-	sql(path, "DELETE FROM interrupt_chunks; UPDATE fingerprints SET input_key = NULL;"
+	sql(path, "DELETE FROM interrupt_chunks; UPDATE fingerprint_chunks SET keys = NULL;"
 		  " UPDATE run SET has_ground_truth = 0");
 	assert_int_equal(avrr(s, "info '%s' --json%s", path, ""), 0);
 	o = json_loads(s->out, 0, &jerr);
