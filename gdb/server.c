@@ -525,8 +525,10 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 		travel_hold_signals(0);  /* the front-end holds them over the fork */
 		close(rep[0]);
 		close(life[1]);
+		unsigned mb = gs->checkpoint_mb ? gs->checkpoint_mb : TRAVEL_MEMORY_MB;
 		travel t = { .cmd_fd = -1, .reply_fd = rep[1], .life_fd = life[0],
-			     .interval = TRAVEL_INTERVAL, .max = TRAVEL_MAX };
+			     .interval = TRAVEL_INTERVAL, .max = TRAVEL_MAX,
+			     .mem_cap_kb = (uint64_t)mb * 1024 };
 		snprintf(t.dir, sizeof t.dir, "%s", gs->dir);
 		signal(SIGINT, SIG_IGN);  /* gdb's Ctrl-C comes as a byte, not a signal */
 		_exit(serve_main(db_path, o, listen_fd, gs->write_elf, &t));

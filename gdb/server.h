@@ -28,6 +28,8 @@ typedef struct gdb_session {
 	pid_t pid;          /* the engine */
 	int write_elf;      /* set before start: the recording's firmware goes to
 			       DIR/firmware.elf, for the client's symbols */
+	unsigned checkpoint_mb;  /* set before start: the checkpoints' memory cap
+				    (0: TRAVEL_MEMORY_MB) */
 } gdb_session;
 
 /* Opens the recording in a new engine process that will accept one

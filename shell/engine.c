@@ -596,18 +596,11 @@ static int info_checkpoints(engine *e, const char *args)
 	(void)args;
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(e->t, cks, sizeof cks / sizeof *cks);
-	uint64_t kb = 0;
-	for (size_t i = 0; i < n; i++) {
-		char path[64], line[256];
-		snprintf(path, sizeof path, "/proc/%d/smaps_rollup", cks[i].pid);
-		FILE *f = fopen(path, "r");
-		while (f && fgets(line, sizeof line, f))
-			if (!strncmp(line, "Pss:", 4))
-				kb += strtoull(line + 4, NULL, 10);
-		if (f)
-			fclose(f);
-	}
-	printf("%zu checkpoints, %.1f MB (proportional set size)\n", n, (double)kb / 1024.0);
+	uint64_t kb = travel_memory_kb(cks, n);
+	printf("%zu checkpoints, %.1f MB", n, (double)kb / 1024.0);
+	if (e->t->mem_cap_kb)
+		printf(" of at most %.0f MB", (double)e->t->mem_cap_kb / 1024.0);
+	printf(" (proportional set size, beyond the engine's own)\n");
 	for (size_t i = 0; i < n; i++)
 		printf("  icount %" PRIu64 "\n", cks[i].icount);
 	return 0;

@@ -20,6 +20,7 @@
 typedef struct engine_options {
 	const char *db_path;
 	rp_options replay;          /* fp_name, match, window, interrupted */
+	unsigned checkpoint_mb;     /* the checkpoints' memory cap; 0: TRAVEL_MEMORY_MB */
 } engine_options;
 
 /* Runs the engine until the UI says quit or goes away; never returns in

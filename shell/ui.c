@@ -218,8 +218,10 @@ int ui_run(const ui_options *o)
 		close(cmd[1]);
 		close(rep[0]);
 		close(life[1]);
+		unsigned mb = o->engine.checkpoint_mb ? o->engine.checkpoint_mb : TRAVEL_MEMORY_MB;
 		travel t = { .cmd_fd = cmd[0], .reply_fd = rep[1], .life_fd = life[0],
-			     .interval = TRAVEL_INTERVAL, .max = TRAVEL_MAX };
+			     .interval = TRAVEL_INTERVAL, .max = TRAVEL_MAX,
+			     .mem_cap_kb = (uint64_t)mb * 1024 };
 		snprintf(t.dir, sizeof t.dir, "%s", dir);
 		_exit(engine_main(&o->engine, &t));
 	}

@@ -93,6 +93,12 @@ struct timeline {
 	uint64_t found_pos;
 	tl_stop found_rep;
 
+	/* The checkpoints' memory as last measured (see keep_under_cap);
+	 * mem_n 0: not measured in this process yet. */
+	uint64_t mem_kb;
+	size_t mem_n;
+	unsigned mem_laid;        /* checkpoints laid since */
+
 	jmp_buf top;
 	int ck_fd;                /* as a checkpoint: its FIFO */
 	struct sigaction sigint;  /* the front-end's Ctrl-C handler */
@@ -359,28 +365,123 @@ static void fail(timeline *tl, const char *why)
 
 /* ---- positions and checkpoints -------------------------------------------- */
 
-/* Forks a checkpoint of this position, thinning the others beyond the cap
- * where they are densest.  The checkpoint continues in serve_checkpoint. */
+/* Tells the checkpoint cks[i] to go and takes it off the list. */
+static void drop_checkpoint(timeline *tl, travel_ck *cks, size_t *n, size_t i)
+{
+	travel_req q = { .op = REQ_EXIT };
+	travel_send(tl->t, cks[i].icount, &q, sizeof q);
+	travel_unregister(tl->t, cks[i].icount);
+	memmove(&cks[i], &cks[i + 1], (*n - i - 1) * sizeof *cks);
+	(*n)--;
+}
+
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Which checkpoint to thin for memory, with the new one about to be laid
+ * at k: the one in the densest spot (its neighbours closest together)
+ * among the half farthest from k, so that the checkpoints near where the
+ * user works stay dense — stepping back replays little — while the old
+ * ones grow sparse.  Never the one at icount 0, the way to every position.
+ * Returns 0 when there is none to thin. */
+static size_t thin_candidate(const travel_ck *cks, size_t n, uint64_t k)
+{
+	/* The median distance from k, of the checkpoints past the first. */
+	uint64_t d[TRAVEL_MAX * 2];
+	size_t m = 0;
+	for (size_t i = 1; i < n; i++)
+		d[m++] = distance(cks[i].icount, k);
+	if (!m)
+		return 0;
+	for (size_t i = 1; i < m; i++)  /* insertion sort: a few hundred at most */
+		for (size_t j = i; j > 0 && d[j - 1] > d[j]; j--) {
+			uint64_t x = d[j];
+			d[j] = d[j - 1];
+			d[j - 1] = x;
+		}
+	uint64_t median = d[m / 2];
+	size_t best = 0;
+	uint64_t best_gap = 0;
+	for (size_t i = 1; i < n; i++) {
+		if (!cks[i].icount || distance(cks[i].icount, k) < median)
+			continue;
+		uint64_t right = i + 1 < n ? cks[i + 1].icount
+					   : (k > cks[i].icount ? k : cks[i].icount);
+		uint64_t gap = right - cks[i - 1].icount;
+		if (!best || gap < best_gap ||
+		    (gap == best_gap && distance(cks[i].icount, k) > distance(cks[best].icount, k))) {
+			best = i;
+			best_gap = gap;
+		}
+	}
+	return best;
+}
+
+/* Thins the checkpoints (cks, *n of them) until, with `adding` more at k,
+ * their memory stays under the cap.
+ *
+ * Measuring is reading every checkpoint's smaps_rollup, about 0.1 ms each:
+ * at every lay that would cost more than the replay between two lays (a
+ * few ms).  So the memory is measured only now and then — when not yet
+ * measured in this process, after thinning (the checkpoints dropped are
+ * gone by the next lay), or once the checkpoints laid since number a
+ * quarter of those measured, which keeps the cost per lay constant — and
+ * estimated in between as the last measurement plus its average per
+ * checkpoint for each one laid since, less as much for each one thinned.
+ * Thinning goes to 7/8 of the cap, so that the lays after it need no
+ * measurement, and so that the estimate of what thinning frees, which errs
+ * high (a neighbour may keep pages the thinned one shared with it), still
+ * leaves the memory under the cap until the next measurement. */
+static void keep_under_cap(timeline *tl, travel_ck *cks, size_t *n, uint64_t k, int adding)
+{
+	uint64_t cap = tl->t->mem_cap_kb;
+	if (!cap || !*n)
+		return;
+	if (!tl->mem_n || tl->mem_laid >= (tl->mem_n / 4 > 4 ? tl->mem_n / 4 : 4)) {
+		tl->mem_kb = travel_memory_kb(cks, *n);
+		tl->mem_n = *n;
+		tl->mem_laid = 0;
+	}
+	int64_t per = (int64_t)(tl->mem_kb / tl->mem_n);
+	/* Signed: after thinning there may be fewer than measured. */
+	int64_t estimate = (int64_t)tl->mem_kb + ((int64_t)*n + adding - (int64_t)tl->mem_n) * per;
+	if (estimate <= (int64_t)cap)
+		return;
+	size_t thinned = 0;
+	for (size_t i; estimate > (int64_t)(cap - cap / 8) && (i = thin_candidate(cks, *n, k));) {
+		drop_checkpoint(tl, cks, n, i);
+		estimate -= per;
+		thinned++;
+	}
+	if (thinned)
+		tl->mem_n = 0;  /* measure what is left at the next lay */
+}
+
+/* Forks a checkpoint of this position, thinning the others beyond the
+ * count cap where they are densest, and beyond the memory cap as
+ * keep_under_cap says.  The checkpoint continues in serve_checkpoint. */
 static void checkpoint_here(timeline *tl)
 {
 	uint64_t k = rp_icount(tl->r);
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
+	for (size_t i = 0; i < n; i++)
+		if (cks[i].icount == k)
+			return;  /* one exists here */
 	while (n >= tl->t->max && n > 2) {
 		size_t best = 1;
 		for (size_t i = 2; i + 1 < n; i++)
 			if (cks[i + 1].icount - cks[i - 1].icount <
 			    cks[best + 1].icount - cks[best - 1].icount)
 				best = i;
-		travel_req q = { .op = REQ_EXIT };
-		travel_send(tl->t, cks[best].icount, &q, sizeof q);
-		travel_unregister(tl->t, cks[best].icount);
-		memmove(&cks[best], &cks[best + 1], (n - best - 1) * sizeof *cks);
-		n--;
+		drop_checkpoint(tl, cks, &n, best);
 	}
+	keep_under_cap(tl, cks, &n, k, 1);
 	int fd = travel_register(tl->t, k);
 	if (fd < 0)
-		return;  /* one exists here */
+		return;
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -388,10 +489,22 @@ static void checkpoint_here(timeline *tl)
 		longjmp(tl->top, 1);
 	}
 	close(fd);
-	if (pid < 0)
+	if (pid < 0) {
 		travel_unregister(tl->t, k);
-	else
+	} else {
 		travel_set_pid(tl->t, k, (int)pid);
+		tl->mem_laid++;
+	}
+}
+
+/* After going backward: the process that asked is a checkpoint now, laid
+ * past keep_under_cap, and likely the costliest (its memory has drifted
+ * furthest from the others'), so the cap is checked again here. */
+static void thin_after_travel(timeline *tl)
+{
+	travel_ck cks[TRAVEL_MAX * 2];
+	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
+	keep_under_cap(tl, cks, &n, rp_icount(tl->r), 0);
 }
 
 /* The checkpoint at or below k. */
@@ -563,6 +676,7 @@ static void serve_checkpoint(timeline *tl)
 			continue;
 		close(tl->ck_fd);
 		tl->ck_fd = -1;
+		tl->mem_n = 0;  /* what the checkpoint measured is out of date */
 		sigaction(SIGINT, &tl->sigint, NULL);
 		/* A checkpoint forked while a Ctrl-C was pending keeps the flag
 		 * set; its copies must not stop on arrival. */
@@ -844,6 +958,7 @@ int tl_main(timeline *tl, const tl_frontend *fe, void *ud)
 		serve_checkpoint(tl);  /* returns in the copy that takes over, */
 		if (fe->resumed)       /* which ends the command that jumped */
 			fe->resumed(tl, ud);
+		thin_after_travel(tl); /* the user has the answer: off the clock */
 	} else {
 		checkpoint_here(tl);   /* icount 0, for every way back */
 	}

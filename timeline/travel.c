@@ -48,6 +48,38 @@ size_t travel_list(const travel *t, travel_ck *cks, size_t cap)
 	return n;
 }
 
+/* A process's resident and proportional set sizes in kB, from its
+ * smaps_rollup (0 if it is gone). */
+static void rollup(const char *path, uint64_t *rss, uint64_t *pss)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+	*rss = *pss = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "Rss:", 4))
+			*rss = strtoull(line + 4, NULL, 10);
+		else if (!strncmp(line, "Pss:", 4))
+			*pss = strtoull(line + 4, NULL, 10);
+	if (f)
+		fclose(f);
+}
+
+uint64_t travel_memory_kb(const travel_ck *cks, size_t n)
+{
+	uint64_t sum = 0, rss, pss;
+	for (size_t i = 0; i < n; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/smaps_rollup", cks[i].pid);
+		rollup(path, &rss, &pss);
+		sum += pss;
+	}
+	/* A page the engine shares with m checkpoints gives them m/(m+1) of
+	 * it, and the engine's Rss - Pss is the sum of exactly those shares:
+	 * pages the engine would hold without any checkpoint. */
+	rollup("/proc/self/smaps_rollup", &rss, &pss);
+	return sum > rss - pss ? sum - (rss - pss) : 0;
+}
+
 /* The FIFO of the checkpoint at icount k, whatever its pid. */
 static int find_ck(const travel *t, uint64_t k, char *buf, size_t n)
 {

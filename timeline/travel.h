@@ -31,10 +31,13 @@ typedef struct travel {
 	int life_fd;         /* EOF when the UI is gone */
 	uint64_t interval;   /* a checkpoint every this many instructions */
 	unsigned max;        /* at most this many checkpoints */
+	uint64_t mem_cap_kb; /* their memory (travel_memory_kb) at most this; 0: no cap */
 } travel;
 
 #define TRAVEL_INTERVAL (1u << 19)
 #define TRAVEL_MAX 256
+#define TRAVEL_MEMORY_MB 256   /* --checkpoint-memory's default */
+#define TRAVEL_MEMORY_MB_MAX (1u << 20)
 
 typedef struct travel_ck {
 	uint64_t icount;
@@ -43,6 +46,15 @@ typedef struct travel_ck {
 
 /* The checkpoints, by icount ascending; returns how many (at most cap). */
 size_t travel_list(const travel *t, travel_ck *cks, size_t cap);
+
+/* The memory the checkpoints add to the engine's own (the calling
+ * process's), in kB: their proportional set sizes summed — so that what
+ * several of them share counts once, split between them — less what of
+ * it they share with the engine, which it would hold alone too.  Pages the
+ * engine shares with other processes (the shell's UI: libraries) are taken
+ * off too, a little too much.  Reads each one's /proc/PID/smaps_rollup:
+ * about 0.1 ms a checkpoint. */
+uint64_t travel_memory_kb(const travel_ck *cks, size_t n);
 
 /* Creates this process's checkpoint FIFO for icount k, opened so that
  * waiting on it never sees end-of-file; returns its descriptor, or -1 if
