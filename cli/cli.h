@@ -50,6 +50,8 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *
  * and --window N (1..1024).  On failure they print why and return non-zero. */
 int cli_parse_match(const char *cmd, const char *text, rp_match *out);
 int cli_parse_window(const char *cmd, const char *text, unsigned *out);
+/* --checkpoint-memory MB (1..TRAVEL_MEMORY_MB_MAX), for shell, serve and gdb. */
+int cli_parse_checkpoint_memory(const char *cmd, const char *text, unsigned *out);
 
 /* Progress of a long run on stderr, "WHAT: 42%", only on a terminal and
  * only once the run has taken a second; cli_progress_end clears the line. */

@@ -86,12 +86,13 @@ static int listen_on(const char *cmd, const char *host, const char *port, unsign
 /* The options both commands take; returns optind's RUN.db index, or -1
  * (after saying why) — or -2 for --help. */
 static int parse(const char *cmd, int argc, char **argv, rp_options *ro, const char **host,
-		 const char **port)
+		 const char **port, unsigned *checkpoint_mb)
 {
 	static const struct option opts[] = {
 		{ "fp", required_argument, NULL, 'F' },
 		{ "match", required_argument, NULL, 'm' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "checkpoint-memory", required_argument, NULL, 'C' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "host", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
@@ -112,6 +113,10 @@ static int parse(const char *cmd, int argc, char **argv, rp_options *ro, const c
 			break;
 		case 'w':
 			if (cli_parse_window(cmd, optarg, &ro->window))
+				return -1;
+			break;
+		case 'C':
+			if (cli_parse_checkpoint_memory(cmd, optarg, checkpoint_mb))
 				return -1;
 			break;
 		case 'p':
@@ -156,14 +161,14 @@ int cmd_serve(int argc, char **argv)
 {
 	rp_options ro = { .match = RP_MATCH_SEQUENCE };
 	const char *host = "127.0.0.1", *port = "1234";
-	int at = parse("serve", argc, argv, &ro, &host, &port);
+	gdb_session gs = { 0 };
+	int at = parse("serve", argc, argv, &ro, &host, &port, &gs.checkpoint_mb);
 	if (at < 0)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
 	unsigned bound;
 	int lfd = listen_on("serve", host, port, &bound);
 	if (lfd < 0)
 		return EXIT_BAD_INPUT;
-	gdb_session gs = { 0 };
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
 	travel_hold_signals(1);
@@ -183,14 +188,14 @@ int cmd_gdb(int argc, char **argv)
 {
 	rp_options ro = { .match = RP_MATCH_SEQUENCE };
 	const char *host = "127.0.0.1", *port = "0";
-	int at = parse("gdb", argc, argv, &ro, &host, &port);
+	gdb_session gs = { .write_elf = 1 };
+	int at = parse("gdb", argc, argv, &ro, &host, &port, &gs.checkpoint_mb);
 	if (at < 0)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
 	unsigned bound;
 	int lfd = listen_on("gdb", host, port, &bound);
 	if (lfd < 0)
 		return EXIT_BAD_INPUT;
-	gdb_session gs = { .write_elf = 1 };
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
 	travel_hold_signals(1);

@@ -12,6 +12,7 @@ int cmd_shell(int argc, char **argv)
 		{ "fp", required_argument, NULL, 'F' },
 		{ "match", required_argument, NULL, 'm' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "checkpoint-memory", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -30,6 +31,10 @@ int cmd_shell(int argc, char **argv)
 			break;
 		case 'w':
 			if (cli_parse_window("shell", optarg, &o.engine.replay.window))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'C':
+			if (cli_parse_checkpoint_memory("shell", optarg, &o.engine.checkpoint_mb))
 				return EXIT_BAD_INPUT;
 			break;
 		case 'x':

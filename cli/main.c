@@ -95,7 +95,8 @@ const cli_command cli_commands[] = {
 	  "      --json              machine-readable output\n"
 	  "  -h, --help              this help\n" },
 	{ "shell", cmd_shell, "debug a recording interactively, forward and backward",
-	  "usage: avrr shell RUN.db [--fp NAME] [--match sequence|set] [-x SCRIPT]\n"
+	  "usage: avrr shell RUN.db [--fp NAME] [--match sequence|set] [--checkpoint-memory MB]\n"
+	  "                       [-x SCRIPT]\n"
 	  "\n"
 	  "Replays the recording as `avrr replay` does, under gdb's commands: stepi,\n"
 	  "step, next, finish, continue, their reverse-* forms, goto, break, watch,\n"
@@ -106,6 +107,8 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --fp NAME           the stored configuration to replay with\n"
 	  "      --match set|sequence, --window N   as for avrr replay\n"
+	  "      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n"
+	  "                          beyond it the older ones are thinned\n"
 	  "  -x SCRIPT               read commands from SCRIPT\n"
 	  "  -h, --help              this help\n" },
 	{ "gdb", cmd_gdb, "debug a recording in avr-gdb, forward and backward",
@@ -119,6 +122,8 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --fp NAME           the stored configuration to replay with\n"
 	  "      --match set|sequence, --window N   as for avrr replay\n"
+	  "      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n"
+	  "                          beyond it the older ones are thinned\n"
 	  "  -h, --help              this help\n" },
 	{ "serve", cmd_serve, "serve a recording to one gdb client (an IDE, avr-gdb)",
 	  "usage: avrr serve RUN.db [--port N] [--host ADDR] [--fp NAME] [--match ...]\n"
@@ -132,6 +137,8 @@ const cli_command cli_commands[] = {
 	  "      --host ADDR         address to listen on (default 127.0.0.1, loopback)\n"
 	  "      --fp NAME           the stored configuration to replay with\n"
 	  "      --match set|sequence, --window N   as for avrr replay\n"
+	  "      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n"
+	  "                          beyond it the older ones are thinned\n"
 	  "  -h, --help              this help\n" },
 	{ "analyze", cmd_analyze, "analyse a recording on its replay: races, profile",
 	  "usage: avrr analyze RUN.db races [--json]\n"

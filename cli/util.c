@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../timeline/travel.h"
+
 volatile int cli_interrupted;
 
 /* For cli_catch_signals_hard: the file to remove when the process ends at
@@ -102,6 +104,18 @@ int cli_parse_window(const char *cmd, const char *text, unsigned *out)
 	if (w < 1 || w > 1024)
 		return cli_fail(cmd, "--window: %s is not in 1..1024", text);
 	*out = (unsigned)w;
+	return 0;
+}
+
+int cli_parse_checkpoint_memory(const char *cmd, const char *text, unsigned *out)
+{
+	uint64_t mb;
+	if (cli_parse_u64(cmd, "--checkpoint-memory", text, &mb))
+		return EXIT_BAD_INPUT;
+	if (mb < 1 || mb > TRAVEL_MEMORY_MB_MAX)
+		return cli_fail(cmd, "--checkpoint-memory: %s is not in 1..%u (MB)", text,
+				TRAVEL_MEMORY_MB_MAX);
+	*out = (unsigned)mb;
 	return 0;
 }
 
