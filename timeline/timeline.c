@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../sim/avr_decode.h"
@@ -419,44 +420,74 @@ static size_t thin_candidate(const travel_ck *cks, size_t n, uint64_t k)
 	return best;
 }
 
-/* Thins the checkpoints (cks, *n of them) until, with `adding` more at k,
- * their memory stays under the cap.
+/* Waits, a little, for the checkpoints told to go to be gone: until then
+ * what they shared with the others is still split with them, and a
+ * measurement would come out low. */
+static void await_gone(const int *pids, size_t n)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		size_t left = 0;
+		for (size_t i = 0; i < n; i++)
+			left += kill(pids[i], 0) == 0;
+		if (!left)
+			return;
+		nanosleep(&(struct timespec){ .tv_nsec = 250000 }, NULL);
+	}
+}
+
+static void measure(timeline *tl, const travel_ck *cks, size_t n)
+{
+	tl->mem_kb = travel_memory_kb(cks, n);
+	tl->mem_n = n;
+	tl->mem_laid = 0;
+}
+
+/* Thins the checkpoints (cks, *n of them) so that, with `adding` more at
+ * k, their memory stays under the cap.
  *
  * Measuring is reading every checkpoint's smaps_rollup, about 0.1 ms each:
  * at every lay that would cost more than the replay between two lays (a
  * few ms).  So the memory is measured only now and then — when not yet
- * measured in this process, after thinning (the checkpoints dropped are
- * gone by the next lay), or once the checkpoints laid since number a
- * quarter of those measured, which keeps the cost per lay constant — and
- * estimated in between as the last measurement plus its average per
- * checkpoint for each one laid since, less as much for each one thinned.
- * Thinning goes to 7/8 of the cap, so that the lays after it need no
- * measurement, and so that the estimate of what thinning frees, which errs
- * high (a neighbour may keep pages the thinned one shared with it), still
- * leaves the memory under the cap until the next measurement. */
+ * measured in this process, when the estimate nears the cap, and once the
+ * checkpoints laid since number a quarter of those measured, which keeps
+ * the cost per lay constant — and estimated in between as the last
+ * measurement plus its average per checkpoint for each one laid since.
+ * Past 7/8 of the cap by measurement, the far checkpoints are thinned
+ * until the estimate is 3/4 of it, and measured again once they are gone
+ * (the estimate of what thinning frees errs high: a neighbour may keep
+ * pages the thinned one shared with it).  The gap between the two leaves
+ * room for the estimate's error, and lays after thinning need no
+ * measurement. */
 static void keep_under_cap(timeline *tl, travel_ck *cks, size_t *n, uint64_t k, int adding)
 {
-	uint64_t cap = tl->t->mem_cap_kb;
+	int64_t cap = (int64_t)tl->t->mem_cap_kb, high = cap - cap / 8, low = cap - cap / 4;
 	if (!cap || !*n)
 		return;
-	if (!tl->mem_n || tl->mem_laid >= (tl->mem_n / 4 > 4 ? tl->mem_n / 4 : 4)) {
-		tl->mem_kb = travel_memory_kb(cks, *n);
-		tl->mem_n = *n;
-		tl->mem_laid = 0;
+	if (!tl->mem_n || tl->mem_laid >= (tl->mem_n / 4 > 4 ? tl->mem_n / 4 : 4))
+		measure(tl, cks, *n);
+	for (int fresh = tl->mem_laid == 0;; fresh = 1) {
+		int64_t per = (int64_t)(tl->mem_kb / tl->mem_n);
+		/* Signed: after thinning there may be fewer than measured. */
+		int64_t estimate = (int64_t)tl->mem_kb +
+				   ((int64_t)*n + adding - (int64_t)tl->mem_n) * per;
+		if (estimate <= high)
+			return;
+		if (!fresh) {
+			measure(tl, cks, *n);
+			continue;
+		}
+		int gone[TRAVEL_MAX * 2];
+		size_t ngone = 0, i;
+		while (estimate > low && (i = thin_candidate(cks, *n, k)) != 0) {
+			gone[ngone++] = cks[i].pid;
+			drop_checkpoint(tl, cks, n, i);
+			estimate -= per;
+		}
+		if (!ngone)
+			return;  /* only the start is left */
+		await_gone(gone, ngone);
+		measure(tl, cks, *n);
 	}
-	int64_t per = (int64_t)(tl->mem_kb / tl->mem_n);
-	/* Signed: after thinning there may be fewer than measured. */
-	int64_t estimate = (int64_t)tl->mem_kb + ((int64_t)*n + adding - (int64_t)tl->mem_n) * per;
-	if (estimate <= (int64_t)cap)
-		return;
-	size_t thinned = 0;
-	for (size_t i; estimate > (int64_t)(cap - cap / 8) && (i = thin_candidate(cks, *n, k));) {
-		drop_checkpoint(tl, cks, n, i);
-		estimate -= per;
-		thinned++;
-	}
-	if (thinned)
-		tl->mem_n = 0;  /* measure what is left at the next lay */
 }
 
 /* Forks a checkpoint of this position, thinning the others beyond the
