@@ -404,6 +404,13 @@ static void test_bad_input_is_one_line(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb --port 1 x.db", test_avrr()), 2);
 	assert_string_equal(s->out,
 			    "avrr gdb: --port is for avrr serve; avrr gdb picks a free loopback port\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s serve x.db --checkpoint-memory 0",
+				  test_avrr()), 2);
+	assert_string_equal(s->out, "avrr serve: --checkpoint-memory: 0 is not in 1..1048576 (MB)\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb --checkpoint-memory lots x.db",
+				  test_avrr()), 2);
+	assert_string_equal(s->out,
+			    "avrr gdb: --checkpoint-memory: 'lots' is not a non-negative integer\n");
 }
 
 int main(void)

@@ -9,6 +9,10 @@
  *  - Going backward is exact: for random icounts, `goto` from later on gives
  *    the same registers, I/O, SRAM and call stack as stepping forward from
  *    the start.
+ *  - Under a small --checkpoint-memory cap on a 3*10^7-instruction
+ *    recording (about 10 MB of checkpoints uncapped), `info checkpoints`
+ *    stays under the cap, fewer checkpoints are kept, and reverse-stepi and
+ *    goto show the same state as uncapped.
  *  - Bad commands, addresses and symbols are one line each and the shell
  *    goes on; bad arguments to the command itself exit 2.
  */
@@ -102,6 +106,81 @@ static void test_backward_equals_forward(void **state)
 	}
 }
 
+/* The checkpoints and their memory in MB from every `info checkpoints` in
+ * out (at most `max`); returns how many there were. */
+static int checkpoint_lines(const char *out, unsigned *count, double *mb, double *cap, int max)
+{
+	int n = 0;
+	for (const char *p = out; n < max && (p = strstr(p, " checkpoints, ")) != NULL; p++) {
+		const char *line = p;
+		while (line > out && line[-1] != '\n')
+			line--;
+		assert_int_equal(sscanf(line, "%u checkpoints, %lf MB of at most %lf MB", &count[n],
+					&mb[n], &cap[n]), 3);
+		n++;
+	}
+	return n;
+}
+
+/* Drops the `info checkpoints` lines from out: they differ with the cap. */
+static void strip_checkpoints(char *out)
+{
+	char *w = out;
+	for (char *r = out; *r;) {
+		char *nl = strchr(r, '\n');
+		size_t len = nl ? (size_t)(nl - r) + 1 : strlen(r);
+		char line[256];
+		snprintf(line, sizeof line, "%.*s", (int)len, r);
+		if (!strstr(line, " checkpoints, ") && strncmp(line, "  icount ", 9)) {
+			memmove(w, r, len);
+			w += len;
+		}
+		r += len;
+	}
+	*w = 0;
+}
+
+static void test_checkpoint_memory_cap(void **state)
+{
+	scratch *s = *state;
+	enum { LONG = 30000000 };
+	char db[256], script[256];
+	snprintf(db, sizeof db, "%s/long.db", s->dir);
+	snprintf(script, sizeof script, "%s/cap.gdb", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "%s record traces/funcsheap.elf --stimuli traces/funcsheap.stim "
+				  "--instructions %d -o '%s'", test_avrr(), LONG, db), 0);
+	FILE *f = fopen(script, "w");
+	assert_non_null(f);
+	/* To the end, back one, far back (past the thinned span), forward
+	 * again and back a little: each with the whole state. */
+	fprintf(f, "goto %d\ninfo checkpoints\nreverse-stepi\ninfo registers\nwhere\n"
+		   "goto 12345\ninfo checkpoints\ninfo registers\nx/256xb 0x60\nwhere\n"
+		   "goto %d\nreverse-stepi 1000\ninfo checkpoints\ninfo registers\n"
+		   "x/256xb 0x60\nwhere\n", LONG, LONG - 1000000);
+	fclose(f);
+	static char capped[sizeof s->out * 8], free_run[sizeof s->out * 8];
+	assert_int_equal(test_run(capped, sizeof capped, "%s shell '%s' --checkpoint-memory 4 -x '%s'",
+				  test_avrr(), db, script), 0);
+	assert_int_equal(test_run(free_run, sizeof free_run, "%s shell '%s' -x '%s'", test_avrr(),
+				  db, script), 0);
+	unsigned nc[3], nf[3];
+	double mc[3], mf[3], cc[3], cf[3];
+	assert_int_equal(checkpoint_lines(capped, nc, mc, cc, 3), 3);
+	assert_int_equal(checkpoint_lines(free_run, nf, mf, cf, 3), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_true(cc[i] == 4 && cf[i] == 256);
+		if (mc[i] > 4)
+			fail_msg("info checkpoints %d: %.1f MB over the cap of 4 MB", i, mc[i]);
+	}
+	assert_true(nc[0] < nf[0]);  /* the cap thinned them */
+	strip_checkpoints(capped);
+	strip_checkpoints(free_run);
+	assert_non_null(strstr(capped, "icount=29999999 "));
+	assert_non_null(strstr(capped, "icount=12345 "));
+	assert_string_equal(capped, free_run);
+}
+
 static void test_errors_are_one_line(void **state)
 {
 	scratch *s = *state;
@@ -152,6 +231,12 @@ static void test_errors_are_one_line(void **state)
 		{ "--match all", "avrr shell: --match: 'all' is neither 'set' nor 'sequence'\n" },
 		{ "--window 0", "avrr shell: --window: 0 is not in 1..1024\n" },
 		{ "--window x", "avrr shell: --window: 'x' is not a non-negative integer\n" },
+		{ "--checkpoint-memory 0",
+		  "avrr shell: --checkpoint-memory: 0 is not in 1..1048576 (MB)\n" },
+		{ "--checkpoint-memory 2M",
+		  "avrr shell: --checkpoint-memory: 2M is not in 1..1048576 (MB)\n" },
+		{ "--checkpoint-memory -5",
+		  "avrr shell: --checkpoint-memory: '-5' is not a non-negative integer\n" },
 		{ "--frob", "avrr shell: unknown option '--frob'; see 'avrr shell --help'\n" },
 		{ "-x", "avrr shell: -x needs a value\n" },
 	};
@@ -170,6 +255,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_scripted_session_is_exact, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_backward_equals_forward, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_memory_cap, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_errors_are_one_line, test_scratch_setup,
 						test_scratch_teardown),
