@@ -529,8 +529,8 @@ static void checkpoint_here(timeline *tl)
 }
 
 /* After going backward: the process that asked is a checkpoint now, laid
- * past keep_under_cap, and likely the costliest (its memory has drifted
- * furthest from the others'), so the cap is checked again here. */
+ * past keep_under_cap, so the cap is checked again here (measuring only
+ * as keep_under_cap would for a lay). */
 static void thin_after_travel(timeline *tl)
 {
 	travel_ck cks[TRAVEL_MAX * 2];
@@ -707,7 +707,11 @@ static void serve_checkpoint(timeline *tl)
 			continue;
 		close(tl->ck_fd);
 		tl->ck_fd = -1;
-		tl->mem_n = 0;  /* what the checkpoint measured is out of date */
+		/* The process that asked becomes a checkpoint: one more laid
+		 * since what this one measured, which stays the estimate's
+		 * base — measuring them all at every jump backward would cost
+		 * more than a short jump itself. */
+		tl->mem_laid++;
 		sigaction(SIGINT, &tl->sigint, NULL);
 		/* A checkpoint forked while a Ctrl-C was pending keeps the flag
 		 * set; its copies must not stop on arrival. */
