@@ -191,10 +191,17 @@ static const char *const SCHEMA =
 	"  WHERE i + 1 < count),"
 	" irqs (n, vector) AS (SELECT row_number() OVER (ORDER BY seq), ctx FROM events"
 	"  WHERE type = 2)"
-	" SELECT config, first + i, vector, " SQL_LE("data", "(rs + hs) * i + 1", "rs") ","
-	"  " SQL_LE("data", "(rs + hs) * i + rs + 1", "hs") ","
-	"  CASE WHEN keys IS NOT NULL THEN " SQL_LE("keys", "ks * i + 1", "ks") " END"
-	" FROM each LEFT JOIN irqs ON irqs.n = first + i ORDER BY config, first + i;";
+	/* Merged with the irq events by n and sorted, not joined: SQLite
+	 * would scan the irq events once per fingerprint. */
+	" SELECT config, n, vector, ra_part, hash_part, input_key FROM ("
+	"  SELECT config, n, max(vector) OVER (PARTITION BY n) AS vector, ra_part, hash_part,"
+	"   input_key FROM ("
+	"   SELECT config, first + i AS n, NULL AS vector,"
+	"    " SQL_LE("data", "(rs + hs) * i + 1", "rs") " AS ra_part,"
+	"    " SQL_LE("data", "(rs + hs) * i + rs + 1", "hs") " AS hash_part,"
+	"    CASE WHEN keys IS NOT NULL THEN " SQL_LE("keys", "ks * i + 1", "ks") " END AS input_key"
+	"   FROM each UNION ALL SELECT NULL, n, vector, NULL, NULL, NULL FROM irqs))"
+	" WHERE config IS NOT NULL ORDER BY config, n;";
 
 static int sql_err(db *d, avrr_err *err, const char *what)
 {
