@@ -707,11 +707,13 @@ static void serve_checkpoint(timeline *tl)
 			continue;
 		close(tl->ck_fd);
 		tl->ck_fd = -1;
-		/* The process that asked becomes a checkpoint: one more laid
-		 * since what this one measured, which stays the estimate's
-		 * base — measuring them all at every jump backward would cost
-		 * more than a short jump itself. */
-		tl->mem_laid++;
+		/* This copy inherits the measurement of when its checkpoint
+		 * was laid, which stays the estimate's base, and the process
+		 * that asked becomes a checkpoint, one more laid since.  The
+		 * count of lays starts again here: a copy inherits a count
+		 * that may be due, and measuring all the checkpoints at a jump
+		 * backward would cost more than a short jump itself. */
+		tl->mem_laid = 1;
 		sigaction(SIGINT, &tl->sigint, NULL);
 		/* A checkpoint forked while a Ctrl-C was pending keeps the flag
 		 * set; its copies must not stop on arrival. */
