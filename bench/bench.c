@@ -281,21 +281,23 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	char *rec_fp[] = { (char *)avrr, "record", elf, "--stimuli", stim, "--seed", "1",
 			   "--cycles", cyc, "-o", db_path, NULL };
 	double ours[REPS], ours_fp[REPS], base[REPS];
+	struct stat sb, sb_fp;  /* each kind's file, for bytes_per_event */
 	for (int i = 0; i < REPS; i++) {
 		base[i] = time_simavr(fw, script, cycles);
 		ours_fp[i] = time_command(rec_fp);
-		ours[i] = time_command(rec);  /* last, so its file gives bytes_per_event */
+		stat(db_path, &sb_fp);
+		ours[i] = time_command(rec);
+		stat(db_path, &sb);
 	}
-	struct stat sb;
-	stat(db_path, &sb);
 	double r = paired_ratio(ours, base, REPS), rfp = paired_ratio(ours_fp, base, REPS);
 	double o = median(ours, REPS), ofp = median(ours_fp, REPS), b = median(base, REPS);
+	double per = (double)(nev ? nev : 1);
 	printf("bench %s record ratio=%.3f avrr_s=%.4f simavr_s=%.4f cycles=%llu "
-	       "instructions=%llu events=%llu bytes_per_event=%.1f\n",
+	       "instructions=%llu events=%llu bytes_per_event=%.1f (no fingerprints)\n",
 	       name, r, o, b, (unsigned long long)cycles, (unsigned long long)insns,
-	       (unsigned long long)nev, (double)sb.st_size / (double)(nev ? nev : 1));
-	printf("bench %s record-fp ratio=%.3f avrr_s=%.4f simavr_s=%.4f (default configuration)\n",
-	       name, rfp, ofp, b);
+	       (unsigned long long)nev, (double)sb.st_size / per);
+	printf("bench %s record-fp ratio=%.3f avrr_s=%.4f simavr_s=%.4f bytes_per_event=%.1f"
+	       " (default configuration)\n", name, rfp, ofp, b, (double)sb_fp.st_size / per);
 	fflush(stdout);
 	bench_replay(avrr, name, db_path, first, fw, script, cycles);
 	unlink(db_path);

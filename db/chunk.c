@@ -158,7 +158,7 @@ chunk_fp_sizes chunk_fp_sizes_of(const db_fingerprint *f, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		ra |= f[i].ra_part;
 		hash |= f[i].hash_part;
-		key |= f[i].input_key;
+		key |= f[i].input_key ^ f[0].input_key;
 	}
 	return (chunk_fp_sizes){ width_of(ra), width_of(hash), width_of(key) };
 }
@@ -166,10 +166,12 @@ chunk_fp_sizes chunk_fp_sizes_of(const db_fingerprint *f, size_t n)
 void chunk_put_fps(const db_fingerprint *f, size_t n, chunk_fp_sizes sz, uint8_t *data,
 		   uint8_t *keys)
 {
+	if (keys && n)
+		keys = put_le(keys, f[0].input_key, CHUNK_FP_KEY_BASE);
 	for (size_t i = 0; i < n; i++) {
 		data = put_le(put_le(data, f[i].ra_part, sz.ra), f[i].hash_part, sz.hash);
 		if (keys)
-			keys = put_le(keys, f[i].input_key, sz.key);
+			keys = put_le(keys, f[i].input_key ^ f[0].input_key, sz.key);
 	}
 }
 
@@ -181,19 +183,24 @@ const char *chunk_fp_check(int64_t count, int64_t ra, int64_t hash, int64_t key,
 		return "a bad count or field size";
 	if (data_len != count * (ra + hash))
 		return "data of other than ra_size + hash_size bytes per fingerprint";
-	if (keys_len >= 0 && keys_len != count * key)
-		return "keys of other than key_size bytes per fingerprint";
+	if (keys_len >= 0 && keys_len != CHUNK_FP_KEY_BASE + count * key)
+		return "keys other than 8 bytes, then key_size bytes per fingerprint";
 	return NULL;
 }
 
 void chunk_get_fps(const uint8_t *data, const uint8_t *keys, size_t n, chunk_fp_sizes sz,
 		   db_fingerprint *out)
 {
+	uint64_t base = 0;
+	if (keys) {
+		base = get_le(keys, CHUNK_FP_KEY_BASE);
+		keys += CHUNK_FP_KEY_BASE;
+	}
 	for (size_t i = 0; i < n; i++, data += sz.ra + sz.hash) {
 		out[i].ra_part = get_le(data, sz.ra);
 		out[i].hash_part = get_le(data + sz.ra, sz.hash);
 		if (keys) {
-			out[i].input_key = get_le(keys, sz.key);
+			out[i].input_key = base ^ get_le(keys, sz.key);
 			out[i].has_input_key = 1;
 			keys += sz.key;
 		}

@@ -18,8 +18,10 @@
  * fixed-width little-endian fields, each as wide as the chunk's widest value
  * of that field needs (so a configuration's bits need not be known here,
  * and a damaged value stays representable for validation to refuse): in
- * `data` ra_part then hash_part, in `keys` (absent once stripped) the input
- * key.  Fixed widths let the SQL view `fingerprints` pick a fingerprint by
+ * `data` ra_part then hash_part; in `keys` (absent once stripped) the first
+ * fingerprint's input key as 8 bytes, then each one's input key XOR that
+ * first one (a selector without bytes has one key for all, which then
+ * takes no bytes per fingerprint).  Fixed widths let the SQL view `fingerprints` pick a fingerprint by
  * offset, and C decode a chunk in one tight loop.  The vector is the n-th
  * irq event's, never stored.
  */
@@ -60,8 +62,11 @@ typedef struct chunk_fp_sizes {
 
 /* The narrowest widths that hold n fingerprints' fields. */
 chunk_fp_sizes chunk_fp_sizes_of(const db_fingerprint *f, size_t n);
+#define CHUNK_FP_KEY_BASE 8    /* bytes of the first key, before the others */
+
 /* Encodes n fingerprints into data (n * (ra + hash) bytes) and, unless
- * keys is NULL, their input keys into keys (n * key bytes). */
+ * keys is NULL, their input keys into keys (CHUNK_FP_KEY_BASE + n * key
+ * bytes). */
 void chunk_put_fps(const db_fingerprint *f, size_t n, chunk_fp_sizes sz, uint8_t *data,
 		   uint8_t *keys);
 /* NULL when a chunk of `count` fingerprints with these widths, `data_len`

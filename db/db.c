@@ -199,7 +199,10 @@ static const char *const SCHEMA =
 	"   SELECT config, first + i AS n, NULL AS vector,"
 	"    " SQL_LE("data", "(rs + hs) * i + 1", "rs") " AS ra_part,"
 	"    " SQL_LE("data", "(rs + hs) * i + rs + 1", "hs") " AS hash_part,"
-	"    CASE WHEN keys IS NOT NULL THEN " SQL_LE("keys", "ks * i + 1", "ks") " END AS input_key"
+	/* The first key XOR this one's bytes, as (a | b) & ~(a & b). */
+	"    CASE WHEN keys IS NOT NULL THEN (" SQL_LE("keys", "1", "8") " | "
+	SQL_LE("keys", "ks * i + 9", "ks") ") & ~(" SQL_LE("keys", "1", "8") " & "
+	SQL_LE("keys", "ks * i + 9", "ks") ") END AS input_key"
 	"   FROM each UNION ALL SELECT NULL, n, vector, NULL, NULL, NULL FROM irqs))"
 	" WHERE config IS NOT NULL ORDER BY config, n;";
 
@@ -416,7 +419,8 @@ static int insert_interrupts(db *d, const db_interrupt *q, unsigned n, avrr_err 
  * configuration, all with input keys or all without, as one chunk. */
 static int insert_fingerprints(db *d, const db_fingerprint *f, unsigned n, avrr_err *err)
 {
-	uint8_t data[CHUNK_FPS * 2 * CHUNK_FP_FIELD_MAX], keys[CHUNK_FPS * CHUNK_FP_FIELD_MAX];
+	uint8_t data[CHUNK_FPS * 2 * CHUNK_FP_FIELD_MAX];
+	uint8_t keys[CHUNK_FP_KEY_BASE + CHUNK_FPS * CHUNK_FP_FIELD_MAX];
 	chunk_fp_sizes sz = chunk_fp_sizes_of(f, n);
 	if (!f[0].has_input_key)
 		sz.key = 0;
@@ -432,7 +436,7 @@ static int insert_fingerprints(db *d, const db_fingerprint *f, unsigned n, avrr_
 	 * fields take 0 bytes, and an empty blob is still a blob. */
 	sqlite3_bind_blob(st, 7, data, (int)(n * (sz.ra + sz.hash)), SQLITE_STATIC);
 	if (f[0].has_input_key)
-		sqlite3_bind_blob(st, 8, keys, (int)(n * sz.key), SQLITE_STATIC);
+		sqlite3_bind_blob(st, 8, keys, (int)(CHUNK_FP_KEY_BASE + n * sz.key), SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 8);
 	return step_insert(d, st, err);

@@ -32,7 +32,7 @@ static inline void test_write_fingerprints(sqlite3 *h)
 	assert_int_equal(sqlite3_prepare_v2(h, "INSERT INTO main.fingerprint_chunks VALUES"
 					    " (?, ?, ?, ?, ?, ?, ?, ?)", -1, &ins, NULL), SQLITE_OK);
 	db_fingerprint f[64];
-	uint8_t data[64 * 2 * CHUNK_FP_FIELD_MAX], keys[64 * CHUNK_FP_FIELD_MAX];
+	uint8_t data[64 * 2 * CHUNK_FP_FIELD_MAX], keys[CHUNK_FP_KEY_BASE + 64 * CHUNK_FP_FIELD_MAX];
 	for (int more = 1, n = 0; more;) {
 		db_fingerprint next = { 0 };
 		more = sqlite3_step(st) == SQLITE_ROW;
@@ -59,7 +59,8 @@ static inline void test_write_fingerprints(sqlite3 *h)
 			sqlite3_bind_int(ins, 6, (int)sz.key);
 			sqlite3_bind_blob(ins, 7, data, n * (int)(sz.ra + sz.hash), SQLITE_STATIC);
 			if (f[0].has_input_key)
-				sqlite3_bind_blob(ins, 8, keys, n * (int)sz.key, SQLITE_STATIC);
+				sqlite3_bind_blob(ins, 8, keys, CHUNK_FP_KEY_BASE + n * (int)sz.key,
+						  SQLITE_STATIC);
 			else
 				sqlite3_bind_null(ins, 8);
 			assert_int_equal(sqlite3_step(ins), SQLITE_DONE);

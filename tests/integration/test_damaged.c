@@ -78,7 +78,7 @@ static const damage CASES[] = {
 	  "a chunk of configuration 'default' with data of other than ra_size + hash_size bytes"
 	  " per fingerprint (fingerprint_chunks, row 1)" },
 	{ "UPDATE fingerprint_chunks SET keys = substr(keys, 2) WHERE first = 1",
-	  "a chunk of configuration 'default' with keys of other than key_size bytes per"
+	  "a chunk of configuration 'default' with keys other than 8 bytes, then key_size bytes per"
 	  " fingerprint (fingerprint_chunks, row 1)" },
 	{ "UPDATE fingerprint_chunks SET first = 2 WHERE first = 1",
 	  "configuration 'default' has no fingerprint for interrupt 1 (fingerprints, row 1)" },

@@ -337,18 +337,23 @@ static void test_contexts_are_the_interrupt_point(void **state)
 	rmdir(dir);
 }
 
-/* The views `events` and `interrupts`, which decode the chunks in plain
- * SQL, give row for row what avrr decodes in C; and the chunks are small. */
+/* The views `events`, `interrupts` and `fingerprints`, which decode the
+ * chunks in plain SQL, give row for row what avrr decodes in C; and the
+ * chunks are small. */
 static void test_views_are_the_log(void **state)
 {
 	(void)state;
 	char dir[128], path[256];
 	assert_non_null(test_tmpdir(dir, sizeof dir));
 	snprintf(path, sizeof path, "%s/v.db", dir);
+	/* Input keys that vary (a 64-bit hash of a selector of over 8 bytes),
+	 * and one for all (a selector of counters only). */
+	static const char *const specs[] = { "bytes:sel=SPL+SPH+SREG+r24+r25+r26+r27+r28+r30,ra=8,width=16",
+					     "counter:sel=cycles:16,ra=8,width=24" };
 	rec_options o = {
 		.firmware_path = "traces/adcapp.elf", .out_path = path,
 		.stimuli_path = "traces/adcapp.stim", .max_instructions = 1000000,
-		.store_contexts = 1,
+		.store_contexts = 1, .fp_specs = specs, .nfp_specs = 2,
 	};
 	avrr_err err = { "" };
 	int interrupted;
@@ -361,6 +366,10 @@ static void test_views_are_the_log(void **state)
 	assert_int_equal(db_open(path, 0, &d, &err), 0);
 	assert_int_equal(db_load_events(d, &ev, &nev, &err), 0);
 	assert_int_equal(db_load_interrupts(d, &q, &nq, &err), 0);
+	db_fingerprint *fp[2];
+	size_t nfp[2];
+	for (uint32_t c = 0; c < 2; c++)
+		assert_int_equal(db_load_fingerprints(d, c + 1, 0, &fp[c], &nfp[c], &err), 0);
 	db_close(d);
 	assert_true(nev > 2000 && nq > 800);  /* many chunks of each */
 
@@ -394,6 +403,26 @@ static void test_views_are_the_log(void **state)
 	}
 	assert_int_equal(i, nq);
 	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT config, n, vector, ra_part, hash_part,"
+					    " input_key FROM fingerprints", -1, &st, NULL), SQLITE_OK);
+	size_t keys_differ = 0;
+	for (uint32_t c = 0; c < 2; c++) {
+		assert_int_equal(nfp[c], nq);
+		for (i = 0; i < nfp[c]; i++) {
+			const db_fingerprint *f = &fp[c][i];
+			assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+			const uint64_t want[6] = { c + 1, f->n, f->vector, f->ra_part, f->hash_part,
+						   f->input_key };
+			for (int k = 0; k < 6; k++)
+				assert_int_equal(sqlite3_column_int64(st, k), want[k]);
+			assert_int_equal(f->vector, q[i].vector);
+			keys_differ += i && f->input_key != fp[c][0].input_key;
+		}
+		free(fp[c]);
+	}
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	assert_true(keys_differ > 100);  /* the first configuration's keys vary */
 	/* What the log takes: under 10 bytes an event. */
 	long long bytes = 0;
 	assert_int_equal(sqlite3_prepare_v2(h, "SELECT sum(length(data)) FROM event_chunks", -1, &st,
