@@ -29,6 +29,7 @@
  * then tried again. */
 #define STATES_MIN_BITS 12
 #define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 32 MB an evaluator */
+_Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index entry");
 #define STATES_REST 256
 #define NO_STATE UINT32_MAX
 
@@ -57,7 +58,10 @@ typedef struct evaluator {
 
 	state *states;              /* in the order they came */
 	uint32_t nstates, max_states;
-	uint32_t *index;            /* open addressing: state number + 1, 0 empty */
+	/* Open addressing: state number + 1 in the low 24 bits, 0 empty,
+	 * and 8 bits of the state's hash above, so that a probe reads a state
+	 * only when they match; 4 bytes a slot keep the index in the cache. */
+	uint32_t *index;
 	uint32_t index_mask;
 	uint32_t last;              /* the state of the last boundary, or NO_STATE */
 	uint64_t seen, repeats;     /* boundaries in the table since it was settled */
@@ -122,10 +126,16 @@ int batch_suits(const fp_config *c)
 }
 
 /* A state's hash: its index slot comes from bits 32 and up, its
- * evaluator from the top 8. */
+ * evaluator from the top 8, and its tag in the index from bits 24-31. */
 static uint64_t state_hash(uint32_t ra, uint64_t w)
 {
 	return ((ra + 1ull) * 0x9E3779B97F4A7C15ull ^ w) * 0x9E3779B97F4A7C15ull;
+}
+
+/* State number i's entry in the index (i + 1 < 2^24: STATES_MAX_BITS). */
+static uint32_t index_entry(uint64_t h, uint32_t i)
+{
+	return ((uint32_t)h & 0xFF000000u) | (i + 1);
 }
 
 /* Adds the boundaries counted under each outcome vector to the results
@@ -180,10 +190,11 @@ static int states_make_room(evaluator *e)
 	e->index = index;
 	e->index_mask = (uint32_t)(grown - 1);
 	for (uint32_t i = 0; i < e->nstates; i++) {
-		size_t at = (size_t)(state_hash(st[i].ra, st[i].w) >> 32) & e->index_mask;
+		uint64_t h = state_hash(st[i].ra, st[i].w);
+		size_t at = (size_t)(h >> 32) & e->index_mask;
 		while (index[at])
 			at = (at + 1) & e->index_mask;
-		index[at] = i + 1;
+		index[at] = index_entry(h, i);
 	}
 	return 0;
 }
@@ -464,14 +475,15 @@ static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int 
 		return next;
 	size_t at = (size_t)(h >> 32) & e->index_mask;
 	for (;; at = (at + 1) & e->index_mask) {
-		uint32_t i = e->index[at];
+		uint32_t x = e->index[at], i = x & 0xFFFFFF;
 		if (!i)
 			break;
-		if (e->states[i - 1].w == w && e->states[i - 1].ra == ra)
+		if (x == index_entry(h, i - 1) && e->states[i - 1].w == w &&
+		    e->states[i - 1].ra == ra)
 			return i - 1;
 	}
 	uint32_t i = e->nstates++;
-	e->index[at] = i + 1;
+	e->index[at] = index_entry(h, i);
 	e->states[i] = (state){ .w = w, .ra = ra, .vec = NO_STATE };
 	*fresh = 1;
 	return i;
@@ -492,7 +504,7 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	uint64_t *vec_counts = e->vec_counts.items;
 	for (unsigned p = 0; p < count; p++) {
 		uint64_t h = state_hash(ra[p], w[p]);
-		if ((h >> 56) % nev != e->index_of)
+		if ((unsigned)((h >> 56) * nev >> 8) != e->index_of)
 			continue;
 		nmine++;
 		uint32_t id = NO_STATE;
@@ -640,7 +652,8 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 		return NULL;
 	}
 	unsigned bits = table_bits ? table_bits : STATES_MAX_BITS;
-	bits = bits < STATES_MIN_BITS ? STATES_MIN_BITS : bits;
+	bits = bits < STATES_MIN_BITS ? STATES_MIN_BITS : bits > STATES_MAX_BITS ? STATES_MAX_BITS
+									 : bits;
 	if (!(s->results = malloc(n * sizeof *s->results))) {
 		batch_free(b);
 		return NULL;

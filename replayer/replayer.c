@@ -1022,12 +1022,18 @@ static rp_stop run_until(replay *r, uint64_t until)
 	return r->diverged ? RP_DIVERGED : RP_END;
 }
 
-rp_stop rp_run(replay *r, uint64_t until)
+/* Waits for the oracle's queued boundaries and adds them to its results. */
+static void settle_batches(replay *r)
 {
-	rp_stop why = run_until(r, until);
 	for (size_t k = 0; k < r->ngroups; k++)
 		if (r->groups[k].batch)
 			batch_settle(r->groups[k].batch);
+}
+
+rp_stop rp_run(replay *r, uint64_t until)
+{
+	rp_stop why = run_until(r, until);
+	settle_batches(r);
 	return why;
 }
 
@@ -1035,12 +1041,15 @@ rp_stop rp_run_reporting(replay *r, uint64_t until,
 			 void (*progress)(void *ud, uint64_t done, uint64_t total), void *ud)
 {
 	rp_stop why;
+	/* Settled once, at the end: settling waits for the evaluation to
+	 * catch up, which would leave a processor idle at every slice. */
 	do {
 		uint64_t next = rp_icount(r) + (1u << 22);
-		why = rp_run(r, next < until ? next : until);
+		why = run_until(r, next < until ? next : until);
 		if (progress)
 			progress(ud, rp_icount(r), until);
 	} while (why == RP_LIMIT && rp_icount(r) < until);
+	settle_batches(r);
 	return why;
 }
 
