@@ -13,6 +13,10 @@
 
 #include "avr_decode.h"
 
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -515,10 +519,22 @@ static inline void tap_sample(sim *s, sim_tap *t)
 			w |= (uint64_t)data[t->run[r].addr] << t->run[r].shift;
 	}
 	unsigned n = t->count;
+#ifdef __SSE2__
+	/* Streaming stores: the queue was last read on another processor,
+	 * and plain stores would fetch each of its cache lines from there
+	 * first (perf: a fifth of the oracle's simulation thread). */
+	_mm_stream_si32((int *)&t->pc[n], (int)avr->pc);
+	_mm_stream_si64((long long *)&t->word[n], (long long)w);
+#else
 	t->pc[n] = avr->pc;
 	t->word[n] = w;
-	if ((t->count = n + 1) == t->cap)
+#endif
+	if ((t->count = n + 1) == t->cap) {
+#ifdef __SSE2__
+		_mm_sfence();  /* the stores are seen before the queue is handed over */
+#endif
 		t->full(t->ud);
+	}
 }
 
 /* The end of a step in replay mode (see sim.h). */
