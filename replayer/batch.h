@@ -91,8 +91,9 @@ void batch_free(rp_batch *b);
  * started (the simulation goes on meanwhile), else here and now. */
 void batch_flush(rp_batch *b);
 
-/* Evaluates everything queued, waits for it, then adds the memo's
- * uncounted uses: the results are complete until the next batch_add. */
+/* Evaluates everything queued, waits for it, then adds the counts kept
+ * under the evaluators' outcome vectors: the results are complete until
+ * the next batch_add. */
 void batch_settle(rp_batch *b);
 
 /* Queues a boundary at return address ra in data space `data`; `truth`
