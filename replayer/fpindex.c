@@ -195,8 +195,13 @@ static int build_bitsets(fp_index *x, const db_fingerprint *rows, size_t nrows,
 	return rc;
 }
 
+int fpi_same_bytes(const fp_config *a, const fp_config *b)
+{
+	return a->ncomp == b->ncomp && !memcmp(a->comp, b->comp, a->ncomp * sizeof *a->comp);
+}
+
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
-	      const uint32_t *ras, avrr_err *err)
+	      const uint32_t *ras, const fp_index *inputs_of, avrr_err *err)
 {
 	memset(x, 0, sizeof *x);
 	x->cfg = *c;
@@ -208,7 +213,10 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	x->key_of = malloc(some * sizeof *x->key_of);
 	x->slots = calloc(cap, sizeof *x->slots);
 	x->filter = calloc((1u << FPI_FILTER_BITS) / 64, sizeof *x->filter);
-	x->input_filter = calloc((1u << FPI_INPUT_FILTER_BITS) / 64, sizeof *x->input_filter);
+	int share = inputs_of && inputs_of->has_input_keys && fpi_same_bytes(&inputs_of->cfg, c);
+	x->input_filter = share ? inputs_of->input_filter
+				: calloc((1u << FPI_INPUT_FILTER_BITS) / 64, sizeof *x->input_filter);
+	x->inputs_shared = share;
 	int oom = !at || !x->recs || !x->key_of || !x->slots || !x->filter || !x->input_filter ||
 		  build_bitsets(x, rows, nrows, ras) ||
 		  (!x->by_ra.bits && pairs_init(&x->ra_pairs, nrows)) ||
@@ -243,7 +251,14 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 			pairs_add(&x->input_pairs, key, f->input_key);
 		x->has_input_keys &= f->has_input_key;
 	}
-	if (x->has_input_keys && build_inputs(x, rows, nrows, ras)) {
+	if (x->has_input_keys && share) {
+		x->inputs = inputs_of->inputs;
+		x->input_ras = inputs_of->input_ras;
+		x->input_mask = inputs_of->input_mask;
+	} else if (share) {  /* another's table, but no keys here: none */
+		x->input_filter = NULL;
+		x->inputs_shared = 0;
+	} else if (x->has_input_keys && build_inputs(x, rows, nrows, ras)) {
 		free(at);
 		fpi_free(x);
 		return avrr_errf(err, "out of memory");
@@ -266,14 +281,16 @@ void fpi_free(fp_index *x)
 	free(x->key_of);
 	free(x->slots);
 	free(x->filter);
-	free(x->input_filter);
+	if (!x->inputs_shared) {
+		free(x->input_filter);
+		free(x->inputs);
+		free(x->input_ras);
+	}
 	free(x->ra_seen);
 	free(x->ra_class);
 	bitsets_free(&x->by_part);
 	bitsets_free(&x->by_ra);
 	pairs_free(&x->ra_pairs);
 	pairs_free(&x->input_pairs);
-	free(x->inputs);
-	free(x->input_ras);
 	memset(x, 0, sizeof *x);
 }

@@ -99,6 +99,7 @@ typedef struct fp_index {
 	/* Bit (input key's mix >> 46) set for each: 32 KB, so that a state
 	 * unlike every recorded one is usually told so from the cache. */
 	uint64_t *input_filter;
+	int inputs_shared;       /* inputs, input_ras and input_filter are another's */
 } fp_index;
 
 #define FPI_FILTER_BITS 16
@@ -133,9 +134,16 @@ static inline uint64_t fpi_key(const fp_config *c, uint64_t ra_part, uint64_t ha
 /* Builds the index of `rows` (one configuration's fingerprints in order of
  * n, n = 1..nrows, each within c's bits: as db_open validated them, or as
  * computed) for configuration c; ras[n-1] is the n-th interrupt's return
- * address.  Returns 0, or -1 (err set) when out of memory. */
+ * address.  The input keys are a function of the selector's bytes alone,
+ * so with `inputs_of` (NULL: none), an index of the same recording whose
+ * selector has the same bytes, x shares its table of them instead of
+ * building its own; inputs_of must outlive x.  Returns 0, or -1 (err
+ * set) when out of memory. */
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
-	      const uint32_t *ras, avrr_err *err);
+	      const uint32_t *ras, const fp_index *inputs_of, avrr_err *err);
+/* Whether configurations a and b select the same bytes (so their input
+ * keys are alike and an index can share its inputs, as fpi_build says). */
+int fpi_same_bytes(const fp_config *a, const fp_config *b);
 void fpi_free(fp_index *x);
 
 /* The pair, mixed so that every bit depends on all of both (splitmix64's

@@ -576,8 +576,10 @@ static int index_log(replay *r, avrr_err *err)
 
 /* Parses a stored configuration and builds its D (db_open validated one
  * fingerprint per interrupt, within the configuration's bits). */
+/* Loads stored configuration c into x, sharing the input keys of
+ * inputs_of (NULL: none) where it can (fpi_build). */
 static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *x,
-		       avrr_err *err)
+		       const fp_index *inputs_of, avrr_err *err)
 {
 	fp_config cfg;
 	db_fingerprint *rows = NULL;
@@ -585,7 +587,7 @@ static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *
 	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err) ||
 	    db_load_fingerprints(d, c->id, 0, &rows, &n, err))
 		return -1;
-	int rc = fpi_build(x, &cfg, rows, n, r->irq_ra, err);
+	int rc = fpi_build(x, &cfg, rows, n, r->irq_ra, inputs_of, err);
 	free(rows);
 	return rc;
 }
@@ -645,7 +647,8 @@ static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_i
 		for (size_t k = 0; k < sink.n && n <= r->nirq; k++)
 			if (sink.rows[k].config == i)
 				mine[n++] = sink.rows[k];
-		rc = n == r->nirq ? fpi_build(&x[i], &set.cfg[i], mine, n, r->irq_ra, err)
+		rc = n == r->nirq ? fpi_build(&x[i], &set.cfg[i], mine, n, r->irq_ra,
+					      i ? &x[0] : NULL, err)
 		     : avrr_errf(err, "computed %zu fingerprints for %zu interrupts", n, r->nirq);
 	}
 	free(mine);
@@ -722,6 +725,7 @@ typedef struct load_share {
 	db *d;                      /* the other thread opens its own */
 	const db_fp_config **cfg;
 	fp_index *x;
+	const fp_index *lead;       /* loaded first; the others share its inputs */
 	size_t n, first;
 	int rc;
 	avrr_err err;
@@ -730,8 +734,8 @@ typedef struct load_share {
 static void load_every_other(load_share *s)
 {
 	for (size_t i = s->first; i < s->n && !s->rc; i += 2)
-		if (s->cfg[i])
-			s->rc = load_stored(s->r, s->d, s->cfg[i], &s->x[i], &s->err);
+		if (s->cfg[i] && &s->x[i] != s->lead)
+			s->rc = load_stored(s->r, s->d, s->cfg[i], &s->x[i], s->lead, &s->err);
 }
 
 /* A loading thread: reading rows from SQLite is most of opening a sweep's
@@ -746,13 +750,21 @@ static void *load_thread(void *arg)
 	return NULL;
 }
 
-/* Loads the stored configurations among cfg[0..n) into x[], on two
- * threads when there are several. */
+/* Loads the stored configurations among cfg[0..n) into x[]: the first
+ * one, then the others on two threads when there are several. */
 static int load_all_stored(const replay *r, const db_fp_config **cfg,
 			   fp_index *x, size_t n, avrr_err *err)
 {
-	load_share mine = { .r = r, .d = r->d, .cfg = cfg, .x = x, .n = n, .first = 0 };
-	load_share other = { .r = r, .cfg = cfg, .x = x, .n = n, .first = 1 };
+	size_t first = 0;
+	while (first < n && !cfg[first])
+		first++;
+	if (first == n)
+		return 0;
+	if (load_stored(r, r->d, cfg[first], &x[first], NULL, err))
+		return -1;
+	load_share mine = { .r = r, .d = r->d, .cfg = cfg, .x = x, .lead = &x[first], .n = n,
+			    .first = 0 };
+	load_share other = { .r = r, .cfg = cfg, .x = x, .lead = &x[first], .n = n, .first = 1 };
 	pthread_t t;
 	int threaded = n > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
 		       pthread_create(&t, NULL, load_thread, &other) == 0;
@@ -840,7 +852,7 @@ static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, a
 		return avrr_errf(err, "the recording has no fingerprints; add some with "
 				 "avrr fingerprint RUN.db --fp SPEC");
 	}
-	if (load_stored(r, r->d, c, &r->fp, err))
+	if (load_stored(r, r->d, c, &r->fp, NULL, err))
 		return -1;
 	expect_next(r, 1);
 	return 0;
