@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+#include "../util/le.h"
+
 static uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
 	while (v >= 0x80) {
@@ -137,21 +139,6 @@ static unsigned width_of(uint64_t v)
 	return w;
 }
 
-static uint8_t *put_le(uint8_t *p, uint64_t v, unsigned w)
-{
-	for (unsigned i = 0; i < w; i++, v >>= 8)
-		*p++ = (uint8_t)v;
-	return p;
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned w)
-{
-	uint64_t v = 0;
-	for (unsigned i = w; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
-}
-
 chunk_fp_sizes chunk_fp_sizes_of(const db_fingerprint *f, size_t n)
 {
 	uint64_t ra = 0, hash = 0, key = 0;
@@ -167,11 +154,11 @@ void chunk_put_fps(const db_fingerprint *f, size_t n, chunk_fp_sizes sz, uint8_t
 		   uint8_t *keys)
 {
 	if (keys && n)
-		keys = put_le(keys, f[0].input_key, CHUNK_FP_KEY_BASE);
+		keys = le_put(keys, f[0].input_key, CHUNK_FP_KEY_BASE);
 	for (size_t i = 0; i < n; i++) {
-		data = put_le(put_le(data, f[i].ra_part, sz.ra), f[i].hash_part, sz.hash);
+		data = le_put(le_put(data, f[i].ra_part, sz.ra), f[i].hash_part, sz.hash);
 		if (keys)
-			keys = put_le(keys, f[i].input_key ^ f[0].input_key, sz.key);
+			keys = le_put(keys, f[i].input_key ^ f[0].input_key, sz.key);
 	}
 }
 
@@ -193,14 +180,14 @@ void chunk_get_fps(const uint8_t *data, const uint8_t *keys, size_t n, chunk_fp_
 {
 	uint64_t base = 0;
 	if (keys) {
-		base = get_le(keys, CHUNK_FP_KEY_BASE);
+		base = le_get(keys, CHUNK_FP_KEY_BASE);
 		keys += CHUNK_FP_KEY_BASE;
 	}
 	for (size_t i = 0; i < n; i++, data += sz.ra + sz.hash) {
-		out[i].ra_part = get_le(data, sz.ra);
-		out[i].hash_part = get_le(data + sz.ra, sz.hash);
+		out[i].ra_part = le_get(data, sz.ra);
+		out[i].hash_part = le_get(data + sz.ra, sz.hash);
 		if (keys) {
-			out[i].input_key = base ^ get_le(keys, sz.key);
+			out[i].input_key = base ^ le_get(keys, sz.key);
 			out[i].has_input_key = 1;
 			keys += sz.key;
 		}

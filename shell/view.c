@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim/avr_decode.h"
+#include "util/le.h"
 
 /* Where classic AVR cores keep these (I/O 0x3d-0x3f). */
 #define SPL_ADDR  0x5d
@@ -85,14 +86,6 @@ static const uint8_t *span(const mview *m, int is_code, uint32_t addr, uint32_t 
 		return base + addr;
 	*bad = addr < size ? size : addr;
 	return NULL;
-}
-
-static uint64_t le_value(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
 }
 
 /* ---- info registers, info io ------------------------------------------- */
@@ -404,7 +397,7 @@ static int examine_units(FILE *f, const mview *m, int is_code, uint32_t *addr,
 			fprintf(f, "%s0x%x%s:", k ? "\n" : "", a, label);
 		}
 		fputc('\t', f);
-		put_value(f, m, is_code, format, le_value(p + k * size, size), size);
+		put_value(f, m, is_code, format, le_get(p + k * size, size), size);
 	}
 	if (count)
 		fputc('\n', f);
@@ -556,7 +549,7 @@ int view_print(FILE *out, const mview *m, const char *expr, avrr_err *err)
 	if (!p)
 		return avrr_errf(err, "cannot access address 0x%x", bad);
 	if (size == 1 || size == 2 || size == 4 || size == 8) {
-		put_scalar(out, name, le_value(p, size), size);
+		put_scalar(out, name, le_get(p, size), size);
 		return 0;
 	}
 	fprintf(out, "%s = {", name);
