@@ -32,6 +32,7 @@
 _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index entry");
 #define STATES_REST 256
 #define NO_STATE UINT32_MAX
+#define NO_VECTOR UINT32_MAX    /* a state not yet evaluated */
 
 /* Full queues the simulation may run ahead of the evaluation by. */
 #define QUEUES 4
@@ -42,7 +43,7 @@ typedef struct state {
 	uint64_t w;                 /* g(s) */
 	uint64_t count;             /* its boundaries so far, while vec is unknown */
 	uint32_t ra;
-	uint32_t vec;               /* its interned outcome vector, or NO_STATE */
+	uint32_t vec;               /* its interned outcome vector, or NO_VECTOR */
 } state;
 
 /* One thread's share of a batch's states, and all it needs to count them
@@ -50,7 +51,7 @@ typedef struct state {
  * whose hash names it, so no state is looked up or evaluated twice. */
 typedef struct evaluator {
 	struct batch_eval *shared;
-	unsigned index_of;          /* it owns the states whose hash says so */
+	unsigned id;          /* it owns the states whose hash says so */
 	const fp_index **members;   /* every member of the batch */
 	rp_oracle_result *results;  /* its share of their counts, until settled */
 	unsigned nmembers;
@@ -74,29 +75,31 @@ typedef struct evaluator {
 	uint32_t *vec_index;
 	uint32_t vec_mask;
 
-	/* One batch's new states and recorded interrupts, as the table pass
-	 * finds them: queue position, at a recorded interrupt, and
-	 * return address, ras[rid[i]] (a loop has few distinct ones). */
+	/* The new states and the boundaries at recorded interrupts waiting to
+	 * be evaluated, npend of them, as the table pass finds them: return
+	 * address, g(s), state number (NO_STATE: none, count it at once),
+	 * at a recorded interrupt, and ras[rid[i]] (a loop has few distinct
+	 * return addresses). */
 	uint32_t pend_ra[BATCH_SIZE];
 	uint64_t pend_w[BATCH_SIZE];
+	uint32_t pend_state[BATCH_SIZE];
+	uint8_t pend_truth[BATCH_SIZE];
 	unsigned npend;
-	uint32_t miss[BATCH_SIZE];
-	uint32_t mslot[BATCH_SIZE];  /* its table slot, for a new state */
-	uint8_t mtruth[BATCH_SIZE];
 	uint16_t rid[BATCH_SIZE];
 	uint32_t ras[BATCH_SIZE];
 	unsigned nras;
 	struct { uint32_t ra, gen; uint16_t id; } ra_map[2 * BATCH_SIZE];
 	uint32_t ra_gen;
-	/* The misses grouped by return address, so that a member looks its
-	 * bitmaps up once per address and reads the rest in a row: those at
-	 * ras[r] are [rstart[r], rstart[r + 1]), those at recorded interrupts
-	 * [rstart[nras], nm).  For each: its queue position, g(s), hashes,
-	 * the recorded interrupts with that g(s) (in members[0]'s table; the
-	 * members share it) or NULL, and each member's outcome. */
+	/* The pending ones grouped by return address, so that a member looks
+	 * its bitmaps up once per address and reads the rest in a row: those
+	 * at ras[r] are [rstart[r], rstart[r + 1]), those at recorded
+	 * interrupts [rstart[nras], nm).  For each: its pending position,
+	 * state, g(s), hashes, the recorded interrupts with that g(s) (in
+	 * members[0]'s table; the members share it) or NULL, and each
+	 * member's outcome. */
 	uint16_t rstart[BATCH_SIZE + 1];
 	uint32_t at[BATCH_SIZE];
-	uint32_t slot_at[BATCH_SIZE];
+	uint32_t state_at[BATCH_SIZE];
 	uint64_t g[BATCH_SIZE];
 	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
 	const fpi_input *in[BATCH_SIZE];
@@ -405,24 +408,24 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 	res->missed += missed;
 }
 
-/* rstart[], at[], slot_at[] and g[] from the batch's new states and
- * recorded interrupts, miss[] in w[]. */
+/* rstart[], at[], state_at[] and g[] from the nm pending ones, whose
+ * g(s) are w[]. */
 static void group_by_ra(evaluator *e, const uint64_t *w, unsigned nm)
 {
 	unsigned next[BATCH_SIZE + 1];
 	memset(next, 0, (e->nras + 1) * sizeof *next);
 	for (unsigned i = 0; i < nm; i++)
-		next[e->rid[i] + 1] += !e->mtruth[i];
+		next[e->rid[i] + 1] += !e->pend_truth[i];
 	for (unsigned r = 0; r < e->nras; r++)
 		next[r + 1] += next[r];
 	for (unsigned r = 0; r <= e->nras; r++)
 		e->rstart[r] = (uint16_t)next[r];
 	unsigned truth_next = next[e->nras];
 	for (unsigned i = 0; i < nm; i++) {
-		unsigned k = e->mtruth[i] ? truth_next++ : next[e->rid[i]]++;
-		e->at[k] = e->miss[i];
-		e->slot_at[k] = e->mslot[i];
-		e->g[k] = w[e->miss[i]];
+		unsigned k = e->pend_truth[i] ? truth_next++ : next[e->rid[i]]++;
+		e->at[k] = i;
+		e->state_at[k] = e->pend_state[i];
+		e->g[k] = w[i];
 	}
 }
 
@@ -447,8 +450,8 @@ static void flush_pending(evaluator *e)
 	 * it until the table is settled; without the table, each counts now. */
 	for (unsigned k = 0; k < e->rstart[e->nras]; k++) {
 		const uint8_t *v = e->out + (size_t)k * e->nmembers;
-		if (e->slot_at[k] != NO_STATE) {
-			state *t = &e->states[e->slot_at[k]];
+		if (e->state_at[k] != NO_STATE) {
+			state *t = &e->states[e->state_at[k]];
 			t->vec = intern_vector(e, v);
 			((uint64_t *)e->vec_counts.items)[t->vec] += t->count;
 			continue;
@@ -466,7 +469,7 @@ static void flush_pending(evaluator *e)
 
 /* The number of state (ra, w), h its hash: the one after the last
  * boundary's if it is that, else looked up, else a new one (count 0, vec
- * NO_STATE) that *fresh says. */
+ * NO_VECTOR) that *fresh says. */
 static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int *fresh)
 {
 	uint32_t next = e->last + 1;  /* NO_STATE + 1 is 0 */
@@ -484,7 +487,7 @@ static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int 
 	}
 	uint32_t i = e->nstates++;
 	e->index[at] = index_entry(h, i);
-	e->states[i] = (state){ .w = w, .ra = ra, .vec = NO_STATE };
+	e->states[i] = (state){ .w = w, .ra = ra, .vec = NO_VECTOR };
 	*fresh = 1;
 	return i;
 }
@@ -504,7 +507,7 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	uint64_t *vec_counts = e->vec_counts.items;
 	for (unsigned p = 0; p < count; p++) {
 		uint64_t h = state_hash(ra[p], w[p]);
-		if ((unsigned)((h >> 56) * nev >> 8) != e->index_of)
+		if ((unsigned)((h >> 56) * nev >> 8) != e->id)
 			continue;
 		nmine++;
 		uint32_t id = NO_STATE;
@@ -513,7 +516,7 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 			id = state_of(e, ra[p], w[p], h, &fresh);
 			e->last = id;
 			state *t = &e->states[id];
-			if (t->vec != NO_STATE)
+			if (t->vec != NO_VECTOR)
 				vec_counts[t->vec]++;
 			else
 				t->count++;
@@ -525,9 +528,8 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		unsigned k = e->npend++;
 		e->pend_ra[k] = ra[p];
 		e->pend_w[k] = w[p];
-		e->miss[k] = k;
-		e->mslot[k] = id;
-		e->mtruth[k] = truth[p];
+		e->pend_state[k] = id;
+		e->pend_truth[k] = truth[p];
 		e->rid[k] = ra_id(e, ra[p]);
 		if (e->npend == BATCH_SIZE)
 			flush_pending(e);
@@ -665,7 +667,7 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 			batch_free(b);
 			return NULL;
 		}
-		e->index_of = k;
+		e->id = k;
 		e->max_states = 1u << (bits - 1);
 		for (unsigned j = 0; j < n; j++) {
 			e->members[e->nmembers++] = members[j];
