@@ -236,7 +236,11 @@ for fw in $FIRMWARE; do
 	"$AVRR" fingerprint "$work/$fw.db" $(printf ' --fp %s' $specs2) > /dev/null
 	"$AVRR" info "$work/$fw.db" --json > "$work/info.json"
 	# The recording's metrics, and the rows the SQL below counts itself.
+	# The views decode the recording's chunks: a join would decode them
+	# again for every row, so the ground truth is copied into a table first.
 	sqlite3 -bail "$work/$fw.db" "ATTACH '$db' AS f;
+		CREATE TEMP TABLE irq (idx INTEGER PRIMARY KEY, ra INTEGER, digest BLOB);
+		INSERT INTO irq SELECT idx, ra, digest FROM interrupts;
 		CREATE TABLE IF NOT EXISTS f.info (firmware TEXT, name TEXT, interrupts INTEGER,
 			median_dup REAL, input_dup INTEGER);
 		INSERT INTO f.info SELECT '$fw', json_extract(value, '\$.name'),
@@ -248,7 +252,7 @@ for fw in $FIRMWARE; do
 			digest BLOB, ra_part INTEGER, hash_part INTEGER, input_key INTEGER);
 		INSERT INTO f.fp SELECT '$fw', c.name, p.n, i.ra, i.digest, p.ra_part, p.hash_part,
 			p.input_key FROM fingerprints p JOIN fp_configs c ON c.id = p.config
-			JOIN interrupts i ON i.idx = p.n
+			JOIN irq i ON i.idx = p.n
 			WHERE c.name LIKE 'f5-%' OR c.name LIKE 'f5s-%' OR c.name LIKE 'f8-%' OR c.name IN ('s6', 'f10')
 			OR (c.name LIKE 'f6-sp-%' AND c.name NOT LIKE 'f6-sp-rr%')"
 done
@@ -566,6 +570,8 @@ bsel=$(paper_selector $BIG)
 	--fp "z10:sel=$bsel,hash=jenkins,ra=0,width=16" > /dev/null
 sweep sweep-$BIG.csv $BIG.db --selector "$bsel" --width 16 --ra $RAS --hash jenkins --match set
 sqlite3 -bail "$work/$BIG.db" "ATTACH '$db' AS f;
+	CREATE TEMP TABLE irq (idx INTEGER PRIMARY KEY, ra INTEGER, digest BLOB);
+	INSERT INTO irq SELECT idx, ra, digest FROM interrupts;
 	CREATE TABLE f.size_fig2 AS SELECT '$BIG' AS firmware, ra, count(*) AS interrupts
 		FROM interrupts GROUP BY ra;
 	INSERT INTO f.size_fig2 SELECT * FROM f.fig2 WHERE firmware = 'funcsheap_noloop';
@@ -573,7 +579,7 @@ sqlite3 -bail "$work/$BIG.db" "ATTACH '$db' AS f;
 		AND name IN ('f5-g3', 'f10');
 	INSERT INTO f.size_fp SELECT '$BIG', CASE c.name WHEN 'z5' THEN 'f5-g3' ELSE 'f10' END, p.n,
 		i.ra, i.digest, p.ra_part, p.hash_part, p.input_key FROM fingerprints p
-		JOIN fp_configs c ON c.id = p.config JOIN interrupts i ON i.idx = p.n
+		JOIN fp_configs c ON c.id = p.config JOIN irq i ON i.idx = p.n
 		WHERE c.name IN ('z5', 'z10')"
 sqlite3 -bail "$db" ".import --csv $work/sweep-$BIG.csv sweepbig" "
 	CREATE TABLE size_fw (firmware TEXT, text_bytes INTEGER);
