@@ -166,40 +166,17 @@ static void states_settle(evaluator *e, int empty)
 
 static void flush_pending(evaluator *e);
 
-/* Room for another batch of new states: the states' array and index grown
- * while they may (state numbers stay), else settled and dropped.  0, or -1
- * when out of memory (all as it was). */
-static int states_make_room(evaluator *e)
+/* Room for another batch of new states: when the table is full, it is
+ * settled and emptied. */
+static void states_make_room(evaluator *e)
 {
-	if (e->nstates + BATCH_SIZE > e->max_states) {
-		flush_pending(e);
-		states_settle(e, 1);
-		if (e->repeats * 4 < e->seen)
-			e->rest = STATES_REST;
-		e->seen = e->repeats = 0;
-	}
-	size_t slots = (size_t)e->index_mask + 1;
-	if ((e->nstates + BATCH_SIZE) * 2 <= slots)
-		return 0;
-	size_t grown = slots * 2, cap = grown / 2;
-	state *st = realloc(e->states, cap * sizeof *st);
-	if (!st)
-		return -1;
-	e->states = st;
-	uint32_t *index = calloc(grown, sizeof *index);
-	if (!index)
-		return -1;
-	free(e->index);
-	e->index = index;
-	e->index_mask = (uint32_t)(grown - 1);
-	for (uint32_t i = 0; i < e->nstates; i++) {
-		uint64_t h = state_hash(st[i].ra, st[i].w);
-		size_t at = (size_t)(h >> 32) & e->index_mask;
-		while (index[at])
-			at = (at + 1) & e->index_mask;
-		index[at] = index_entry(h, i);
-	}
-	return 0;
+	if (e->nstates + BATCH_SIZE <= e->max_states)
+		return;
+	flush_pending(e);
+	states_settle(e, 1);
+	if (e->repeats * 4 < e->seen)
+		e->rest = STATES_REST;
+	e->seen = e->repeats = 0;
 }
 
 /* A hash of n bytes, 8 at a time: the vectors are a few dozen bytes. */
@@ -502,7 +479,9 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 {
 	if (e->rest)
 		e->rest--;
-	int use_table = !e->rest && !states_make_room(e) && !e->rest && !vectors_make_room(e);
+	else
+		states_make_room(e);
+	int use_table = !e->rest && !vectors_make_room(e);
 	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
 	uint64_t *vec_counts = e->vec_counts.items;
 	for (unsigned p = 0; p < count; p++) {
@@ -593,8 +572,11 @@ static void stop_threads(batch_eval *s, unsigned started)
 		pthread_join(s->ev[k].thread, NULL);
 }
 
-/* Evaluator e for n members.  0, or -1 when out of memory. */
-static int evaluator_init(evaluator *e, batch_eval *s, unsigned n)
+/* Evaluator e for n members, with an index of 2^bits slots.  The states
+ * and the index take their whole size at once: memory never touched is
+ * never mapped, and a table that only grows need not be hashed again.
+ * 0, or -1 when out of memory. */
+static int evaluator_init(evaluator *e, batch_eval *s, unsigned n, unsigned bits)
 {
 	e->shared = s;
 	e->members = malloc(n * sizeof *e->members);
@@ -605,11 +587,12 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n)
 	e->vec_index = calloc(2, sizeof *e->vec_index);
 	e->vec_mask = 1;
 	e->ra_gen = 1;  /* ra_map's zeroed entries are of generation 0: free */
+	e->max_states = 1u << (bits - 1);
 	if (!e->members || !e->results || !e->out || !e->vec_index ||
-	    !(e->index = calloc((size_t)1 << STATES_MIN_BITS, sizeof *e->index)) ||
-	    !(e->states = malloc(((size_t)1 << (STATES_MIN_BITS - 1)) * sizeof *e->states)))
+	    !(e->index = calloc((size_t)1 << bits, sizeof *e->index)) ||
+	    !(e->states = malloc(e->max_states * sizeof *e->states)))
 		return -1;
-	e->index_mask = (1u << STATES_MIN_BITS) - 1;
+	e->index_mask = (1u << bits) - 1;
 	e->last = NO_STATE;
 	return 0;
 }
@@ -663,12 +646,11 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 	memcpy(s->results, results, n * sizeof *s->results);
 	for (unsigned k = 0; k < s->nev; k++) {
 		evaluator *e = &s->ev[k];
-		if (evaluator_init(e, s, n)) {
+		if (evaluator_init(e, s, n, bits)) {
 			batch_free(b);
 			return NULL;
 		}
 		e->id = k;
-		e->max_states = 1u << (bits - 1);
 		for (unsigned j = 0; j < n; j++) {
 			e->members[e->nmembers++] = members[j];
 			widen_hash_bits(e->hash_bits, &members[j]->cfg);
