@@ -980,9 +980,31 @@ static int load_all(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), s
 	return rc;
 }
 
+/* The event log to read: validation's copy while no loader has taken it,
+ * else decoded into *loaded, which the caller frees. */
+static int read_log(db *d, const trace_event **ev, size_t *n, trace_event **loaded,
+		    avrr_err *err)
+{
+	*loaded = NULL;
+	if (d->decoded.events) {
+		*ev = d->decoded.events;
+		*n = d->decoded.nevents;
+		return 0;
+	}
+	if (drain(d, err) || db_decode_events(d->h, d->path, loaded, n, err))
+		return -1;
+	*ev = *loaded;
+	return 0;
+}
+
+static int load_irq_vectors(db *d, avrr_err *err);
+
 int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err)
 {
 	if (d->decoded.events) {  /* the first caller takes what validation read */
+		/* Fingerprints need the vectors of the log that goes now. */
+		if (load_irq_vectors(d, err))
+			return -1;
 		*out = d->decoded.events;
 		*n = d->decoded.nevents;
 		d->decoded.events = NULL;
@@ -994,12 +1016,13 @@ int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err)
 /* The ground truth, decoded afresh (validation's copy, if any, left). */
 static int decode_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 {
-	trace_event *ev;
+	const trace_event *ev;
+	trace_event *loaded;
 	size_t nev;
-	if (drain(d, err) || db_decode_events(d->h, d->path, &ev, &nev, err))
+	if (read_log(d, &ev, &nev, &loaded, err))
 		return -1;
 	int rc = db_decode_interrupts(d->h, d->path, ev, nev, out, n, err);
-	free(ev);
+	free(loaded);
 	return rc;
 }
 
@@ -1018,14 +1041,11 @@ int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 static int each_event(db *d, void (*count)(uint64_t *, const trace_event *), uint64_t *counts,
 		      avrr_err *err)
 {
-	const trace_event *ev = d->decoded.events;
-	size_t n = d->decoded.nevents;
-	trace_event *loaded = NULL;
-	if (!ev) {
-		if (drain(d, err) || db_decode_events(d->h, d->path, &loaded, &n, err))
-			return -1;
-		ev = loaded;
-	}
+	const trace_event *ev;
+	trace_event *loaded;
+	size_t n;
+	if (read_log(d, &ev, &n, &loaded, err))
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		count(counts, &ev[i]);
 	free(loaded);
@@ -1085,14 +1105,11 @@ static int load_irq_vectors(db *d, avrr_err *err)
 {
 	if (d->have_irq_vector)
 		return 0;
-	const trace_event *ev = d->decoded.events;
-	size_t nev = d->decoded.nevents, n = 0;
-	trace_event *loaded = NULL;
-	if (!ev) {
-		if (db_decode_events(d->h, d->path, &loaded, &nev, err))
-			return -1;
-		ev = loaded;
-	}
+	const trace_event *ev;
+	trace_event *loaded;
+	size_t nev, n = 0;
+	if (read_log(d, &ev, &nev, &loaded, err))
+		return -1;
 	for (size_t i = 0; i < nev; i++)
 		n += ev[i].type == TRACE_IRQ;
 	uint8_t *v = malloc(n ? n : 1);
