@@ -491,8 +491,8 @@ static void keep_under_cap(timeline *tl, travel_ck *cks, size_t *n, uint64_t k, 
 }
 
 /* Forks a checkpoint of this position, thinning the others beyond the
- * count cap where they are densest, and beyond the memory cap as
- * keep_under_cap says.  The checkpoint continues in serve_checkpoint. */
+ * count cap and the memory cap alike (thin_candidate).  The checkpoint
+ * continues in serve_checkpoint. */
 static void checkpoint_here(timeline *tl)
 {
 	uint64_t k = rp_icount(tl->r);
@@ -501,14 +501,8 @@ static void checkpoint_here(timeline *tl)
 	for (size_t i = 0; i < n; i++)
 		if (cks[i].icount == k)
 			return;  /* one exists here */
-	while (n >= tl->t->max && n > 2) {
-		size_t best = 1;
-		for (size_t i = 2; i + 1 < n; i++)
-			if (cks[i + 1].icount - cks[i - 1].icount <
-			    cks[best + 1].icount - cks[best - 1].icount)
-				best = i;
-		drop_checkpoint(tl, cks, &n, best);
-	}
+	for (size_t i; n >= tl->t->max && (i = thin_candidate(cks, n, k)) != 0;)
+		drop_checkpoint(tl, cks, &n, i);
 	keep_under_cap(tl, cks, &n, k, 1);
 	int fd = travel_register(tl->t, k);
 	if (fd < 0)
