@@ -697,7 +697,9 @@ static int make_groups(replay *r, avrr_err *err)
 			members[j] = &r->oracle[g->members[j]];
 			results[j] = &r->results[g->members[j]];
 		}
-		g->batch = members && results ? batch_new(members, results, g->nmembers, r->o.oracle_table_bits) : NULL;
+		g->batch = members && results
+			   ? batch_new(members, results, g->nmembers, r->o.oracle_table_bits)
+			   : NULL;
 		free(members);
 		free(results);
 		if (!g->batch)
