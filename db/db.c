@@ -1160,22 +1160,12 @@ static int decode_fingerprints(db *d, uint32_t config, growbuf *g, avrr_err *err
 	sqlite3_bind_int64(st, 1, config);
 	int rc = 0, step;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t first = sqlite3_column_int64(st, 0), count = sqlite3_column_int64(st, 1);
-		chunk_fp_sizes sz = { (unsigned)sqlite3_column_int64(st, 2),
-				      (unsigned)sqlite3_column_int64(st, 3),
-				      (unsigned)sqlite3_column_int64(st, 4) };
-		int has_keys = sqlite3_column_type(st, 6) != SQLITE_NULL;
-		/* An empty blob reads as a NULL pointer; keys NULL means none. */
-		const uint8_t *data = sqlite3_column_blob(st, 5), *keys = sqlite3_column_blob(st, 6);
-		data = data ? data : (const uint8_t *)"";
-		keys = !has_keys ? NULL : keys ? keys : (const uint8_t *)"";
-		const char *why = chunk_fp_check(count, sqlite3_column_int64(st, 2),
-						 sqlite3_column_int64(st, 3),
-						 sqlite3_column_int64(st, 4), sqlite3_column_bytes(st, 5),
-						 has_keys ? sqlite3_column_bytes(st, 6) : -1);
-		if (!why && (first != (int64_t)g->n + 1 || (uint64_t)(first - 1 + count) > d->nirq))
+		int64_t first = sqlite3_column_int64(st, 0);
+		size_t count;
+		const char *why = db_decode_fp_chunk(st, 1, NULL, 0, &count);
+		if (!why && (first != (int64_t)g->n + 1 || first - 1 + count > d->nirq))
 			why = "fingerprints out of place";
-		db_fingerprint *f = why ? NULL : grow_n(g, (size_t)count);
+		db_fingerprint *f = why ? NULL : grow_n(g, count);
 		if (why) {
 			rc = avrr_errf(err, "%s: damaged recording: %s (fingerprint_chunks, row %" PRId64
 				       ")", d->path, why, first);
@@ -1185,13 +1175,13 @@ static int decode_fingerprints(db *d, uint32_t config, growbuf *g, avrr_err *err
 			rc = avrr_errf(err, "out of memory");
 			break;
 		}
-		memset(f, 0, (size_t)count * sizeof *f);
-		for (int64_t i = 0; i < count; i++) {
+		memset(f, 0, count * sizeof *f);
+		for (size_t i = 0; i < count; i++) {
 			f[i].config = config;
-			f[i].n = (uint64_t)(first + i);
-			f[i].vector = d->irq_vector[first - 1 + i];
+			f[i].n = (uint64_t)first + i;
+			f[i].vector = d->irq_vector[first - 1 + (int64_t)i];
 		}
-		chunk_get_fps(data, keys, (size_t)count, sz, f);
+		db_decode_fp_chunk(st, 1, f, count, &count);
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));

@@ -503,6 +503,32 @@ static int check_interrupts(checker *c)
 	return have < 0 ? -1 : 0;
 }
 
+const char *db_decode_fp_chunk(sqlite3_stmt *st, int col, db_fingerprint *out, size_t cap,
+			       size_t *count)
+{
+	int64_t n, ra, hash, key;
+	int keys_type = sqlite3_column_type(st, col + 5);
+	if (int_in(st, col, 1, 1 << 16, &n) || int_in(st, col + 1, 0, 8, &ra) ||
+	    int_in(st, col + 2, 0, 8, &hash) || int_in(st, col + 3, 0, 8, &key) ||
+	    sqlite3_column_type(st, col + 4) != SQLITE_BLOB ||
+	    (keys_type != SQLITE_NULL && keys_type != SQLITE_BLOB))
+		return "a bad count, field size or type";
+	const uint8_t *data = sqlite3_column_blob(st, col + 4);
+	const uint8_t *keys = sqlite3_column_blob(st, col + 5);
+	const char *why = chunk_fp_check(n, ra, hash, key, sqlite3_column_bytes(st, col + 4),
+					 keys_type == SQLITE_NULL ? -1
+					 : sqlite3_column_bytes(st, col + 5));
+	*count = (size_t)n;
+	if (why || *count > cap)
+		return why;
+	/* An empty blob reads as a NULL pointer; keys NULL means none. */
+	data = data ? data : (const uint8_t *)"";
+	keys = keys_type == SQLITE_NULL ? NULL : keys ? keys : (const uint8_t *)"";
+	chunk_get_fps(data, keys, *count,
+		      (chunk_fp_sizes){ (unsigned)ra, (unsigned)hash, (unsigned)key }, out);
+	return NULL;
+}
+
 static int is_config_name(const char *s)
 {
 	size_t n = 0;
@@ -565,7 +591,7 @@ static int check_fingerprints(checker *c)
 	int have = 0, rc = 0;
 	while (!rc && (have = next(c, "fingerprint_chunks")) > 0) {
 		sqlite3_stmt *st = c->st;
-		int64_t config, first, count, ra, hash, key;
+		int64_t config, first;
 		if (int_in(st, 0, INT64_MIN, INT64_MAX, &config)) {
 			rc = damaged(c, "fingerprints", row + 1, "fingerprints.config is not an integer");
 			break;
@@ -584,39 +610,23 @@ static int check_fingerprints(checker *c)
 				     " for interrupt %" PRIu64, g->name, g->rows + 1);
 			break;
 		}
-		int keys_type = sqlite3_column_type(st, 7);
-		const char *why = NULL;
-		if (int_in(st, 2, 1, 1 << 16, &count) || int_in(st, 3, 0, 8, &ra) ||
-		    int_in(st, 4, 0, 8, &hash) || int_in(st, 5, 0, 8, &key) ||
-		    sqlite3_column_type(st, 6) != SQLITE_BLOB ||
-		    (keys_type != SQLITE_NULL && keys_type != SQLITE_BLOB))
-			why = "a bad count, field size or type";
-		const uint8_t *data = NULL, *keys = NULL;
-		if (!why) {
-			data = sqlite3_column_blob(st, 6);
-			keys = sqlite3_column_blob(st, 7);
-			why = chunk_fp_check(count, ra, hash, key, sqlite3_column_bytes(st, 6),
-					     keys_type == SQLITE_NULL ? -1 : sqlite3_column_bytes(st, 7));
+		size_t count;
+		const char *why = db_decode_fp_chunk(st, 2, f, fcap, &count);
+		if (!why && count > fcap) {  /* room for it, and again */
+			free(f);
+			fcap = count;
+			if (!(f = malloc(fcap * sizeof *f))) {
+				rc = avrr_errf(c->err, "out of memory");
+				break;
+			}
+			why = db_decode_fp_chunk(st, 2, f, fcap, &count);
 		}
 		if (why) {
 			rc = damaged(c, "fingerprint_chunks", first, "a chunk of configuration '%s' with"
 				     " %s", g->name, why);
 			break;
 		}
-		if ((size_t)count > fcap) {
-			free(f);
-			fcap = (size_t)count;
-			if (!(f = malloc(fcap * sizeof *f))) {
-				rc = avrr_errf(c->err, "out of memory");
-				break;
-			}
-		}
-		/* An empty blob reads as a NULL pointer; keys NULL means none. */
-		data = data ? data : (const uint8_t *)"";
-		keys = keys_type == SQLITE_NULL ? NULL : keys ? keys : (const uint8_t *)"";
-		chunk_get_fps(data, keys, (size_t)count,
-			      (chunk_fp_sizes){ (unsigned)ra, (unsigned)hash, (unsigned)key }, f);
-		for (int64_t i = 0; i < count && !rc; i++) {
+		for (size_t i = 0; i < count && !rc; i++) {
 			uint64_t n = g->rows + 1;
 			row++;
 			if (n > nirq)

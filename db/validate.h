@@ -34,6 +34,14 @@ int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n,
 int db_decode_interrupts(sqlite3 *h, const char *path, const trace_event *ev, size_t nev,
 			 db_interrupt **out, size_t *n, avrr_err *err);
 
+/* The fingerprint chunk in row st, whose columns from `col` on are
+ * fingerprint_chunks' count, ra_size, hash_size, key_size, data and keys:
+ * its count in *count and, when that fits `cap`, its fingerprints'
+ * ra_part, hash_part and input keys in out[0..count) (the rest of each as
+ * it was).  NULL, or what is malformed; *count > cap asks for more room. */
+const char *db_decode_fp_chunk(sqlite3_stmt *st, int col, db_fingerprint *out, size_t cap,
+			       size_t *count);
+
 /* Checks the recording open in h against `schema` (the SQL that creates
  * one); on failure err says "PATH: damaged recording: WHAT (TABLE, row N)"
  * and *out is empty. */
