@@ -52,6 +52,10 @@ int cli_parse_match(const char *cmd, const char *text, rp_match *out);
 int cli_parse_window(const char *cmd, const char *text, unsigned *out);
 /* --checkpoint-memory MB (1..TRAVEL_MEMORY_MB_MAX), for shell, serve and gdb. */
 int cli_parse_checkpoint_memory(const char *cmd, const char *text, unsigned *out);
+/* Its line in the --help of each command that takes it. */
+#define CLI_CHECKPOINT_MEMORY_HELP                                                  \
+	"      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n" \
+	"                          beyond it the older ones are thinned\n"
 
 /* Progress of a long run on stderr, "WHAT: 42%", only on a terminal and
  * only once the run has taken a second; cli_progress_end clears the line. */

@@ -107,8 +107,7 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --fp NAME           the stored configuration to replay with\n"
 	  "      --match set|sequence, --window N   as for avrr replay\n"
-	  "      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n"
-	  "                          beyond it the older ones are thinned\n"
+	  CLI_CHECKPOINT_MEMORY_HELP
 	  "  -x SCRIPT               read commands from SCRIPT\n"
 	  "  -h, --help              this help\n" },
 	{ "gdb", cmd_gdb, "debug a recording in avr-gdb, forward and backward",
@@ -122,8 +121,7 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --fp NAME           the stored configuration to replay with\n"
 	  "      --match set|sequence, --window N   as for avrr replay\n"
-	  "      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n"
-	  "                          beyond it the older ones are thinned\n"
+	  CLI_CHECKPOINT_MEMORY_HELP
 	  "  -h, --help              this help\n" },
 	{ "serve", cmd_serve, "serve a recording to one gdb client (an IDE, avr-gdb)",
 	  "usage: avrr serve RUN.db [--port N] [--host ADDR] [--fp NAME] [--match ...]\n"
@@ -137,8 +135,7 @@ const cli_command cli_commands[] = {
 	  "      --host ADDR         address to listen on (default 127.0.0.1, loopback)\n"
 	  "      --fp NAME           the stored configuration to replay with\n"
 	  "      --match set|sequence, --window N   as for avrr replay\n"
-	  "      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n"
-	  "                          beyond it the older ones are thinned\n"
+	  CLI_CHECKPOINT_MEMORY_HELP
 	  "  -h, --help              this help\n" },
 	{ "analyze", cmd_analyze, "analyse a recording on its replay: races, profile",
 	  "usage: avrr analyze RUN.db races [--json]\n"
