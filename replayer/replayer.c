@@ -665,8 +665,7 @@ static int same_group(const fp_config *a, const fp_config *b)
 {
 	int a_var = a->round_robin && a->marker == FP_MARK_VAR;
 	int b_var = b->round_robin && b->marker == FP_MARK_VAR;
-	return a_var == b_var && !a->ncounters == !b->ncounters && a->ncomp == b->ncomp &&
-	       !memcmp(a->comp, b->comp, a->ncomp * sizeof *a->comp);
+	return a_var == b_var && !a->ncounters == !b->ncounters && fpi_same_bytes(a, b);
 }
 
 /* Splits the oracle's configurations into selector groups. */
