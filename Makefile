@@ -154,7 +154,18 @@ build-fuzz/seed/recording/small.db: $(AVRR) traces/funcsheap.elf
 	sqlite3 $@.tmp "PRAGMA page_size = 1024; VACUUM"
 	mv $@.tmp $@
 
-fuzz: fuzz-bins build-fuzz/seed/recording/small.db $(FIRMWARE) $(TEST_FIRMWARE)
+# funcsheap with a sic:K tracer, linked with its relocations: the ELF
+# harness's way into the software instruction counter's rewrite.
+build-fuzz/seed/elf/sic.elf: $(AVRR) traces/funcsheap.c
+	@mkdir -p $(dir $@)
+	$(AVRR) tracer traces/funcsheap.elf --fp 'sel=SREG+r24+sic:16,hash=modular,ra=8,width=32' \
+		-o $(dir $@)tracer.h
+	$(AVR_CC) $(AVR_FLAGS) -Wl,--emit-relocs \
+		-include $(dir $@)tracer.h -o $@ traces/funcsheap.c
+	rm $(dir $@)tracer.h
+
+fuzz: fuzz-bins build-fuzz/seed/recording/small.db build-fuzz/seed/elf/sic.elf $(FIRMWARE) \
+		$(TEST_FIRMWARE)
 	sh scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
 
 test-fuzz:

@@ -178,12 +178,27 @@ const cli_command cli_commands[] = {
 	  "on the chip the fingerprints avrr record computes in simulation: it wraps\n"
 	  "every ISR() in a stub that saves the registers, computes the fingerprint of\n"
 	  "the interrupt point and stores it in the ring buffer avrr_trace_ring.\n"
-	  "sic:K and `all` are refused; cycles:K uses Timer1.  See docs/tracer.md.\n"
+	  "cycles:K uses Timer1; sic:K needs the build rewritten by avrr instrument;\n"
+	  "`all` is refused.  See docs/tracer.md.\n"
 	  "\n"
 	  "      --fp SPEC           the configuration (default: the default one)\n"
 	  "      --slots N           ring buffer entries (default 32)\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
 	  "  -o, --output FILE       where to write the header (required)\n"
+	  "  -h, --help              this help\n" },
+	{ "instrument", cmd_instrument, "count control transfers on the device, for a sic:K tracer",
+	  "usage: avrr instrument TRACED.elf [--mcu NAME] -o OUT.elf\n"
+	  "\n"
+	  "Rewrites a firmware built with the tracer of a sic:K configuration and\n"
+	  "linked with -Wl,--emit-relocs: before every control transfer sic:K counts\n"
+	  "(a taken branch or jump backward, every call, return and indirect jump,\n"
+	  "avr-libc's and libgcc's included) it adds an increment of the tracer's\n"
+	  "counter avrr_sic, made with interrupts off, and it moves every branch, jump\n"
+	  "and code address to match.  Debug information is dropped.  See\n"
+	  "docs/tracer.md.\n"
+	  "\n"
+	  "      --mcu NAME          the MCU, when the ELF does not say\n"
+	  "  -o, --output FILE       where to write the new ELF (required)\n"
 	  "  -h, --help              this help\n" },
 	{ "strip", cmd_strip, "copy a recording without its ground truth",
 	  "usage: avrr strip RUN.db -o DEVICE.db\n"

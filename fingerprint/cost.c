@@ -91,11 +91,17 @@ cost_device cost_of_config(const fp_config *c, uint32_t data_size, uint64_t inte
 		       COST_STORE_BASE + COST_STORE_BYTE * d.bytes_per_interrupt;
 	if (c->ra_bits)
 		per += COST_RA_BASE + COST_RA_BYTE * bytes_of_bits(c->ra_bits);
+	unsigned sic_bytes = 0;   /* the device's one counter, as wide as the widest */
 	for (unsigned i = 0; i < c->ncounters; i++) {
 		unsigned b = bytes_of_bits(c->counter[i].bits);
-		per += COST_COUNTER_BYTE * b;
-		if (c->counter[i].kind == FP_COUNT_SIC)
-			d.cycles_per_transfer += COST_SIC_BYTE * b;
+		if (c->counter[i].kind != FP_COUNT_SIC)
+			per += COST_COUNTER_BYTE * b;
+		else if (b > sic_bytes)
+			sic_bytes = b;
+	}
+	if (sic_bytes) {   /* the stub's LDS of each byte, CLR of the rest of 4 */
+		per += COST_COUNTER_BYTE * sic_bytes + (4 - sic_bytes);
+		d.cycles_per_transfer = COST_SIC_TRANSFER + COST_SIC_BYTE * sic_bytes;
 	}
 	d.cycles_per_interrupt = per;
 	if (cycles)

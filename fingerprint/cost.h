@@ -34,7 +34,10 @@
 #define COST_COUNTER_BYTE   2  /* LDS a byte of a counter (the timer, or the SIC) */
 #define COST_STORE_BASE    10  /* load, bound and save the ring buffer's pointer */
 #define COST_STORE_BYTE     2  /* ST X+ */
-#define COST_SIC_BYTE       5  /* per counted transfer and counter byte: LDS, ADD/ADC, STS */
+#define COST_SIC_TRANSFER  16  /* per counted transfer, avrr instrument's sequence: PUSH,
+				  IN, CLI, PUSH, POP, SBRC, RJMP, ANDI, OUT, POP, SEI with
+				  interrupts on (1 less with them off: measured) */
+#define COST_SIC_BYTE       5  /* per counted transfer and counter byte: LDS, SUBI/SBCI, STS */
 #define COST_RR_PICK        6  /* round-robin: read the marker, or compare a region */
 
 /* A hash function's cycles on an 8-bit AVR: per selected byte, and once. */

@@ -19,8 +19,9 @@
  * SP, SRAM and stack:N exactly; other I/O registers as they read at the
  * stub, after the interrupt flag was cleared (not the interrupt point's);
  * cycles:K from a free-running 16-bit Timer1 started in .init0, corrected
- * by the stub's fixed delay; sic:K would need compiler instrumentation and
- * `all` the whole I/O space, so both are refused.
+ * by the stub's fixed delay; sic:K from the counter avrr_sic, which the
+ * post-link rewrite of instrument.h keeps; `all` would need the whole I/O
+ * space as it was, so it is refused.
  */
 #ifndef AVRR_TRACER_H
 #define AVRR_TRACER_H

@@ -22,7 +22,8 @@ mkdir -p "$build/crash" "$build/log"
 
 seeds_for() {
 	case $1 in
-	elf|stimuli) echo "traces tests/firmware" ;;
+	elf) echo "traces tests/firmware $build/seed/elf" ;;
+	stimuli) echo "traces tests/firmware" ;;
 	recording) echo "$build/seed/recording" ;;
 	*) echo "" ;;
 	esac

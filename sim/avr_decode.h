@@ -135,4 +135,30 @@ static inline bool avr_word_is_ret(uint16_t w)
 	return w == 0x9508;
 }
 
+/* How instruction word w counts for the software instruction counter
+ * (sim_transfers, `sic:K`): AVR_COUNT_BACKWARD when it counts only if it
+ * transfers backward or to itself (BRBS/BRBC taken, RJMP, JMP),
+ * AVR_COUNT_ALWAYS whatever its direction (RCALL, CALL, ICALL, EICALL,
+ * IJMP, EIJMP, RET, RETI), else 0.  Bit 0 is "counts backward", bit 1
+ * "counts forward": the simulator shifts by the direction taken.  The
+ * recorder and the device-side rewriter (fingerprint/instrument.h) both
+ * count by this. */
+enum { AVR_COUNT_BACKWARD = 1, AVR_COUNT_ALWAYS = 3 };
+
+static inline uint8_t avr_word_transfer_kind(uint16_t w)
+{
+	if ((w >> 11) == 0x1e || (w & 0xf000) == 0xc000 || (w & 0xfe0e) == 0x940c)
+		return AVR_COUNT_BACKWARD;
+	if ((w & 0xf000) == 0xd000 || (w & 0xfe0e) == 0x940e)
+		return AVR_COUNT_ALWAYS;
+	switch (w) {
+	case 0x9409: case 0x9419:  /* IJMP, EIJMP */
+	case 0x9509: case 0x9519:  /* ICALL, EICALL */
+	case 0x9508: case 0x9518:  /* RET, RETI */
+		return AVR_COUNT_ALWAYS;
+	default:
+		return 0;
+	}
+}
+
 #endif

@@ -54,28 +54,9 @@ static void quiet_logger(avr_t *avr, const int level, const char *fmt, va_list a
 	(void)ap;
 }
 
-/* How the instruction at each flash word counts for sim_transfers: bit 0
- * when it transfers backward (or to itself), bit 1 when forward.  Decoded
- * once from the loaded code; a firmware that rewrites its flash (SPM) is
- * counted by its first image. */
-enum { COUNT_BACKWARD = 1, COUNT_ALWAYS = 3 };
-
-static uint8_t transfer_kind(uint16_t op)
-{
-	if ((op >> 11) == 0x1e || (op & 0xf000) == 0xc000 || (op & 0xfe0e) == 0x940c)
-		return COUNT_BACKWARD;                   /* BRBS/BRBC, RJMP, JMP */
-	if ((op & 0xf000) == 0xd000 || (op & 0xfe0e) == 0x940e)
-		return COUNT_ALWAYS;                     /* RCALL, CALL */
-	switch (op) {
-	case 0x9409: case 0x9419:                        /* IJMP, EIJMP */
-	case 0x9509: case 0x9519:                        /* ICALL, EICALL */
-	case 0x9508: case 0x9518:                        /* RET, RETI */
-		return COUNT_ALWAYS;
-	default:
-		return 0;
-	}
-}
-
+/* Each flash word's avr_word_transfer_kind, decoded once from the loaded
+ * code; a firmware that rewrites its flash (SPM) is counted by its first
+ * image. */
 static int build_transfer_kinds(sim *s)
 {
 	const avr_t *avr = s->avr;
@@ -86,7 +67,7 @@ static int build_transfer_kinds(sim *s)
 		return -1;
 	s->transfer_words = words;
 	for (uint32_t w = 0; w < (avr->flashend + 1u) / 2; w++)
-		s->transfer_kind[w] = transfer_kind((uint16_t)(avr->flash[2 * w] |
+		s->transfer_kind[w] = avr_word_transfer_kind((uint16_t)(avr->flash[2 * w] |
 							       avr->flash[2 * w + 1] << 8));
 	return 0;
 }
@@ -864,6 +845,16 @@ int sim_interrupts_enabled(const sim *s)
 uint32_t sim_pc(const sim *s)
 {
 	return s->avr->pc;
+}
+
+void sim_flash_layout(const sim *s, uint32_t *flash_size, uint32_t *vectors_end)
+{
+	unsigned vectors = 0;
+	for (unsigned i = 0; s->names && i < s->names->nvectors; i++)
+		if (s->names->vectors[i].addr + 1u > vectors)
+			vectors = s->names->vectors[i].addr + 1u;
+	*flash_size = s->avr->flashend + 1u;
+	*vectors_end = vectors * s->avr->vector_size;
 }
 
 int sim_ioreg_addr(const sim *s, const char *name)

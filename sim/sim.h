@@ -259,6 +259,10 @@ uint64_t sim_cycle(const sim *s);
 int sim_sleeping(const sim *s);
 uint32_t sim_pc(const sim *s);
 
+/* The flash's size in bytes, and the byte address after the interrupt
+ * vector table (0 when the MCU's tables name no vector). */
+void sim_flash_layout(const sim *s, uint32_t *flash_size, uint32_t *vectors_end);
+
 /* The software instruction counter (Mellor-Crummey & LeBlanc): control
  * transfers retired since reset that are not forward jumps.  Counted are
  * every taken branch (BRxx) and jump (RJMP, JMP) whose target is at or

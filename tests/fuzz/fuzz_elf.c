@@ -1,11 +1,17 @@
 /*
  * fuzz_elf.c — the ELF loader (sim/firmware.c, libelf) and the DWARF line
  * table reader (timeline/lines.c, libdw) on arbitrary bytes, then the
- * symbol lookups a session makes on whatever loaded.
- * Seeds: every bundled firmware.
+ * symbol lookups a session makes on whatever loaded, and the software
+ * instruction counter's rewrite (fingerprint/instrument.c) of it.
+ * Seeds: every bundled firmware, and funcsheap built with a sic:K tracer
+ * and its relocations (the Makefile's seed rule).
  */
 #include "fuzz.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "fingerprint/instrument.h"
 #include "sim/firmware.h"
 #include "timeline/lines.h"
 
@@ -25,6 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src_lines *lines = NULL;
 	if (!lines_load(fw, &lines, &err))
 		lines_free(lines);
+	/* The ATmega16's flash and vectors. */
+	const fp_instrument_device dev = { .flash_size = 16384, .vectors_end = 0x54 };
+	fp_instrument_stats st;
+	int out = open("/dev/null", O_WRONLY);
+	if (out >= 0) {
+		fp_instrument(data, size, "fuzz.elf", &dev, out, &st, &err);
+		close(out);
+	}
 	fw_free(fw);
 	return 0;
 }

@@ -26,28 +26,46 @@ typedef test_scratch scratch;
 #define SLOTS 32
 #define STEP 2000   /* instructions between two readings of the ring */
 
-#define FUNCSHEAP "traces/funcsheap.c", "-mmcu=atmega16 -DF_CPU=8000000UL", \
+/* Each firmware: its source, plain build (for the MCU and the symbols
+ * the spec names), avr-gcc flags and record arguments. */
+#define FUNCSHEAP "traces/funcsheap", "-mmcu=atmega16 -DF_CPU=8000000UL", \
 	"--stimuli traces/funcsheap.stim"
-#define RACE_TICK "tests/firmware/race_tick.c", "-mmcu=atmega328p -DF_CPU=16000000UL", ""
+#define RACE_TICK "tests/firmware/race_tick", "-mmcu=atmega328p -DF_CPU=16000000UL", ""
+#define ADCAPP_TASKS "tests/firmware/adcapp_tasks", "-mmcu=atmega16 -DF_CPU=8000000UL", \
+	"--stimuli traces/adcapp.stim"
+#define ATTINY85 "tests/firmware/attiny85", "-mmcu=attiny85 -DF_CPU=8000000UL", \
+	"--stimuli tests/firmware/attiny85.stim"
+#define ATMEGA2560 "tests/firmware/atmega2560", "-mmcu=atmega2560 -DF_CPU=16000000UL", \
+	"--stimuli tests/firmware/atmega2560.stim"
 
-/* Builds src with the tracer for spec, records it, and compares. */
-static void check(scratch *s, const char *src, const char *cflags, const char *rec_args,
+/* Builds fw.c with the tracer for spec, records it, and compares. */
+static void check(scratch *s, const char *fw, const char *cflags, const char *rec_args,
 		  const char *spec)
 {
 	char hdr[256], elf[256], db_path[256];
 	snprintf(hdr, sizeof hdr, "%s/tracer.h", s->dir);
 	snprintf(elf, sizeof elf, "%s/traced.elf", s->dir);
 	snprintf(db_path, sizeof db_path, "%s/traced.db", s->dir);
-	/* The plain build gives the MCU and the symbols for the spec. */
-	const char *plain = strstr(src, "race_tick") ? "tests/firmware/race_tick.elf"
-						      : "traces/funcsheap.elf";
-	if (test_run(s->out, sizeof s->out, "%s tracer %s --fp '%s' --slots %d -o '%s'",
-		     test_avrr(), plain, spec, SLOTS, hdr))
+	if (test_run(s->out, sizeof s->out, "%s tracer %s.elf --fp '%s' --slots %d -o '%s'",
+		     test_avrr(), fw, spec, SLOTS, hdr))
 		fail_msg("tracer %s: %s", spec, s->out);
+	/* A software instruction counter needs the link's relocations and
+	 * the rewrite. */
+	int sic = strstr(spec, "sic:") != NULL;
 	if (test_run(s->out, sizeof s->out, "avr-gcc %s -Os -g -std=gnu11 -Wall -Wextra -Werror "
-		     "-I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 -include '%s' "
-		     "-o '%s' %s", cflags, hdr, elf, src))
+		     "-I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 %s -include '%s' "
+		     "-o '%s%s' %s.c", cflags, sic ? "-Wl,--emit-relocs" : "", hdr, elf,
+		     sic ? ".linked" : "", fw))
 		fail_msg("avr-gcc with the tracer for %s: %s", spec, s->out);
+	if (sic && test_run(s->out, sizeof s->out, "%s instrument '%s.linked' -o '%s'",
+			    test_avrr(), elf, elf))
+		fail_msg("instrument %s: %s", spec, s->out);
+	/* binutils reads the rewritten ELF without a warning. */
+	if (sic && test_run(s->out, sizeof s->out, "avr-readelf -lSs '%s' 2>&1 >/dev/null && "
+			    "avr-objdump -d '%s' 2>&1 >/dev/null", elf, elf))
+		fail_msg("binutils on the rewrite for %s: %s", spec, s->out);
+	if (sic)
+		assert_string_equal(s->out, "");
 	unlink(db_path);
 	if (test_run(s->out, sizeof s->out, "%s record '%s' %s --fp '%s' --instructions 300k -o '%s'",
 		     test_avrr(), elf, rec_args, spec, db_path))
@@ -137,12 +155,29 @@ static void test_another_mcu(void **state)
 	check(*state, RACE_TICK, "sel=SPL+SPH+SREG+r24+r25,hash=knuth,ra=8,width=24");
 }
 
+/* The software instruction counter on the chip: every counted transfer of
+ * the firmware and of avr-libc's and libgcc's code (malloc, the startup
+ * loops), so the counter equals the recorder's at every interrupt.  On
+ * the ATmega16, also with two tasks that switch stacks and start through a
+ * function pointer (gs(), moved by the rewrite); alone and beside a cycle counter on the ATmega328P; on the
+ * ATtiny85 (no JMP: RJMP only, 2-byte vectors); on the ATmega2560 (a
+ * 3-byte PC). */
+static void test_software_instruction_counter(void **state)
+{
+	check(*state, FUNCSHEAP, "sel=SPL+SPH+SREG+r24+sic:16,hash=jenkins,ra=8,width=32");
+	check(*state, FUNCSHEAP, "sel=sic:24,ra=8,width=32");
+	check(*state, ADCAPP_TASKS, "sel=SPL+SPH+SREG+sic:16,hash=knuth,ra=8,width=32");
+	check(*state, RACE_TICK, "sel=SPL+SPH+SREG+r24+sic:10,hash=knuth,ra=6,width=24");
+	check(*state, RACE_TICK, "sel=cycles:8+sic:8+SREG+r24,hash=twomod,ra=4,width=28");
+	check(*state, ATTINY85, "sel=SPL+SREG+r24+sic:12,hash=modular,ra=8,width=28");
+	check(*state, ATMEGA2560, "sel=SPL+SPH+SREG+r24+sic:32,hash=jenkins,ra=8,width=48");
+}
+
 static void test_what_a_device_cannot_record(void **state)
 {
 	scratch *s = *state;
 	static const struct { const char *spec, *msg; } cases[] = {
 		{ "sel=all", "a device cannot gather `all`" },
-		{ "sel=sic:8", "sic:K needs the compiler to count" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer traces/funcsheap.elf "
@@ -156,6 +191,23 @@ static void test_what_a_device_cannot_record(void **state)
 	assert_non_null(strstr(s->out, "cycles:K needs a 16-bit Timer1"));
 	/* Nothing was left behind, not even the hidden temporary. */
 	assert_int_equal(test_run(s->out, sizeof s->out, "ls -A '%s'", s->dir), 0);
+	assert_string_equal(s->out, "");
+	/* The rewrite needs the link's relocations and the tracer's counter. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s instrument traces/funcsheap.elf "
+				  "-o %s/x.elf", test_avrr(), s->dir), 2);
+	assert_string_equal(s->out, "avrr instrument: traces/funcsheap.elf: no relocations: link "
+			    "with -Wl,--emit-relocs\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL -Os "
+				  "-Wl,--emit-relocs -o %s/plain.elf traces/funcsheap_noloop.c "
+				  "-I/usr/include/simavr && %s instrument %s/plain.elf -o %s/x.elf",
+				  s->dir, test_avrr(), s->dir, s->dir), 2);
+	assert_non_null(strstr(s->out, "plain.elf: no avrr_sic: build it with the tracer of a "
+			       "sic:K configuration"));
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s instrument README.md -o %s/x.elf",
+				  test_avrr(), s->dir), 2);
+	assert_string_equal(s->out, "avrr instrument: README.md: not an ELF file\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "rm %s/plain.elf && ls -A '%s'", s->dir,
+				  s->dir), 0);
 	assert_string_equal(s->out, "");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer traces/funcsheap.elf --slots 0 "
 				  "-o %s/t.h", test_avrr(), s->dir), 2);
@@ -173,6 +225,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wide_hash_with_stack_and_counter, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_another_mcu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_software_instruction_counter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_what_a_device_cannot_record, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,50 @@
+/*
+ * instrument.h — the device's software instruction counter: a post-link
+ * rewrite of an avr-gcc firmware so that a counter in SRAM counts exactly
+ * the control transfers `sic:K` counts in simulation (sim_transfers).
+ *
+ * The tracer (tracer.h) reads the counter, `avrr_sic`, at each interrupt;
+ * this rewrite is what keeps it.  Before every counted transfer — a taken
+ * branch or jump backward, every call, return and indirect jump, in the
+ * firmware and in avr-libc's and libgcc's code alike — it inserts an
+ * increment that runs with interrupts off and ends with `sei` right before
+ * the transfer when they were on, so no interrupt can see the counter
+ * ahead of the transfer or behind it.  Code moves, so every branch, jump,
+ * call and code address is redone: relative ones from the code itself,
+ * absolute ones (function pointers, the data's load address, progmem
+ * pointers) from the relocations the link kept (-Wl,--emit-relocs).
+ * Debug sections and relocations, which would describe the old layout,
+ * are dropped.
+ */
+#ifndef AVRR_INSTRUMENT_H
+#define AVRR_INSTRUMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/err.h"
+
+#define FP_SIC_SYMBOL "avrr_sic"  /* the counter: 1-4 bytes, little-endian, in SRAM */
+
+typedef struct fp_instrument_device {
+	uint32_t flash_size;    /* bytes */
+	uint32_t vectors_end;   /* byte address after the interrupt vector table */
+} fp_instrument_device;
+
+typedef struct fp_instrument_stats {
+	unsigned sites;          /* counted transfers instrumented */
+	unsigned relaxed;        /* branches and jumps lengthened to reach */
+	uint32_t text_before, text_after;  /* .text bytes */
+	unsigned counter_bytes;
+	unsigned cycles_per_transfer;      /* with interrupts on */
+} fp_instrument_stats;
+
+/* Rewrites the ELF in elf[0..size) (named `path` in messages) and writes
+ * the new ELF to out_fd.  Returns 0, or -1 (err): no relocations, no
+ * avrr_sic, a branch into the middle of an instruction, code that no
+ * longer fits the flash or a branch's reach. */
+int fp_instrument(const uint8_t *elf, size_t size, const char *path,
+		  const fp_instrument_device *dev, int out_fd, fp_instrument_stats *stats,
+		  avrr_err *err);
+
+#endif
