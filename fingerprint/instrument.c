@@ -124,6 +124,9 @@ typedef struct rewrite {
 	avrr_err *err;
 	const fp_instrument_device *dev;
 	int has_jmp;           /* JMP/CALL exist (flash over 8 KB) */
+	GElf_Ehdr eh;          /* the input's headers, copied (the file may */
+	GElf_Phdr *ph;         /* place them unaligned) */
+	size_t nph;
 	section *sec;
 	size_t nsec;
 	size_t text, symtab;   /* section indices */
@@ -614,14 +617,21 @@ static int read_elf(rewrite *rw, Elf *elf)
 	for (size_t i = 1; i < rw->nsec; i++) {
 		section *s = &rw->sec[i];
 		Elf_Scn *scn = elf_getscn(elf, i);
-		Elf32_Shdr *sh = scn ? elf32_getshdr(scn) : NULL;
-		if (!sh)
+		GElf_Shdr sh;
+		if (!scn || !gelf_getshdr(scn, &sh))
 			return avrr_errf(rw->err, "%s: damaged section header %zu", rw->path, i);
-		s->sh = *sh;
-		s->name = elf_strptr(elf, shstr, sh->sh_name);
+		s->sh = (Elf32_Shdr){
+			.sh_name = (Elf32_Word)sh.sh_name, .sh_type = (Elf32_Word)sh.sh_type,
+			.sh_flags = (Elf32_Word)sh.sh_flags, .sh_addr = (Elf32_Addr)sh.sh_addr,
+			.sh_offset = (Elf32_Off)sh.sh_offset, .sh_size = (Elf32_Word)sh.sh_size,
+			.sh_link = (Elf32_Word)sh.sh_link, .sh_info = (Elf32_Word)sh.sh_info,
+			.sh_addralign = (Elf32_Word)sh.sh_addralign,
+			.sh_entsize = (Elf32_Word)sh.sh_entsize,
+		};
+		s->name = elf_strptr(elf, shstr, sh.sh_name);
 		if (!s->name)
 			s->name = "";
-		Elf_Data *d = sh->sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
+		Elf_Data *d = sh.sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
 		if (d && d->d_size) {
 			if (!(s->buf = malloc(d->d_size)))
 				return avrr_errf(rw->err, "%s: out of memory", rw->path);
@@ -630,9 +640,16 @@ static int read_elf(rewrite *rw, Elf *elf)
 		}
 		if (!strcmp(s->name, ".text"))
 			rw->text = i;
-		else if (sh->sh_type == SHT_SYMTAB)
+		else if (sh.sh_type == SHT_SYMTAB)
 			rw->symtab = i;
 	}
+	if (!gelf_getehdr(elf, &rw->eh) || elf_getphdrnum(elf, &rw->nph))
+		return avrr_errf(rw->err, "%s: damaged ELF header", rw->path);
+	if (rw->nph && !(rw->ph = calloc(rw->nph, sizeof *rw->ph)))
+		return avrr_errf(rw->err, "%s: out of memory", rw->path);
+	for (size_t p = 0; p < rw->nph; p++)
+		if (!gelf_getphdr(elf, (int)p, &rw->ph[p]))
+			return avrr_errf(rw->err, "%s: damaged program header %zu", rw->path, p);
 	int has_rela = 0;
 	for (size_t i = 1; i < rw->nsec; i++)
 		has_rela |= rw->sec[i].sh.sh_type == SHT_RELA && rw->sec[i].sh.sh_info == rw->text;
@@ -690,15 +707,13 @@ static void move_symbols(rewrite *rw)
 
 static int write_elf(rewrite *rw, Elf *in, int fd)
 {
-	Elf32_Ehdr *ieh = elf32_getehdr(in);
-	size_t nph = 0;
-	if (!ieh || elf_getphdrnum(in, &nph))
-		return avrr_errf(rw->err, "%s: damaged ELF header", rw->path);
-	Elf32_Phdr *iph = elf32_getphdr(in);
+	const GElf_Ehdr *ieh = &rw->eh;
+	const GElf_Phdr *iph = rw->ph;
+	size_t nph = rw->nph;
 	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
 	Elf32_Ehdr *eh = out ? elf32_newehdr(out) : NULL;
 	Elf32_Phdr *ph = eh && nph ? elf32_newphdr(out, nph) : NULL;
-	if (!eh || (nph && (!ph || !iph))) {
+	if (!eh || (nph && !ph)) {
 		if (out)
 			elf_end(out);
 		return avrr_errf(rw->err, "%s: %s", rw->path, elf_errmsg(-1));
@@ -706,9 +721,9 @@ static int write_elf(rewrite *rw, Elf *in, int fd)
 	memcpy(eh->e_ident, ieh->e_ident, EI_NIDENT);
 	eh->e_type = ieh->e_type;
 	eh->e_machine = ieh->e_machine;
-	eh->e_version = ieh->e_version;
-	eh->e_entry = ieh->e_entry;
-	eh->e_flags = ieh->e_flags;
+	eh->e_version = (Elf32_Word)ieh->e_version;
+	eh->e_entry = (Elf32_Addr)ieh->e_entry;
+	eh->e_flags = (Elf32_Word)ieh->e_flags;
 	eh->e_phoff = nph ? sizeof(Elf32_Ehdr) : 0;
 	size_t shstr = 0, next = 1;
 	elf_getshdrstrndx(in, &shstr);
@@ -759,7 +774,12 @@ static int write_elf(rewrite *rw, Elf *in, int fd)
 	eh->e_shoff = (off + 3) & ~3u;
 	int64_t growth = (int64_t)rw->new_size - rw->code_size;
 	for (size_t p = 0; p < nph; p++) {
-		ph[p] = iph[p];
+		ph[p] = (Elf32_Phdr){
+			.p_type = (Elf32_Word)iph[p].p_type, .p_offset = (Elf32_Off)iph[p].p_offset,
+			.p_vaddr = (Elf32_Addr)iph[p].p_vaddr, .p_paddr = (Elf32_Addr)iph[p].p_paddr,
+			.p_filesz = (Elf32_Word)iph[p].p_filesz, .p_memsz = (Elf32_Word)iph[p].p_memsz,
+			.p_flags = (Elf32_Word)iph[p].p_flags, .p_align = (Elf32_Word)iph[p].p_align,
+		};
 		/* The segment's sections: allocated, at addresses inside it. */
 		for (size_t i = 1; i < rw->nsec; i++) {
 			const section *s = &rw->sec[i];
@@ -786,15 +806,14 @@ static int write_elf(rewrite *rw, Elf *in, int fd)
 
 /* ---- the whole rewrite ------------------------------------------------------ */
 
-static int rewrite_code(rewrite *rw, Elf *elf)
+static int rewrite_code(rewrite *rw)
 {
-	size_t nph = 0;
-	Elf32_Phdr *ph = elf_getphdrnum(elf, &nph) ? NULL : elf32_getphdr(elf);
-	for (size_t p = 0; ph && p < nph; p++)
+	const GElf_Phdr *ph = rw->ph;
+	for (size_t p = 0; p < rw->nph; p++)
 		if (ph[p].p_type == PT_LOAD && ph[p].p_paddr < ELF_DATA_BASE &&
 		    ph[p].p_paddr >= rw->code_size &&
 		    ph[p].p_paddr + ph[p].p_filesz - rw->code_size > rw->load_after)
-			rw->load_after = ph[p].p_paddr + ph[p].p_filesz - rw->code_size;
+			rw->load_after = (uint32_t)(ph[p].p_paddr + ph[p].p_filesz - rw->code_size);
 	if (cut(rw) || layout(rw))
 		return -1;
 	if (!(rw->out = malloc(rw->new_size ? rw->new_size : 1)))
@@ -837,7 +856,7 @@ int fp_instrument(const uint8_t *bytes, size_t size, const char *path,
 	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS32)
 		rc = avrr_errf(err, "%s: not a 32-bit ELF file", path);
 	else
-		rc = read_elf(&rw, elf) || rewrite_code(&rw, elf) || write_elf(&rw, elf, out_fd)
+		rc = read_elf(&rw, elf) || rewrite_code(&rw) || write_elf(&rw, elf, out_fd)
 			? -1 : 0;
 	st->text_before = rw.code_size;
 	st->text_after = rw.new_size;
@@ -846,6 +865,7 @@ int fp_instrument(const uint8_t *bytes, size_t size, const char *path,
 	for (size_t i = 0; rw.sec && i < rw.nsec; i++)
 		free(rw.sec[i].buf);
 	free(rw.sec);
+	free(rw.ph);
 	free(rw.e);
 	free(rw.at);
 	free(rw.out);
