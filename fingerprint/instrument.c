@@ -195,7 +195,7 @@ static unsigned entry_words(const rewrite *rw, const entry *e)
 	case K_PLAIN: return e->in.words;
 	case K_ABS: return 2;
 	case K_REL:   /* rjmp / jmp; brXX / brXY + rjmp / brXY + jmp */
-		return prefix + (is_branch(e) ? 1u + e->len : 1u + (e->len ? 1u : 0u));
+		return prefix + 1u + e->len;
 	default:
 		return prefix + (is_branch(e) ? 1 : 0) + seq_words(rw) + xfer_words(e);
 	}
