@@ -3,8 +3,9 @@
  * sweep.h and docs/sweep.md).
  *
  * The grid is cut into units: one recording, one matching mode, one
- * selector and at most UNIT_MAX configurations, so that each unit is one
- * oracle pass in which the configurations share the selector's bytes.
+ * selector — or adjacent selectors that differ only in counters — and at
+ * most UNIT_MAX configurations, so that each unit is one oracle pass in
+ * which the configurations share the selector's bytes.
  * Units run in forked worker processes, up to `jobs` at a time; each sends
  * its counters back through a pipe.  The parent alone writes the CSV, in
  * grid order, so the file is the same for any number of jobs and any order
@@ -28,6 +29,7 @@
 #include "../db/db.h"
 #include "../trace/fingerprints.h"
 #include "../trace/replica.h"
+#include "../replayer/fpindex.h"
 #include "../replayer/replayer.h"
 #include "../util/digest.h"
 #include "../util/file.h"
@@ -50,6 +52,7 @@ const char *const sweep_match_names[2] = { "set", "sequence" };
 /* One configuration of the grid, on one recording, in one matching mode. */
 typedef struct point {
 	unsigned rec, match, sel, width, hash, ra;  /* indexes, except width and ra */
+	unsigned bytes;     /* the first of the adjacent selectors with sel's bytes */
 	char name[64];
 	char spec[SPEC_MAX + 64];                   /* NAME:sel=...,hash=...,ra=K,width=W */
 	uint64_t m[NMETRICS];
@@ -104,16 +107,14 @@ static void paper_selector(const trace_replica *rep, char *out, size_t cap)
 		snprintf(out, cap, "all");
 }
 
-/* The bits selector `sel`'s counters take (sic:K, cycles:K), or 0 if it
- * does not parse (the grid's check reports that). */
-static unsigned counter_bits(const trace_replica *rep, const char *sel)
+/* Selector `sel` alone, for its counter bits and its bytes; -1 if it does
+ * not parse (the grid's check reports that). */
+static int parse_selector(const trace_replica *rep, const char *sel, fp_config *c)
 {
 	char spec[SPEC_MAX + 32];
-	fp_config c;
 	avrr_err ignored;
 	snprintf(spec, sizeof spec, "sel=%s,ra=0,width=64", sel);
-	return fp_parse(spec, rep->s->names, rep->fw, rep->s->data_size, NULL, &c, &ignored)
-	       ? 0 : c.count_bits;
+	return fp_parse(spec, rep->s->names, rep->fw, rep->s->data_size, NULL, c, &ignored);
 }
 
 /* Appends recording `rec`'s points, in grid order: match, selector, width,
@@ -123,18 +124,29 @@ static int add_points(sweep *sw, unsigned rec, const trace_replica *rep, avrr_er
 {
 	const sweep_grid *g = &sw->g;
 	unsigned nsel = g->nsel ? g->nsel : 1;
+	unsigned counters[SWEEP_LIST_MAX], bytes[SWEEP_LIST_MAX];
+	/* Selectors that differ only in counters gather the same bytes: given
+	 * next to each other, they can share a unit, and so one simulation, as
+	 * `avrr replay --oracle` shares it among all its configurations. */
+	fp_config c[2];
+	int prev_ok = 0;
+	for (unsigned s = 0; s < nsel; s++) {
+		fp_config *cur = &c[s % 2], *prev = &c[(s + 1) % 2];
+		int ok = !parse_selector(rep, g->nsel ? g->sel[s] : sw->default_sel[rec], cur);
+		counters[s] = ok ? cur->count_bits : 0;
+		bytes[s] = ok && prev_ok && fpi_same_bytes(prev, cur) ? bytes[s - 1] : s;
+		prev_ok = ok;
+	}
 	for (unsigned mi = 0; mi < g->nmatch; mi++)
-		for (unsigned s = 0; s < nsel; s++) {
-			unsigned counters = counter_bits(rep, g->nsel ? g->sel[s]
-								      : sw->default_sel[rec]);
+		for (unsigned s = 0; s < nsel; s++)
 			for (unsigned wi = 0; wi < g->nwidth; wi++)
 				for (unsigned hi = 0; hi < g->nhash; hi++)
 					for (unsigned ri = 0; ri < g->nra; ri++) {
-						if (g->ra[ri] + counters > g->width[wi])
+						if (g->ra[ri] + counters[s] > g->width[wi])
 							continue;
 						point *p = &sw->pts[sw->npts++];
 						*p = (point){ .rec = rec, .match = g->match[mi], .sel = s,
-							      .width = g->width[wi],
+							      .bytes = bytes[s], .width = g->width[wi],
 							      .hash = g->hash[hi], .ra = g->ra[ri] };
 						snprintf(p->name, sizeof p->name, "s%u-%s-ra%u-w%u", s,
 							 HASH[p->hash], p->ra, p->width);
@@ -146,7 +158,6 @@ static int add_points(sweep *sw, unsigned rec, const trace_replica *rep, avrr_er
 							 "%s:sel=%s,hash=%s,ra=%u,width=%u", p->name, sel,
 							 HASH[p->hash], p->ra, p->width);
 					}
-		}
 	return 0;
 }
 
@@ -199,7 +210,7 @@ out:
 }
 
 /* Cuts the points into units: runs of the same recording, match and
- * selector, split into equal chunks of at most UNIT_MAX. */
+ * selector bytes, split into equal chunks of at most UNIT_MAX. */
 static int make_units(sweep *sw, avrr_err *err)
 {
 	sw->units = malloc((sw->npts + 1) * sizeof *sw->units);
@@ -208,7 +219,7 @@ static int make_units(sweep *sw, avrr_err *err)
 	for (size_t i = 0, j; i < sw->npts; i = j) {
 		const point *a = &sw->pts[i];
 		for (j = i; j < sw->npts && sw->pts[j].rec == a->rec &&
-			    sw->pts[j].match == a->match && sw->pts[j].sel == a->sel; j++)
+			    sw->pts[j].match == a->match && sw->pts[j].bytes == a->bytes; j++)
 			;
 		size_t run = j - i, chunks = (run + UNIT_MAX - 1) / UNIT_MAX;
 		for (size_t c = 0; c < chunks; c++) {

@@ -8,6 +8,8 @@
  *  - --jobs 1 and --jobs 2 write byte-identical CSV over several units and
  *    two recordings; so do shards 1/3..3/3 joined by `avrr sweep merge`, in
  *    any order, which refuses a missing, doubled or foreign shard.
+ *  - Selectors that differ only in counters, given next to each other, share
+ *    one unit per matching mode, which the shards show.
  *  - A path with a comma is quoted (RFC 4180).
  *  - Bad input: one line "avrr sweep: ...", exit status 2, no file left.
  *  - SIGINT to the sweep alone stops its workers: exit status 130, no file
@@ -281,6 +283,58 @@ static void test_shards_merge_to_the_whole(void **state)
 	assert_int_equal(access(out, F_OK), -1);
 }
 
+/* Counts the lines of a file. */
+static size_t count_lines(const char *path)
+{
+	char *t = slurp(path, NULL);
+	size_t lines = 0;
+	for (char *p = t; *p; p++)
+		lines += *p == '\n';
+	free(t);
+	return lines;
+}
+
+/* The paper's selector with no counter, sic:4 and cycles:2, 10 points in
+ * each matching mode: two units, so the first of three shards has none,
+ * the second holds set matching, the third sequence matching; merged,
+ * they are the whole. */
+static void test_counter_selectors_share_a_unit(void **state)
+{
+	scratch *s = *state;
+	char path[256], whole[300], grid[1024], part[300];
+	record(s, "funcsheap", "100k", path, sizeof path);
+	snprintf(whole, sizeof whole, "%s/whole.csv", s->dir);
+	const char *sel = paper_selector("traces/funcsheap.elf");
+	snprintf(grid, sizeof grid, "--selector '%s;%s+sic:4;%s+cycles:2' --width 8,16 --ra 0,8 "
+		 "--hash jenkins --match set,sequence", sel, sel, sel);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s -o '%s'", test_avrr(),
+				  path, grid, whole), 0);
+	/* At width 8, ra 8 leaves no room for a counter: 4 + 3 + 3 points. */
+	for (int k = 1; k <= 3; k++) {
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s --shard %d/3 "
+					  "-o '%s/part%d.csv'", test_avrr(), path, grid, k, s->dir,
+					  k), 0);
+		snprintf(part, sizeof part, "%s/part%d.csv", s->dir, k);
+		size_t lines = count_lines(part);
+		if (lines != (k == 1 ? 2 : 2 + 10 * NMETRICS))
+			fail_msg("shard %d/3 has %zu lines, not those of one unit per matching mode",
+				 k, lines);
+		char *t = slurp(part, NULL);
+		if (k > 1 && !strstr(t, k == 2 ? ",set,hits," : ",sequence,hits,"))
+			fail_msg("shard %d/3 holds none of the rows expected:\n%.300s", k, t);
+		free(t);
+	}
+	assert_int_equal(count_lines(whole), 1 + 2 * 10 * NMETRICS);
+	assert_int_equal(merge(s, "part2.csv part3.csv part1.csv -o merged.csv"), 0);
+	snprintf(part, sizeof part, "%s/merged.csv", s->dir);
+	size_t n1, n2;
+	char *t1 = slurp(whole, &n1), *t2 = slurp(part, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(t1, t2, n1);
+	free(t1);
+	free(t2);
+}
+
 static void test_fields_with_commas_are_quoted(void **state)
 {
 	scratch *s = *state;
@@ -415,6 +469,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sweep_equals_separate_oracle_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_give_identical_csv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shards_merge_to_the_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_counter_selectors_share_a_unit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fields_with_commas_are_quoted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupt_leaves_nothing, setup, teardown),
