@@ -126,6 +126,7 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "width", required_argument, NULL, 'W' },
+		{ "hash-bits", required_argument, NULL, 'B' },
 		{ "ra", required_argument, NULL, 'r' },
 		{ "hash", required_argument, NULL, 'H' },
 		{ "selector", required_argument, NULL, 's' },
@@ -136,7 +137,7 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
-	int ra_given = 0, c;
+	int ra_given = 0, width_given = 0, c;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t jobs = cores > 0 ? (uint64_t)cores : 1;
 	parse_numbers("--width", "16", 1, 64, sw->width, &sw->nwidth);
@@ -149,7 +150,14 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 		int bad = 0;
 		switch (c) {
 		case 'o': out = optarg; break;
-		case 'W': bad = parse_numbers("--width", optarg, 1, 64, sw->width, &sw->nwidth); break;
+		case 'W':
+			bad = parse_numbers("--width", optarg, 1, 64, sw->width, &sw->nwidth);
+			width_given = 1;
+			break;
+		case 'B':
+			bad = parse_numbers("--hash-bits", optarg, 1, 64, sw->hash_bits,
+					    &sw->nhash_bits);
+			break;
 		case 'r':
 			bad = parse_numbers("--ra", optarg, 0, 32, sw->ra, &sw->nra);
 			ra_given = 1;
@@ -182,8 +190,8 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 	}
 	if (optind == argc)
 		return cli_fail("sweep", "usage: avrr sweep RUN.db [RUN.db ...] -o RESULTS.csv "
-				"[--width W] [--ra LIST] [--hash LIST] [--selector LIST] "
-				"[--match set|sequence] [--jobs N] [--shard K/N]");
+				"[--width LIST | --hash-bits LIST] [--ra LIST] [--hash LIST] "
+				"[--selector LIST] [--match set|sequence] [--jobs N] [--shard K/N]");
 	if (!out)
 		return cli_fail("sweep", "no output given; use -o RESULTS.csv");
 	/* The CSV is renamed over -o at the end: it must not be a recording. */
@@ -191,17 +199,32 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 	for (int i = optind; i < argc && !stat(out, &so); i++)
 		if (!stat(argv[i], &sr) && so.st_dev == sr.st_dev && so.st_ino == sr.st_ino)
 			return cli_fail("sweep", "-o: '%s' is one of the recordings", out);
-	unsigned maxw = 0;
-	for (unsigned i = 0; i < sw->nwidth; i++)
-		maxw = sw->width[i] > maxw ? sw->width[i] : maxw;
-	/* The default ra list stops at the widest fingerprint; a value given
-	 * explicitly that no width can hold is a mistake worth reporting. */
+	/* Both would say how wide a fingerprint is. */
+	if (sw->nhash_bits && width_given)
+		return cli_fail("sweep", "--hash-bits: give it or --width, not both (with --hash-bits "
+				"a width is hash bits + ra + counter bits)");
+	/* The most bits ra may take: the widest width, or what 64 bits leave
+	 * beside the fewest hash bits. */
+	unsigned maxra = 0;
+	for (unsigned i = 0; i < sw->nwidth && !sw->nhash_bits; i++)
+		maxra = sw->width[i] > maxra ? sw->width[i] : maxra;
+	if (sw->nhash_bits) {
+		unsigned minhb = 64;
+		for (unsigned i = 0; i < sw->nhash_bits; i++)
+			minhb = sw->hash_bits[i] < minhb ? sw->hash_bits[i] : minhb;
+		maxra = 64 - minhb;
+	}
+	/* The default ra list stops there; a value given explicitly that no
+	 * fingerprint can hold is a mistake worth reporting. */
 	unsigned keep = 0;
 	for (unsigned i = 0; i < sw->nra; i++) {
-		if (sw->ra[i] > maxw && ra_given)
+		if (sw->ra[i] > maxra && ra_given && sw->nhash_bits)
+			return cli_fail("sweep", "--ra: %u and the fewest --hash-bits, %u, exceed 64 bits",
+					sw->ra[i], 64 - maxra);
+		if (sw->ra[i] > maxra && ra_given)
 			return cli_fail("sweep", "--ra: %u exceeds every --width (the widest is %u)",
-					sw->ra[i], maxw);
-		if (sw->ra[i] <= maxw)
+					sw->ra[i], maxra);
+		if (sw->ra[i] <= maxra)
 			sw->ra[keep++] = sw->ra[i];
 	}
 	sw->nra = keep;

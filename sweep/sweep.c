@@ -117,13 +117,14 @@ static int parse_selector(const trace_replica *rep, const char *sel, fp_config *
 	return fp_parse(spec, rep->s->names, rep->fw, rep->s->data_size, NULL, c, &ignored);
 }
 
-/* Appends recording `rec`'s points, in grid order: match, selector, width,
- * hash, ra.  ra values whose bits and the counters' exceed a width are left
- * out for that width. */
+/* Appends recording `rec`'s points, in grid order: match, selector, width
+ * (or hash bits), hash, ra.  ra values whose bits and the counters' exceed
+ * a width are left out for that width; with hash bits, points wider than
+ * 64 bits are. */
 static int add_points(sweep *sw, unsigned rec, const trace_replica *rep, avrr_err *err)
 {
 	const sweep_grid *g = &sw->g;
-	unsigned nsel = g->nsel ? g->nsel : 1;
+	unsigned nsel = g->nsel ? g->nsel : 1, nsize = g->nhash_bits ? g->nhash_bits : g->nwidth;
 	unsigned counters[SWEEP_LIST_MAX], bytes[SWEEP_LIST_MAX];
 	/* Selectors that differ only in counters gather the same bytes: given
 	 * next to each other, they can share a unit, and so one simulation, as
@@ -139,14 +140,17 @@ static int add_points(sweep *sw, unsigned rec, const trace_replica *rep, avrr_er
 	}
 	for (unsigned mi = 0; mi < g->nmatch; mi++)
 		for (unsigned s = 0; s < nsel; s++)
-			for (unsigned wi = 0; wi < g->nwidth; wi++)
+			for (unsigned zi = 0; zi < nsize; zi++)
 				for (unsigned hi = 0; hi < g->nhash; hi++)
 					for (unsigned ri = 0; ri < g->nra; ri++) {
-						if (g->ra[ri] + counters[s] > g->width[wi])
+						unsigned width = g->nhash_bits
+								 ? g->hash_bits[zi] + g->ra[ri] + counters[s]
+								 : g->width[zi];
+						if (g->ra[ri] + counters[s] > width || width > 64)
 							continue;
 						point *p = &sw->pts[sw->npts++];
 						*p = (point){ .rec = rec, .match = g->match[mi], .sel = s,
-							      .bytes = bytes[s], .width = g->width[wi],
+							      .bytes = bytes[s], .width = width,
 							      .hash = g->hash[hi], .ra = g->ra[ri] };
 						snprintf(p->name, sizeof p->name, "s%u-%s-ra%u-w%u", s,
 							 HASH[p->hash], p->ra, p->width);
@@ -237,8 +241,8 @@ int sweep_plan(const sweep_grid *g, sweep **out, avrr_err *err)
 {
 	*out = NULL;
 	sweep *sw = calloc(1, sizeof *sw);
-	size_t per_rec = (size_t)g->nmatch * (g->nsel ? g->nsel : 1) * g->nwidth * g->nhash *
-			 g->nra;
+	size_t per_rec = (size_t)g->nmatch * (g->nsel ? g->nsel : 1) *
+			 (g->nhash_bits ? g->nhash_bits : g->nwidth) * g->nhash * g->nra;
 	if (!sw)
 		return avrr_errf(err, "out of memory");
 	sw->g = *g;

@@ -1,8 +1,9 @@
 /*
  * sweep.h — the oracle over a grid of fingerprint configurations
- * (selectors × widths × hashes × ra bits, in each matching mode) for one or
- * more recordings, written as one tidy CSV (docs/sweep.md); and the same
- * grid in shards, for a cluster, joined again by sweep_merge.
+ * (selectors × widths or hash bits × hashes × ra bits, in each matching
+ * mode) for one or more recordings, written as one tidy CSV
+ * (docs/sweep.md); and the same grid in shards, for a cluster, joined
+ * again by sweep_merge.
  *
  * The engine prints nothing: failures come back in an avrr_err, progress
  * through a callback.  Work runs in forked processes (sweep_run).
@@ -28,6 +29,10 @@ typedef struct sweep_grid {
 	char *const *recs;                    /* the recordings' paths, as given */
 	unsigned nrecs;
 	unsigned width[SWEEP_LIST_MAX], nwidth;
+	/* Instead of widths (nhash_bits > 0): each point's width is its hash
+	 * bits + ra + its selector's counter bits, so that the hash keeps its
+	 * bits as counters are added; a point wider than 64 bits is left out. */
+	unsigned hash_bits[SWEEP_LIST_MAX], nhash_bits;
 	unsigned ra[SWEEP_LIST_MAX], nra;     /* a point with ra + counters > width is left out */
 	unsigned hash[SWEEP_NHASH], nhash;
 	unsigned match[2], nmatch;

@@ -8,6 +8,10 @@
  *  - --jobs 1 and --jobs 2 write byte-identical CSV over several units and
  *    two recordings; so do shards 1/3..3/3 joined by `avrr sweep merge`, in
  *    any order, which refuses a missing, doubled or foreign shard.
+ *  - With --hash-bits, each width is hash bits + ra + the selector's
+ *    counter bits, points wider than 64 bits are left out, and every
+ *    number equals what one `avrr replay --oracle` over the same specs
+ *    says; its shards merge to the whole.
  *  - Selectors that differ only in counters, given next to each other, share
  *    one unit per matching mode, which the shards show.
  *  - A path with a comma is quoted (RFC 4180).
@@ -335,6 +339,116 @@ static void test_counter_selectors_share_a_unit(void **state)
 	free(t2);
 }
 
+/* The paper's selector S with no counter, sic:4 and cycles:2, at 8 and 54
+ * hash bits and ra 0 and 8: S+sic:4 with 54 hash bits and ra 8 would be 66
+ * bits wide. */
+static void test_hash_bits_widen_with_counters(void **state)
+{
+	scratch *s = *state;
+	char path[256], whole[300], sels[600];
+	record(s, "funcsheap", "200k", path, sizeof path);
+	snprintf(whole, sizeof whole, "%s/hb.csv", s->dir);
+	const char *sel = paper_selector("traces/funcsheap.elf");
+	snprintf(sels, sizeof sels, "%s;%s+sic:4;%s+cycles:2", sel, sel, sel);
+	char grid[1024];
+	snprintf(grid, sizeof grid, "--selector '%s' --hash-bits 8,54 --ra 0,8 --hash jenkins "
+		 "--match set,sequence", sels);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s -o '%s'", test_avrr(),
+				  path, grid, whole), 0);
+	assert_string_equal(s->out, "");
+	char *text = slurp(whole, NULL);
+	row *rows;
+	size_t n = parse_csv(text, &rows), i = 1;
+	static const char *const match[] = { "set", "sequence" }, *const suffix[] = { "", "+sic:4",
+										  "+cycles:2" };
+	static const unsigned counters[] = { 0, 4, 2 }, hbits[] = { 8, 54 }, ra[] = { 0, 8 };
+	for (int m = 0; m < 2; m++) {
+		/* The same specs in one `avrr replay --oracle`. */
+		char cmd[4096];
+		int len = snprintf(cmd, sizeof cmd, "%s replay '%s' --oracle --match %s --json",
+				   test_avrr(), path, match[m]);
+		size_t first = i;
+		for (int k = 0; k < 3; k++)
+			for (int h = 0; h < 2; h++)
+				for (int r = 0; r < 2; r++) {
+					unsigned w = hbits[h] + ra[r] + counters[k];
+					if (w > 64)
+						continue;
+					char name[64], selk[300];
+					snprintf(name, sizeof name, "s%d-jenkins-ra%u-w%u", k, ra[r], w);
+					snprintf(selk, sizeof selk, "%s%s", sel, suffix[k]);
+					len += snprintf(cmd + len, sizeof cmd - (size_t)len,
+							" --fp '%s:sel=%s,hash=jenkins,ra=%u,width=%u'", name,
+							selk, ra[r], w);
+					for (int j = 0; j < NMETRICS; j++, i++) {
+						assert_true(i < n);
+						const row *x = &rows[i];
+						char num[16];
+						assert_string_equal(x->f[0], path);
+						assert_string_equal(x->f[1], name);
+						assert_string_equal(x->f[2], selk);
+						assert_string_equal(x->f[3], "jenkins");
+						snprintf(num, sizeof num, "%u", ra[r]);
+						assert_string_equal(x->f[4], num);
+						snprintf(num, sizeof num, "%u", w);
+						assert_string_equal(x->f[5], num);
+						assert_string_equal(x->f[6], match[m]);
+						assert_string_equal(x->f[7], METRIC[j]);
+					}
+				}
+		/* 3 selectors x 2 hash bits x 2 ra, less the one wider than 64 bits. */
+		assert_int_equal(i - first, 11 * NMETRICS);
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s 2>/dev/null", cmd), 0);
+		json_error_t jerr;
+		json_t *o = json_loads(s->out, 0, &jerr);
+		if (!o)
+			fail_msg("not JSON: %s", s->out);
+		json_t *cfgs = json_object_get(o, "configs");
+		assert_int_equal(json_array_size(cfgs), 11);
+		for (size_t c = 0; c < 11; c++) {
+			const row *x = &rows[first + c * NMETRICS];
+			json_t *cj = json_array_get(cfgs, c);
+			assert_string_equal(json_string_value(json_object_get(cj, "name")), x->f[1]);
+			assert_int_equal(strtoll(x[0].f[8], NULL, 10),
+					 json_integer_value(json_object_get(o, "instructions")));
+			for (int j = 2; j < NMETRICS; j++)
+				if (strtoll(x[j].f[8], NULL, 10) !=
+				    json_integer_value(json_object_get(cj, METRIC[j])))
+					fail_msg("%s %s %s: sweep %s, replay %lld", x->f[1], match[m],
+						 METRIC[j], x[j].f[8],
+						 json_integer_value(json_object_get(cj, METRIC[j])));
+			assert_string_equal(x[1].f[8], x[3].f[8]);  /* every interrupt is correct */
+		}
+		json_decref(o);
+	}
+	assert_int_equal(i, n);
+	/* More counter bits tell more turns of the loop apart, under set matching:
+	 * S, 8 hash bits, ra 8 (w16) against S+sic:4 (w20). */
+	assert_string_equal(rows[1 + 1 * NMETRICS].f[1], "s0-jenkins-ra8-w16");
+	assert_string_equal(rows[1 + 5 * NMETRICS].f[1], "s1-jenkins-ra8-w20");
+	assert_true(strtoll(rows[1 + 1 * NMETRICS + 5].f[8], NULL, 10) +
+		    strtoll(rows[1 + 1 * NMETRICS + 4].f[8], NULL, 10) >
+		    strtoll(rows[1 + 5 * NMETRICS + 5].f[8], NULL, 10) +
+		    strtoll(rows[1 + 5 * NMETRICS + 4].f[8], NULL, 10));
+	free(rows);
+	free(text);
+
+	/* Its shards merge to the whole. */
+	for (int k = 1; k <= 3; k++)
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s --shard %d/3 "
+					  "-o '%s/part%d.csv'", test_avrr(), path, grid, k, s->dir,
+					  k), 0);
+	char part[300];
+	assert_int_equal(merge(s, "part2.csv part3.csv part1.csv -o merged.csv"), 0);
+	snprintf(part, sizeof part, "%s/merged.csv", s->dir);
+	size_t n1, n2;
+	char *t1 = slurp(whole, &n1), *t2 = slurp(part, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(t1, t2, n1);
+	free(t1);
+	free(t2);
+}
+
 static void test_fields_with_commas_are_quoted(void **state)
 {
 	scratch *s = *state;
@@ -380,6 +494,12 @@ static void test_bad_input(void **state)
 		{ "RUN -o OUT --width 8 --ra 0,12", "--ra: 12 exceeds every --width (the widest is 8)" },
 		{ "RUN -o OUT --width 16,x", "--width: 'x' is not a non-negative integer" },
 		{ "RUN -o OUT --width 65", "--width: 65 is not in 1..64" },
+		{ "RUN -o OUT --hash-bits 0", "--hash-bits: 0 is not in 1..64" },
+		{ "RUN -o OUT --hash-bits 8,x", "--hash-bits: 'x' is not a non-negative integer" },
+		{ "RUN -o OUT --hash-bits 8,8", "--hash-bits: 8 is given twice" },
+		{ "RUN -o OUT --width 16 --hash-bits 8", "--hash-bits: give it or --width, not both" },
+		{ "RUN -o OUT --hash-bits 40,48 --ra 8,30",
+		  "--ra: 30 and the fewest --hash-bits, 40, exceed 64 bits" },
 		{ "RUN -o OUT --match fuzzy", "--match: 'fuzzy' is not one of set, sequence" },
 		{ "RUN -o OUT --jobs 0", "--jobs: 0 is not in 1..256" },
 		{ "RUN -o OUT --shard 0/3", "--shard: '0/3' is not K/N with 1 <= K <= N" },
@@ -425,8 +545,8 @@ static void test_bad_input(void **state)
 	}
 	/* --help succeeds and names every option. */
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep --help", test_avrr()), 0);
-	static const char *const opts[] = { "--output", "--width", "--ra", "--hash", "--selector",
-					    "--match", "--jobs" };
+	static const char *const opts[] = { "--output", "--width", "--hash-bits", "--ra", "--hash",
+					    "--selector", "--match", "--jobs", "--shard" };
 	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
 		assert_non_null(strstr(s->out, opts[i]));
 }
@@ -469,6 +589,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sweep_equals_separate_oracle_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_give_identical_csv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shards_merge_to_the_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hash_bits_widen_with_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_selectors_share_a_unit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fields_with_commas_are_quoted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
