@@ -12,8 +12,9 @@
 # results/README.md (each figure's key numbers and how they compare with
 # the paper's claim).  Record-time figures come from `avrr fingerprint`,
 # `avrr info --json` and SQL on the recordings; replay-time figures from
-# `avrr sweep` and `avrr replay --oracle`.  Every configuration is spelled
-# out here: nothing depends on the recordings' own default configuration.
+# `avrr sweep`, which SWEEP_SHARDS and SWEEP_LAUNCH spread over a cluster.
+# Every configuration is spelled out here: nothing depends on the
+# recordings' own default configuration.
 # Needs sqlite3 (with its JSON functions) and gnuplot; not jq.  Everything
 # but the elapsed time is deterministic.
 set -eu
@@ -407,7 +408,7 @@ sql "$db" "SELECT s.firmware, fingerprints, collisions,
 	FROM sec6 s JOIN sec6_fit f USING (firmware) ORDER BY s.firmware, fingerprints" \
 	> "$work/out/sec6.csv"
 
-# ---- the replay-time figures: one sweep -----------------------------------
+# ---- the replay-time figures: avrr sweep ----------------------------------
 
 # sweep OUT ARGS...: `avrr sweep ARGS -o OUT` in $work; with SWEEP_SHARDS=N,
 # as N shards merged into OUT (docs/sweep.md), each started through
@@ -504,46 +505,49 @@ sql "$db" "SELECT firmware, selector, ra, hash_bits, width, false_loop, false_ra
 
 # ---- counters: which turn of the loop ---------------------------------------
 
-say "Counters: false positives vs. counter bits, set and sequence (the oracle)"
+say "Counters: false positives vs. counter bits, set and sequence (avrr sweep)"
 # The paper's selector, 8 ra bits and 8 hash bits, plus K bits of a counter
-# (K = 0: none) between them: sel=PAPER+KIND:K,hash=jenkins,ra=8,width=16+K.
-# Every K and both kinds of one firmware (33 configurations) in one oracle
-# pass per matching rule; K = 0 is shared by both kinds.
+# (K = 0: none) between them: sel=PAPER+KIND:K,hash=jenkins,ra=8,width=16+K,
+# which --hash-bits 8 spells.  The 33 selectors of a firmware differ only in
+# their counters, so the sweep evaluates them all in one oracle pass per
+# matching rule; K = 0 is shared by both kinds.
 for fw in $FIRMWARE; do
 	csel=$(paper_selector $fw)
-	cspecs="--fp k0:sel=$csel,hash=jenkins,ra=8,width=16"
+	csels=$csel
 	for kind in sic cycles; do
 		k=1
 		while [ $k -le 16 ]; do
-			cspecs="$cspecs --fp $kind-$k:sel=$csel+$kind:$k,hash=jenkins,ra=8,width=$((16 + k))"
+			csels="$csels;$csel+$kind:$k"
 			k=$((k + 1))
 		done
 	done
-	n=$(val "$work/$fw.db" "SELECT count(*) FROM interrupts")
-	for m in set sequence; do
-		# shellcheck disable=SC2086
-		"$AVRR" replay "$work/$fw.db" --oracle --match $m $cspecs --json \
-			> "$work/counters-$fw-$m.json"
-		# The oracle finds every recorded interrupt (docs/sweep.md, Failures).
-		bad=$(val "$db" "SELECT count(*) FROM json_each(readfile('$work/counters-$fw-$m.json'),
-			'\$.configs') WHERE json_extract(value, '\$.missed') != 0
-			OR json_extract(value, '\$.correct') != $n")
-		[ "$bad" = 0 ] || { echo "figures.sh: the oracle missed interrupts of $fw ($m)" >&2; exit 1; }
-		sqlite3 -bail "$db" "CREATE TABLE IF NOT EXISTS counters (firmware TEXT, kind TEXT,
-				match TEXT, bits INTEGER, false_positives INTEGER, interrupts INTEGER);
-			WITH c AS (SELECT json_extract(value, '\$.name') AS name,
-					json_extract(value, '\$.false_loop') + json_extract(value, '\$.false_ra')
-						AS fp,
-					$n AS n
-				FROM json_each(readfile('$work/counters-$fw-$m.json'), '\$.configs'))
-			INSERT INTO counters
-			SELECT '$fw', substr(name, 1, instr(name, '-') - 1), '$m',
-				CAST(substr(name, instr(name, '-') + 1) AS INTEGER), fp, n
-				FROM c WHERE name != 'k0'
-			UNION ALL SELECT '$fw', kind, '$m', 0, fp, n
-				FROM c, (SELECT 'sic' AS kind UNION ALL SELECT 'cycles') WHERE name = 'k0'"
-	done
+	sweep counters-$fw.csv $fw.db --selector "$csels" --hash-bits 8 --ra 8 --hash jenkins \
+		--match set,sequence
 done
+(cd "$work" && { head -n 1 "counters-${FIRMWARE%% *}.csv"
+	for fw in $FIRMWARE; do tail -n +2 counters-$fw.csv; done; } > counters-sweep.csv)
+# The sweep names no counter bits: with 8 ra and 8 hash bits, they are
+# the width beyond 16.
+sqlite3 -bail "$db" ".import --csv $work/counters-sweep.csv csweep" "
+	CREATE TABLE counters (firmware TEXT, kind TEXT, match TEXT, bits INTEGER,
+		false_positives INTEGER, interrupts INTEGER, correct INTEGER);
+	WITH c AS (SELECT replace(recording, '.db', '') AS firmware,
+			CASE WHEN selector LIKE '%+sic:%' THEN 'sic'
+				WHEN selector LIKE '%+cycles:%' THEN 'cycles' END AS kind,
+			match, CAST(width AS INTEGER) - 16 AS bits,
+			sum(CASE WHEN metric IN ('false_loop', 'false_ra') THEN CAST(value AS INTEGER)
+				END) AS fp,
+			max(CASE WHEN metric = 'interrupts' THEN CAST(value AS INTEGER) END) AS n,
+			max(CASE WHEN metric = 'correct' THEN CAST(value AS INTEGER) END) AS correct
+		FROM csweep GROUP BY recording, config, match)
+	INSERT INTO counters
+	SELECT firmware, kind, match, bits, fp, n, correct FROM c WHERE kind IS NOT NULL
+	UNION ALL SELECT firmware, k.kind, match, 0, fp, n, correct
+		FROM c, (SELECT 'sic' AS kind UNION ALL SELECT 'cycles') k WHERE c.kind IS NULL"
+# The sweep fails on a missed interrupt (docs/sweep.md, Failures); every
+# recorded one must also have been found where it was taken.
+bad=$(val "$db" "SELECT count(*) FROM counters WHERE correct != interrupts")
+[ "$bad" = 0 ] || { echo "figures.sh: the oracle missed interrupts of the counters sweep" >&2; exit 1; }
 sql "$db" "SELECT firmware, kind, match, bits, false_positives, interrupts,
 		printf('%.3f', 1000.0 * false_positives / interrupts) AS per_1000
 	FROM counters ORDER BY firmware, kind DESC, match DESC, bits" > "$work/out/counters.csv"
