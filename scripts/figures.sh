@@ -1565,6 +1565,14 @@ q "SELECT printf('Each added counter bit divides the false positives by a median
 	(SELECT median FROM ($(median 'SELECT 1 AS g, factor AS x FROM c_step'))),
 	(SELECT count(*) FROM c_step), factor, firmware, kind, match, bits, bits + 1)
 	FROM c_step ORDER BY factor, firmware, kind, match, bits LIMIT 1"
+echo
+cat <<'TEXT'
+On the device the two counters cost differently ([table1.md](table1.md)):
+`cycles:K` is two `LDS` of Timer1 per interrupt, while `sic:K` needs the
+firmware rewritten by `avrr instrument` (docs/tracer.md), an increment at
+every counted transfer, 16 + 5 cycles per counter byte with interrupts on,
+whose share of funcsheap's run table1.md measures.
+TEXT
 } > "$work/out/README.md"
 
 mkdir -p "$OUT"
