@@ -67,10 +67,10 @@ int cmd_instrument(int argc, char **argv)
 			cli_fail("instrument", "%s: %s", out, strerror(errno));
 		goto done;
 	}
-	printf("%u counted transfers instrumented, %u branches lengthened; .text %u -> %u "
-	       "bytes; +%u cycles per transfer (a %u-byte counter)\n", st.sites, st.relaxed,
-	       (unsigned)st.text_before, (unsigned)st.text_after, st.cycles_per_transfer,
-	       st.counter_bytes);
+	printf("counted transfers instrumented: %u; jumps lengthened to reach: %u; .text: %u -> "
+	       "%u bytes; a %u-byte counter, +%u cycles per transfer with interrupts on\n",
+	       st.sites, st.relaxed, (unsigned)st.text_before, (unsigned)st.text_after,
+	       st.counter_bytes, st.cycles_per_transfer);
 	rc = 0;
 done:
 	sim_close(s);

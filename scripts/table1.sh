@@ -118,7 +118,7 @@ jen_stub=$(awk -F, '$1 == "jenkins" { print $8 }' "$work/table1.csv")
 sic_transfers=$(sqlite3 "$work/sic.db" "SELECT transfers FROM run")
 sic_cycles=$(sqlite3 "$work/sic.db" "SELECT cycles FROM run")
 sic_model=$(json "$work/sic.info" '$.fingerprint_configs[0].device.cycles_per_transfer')
-sic_sites=$(awk '{ print $1 }' "$work/sic.instrument")
+sic_sites=$(sed -n 's/^counted transfers instrumented: \([0-9]*\);.*/\1/p' "$work/sic.instrument")
 sic_linked=$(text_of "$work/sic.linked")
 sic_text=$(text_of "$work/sic.elf")
 awk -v s="$sic_stub" -v n="$sic_irqs" -v j="$jen_stub" -v t="$sic_transfers" \
