@@ -37,6 +37,8 @@ _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index en
 /* Full queues the simulation may run ahead of the evaluation by. */
 #define QUEUES 4
 
+_Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bits");
+
 /* A state; once evaluated, its boundaries are counted under its outcome
  * vector, and only while it waits for that, in `count`. */
 typedef struct state {
@@ -104,6 +106,10 @@ typedef struct evaluator {
 	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
 	const fpi_input *in[BATCH_SIZE];
 	uint8_t *out;               /* out[k * nmembers + j]: new state k, member j */
+
+	/* The boundaries of a batch that are its own, and their hashes. */
+	uint16_t mine[BATCH_SIZE];
+	uint64_t mine_hash[BATCH_SIZE];
 
 	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
@@ -484,11 +490,18 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	int use_table = !e->rest && !vectors_make_room(e);
 	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
 	uint64_t *vec_counts = e->vec_counts.items;
+	/* Its own boundaries first, without a branch: which evaluator owns
+	 * a boundary is a coin toss that a branch would mispredict half the
+	 * time. */
 	for (unsigned p = 0; p < count; p++) {
 		uint64_t h = state_hash(ra[p], w[p]);
-		if ((unsigned)((h >> 56) * nev >> 8) != e->id)
-			continue;
-		nmine++;
+		e->mine[nmine] = (uint16_t)p;
+		e->mine_hash[nmine] = h;
+		nmine += (unsigned)((h >> 56) * nev >> 8) == e->id;
+	}
+	for (unsigned m = 0; m < nmine; m++) {
+		unsigned p = e->mine[m];
+		uint64_t h = e->mine_hash[m];
 		uint32_t id = NO_STATE;
 		if (use_table && !truth[p]) {
 			int fresh;
