@@ -39,6 +39,34 @@ _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index en
 
 _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bits");
 
+/* Outcome tables.  A member whose hash part has at most TABLE_BITS bits
+ * has, at one return address, an outcome for each value of those bits;
+ * the members hashing with one kind there share the same bits (the low
+ * ones of the hash, Knuth's top ones), so one table of 2^TABLE_BITS
+ * entries gives all their outcomes at once: a load per kind for a state
+ * instead of a bitmap lookup per member.  Building one costs as much as
+ * 2^TABLE_BITS states looked up member by member, so a return address
+ * gets its tables when that many new states have come there: a loop's
+ * few addresses get them, where nearly all new states are, and the cost
+ * is at most what they save. */
+#define TABLE_BITS 10
+#define TABLES_MAX_BYTES (16u << 20)  /* an evaluator's, at most */
+
+typedef struct ra_tables {
+	unsigned bits[FP_HASH_COUNT];     /* the entries of kind k: 2^bits[k] */
+	unsigned n[FP_HASH_COUNT];        /* members per entry (0: no table) */
+	const unsigned *member[FP_HASH_COUNT];  /* the member of each byte */
+	const uint8_t *bytes[FP_HASH_COUNT];    /* entry x: bytes[k] + x * n[k] */
+} ra_tables;
+
+/* A return address new states came to: how many, and its tables once
+ * built (NULL before, or when they would not fit). */
+typedef struct ra_info {
+	uint32_t key;                     /* ra + 1; 0: an empty slot */
+	uint32_t count;
+	ra_tables *t;
+} ra_info;
+
 /* A state; once evaluated, its boundaries are counted under its outcome
  * vector, and only while it waits for that, in `count`. */
 typedef struct state {
@@ -105,7 +133,21 @@ typedef struct evaluator {
 	uint64_t g[BATCH_SIZE];
 	uint64_t h[FP_HASH_COUNT][BATCH_SIZE];
 	const fpi_input *in[BATCH_SIZE];
+	/* The new states whose g(s) was recorded, those at ras[r] from
+	 * with_in[in_start[r]] to with_in[in_start[r + 1]]. */
+	uint16_t with_in[BATCH_SIZE];
+	uint16_t in_start[BATCH_SIZE + 1];
 	uint8_t *out;               /* out[k * nmembers + j]: new state k, member j */
+	/* The outcome tables: which members they cover (tabled[j]), the
+	 * return addresses new states came to (open addressing), all tables'
+	 * bytes, and per return address of the pending ones, its tables or
+	 * NULL. */
+	uint8_t *tabled;
+	unsigned ntabled;
+	ra_info *rinfo;
+	uint32_t rinfo_mask, nrinfo;
+	size_t table_bytes;
+	const ra_tables *grp_tables[BATCH_SIZE];
 
 	/* The boundaries of a batch that are its own, and their hashes. */
 	uint16_t mine[BATCH_SIZE];
@@ -295,6 +337,146 @@ static int rr_input_at(const evaluator *e, const fp_config *c, unsigned k, uint6
 	return 0;
 }
 
+/* The bitmaps of member x at return address ra: the hash parts recorded
+ * with its ra* (row, and its summary sum) and with ra itself (at_row);
+ * x's hash parts are in bitmaps. */
+static void member_rows(const fp_index *x, uint32_t ra, const uint64_t **row,
+			const uint64_t **sum, const uint64_t **at_row)
+{
+	uint64_t ra_part = fp_reduce_ra(ra, x->cfg.ra_bits);
+	uint32_t n = fpi_bitsets_find(&x->by_part, (uint32_t)ra_part);
+	*row = x->by_part.bits + (size_t)n * x->by_part.words;
+	*sum = x->by_part.summary + (size_t)n * x->by_part.swords;
+	/* When one address was recorded with this ra*, its bitmap is
+	 * the ra*'s (or none): reuse the one already in the cache. */
+	uint32_t only = x->ra_class ? x->ra_class[ra_part] : FPI_RA_MIXED;
+	*at_row = only == ra		? *row
+		  : only != FPI_RA_MIXED ? fpi_bitsets_none(&x->by_ra)
+					 : fpi_bitsets_row(&x->by_ra, ra);
+}
+
+/* A hash part's outcome bits but OUT_INPUT: at_row's bit implies row's. */
+static inline unsigned row_outcome(const uint64_t *row, const uint64_t *sum, const uint64_t *at_row,
+			    uint64_t h)
+{
+	if (!fpi_row_has(sum, h >> 6))
+		return 0;
+	return (unsigned)fpi_row_has(row, h) | (unsigned)fpi_row_has(at_row, h) << 1;
+}
+
+/* Whether member x's outcomes come from outcome tables. */
+static int tabled(const fp_index *x)
+{
+	return x->by_part.bits && x->by_ra.bits && x->cfg.hash_bits <= TABLE_BITS;
+}
+
+/* The outcome tables at return address ra, or NULL when out of memory. */
+static ra_tables *tables_build(const evaluator *e, uint32_t ra)
+{
+	unsigned count[FP_HASH_COUNT] = { 0 }, bits[FP_HASH_COUNT];
+	size_t bytes = 0;
+	for (unsigned j = 0; j < e->nmembers; j++)
+		if (e->tabled[j])
+			count[fp_pick_hash(&e->members[j]->cfg, &(fp_state){ .ra = ra })]++;
+	for (int k = 0; k < FP_HASH_COUNT; k++) {
+		/* Knuth's entries are the hash's top bits, the others' its
+		 * low ones, as wide as the widest member needs. */
+		bits[k] = k == FP_HASH_KNUTH || e->hash_bits[k] > TABLE_BITS ? TABLE_BITS
+									  : e->hash_bits[k];
+		bytes += (size_t)count[k] << bits[k];
+	}
+	ra_tables *t = malloc(sizeof *t + e->ntabled * sizeof(unsigned) + bytes);
+	if (!t)
+		return NULL;
+	unsigned *member = (unsigned *)(t + 1);
+	uint8_t *at = (uint8_t *)(member + e->ntabled);
+	for (int k = 0; k < FP_HASH_COUNT; k++) {
+		t->bits[k] = bits[k];
+		t->n[k] = 0;
+		t->member[k] = member;
+		t->bytes[k] = at;
+		for (unsigned j = 0; j < e->nmembers; j++) {
+			const fp_config *c = &e->members[j]->cfg;
+			if (!e->tabled[j] || (int)fp_pick_hash(c, &(fp_state){ .ra = ra }) != k)
+				continue;
+			const uint64_t *row, *sum, *at_row;
+			member_rows(e->members[j], ra, &row, &sum, &at_row);
+			/* Member i of the entry: its hash part from entry x's. */
+			unsigned i = t->n[k]++, b = c->hash_bits;
+			member[i] = j;
+			for (size_t x = 0; x < (size_t)1 << bits[k]; x++) {
+				uint64_t h = k == FP_HASH_KNUTH ? (b ? x >> (bits[k] - b) : 0)
+								: x & fp_hash_mask(b);
+				at[x * count[k] + i] = (uint8_t)row_outcome(row, sum, at_row, h);
+			}
+		}
+		member += count[k];
+		at += (size_t)count[k] << bits[k];
+	}
+	return t;
+}
+
+/* The outcome tables of return address ra, where n more new states came,
+ * or NULL while it has none. */
+static const ra_tables *tables_at(evaluator *e, uint32_t ra, unsigned n)
+{
+	if (!e->ntabled)
+		return NULL;
+	if ((e->nrinfo + 1) * 2 > e->rinfo_mask + 1) {  /* half full: twice the slots */
+		uint32_t mask = e->rinfo_mask ? 2 * e->rinfo_mask + 1 : 255;
+		ra_info *to = calloc((size_t)mask + 1, sizeof *to);
+		if (!to)
+			return NULL;
+		for (uint32_t i = 0; e->rinfo && i <= e->rinfo_mask; i++) {
+			if (!e->rinfo[i].key)
+				continue;
+			uint32_t at = (e->rinfo[i].key * 0x9E3779B1u >> 8) & mask;
+			while (to[at].key)
+				at = (at + 1) & mask;
+			to[at] = e->rinfo[i];
+		}
+		free(e->rinfo);
+		e->rinfo = to;
+		e->rinfo_mask = mask;
+	}
+	uint32_t at = ((ra + 1) * 0x9E3779B1u >> 8) & e->rinfo_mask;
+	while (e->rinfo[at].key && e->rinfo[at].key != ra + 1)
+		at = (at + 1) & e->rinfo_mask;
+	ra_info *r = &e->rinfo[at];
+	if (!r->key) {
+		r->key = ra + 1;
+		e->nrinfo++;
+	}
+	uint32_t before = r->count;
+	r->count = before + n < before ? UINT32_MAX : before + n;
+	if (!r->t && before < (1u << TABLE_BITS) && r->count >= (1u << TABLE_BITS) &&
+	    e->table_bytes < TABLES_MAX_BYTES && (r->t = tables_build(e, ra)))
+		e->table_bytes += (size_t)e->ntabled << TABLE_BITS;  /* at most */
+	return r->t;
+}
+
+/* The outcomes of the tabled members for the pending new states at
+ * return address ras[r], from its tables, but OUT_INPUT. */
+static void tables_fill(evaluator *e, unsigned r)
+{
+	const ra_tables *t = e->grp_tables[r];
+	for (unsigned k = e->rstart[r]; k < e->rstart[r + 1]; k++) {
+		uint8_t *out = e->out + (size_t)k * e->nmembers;
+		for (int kind = 0; kind < FP_HASH_COUNT; kind++) {
+			unsigned n = t->n[kind];
+			if (!n)
+				continue;
+			uint64_t h = e->h[kind][k];
+			size_t x = kind == FP_HASH_KNUTH ? h >> (64 - t->bits[kind])
+							 : h & fp_hash_mask(t->bits[kind]);
+			const uint8_t *from = t->bytes[kind] + x * n;
+			const unsigned *member = t->member[kind];
+			for (unsigned i = 0; i < n; i++)
+				out[member[i]] = from[i];
+		}
+	}
+}
+
 /* eval_member for a member whose hash parts are in bitmaps, per ra* and
  * per return address (fpindex.h): then a boundary costs a bit or two in
  * bitmaps its loop keeps in the cache. */
@@ -314,30 +496,21 @@ static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, un
 		unsigned shift = kind == FP_HASH_KNUTH && c->hash_bits ? 64 - c->hash_bits : 0;
 		const uint64_t *hs = e->h[kind];
 		uint64_t ra_part = fp_reduce_ra(ra, c->ra_bits);
-		uint32_t n = fpi_bitsets_find(&x->by_part, (uint32_t)ra_part);
-		const uint64_t *row = x->by_part.bits + (size_t)n * x->by_part.words;
-		const uint64_t *sum = x->by_part.summary + (size_t)n * x->by_part.swords;
-		/* When one address was recorded with this ra*, its bitmap is
-		 * the ra*'s (or none): reuse the one already in the cache. */
-		uint32_t only = x->ra_class ? x->ra_class[ra_part] : FPI_RA_MIXED;
-		const uint64_t *at_row = only == ra		? row
-					 : only != FPI_RA_MIXED ? fpi_bitsets_none(&x->by_ra)
-								: fpi_bitsets_row(&x->by_ra, ra);
-		unsigned end = e->rstart[r + 1];
-		for (unsigned k = e->rstart[r]; k < end; k++) {
-			uint64_t h = hs[k] >> shift & mask;
-			unsigned hit = 0, at_ra = 0;
-			if (fpi_row_has(sum, h >> 6)) {
-				hit = (unsigned)fpi_row_has(row, h);
-				at_ra = (unsigned)fpi_row_has(at_row, h);  /* implies hit */
-			}
-			/* A recorded g(s) at this ra* has this fingerprint (a hit),
-			 * unless a round-robin marker hashed it otherwise there. */
-			unsigned dup = e->in[k] &&
-				       (c->round_robin
-					? rr_input_at(e, c, k, ra_part, h)
-					: fpi_input_at(e->members[0], e->in[k], c->ra_bits, ra_part));
-			out[k * stride] = (uint8_t)(hit | at_ra << 1 | dup << 2);
+		if (!e->grp_tables[r] || !e->tabled[j]) {  /* else the tables gave them */
+			const uint64_t *row, *sum, *at_row;
+			member_rows(x, ra, &row, &sum, &at_row);
+			for (unsigned k = e->rstart[r]; k < e->rstart[r + 1]; k++)
+				out[k * stride] = (uint8_t)row_outcome(row, sum, at_row,
+								       hs[k] >> shift & mask);
+		}
+		/* A recorded g(s) at this ra* has this fingerprint (a hit),
+		 * unless a round-robin marker hashed it otherwise there. */
+		for (unsigned i = e->in_start[r]; i < e->in_start[r + 1]; i++) {
+			unsigned k = e->with_in[i];
+			unsigned dup = c->round_robin
+				       ? rr_input_at(e, c, k, ra_part, hs[k] >> shift & mask)
+				       : fpi_input_at(e->members[0], e->in[k], c->ra_bits, ra_part);
+			out[k * stride] |= (uint8_t)(dup << 2);
 		}
 	}
 	for (unsigned k = e->rstart[e->nras]; k < nm; k++) {  /* recorded interrupts */
@@ -425,8 +598,21 @@ static void flush_pending(evaluator *e)
 		if (e->hash_bits[k])
 			fp_hash_words((fp_hash_kind)k, e->g, nm, any->cfg.ngather, e->hash_bits[k],
 				      e->h[k]);
-	for (unsigned k = 0; k < nm; k++)
-		e->in[k] = any->has_input_keys ? fpi_input_find(any, e->g[k]) : NULL;
+	unsigned nin = 0;
+	for (unsigned r = 0; r <= e->nras; r++) {
+		e->in_start[r] = nin;
+		unsigned end = r < e->nras ? e->rstart[r + 1] : nm;
+		for (unsigned k = e->rstart[r]; k < end; k++) {
+			e->in[k] = any->has_input_keys ? fpi_input_find(any, e->g[k]) : NULL;
+			if (e->in[k])
+				e->with_in[nin++] = k;
+		}
+	}
+	for (unsigned r = 0; r < e->nras; r++) {
+		e->grp_tables[r] = tables_at(e, e->ras[r], e->rstart[r + 1] - e->rstart[r]);
+		if (e->grp_tables[r])
+			tables_fill(e, r);
+	}
 	for (unsigned j = 0; j < e->nmembers; j++)
 		eval_member(e, e->pend_ra, j, nm);
 	/* Each new state's outcomes, one vector, stand for every boundary in
@@ -595,17 +781,18 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n, unsigned bits
 	e->members = malloc(n * sizeof *e->members);
 	e->results = calloc(n, sizeof *e->results);
 	e->out = calloc(BATCH_SIZE, n);
+	e->tabled = calloc(n, 1);
 	e->vecs.size = n;
 	e->vec_counts.size = sizeof(uint64_t);
 	e->vec_index = calloc(2, sizeof *e->vec_index);
 	e->vec_mask = 1;
 	e->ra_gen = 1;  /* ra_map's zeroed entries are of generation 0: free */
 	e->max_states = 1u << (bits - 1);
-	if (!e->members || !e->results || !e->out || !e->vec_index ||
+	e->index_mask = (1u << bits) - 1;
+	if (!e->members || !e->results || !e->out || !e->tabled || !e->vec_index ||
 	    !(e->index = calloc((size_t)1 << bits, sizeof *e->index)) ||
 	    !(e->states = malloc(e->max_states * sizeof *e->states)))
 		return -1;
-	e->index_mask = (1u << bits) - 1;
 	e->last = NO_STATE;
 	return 0;
 }
@@ -667,6 +854,8 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 		for (unsigned j = 0; j < n; j++) {
 			e->members[e->nmembers++] = members[j];
 			widen_hash_bits(e->hash_bits, &members[j]->cfg);
+			e->tabled[j] = (uint8_t)tabled(members[j]);
+			e->ntabled += e->tabled[j];
 		}
 	}
 	/* Without threads the queues are evaluated as they fill. */
@@ -697,6 +886,10 @@ void batch_free(rp_batch *b)
 		free(e->vec_counts.items);
 		free(e->vec_index);
 		free(e->out);
+		free(e->tabled);
+		for (uint32_t i = 0; e->rinfo && i <= e->rinfo_mask; i++)
+			free(e->rinfo[i].t);
+		free(e->rinfo);
 	}
 	free(s->results);
 	pthread_mutex_destroy(&s->mu);
