@@ -201,26 +201,32 @@ int fpi_same_bytes(const fp_config *a, const fp_config *b)
 }
 
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
-	      const uint32_t *ras, const fp_index *inputs_of, avrr_err *err)
+	      const uint32_t *ras, const fp_index *inputs_of, int sets_only, avrr_err *err)
 {
 	memset(x, 0, sizeof *x);
 	x->cfg = *c;
 	size_t cap = 16, some = nrows ? nrows : 1;
 	while (cap < 2 * nrows)
 		cap *= 2;
-	uint32_t *at = malloc(some * sizeof *at);  /* each row's slot */
-	x->recs = malloc(some * sizeof *x->recs);
-	x->key_of = malloc(some * sizeof *x->key_of);
-	x->slots = calloc(cap, sizeof *x->slots);
-	x->filter = calloc((1u << FPI_FILTER_BITS) / 64, sizeof *x->filter);
 	int share = inputs_of && inputs_of->has_input_keys && fpi_same_bytes(&inputs_of->cfg, c);
 	x->input_filter = share ? inputs_of->input_filter
 				: calloc((1u << FPI_INPUT_FILTER_BITS) / 64, sizeof *x->input_filter);
 	x->inputs_shared = share;
-	int oom = !at || !x->recs || !x->key_of || !x->slots || !x->filter || !x->input_filter ||
-		  build_bitsets(x, rows, nrows, ras) ||
-		  (!x->by_ra.bits && pairs_init(&x->ra_pairs, nrows)) ||
-		  (fpi_pairs_inputs(c) && pairs_init(&x->input_pairs, nrows));
+	int oom = !x->input_filter || build_bitsets(x, rows, nrows, ras);
+	/* The table of keys and the records are most of an index's memory;
+	 * the bitsets answer what set matching asks without them. */
+	int keyed = !sets_only || !x->by_part.bits || !x->by_ra.bits;
+	uint32_t *at = NULL;  /* each row's slot */
+	if (!oom && keyed) {
+		at = malloc(some * sizeof *at);
+		x->recs = malloc(some * sizeof *x->recs);
+		x->key_of = malloc(some * sizeof *x->key_of);
+		x->slots = calloc(cap, sizeof *x->slots);
+		x->filter = calloc((1u << FPI_FILTER_BITS) / 64, sizeof *x->filter);
+		oom = !at || !x->recs || !x->key_of || !x->slots || !x->filter;
+	}
+	oom = oom || (!x->by_ra.bits && pairs_init(&x->ra_pairs, nrows)) ||
+	      (fpi_pairs_inputs(c) && pairs_init(&x->input_pairs, nrows));
 	if (!oom && c->ra_bits <= 24)
 		oom = !(x->ra_seen = calloc(((size_t)1 << c->ra_bits) / 8 + 1, 1));
 	if (!oom && c->ra_bits >= 1 && c->ra_bits <= FPI_CLASS_BITS)
@@ -237,10 +243,12 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	for (size_t i = 0; i < nrows; i++) {
 		const db_fingerprint *f = &rows[i];
 		uint64_t key = fpi_key(c, f->ra_part, f->hash_part);
-		x->key_of[i] = key;
-		uint64_t mix = key * 0x9E3779B97F4A7C15ull;  /* as fpi_find probes */
-		at[i] = count_row(x->slots, x->mask, key, (uint32_t)(mix >> 32), x->filter,
-				  (uint32_t)(mix >> (64 - FPI_FILTER_BITS)));
+		if (keyed) {
+			x->key_of[i] = key;
+			uint64_t mix = key * 0x9E3779B97F4A7C15ull;  /* as fpi_find probes */
+			at[i] = count_row(x->slots, x->mask, key, (uint32_t)(mix >> 32), x->filter,
+					  (uint32_t)(mix >> (64 - FPI_FILTER_BITS)));
+		}
 		if (x->ra_seen)
 			x->ra_seen[f->ra_part >> 3] |= (uint8_t)(1u << (f->ra_part & 7));
 		if (x->ra_class)
@@ -263,14 +271,15 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 		fpi_free(x);
 		return avrr_errf(err, "out of memory");
 	}
-	/* Each key's records, in order of n. */
-	make_room(x->slots, cap);
-	for (size_t i = 0; i < nrows; i++) {
-		fpi_slot *slot = &x->slots[at[i]];
-		x->recs[slot->first + slot->count++] =
-			(fpi_rec){ .n = rows[i].n, .vector = (uint8_t)rows[i].vector };
+	if (keyed) {  /* each key's records, in order of n */
+		make_room(x->slots, cap);
+		for (size_t i = 0; i < nrows; i++) {
+			fpi_slot *slot = &x->slots[at[i]];
+			x->recs[slot->first + slot->count++] =
+				(fpi_rec){ .n = rows[i].n, .vector = (uint8_t)rows[i].vector };
+		}
+		x->nrecs = nrows;
 	}
-	x->nrecs = nrows;
 	free(at);
 	return 0;
 }

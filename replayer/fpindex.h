@@ -137,10 +137,13 @@ static inline uint64_t fpi_key(const fp_config *c, uint64_t ra_part, uint64_t ha
  * address.  The input keys are a function of the selector's bytes alone,
  * so with `inputs_of` (NULL: none), an index of the same recording whose
  * selector has the same bytes, x shares its table of them instead of
- * building its own; inputs_of must outlive x.  Returns 0, or -1 (err
- * set) when out of memory. */
+ * building its own; inputs_of must outlive x.  With `sets_only`, when
+ * its bitsets (by_part, by_ra) can be built, x only answers the questions
+ * of set matching — fpi_contains, fpi_has_ra, fpi_has_input — and has no
+ * records, keys nor slots (recs, key_of: NULL; no fpi_find).  Returns 0,
+ * or -1 (err set) when out of memory. */
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
-	      const uint32_t *ras, const fp_index *inputs_of, avrr_err *err);
+	      const uint32_t *ras, const fp_index *inputs_of, int sets_only, avrr_err *err);
 /* Whether configurations a and b select the same bytes (so their input
  * keys are alike and an index can share its inputs, as fpi_build says). */
 int fpi_same_bytes(const fp_config *a, const fp_config *b);

@@ -574,6 +574,14 @@ static int index_log(replay *r, avrr_err *err)
 	return 0;
 }
 
+/* Whether the oracle evaluates configuration c in a batch (make_groups),
+ * which asks its index only what set matching asks (fpi_build's
+ * sets_only). */
+static int batched(const replay *r, const fp_config *c)
+{
+	return r->o.oracle && r->o.match == RP_MATCH_SET && batch_suits(c);
+}
+
 /* Parses a stored configuration and builds its D (db_open validated one
  * fingerprint per interrupt, within the configuration's bits). */
 /* Loads stored configuration c into x, sharing the input keys of
@@ -587,7 +595,7 @@ static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *
 	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err) ||
 	    db_load_fingerprints(d, c->id, 0, &rows, &n, err))
 		return -1;
-	int rc = fpi_build(x, &cfg, rows, n, r->irq_ra, inputs_of, err);
+	int rc = fpi_build(x, &cfg, rows, n, r->irq_ra, inputs_of, batched(r, &cfg), err);
 	free(rows);
 	return rc;
 }
@@ -648,7 +656,7 @@ static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_i
 			if (sink.rows[k].config == i)
 				mine[n++] = sink.rows[k];
 		rc = n == r->nirq ? fpi_build(&x[i], &set.cfg[i], mine, n, r->irq_ra,
-					      i ? &x[0] : NULL, err)
+					      i ? &x[0] : NULL, batched(r, &set.cfg[i]), err)
 		     : avrr_errf(err, "computed %zu fingerprints for %zu interrupts", n, r->nirq);
 	}
 	free(mine);
@@ -688,7 +696,7 @@ static int make_groups(replay *r, avrr_err *err)
 	}
 	for (size_t k = 0; k < r->ngroups; k++) {
 		sel_group *g = &r->groups[k];
-		if (r->o.match != RP_MATCH_SET || !batch_suits(g->cfg))
+		if (!batched(r, g->cfg))
 			continue;
 		const fp_index **members = malloc(g->nmembers * sizeof *members);
 		rp_oracle_result **results = malloc(g->nmembers * sizeof *results);
