@@ -34,6 +34,7 @@ _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index en
 #define STATES_REST 256
 #define NO_STATE UINT32_MAX
 #define NO_VECTOR UINT32_MAX    /* a state not yet evaluated */
+#define PREFETCH_AHEAD 8        /* boundaries */
 
 /* Full queues the simulation may run ahead of the evaluation by. */
 #define QUEUES 4
@@ -689,6 +690,11 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	for (unsigned m = 0; m < nmine; m++) {
 		unsigned p = e->mine[m];
 		uint64_t h = e->mine_hash[m];
+		/* A boundary off the predicted path probes the index at
+		 * random: ask for its slot ahead (its hash is known). */
+		if (m + PREFETCH_AHEAD < nmine)
+			__builtin_prefetch(&e->index[(e->mine_hash[m + PREFETCH_AHEAD] >> 32) &
+						     e->index_mask]);
 		uint32_t id = NO_STATE;
 		if (use_table && !truth[p]) {
 			int fresh;
