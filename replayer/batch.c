@@ -54,11 +54,17 @@ _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bit
 #define TABLE_BITS 10
 #define TABLES_MAX_BYTES (16u << 20)  /* an evaluator's, at most */
 
+/* A table of members first .. first + n - 1, which hash with `kind` at
+ * the return address: their outcomes for each value of the hash's first
+ * `bits` bits, n bytes an entry, so that a state copies them in a row. */
+typedef struct table_run {
+	unsigned kind, bits, first, n;
+	const uint8_t *bytes;             /* entry x: bytes + x * n */
+} table_run;
+
 typedef struct ra_tables {
-	unsigned bits[FP_HASH_COUNT];     /* the entries of kind k: 2^bits[k] */
-	unsigned n[FP_HASH_COUNT];        /* members per entry (0: no table) */
-	const unsigned *member[FP_HASH_COUNT];  /* the member of each byte */
-	const uint8_t *bytes[FP_HASH_COUNT];    /* entry x: bytes[k] + x * n[k] */
+	unsigned nruns;
+	table_run run[];
 } ra_tables;
 
 /* A return address new states came to: how many, and its tables once
@@ -372,48 +378,58 @@ static int tabled(const fp_index *x)
 	return x->by_part.bits && x->by_ra.bits && x->cfg.hash_bits <= TABLE_BITS;
 }
 
+/* The kind member j hashes with at return address ra. */
+static unsigned member_kind(const evaluator *e, unsigned j, uint32_t ra)
+{
+	return (unsigned)fp_pick_hash(&e->members[j]->cfg, &(fp_state){ .ra = ra });
+}
+
+/* Whether member j starts a run of tabled members at ra. */
+static int run_starts(const evaluator *e, unsigned j, uint32_t ra)
+{
+	return e->tabled[j] &&
+	       (!j || !e->tabled[j - 1] || member_kind(e, j - 1, ra) != member_kind(e, j, ra));
+}
+
 /* The outcome tables at return address ra, or NULL when out of memory. */
 static ra_tables *tables_build(const evaluator *e, uint32_t ra)
 {
-	unsigned count[FP_HASH_COUNT] = { 0 }, bits[FP_HASH_COUNT];
-	size_t bytes = 0;
-	for (unsigned j = 0; j < e->nmembers; j++)
-		if (e->tabled[j])
-			count[fp_pick_hash(&e->members[j]->cfg, &(fp_state){ .ra = ra })]++;
-	for (int k = 0; k < FP_HASH_COUNT; k++) {
-		/* Knuth's entries are the hash's top bits, the others' its
-		 * low ones, as wide as the widest member needs. */
+	unsigned nruns = 0, bits[FP_HASH_COUNT];
+	for (int k = 0; k < FP_HASH_COUNT; k++)  /* Knuth's top bits, the others' low ones */
 		bits[k] = k == FP_HASH_KNUTH || e->hash_bits[k] > TABLE_BITS ? TABLE_BITS
 									  : e->hash_bits[k];
-		bytes += (size_t)count[k] << bits[k];
+	size_t bytes = 0;
+	for (unsigned j = 0; j < e->nmembers; j++) {
+		nruns += (unsigned)run_starts(e, j, ra);
+		if (e->tabled[j])
+			bytes += (size_t)1 << bits[member_kind(e, j, ra)];
 	}
-	ra_tables *t = malloc(sizeof *t + e->ntabled * sizeof(unsigned) + bytes);
+	ra_tables *t = malloc(sizeof *t + nruns * sizeof *t->run + bytes);
 	if (!t)
 		return NULL;
-	unsigned *member = (unsigned *)(t + 1);
-	uint8_t *at = (uint8_t *)(member + e->ntabled);
-	for (int k = 0; k < FP_HASH_COUNT; k++) {
-		t->bits[k] = bits[k];
-		t->n[k] = 0;
-		t->member[k] = member;
-		t->bytes[k] = at;
-		for (unsigned j = 0; j < e->nmembers; j++) {
-			const fp_config *c = &e->members[j]->cfg;
-			if (!e->tabled[j] || (int)fp_pick_hash(c, &(fp_state){ .ra = ra }) != k)
-				continue;
+	uint8_t *at = (uint8_t *)&t->run[nruns];
+	t->nruns = 0;
+	for (unsigned j = 0; j < e->nmembers; j++) {
+		if (!run_starts(e, j, ra))
+			continue;
+		table_run *run = &t->run[t->nruns++];
+		unsigned k = member_kind(e, j, ra);
+		*run = (table_run){ .kind = k, .bits = bits[k], .first = j, .bytes = at };
+		while (j + run->n < e->nmembers && e->tabled[j + run->n] &&
+		       member_kind(e, j + run->n, ra) == k)
+			run->n++;
+		for (unsigned i = 0; i < run->n; i++) {
 			const uint64_t *row, *sum, *at_row;
-			member_rows(e->members[j], ra, &row, &sum, &at_row);
+			member_rows(e->members[j + i], ra, &row, &sum, &at_row);
 			/* Member i of the entry: its hash part from entry x's. */
-			unsigned i = t->n[k]++, b = c->hash_bits;
-			member[i] = j;
+			unsigned b = e->members[j + i]->cfg.hash_bits;
 			for (size_t x = 0; x < (size_t)1 << bits[k]; x++) {
 				uint64_t h = k == FP_HASH_KNUTH ? (b ? x >> (bits[k] - b) : 0)
 								: x & fp_hash_mask(b);
-				at[x * count[k] + i] = (uint8_t)row_outcome(row, sum, at_row, h);
+				at[x * run->n + i] = (uint8_t)row_outcome(row, sum, at_row, h);
 			}
 		}
-		member += count[k];
-		at += (size_t)count[k] << bits[k];
+		at += (size_t)run->n << bits[k];
 	}
 	return t;
 }
@@ -464,17 +480,12 @@ static void tables_fill(evaluator *e, unsigned r)
 	const ra_tables *t = e->grp_tables[r];
 	for (unsigned k = e->rstart[r]; k < e->rstart[r + 1]; k++) {
 		uint8_t *out = e->out + (size_t)k * e->nmembers;
-		for (int kind = 0; kind < FP_HASH_COUNT; kind++) {
-			unsigned n = t->n[kind];
-			if (!n)
-				continue;
-			uint64_t h = e->h[kind][k];
-			size_t x = kind == FP_HASH_KNUTH ? h >> (64 - t->bits[kind])
-							 : h & fp_hash_mask(t->bits[kind]);
-			const uint8_t *from = t->bytes[kind] + x * n;
-			const unsigned *member = t->member[kind];
-			for (unsigned i = 0; i < n; i++)
-				out[member[i]] = from[i];
+		for (unsigned i = 0; i < t->nruns; i++) {
+			const table_run *run = &t->run[i];
+			uint64_t h = e->h[run->kind][k];
+			size_t x = run->kind == FP_HASH_KNUTH ? h >> (64 - run->bits)
+							      : h & fp_hash_mask(run->bits);
+			memcpy(out + run->first, run->bytes + x * run->n, run->n);
 		}
 	}
 }
