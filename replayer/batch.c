@@ -146,6 +146,7 @@ typedef struct evaluator {
 	uint16_t with_in[BATCH_SIZE];
 	uint16_t in_start[BATCH_SIZE + 1];
 	uint8_t *out;               /* out[k * nmembers + j]: new state k, member j */
+	uint64_t (*by_out)[8];      /* states_settle's, one row per member, zero */
 	/* The outcome tables: which members they cover (tabled[j]), the
 	 * return addresses new states came to (open addressing), all tables'
 	 * bytes, and per return address of the pending ones, its tables or
@@ -204,13 +205,23 @@ static void states_settle(evaluator *e, int empty)
 {
 	uint64_t *counts = e->vec_counts.items;
 	const uint8_t *vecs = e->vecs.items;
+	/* Per member, the boundaries under each outcome (OUT_* bits, below
+	 * 8) first: count_outcome's branches, for tens of thousands of
+	 * vectors times every member, were mispredicted at every turn. */
+	uint64_t (*by_out)[8] = e->by_out;
 	for (size_t v = 0; v < e->vec_counts.n; v++) {
 		if (!counts[v])
 			continue;
+		const uint8_t *out = vecs + v * e->nmembers;
 		for (unsigned j = 0; j < e->nmembers; j++)
-			count_outcome(&e->results[j], vecs[v * e->nmembers + j], counts[v]);
+			by_out[j][out[j]] += counts[v];
 		counts[v] = 0;
 	}
+	for (unsigned j = 0; j < e->nmembers; j++)
+		for (unsigned o = 0; o < 8; o++) {
+			count_outcome(&e->results[j], o, by_out[j][o]);
+			by_out[j][o] = 0;
+		}
 	if (!empty)
 		return;
 	memset(e->index, 0, ((size_t)e->index_mask + 1) * sizeof *e->index);
@@ -820,6 +831,7 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n, unsigned bits
 	e->results = calloc(n, sizeof *e->results);
 	e->out = calloc(BATCH_SIZE, n);
 	e->tabled = calloc(n, 1);
+	e->by_out = calloc(n, sizeof *e->by_out);
 	e->vecs.size = n;
 	e->vec_counts.size = sizeof(uint64_t);
 	e->vec_index = calloc(2, sizeof *e->vec_index);
@@ -827,7 +839,7 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n, unsigned bits
 	e->ra_gen = 1;  /* ra_map's zeroed entries are of generation 0: free */
 	e->max_states = 1u << (bits - 1);
 	e->index_mask = (1u << bits) - 1;
-	if (!e->members || !e->results || !e->out || !e->tabled || !e->vec_index ||
+	if (!e->members || !e->results || !e->out || !e->tabled || !e->by_out || !e->vec_index ||
 	    !(e->index = big_alloc(((size_t)1 << bits) * sizeof *e->index)) ||
 	    !(e->states = big_alloc(e->max_states * sizeof *e->states)))
 		return -1;
@@ -925,6 +937,7 @@ void batch_free(rp_batch *b)
 		free(e->vec_index);
 		free(e->out);
 		free(e->tabled);
+		free(e->by_out);
 		for (uint32_t i = 0; e->rinfo && i <= e->rinfo_mask; i++)
 			free(e->rinfo[i].t);
 		free(e->rinfo);
