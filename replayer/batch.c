@@ -43,14 +43,14 @@ _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bit
 
 /* Outcome tables.  A member whose hash part has at most TABLE_BITS bits
  * has, at one return address, an outcome for each value of those bits;
- * the members hashing with one kind there share the same bits (the low
- * ones of the hash, Knuth's top ones), so one table of 2^TABLE_BITS
- * entries gives all their outcomes at once: a load per kind for a state
- * instead of a bitmap lookup per member.  Building one costs as much as
- * 2^TABLE_BITS states looked up member by member, so a return address
- * gets its tables when that many new states have come there: a loop's
- * few addresses get them, where nearly all new states are, and the cost
- * is at most what they save. */
+ * the members hashing with one kind there read the same bits (the low
+ * ones of the hash, Knuth's top ones), so a table of 2^TABLE_BITS
+ * entries gives the outcomes of a run of such members at once: a copy
+ * per run for a state instead of a bitmap lookup per member.  Building
+ * the tables costs about as much as 2^TABLE_BITS states looked up member
+ * by member, so a return address gets them when that many new states
+ * have come there: a loop's few addresses get them, where nearly all new
+ * states are, and the cost is at most what they save. */
 #define TABLE_BITS 10
 #define TABLES_MAX_BYTES (16u << 20)  /* an evaluator's, at most */
 
@@ -375,8 +375,8 @@ static void member_rows(const fp_index *x, uint32_t ra, const uint64_t **row,
 }
 
 /* A hash part's outcome bits but OUT_INPUT: at_row's bit implies row's. */
-static inline unsigned row_outcome(const uint64_t *row, const uint64_t *sum, const uint64_t *at_row,
-			    uint64_t h)
+static inline unsigned row_outcome(const uint64_t *row, const uint64_t *sum,
+				   const uint64_t *at_row, uint64_t h)
 {
 	if (!fpi_row_has(sum, h >> 6))
 		return 0;
