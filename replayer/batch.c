@@ -36,8 +36,11 @@ _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index en
 #define NO_VECTOR UINT32_MAX    /* a state not yet evaluated */
 #define PREFETCH_AHEAD 8        /* boundaries */
 
-/* Full queues the simulation may run ahead of the evaluation by. */
-#define QUEUES 4
+/* Full queues the simulation may run ahead of the evaluation by.  The
+ * simulation and the evaluators take turns being the slower (the new
+ * states come in bursts): with 4 queues, 1.6 ms of simulation, one side
+ * waited for the other at every turn; 16 take 7 MB. */
+#define QUEUES 16
 
 _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bits");
 
