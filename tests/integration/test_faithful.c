@@ -517,11 +517,13 @@ static void test_sigint_stops_a_replay(void **state)
 	/* The whole data space hashed at every boundary: seconds of replay.
 	 * On a loaded machine the signal may come before the first instruction
 	 * (while the file is opened, or even before the handler is set); then
-	 * the test waits longer next time. */
+	 * the test waits longer next time.  --foreground: else timeout sends
+	 * the signal to the replay and then again to its process group, and
+	 * a second SIGINT is the user's "stop now" (exit 130, nothing said). */
 	record(s, "funcsheap", "20M", "--fp 'full:sel=all,ra=16,width=64'", "f.db", path, sizeof path);
 	for (int wait = 1; wait <= 4; wait *= 2) {
 		int rc = test_run(s->out, sizeof s->out,
-				  "timeout --preserve-status -s INT %d %s replay '%s' --fp full", wait,
+				  "timeout --foreground --preserve-status -s INT %d %s replay '%s' --fp full", wait,
 				  test_avrr(), path);
 		assert_int_equal(rc, 130);
 		unsigned long long at = 0;
