@@ -594,9 +594,9 @@ static int info_events(engine *e, const char *args)
 static int info_checkpoints(engine *e, const char *args)
 {
 	(void)args;
+	uint64_t kb = tl_checkpoint_memory(e->tl);   /* first: it may thin them */
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(e->t, cks, sizeof cks / sizeof *cks);
-	uint64_t kb = travel_memory_kb(cks, n);
 	printf("%zu checkpoints, %.1f MB", n, (double)kb / 1024.0);
 	if (e->t->mem_cap_kb)
 		printf(" of at most %.0f MB", (double)e->t->mem_cap_kb / 1024.0);

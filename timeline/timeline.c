@@ -532,6 +532,17 @@ static void thin_after_travel(timeline *tl)
 	keep_under_cap(tl, cks, &n, rp_icount(tl->r), 0);
 }
 
+uint64_t tl_checkpoint_memory(timeline *tl)
+{
+	travel_ck cks[TRAVEL_MAX * 2];
+	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
+	if (!n)
+		return 0;
+	measure(tl, cks, n);
+	keep_under_cap(tl, cks, &n, rp_icount(tl->r), 0);
+	return tl->mem_kb;
+}
+
 /* The checkpoint at or below k. */
 static int checkpoint_below(const timeline *tl, uint64_t k, uint64_t *ck)
 {

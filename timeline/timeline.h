@@ -130,6 +130,11 @@ void tl_reverse_continue(timeline *tl, int watch_before);
 void tl_reverse_finish(timeline *tl);             /* back to this frame's call */
 void tl_goto(timeline *tl, uint64_t icount);
 
+/* The memory the checkpoints add now (kB, measured), after thinning them
+ * if that is over the cap: whenever the memory is measured, the cap
+ * holds, between measurements it is estimated (docs/shell.md). */
+uint64_t tl_checkpoint_memory(timeline *tl);
+
 /* ---- breakpoints --------------------------------------------------------- */
 
 /* Adds one (size: the bytes a watch covers, 1..8); returns it, or NULL
