@@ -67,6 +67,18 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* The two files hold the same bytes; returns how many. */
+static size_t assert_same_file(const char *a, const char *b)
+{
+	size_t n1, n2;
+	char *t1 = slurp(a, &n1), *t2 = slurp(b, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(t1, t2, n1);
+	free(t1);
+	free(t2);
+	return n1;
+}
+
 /* One CSV row, split at commas (the fields of these tests hold none). */
 typedef struct row {
 	char f[9][200];
@@ -247,13 +259,7 @@ static void test_shards_merge_to_the_whole(void **state)
 	assert_int_equal(merge(s, "part3.csv part1.csv part2.csv -o merged.csv"), 0);
 	char merged[300];
 	snprintf(merged, sizeof merged, "%s/merged.csv", s->dir);
-	size_t n1, n2;
-	char *t1 = slurp(whole, &n1), *t2 = slurp(merged, &n2);
-	assert_true(n1 > 1000);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(t1, t2, n1);
-	free(t1);
-	free(t2);
+	assert_true(assert_same_file(whole, merged) > 1000);
 	snprintf(merged, sizeof merged, "%s/part1.csv", s->dir);
 	char *p1 = slurp(merged, NULL);
 	assert_memory_equal(p1, "# avrr sweep shard 1/3 grid ", 28);
@@ -331,12 +337,7 @@ static void test_counter_selectors_share_a_unit(void **state)
 	assert_int_equal(count_lines(whole), 1 + 2 * 10 * NMETRICS);
 	assert_int_equal(merge(s, "part2.csv part3.csv part1.csv -o merged.csv"), 0);
 	snprintf(part, sizeof part, "%s/merged.csv", s->dir);
-	size_t n1, n2;
-	char *t1 = slurp(whole, &n1), *t2 = slurp(part, &n2);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(t1, t2, n1);
-	free(t1);
-	free(t2);
+	assert_same_file(whole, part);
 }
 
 /* The paper's selector S with no counter, sic:4 and cycles:2, at 8 and 54
@@ -441,12 +442,7 @@ static void test_hash_bits_widen_with_counters(void **state)
 	char part[300];
 	assert_int_equal(merge(s, "part2.csv part3.csv part1.csv -o merged.csv"), 0);
 	snprintf(part, sizeof part, "%s/merged.csv", s->dir);
-	size_t n1, n2;
-	char *t1 = slurp(whole, &n1), *t2 = slurp(part, &n2);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(t1, t2, n1);
-	free(t1);
-	free(t2);
+	assert_same_file(whole, part);
 }
 
 static void test_fields_with_commas_are_quoted(void **state)
