@@ -235,6 +235,17 @@ static int merge(scratch *s, const char *args)
 			bin[0] ? "/" : "", test_avrr(), args);
 }
 
+/* `avrr sweep merge PARTS -o merged.csv` succeeds and writes exactly the
+ * bytes of `whole`; returns how many. */
+static size_t merges_to(scratch *s, const char *parts, const char *whole)
+{
+	char args[300], merged[300];
+	snprintf(args, sizeof args, "%s -o merged.csv", parts);
+	assert_int_equal(merge(s, args), 0);
+	snprintf(merged, sizeof merged, "%s/merged.csv", s->dir);
+	return assert_same_file(whole, merged);
+}
+
 /* Shards 1/3, 2/3, 3/3 merged, in any order, are the whole sweep's CSV byte
  * for byte; merge refuses a missing, doubled or foreign shard and writes
  * nothing then. */
@@ -256,10 +267,8 @@ static void test_shards_merge_to_the_whole(void **state)
 	/* Another grid's shard, for the refusals below. */
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s --shard 2/3 -o "
 				  "'%s/other.csv'", test_avrr(), a, grid, s->dir), 0);
-	assert_int_equal(merge(s, "part3.csv part1.csv part2.csv -o merged.csv"), 0);
+	assert_true(merges_to(s, "part3.csv part1.csv part2.csv", whole) > 1000);
 	char merged[300];
-	snprintf(merged, sizeof merged, "%s/merged.csv", s->dir);
-	assert_true(assert_same_file(whole, merged) > 1000);
 	snprintf(merged, sizeof merged, "%s/part1.csv", s->dir);
 	char *p1 = slurp(merged, NULL);
 	assert_memory_equal(p1, "# avrr sweep shard 1/3 grid ", 28);
@@ -335,9 +344,7 @@ static void test_counter_selectors_share_a_unit(void **state)
 		free(t);
 	}
 	assert_int_equal(count_lines(whole), 1 + 2 * 10 * NMETRICS);
-	assert_int_equal(merge(s, "part2.csv part3.csv part1.csv -o merged.csv"), 0);
-	snprintf(part, sizeof part, "%s/merged.csv", s->dir);
-	assert_same_file(whole, part);
+	merges_to(s, "part2.csv part3.csv part1.csv", whole);
 }
 
 /* The paper's selector S with no counter, sic:4 and cycles:2, at 8 and 54
@@ -439,10 +446,7 @@ static void test_hash_bits_widen_with_counters(void **state)
 		assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s --shard %d/3 "
 					  "-o '%s/part%d.csv'", test_avrr(), path, grid, k, s->dir,
 					  k), 0);
-	char part[300];
-	assert_int_equal(merge(s, "part2.csv part3.csv part1.csv -o merged.csv"), 0);
-	snprintf(part, sizeof part, "%s/merged.csv", s->dir);
-	assert_same_file(whole, part);
+	merges_to(s, "part2.csv part3.csv part1.csv", whole);
 }
 
 static void test_fields_with_commas_are_quoted(void **state)
