@@ -268,9 +268,9 @@ static void test_shards_merge_to_the_whole(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s --shard 2/3 -o "
 				  "'%s/other.csv'", test_avrr(), a, grid, s->dir), 0);
 	assert_true(merges_to(s, "part3.csv part1.csv part2.csv", whole) > 1000);
-	char merged[300];
-	snprintf(merged, sizeof merged, "%s/part1.csv", s->dir);
-	char *p1 = slurp(merged, NULL);
+	char part1[300];
+	snprintf(part1, sizeof part1, "%s/part1.csv", s->dir);
+	char *p1 = slurp(part1, NULL);
 	assert_memory_equal(p1, "# avrr sweep shard 1/3 grid ", 28);
 	free(p1);
 
