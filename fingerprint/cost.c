@@ -91,14 +91,10 @@ cost_device cost_of_config(const fp_config *c, uint32_t data_size, uint64_t inte
 		       COST_STORE_BASE + COST_STORE_BYTE * d.bytes_per_interrupt;
 	if (c->ra_bits)
 		per += COST_RA_BASE + COST_RA_BYTE * bytes_of_bits(c->ra_bits);
-	unsigned sic_bytes = 0;   /* the device's one counter, as wide as the widest */
-	for (unsigned i = 0; i < c->ncounters; i++) {
-		unsigned b = bytes_of_bits(c->counter[i].bits);
-		if (c->counter[i].kind != FP_COUNT_SIC)
-			per += COST_COUNTER_BYTE * b;
-		else if (b > sic_bytes)
-			sic_bytes = b;
-	}
+	for (unsigned i = 0; i < c->ncounters; i++)
+		if (c->counter[i].kind == FP_COUNT_CYCLES)
+			per += COST_COUNTER_BYTE * bytes_of_bits(c->counter[i].bits);
+	unsigned sic_bytes = fp_counter_bytes(c, FP_COUNT_SIC);
 	if (sic_bytes) {   /* the stub's LDS of each byte, CLR of the rest of 4 */
 		per += COST_COUNTER_BYTE * sic_bytes + (4 - sic_bytes);
 		d.cycles_per_transfer = COST_SIC_TRANSFER + COST_SIC_BYTE * sic_bytes;

@@ -259,6 +259,15 @@ static int parse_bits(parser *p, const param *a, unsigned *ra_bits, unsigned *wi
 	return 0;
 }
 
+unsigned fp_counter_bytes(const fp_config *c, fp_counter_kind kind)
+{
+	unsigned bytes = 0;
+	for (unsigned i = 0; i < c->ncounters; i++)
+		if (c->counter[i].kind == kind && (c->counter[i].bits + 7) / 8 > bytes)
+			bytes = (c->counter[i].bits + 7) / 8;
+	return bytes;
+}
+
 int fp_spec_bits(const char *spec, unsigned *ra_bits, unsigned *state_bits, avrr_err *err)
 {
 	parser p = { spec, err };

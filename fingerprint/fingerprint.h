@@ -129,6 +129,10 @@ int fp_parse(const char *spec, const mcu_names *names, const firmware *fw,
  * fp_parse would set ra_bits and state_bits.  For checking stored values. */
 int fp_spec_bits(const char *spec, unsigned *ra_bits, unsigned *state_bits, avrr_err *err);
 
+/* The bytes that hold c's widest counter of this kind, 0 without one: a
+ * device keeps one counter of each kind, as wide as that. */
+unsigned fp_counter_bytes(const fp_config *c, fp_counter_kind kind);
+
 /* The hash function that applies in state s (the configured one, or the
  * round-robin marker's pick). */
 fp_hash_kind fp_pick_hash(const fp_config *c, const fp_state *s);
