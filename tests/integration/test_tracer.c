@@ -203,6 +203,16 @@ static void test_what_a_device_cannot_record(void **state)
 				  s->dir, test_avrr(), s->dir, s->dir), 2);
 	assert_non_null(strstr(s->out, "plain.elf: no avrr_sic: build it with the tracer of a "
 			       "sic:K configuration"));
+	/* funcsheap_big's 14 KB of code, rewritten, outgrows the ATmega16. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer tests/firmware/funcsheap_big.elf "
+				  "--fp 'sel=SREG+r24+sic:16,hash=jenkins,ra=8,width=32' -o %s/t.h && "
+				  "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL -Os -I/usr/include/simavr "
+				  "-Wl,--emit-relocs -include %s/t.h -o %s/big.elf "
+				  "tests/firmware/funcsheap_big.c && %s instrument %s/big.elf -o %s/x.elf",
+				  test_avrr(), s->dir, s->dir, s->dir, test_avrr(), s->dir, s->dir), 2);
+	assert_non_null(strstr(s->out, "big.elf: instrumented, it takes "));
+	assert_non_null(strstr(s->out, " bytes of flash: more than the MCU's 16384\n"));
+	assert_int_equal(test_run(s->out, sizeof s->out, "rm %s/big.elf %s/t.h", s->dir, s->dir), 0);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s instrument README.md -o %s/x.elf",
 				  test_avrr(), s->dir), 2);
 	assert_string_equal(s->out, "avrr instrument: README.md: not an ELF file\n");
