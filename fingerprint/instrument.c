@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "../sim/avr_decode.h"
+#include "cost.h"
 #include "../util/le.h"
 
 #define ELF_DATA_BASE 0x800000u
@@ -861,7 +862,7 @@ int fp_instrument(const uint8_t *bytes, size_t size, const char *path,
 	st->text_before = rw.code_size;
 	st->text_after = rw.new_size;
 	st->counter_bytes = rw.counter_bytes;
-	st->cycles_per_transfer = 16 + 5 * rw.counter_bytes;
+	st->cycles_per_transfer = COST_SIC_TRANSFER + COST_SIC_BYTE * rw.counter_bytes;
 	for (size_t i = 0; rw.sec && i < rw.nsec; i++)
 		free(rw.sec[i].buf);
 	free(rw.sec);
