@@ -138,6 +138,12 @@ TEST_FIRMWARE += tests/firmware/funcsheap_dwarf.elf
 tests/firmware/funcsheap_dwarf.elf: traces/funcsheap.c Makefile
 	$(AVR_CC) $(AVR_FLAGS) -gdwarf-4 -o $@ $<
 
+# The debugging walk-through's firmware (docs/gdb.md, docs/shell.md), with
+# DWARF so that gdb and the shell see its types, frames and locals.
+tests/firmware/sensors.elf: tests/firmware/sensors.c Makefile
+	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL -Os -gdwarf-4 -std=gnu11 -Wall -Wextra \
+		-Werror -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 -o $@ $<
+
 # The test suite runs twice: as built, and under AddressSanitizer + UBSan;
 # first, every fuzz harness runs its corpus and a few seconds more.
 test: test-fuzz test-plain test-san
