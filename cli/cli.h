@@ -58,6 +58,30 @@ int cli_parse_checkpoint_memory(const char *cmd, const char *text, unsigned *out
 	"      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n" \
 	"                          beyond it the older ones are thinned\n"
 
+/* What a command writes, for cli_check_output: an existing file of the
+ * same kind (one avrr wrote) may be replaced; any other needs --force. */
+typedef enum cli_output_kind {
+	CLI_OUT_RECORDING,  /* an avrr recording (db_is_recording) */
+	CLI_OUT_CSV,        /* avrr sweep's CSV, or a shard of one */
+	CLI_OUT_VCD,        /* avrr export's value change dump */
+	CLI_OUT_HEADER,     /* avrr tracer's tracer.h */
+	CLI_OUT_FOLDED,     /* folded stacks: "FRAME;FRAME... COUNT" lines */
+	CLI_OUT_ELF,        /* an AVR ELF with the tracer's counter avrr_sic */
+} cli_output_kind;
+
+/* Every command that writes a file asks this first, before any work: the
+ * output `out` (given with option `opt`, e.g. "-o") must not be any of the
+ * n `inputs` (the same file by device and inode, or by real path, so
+ * "./fw.elf", a symlink or a hard link count), and an existing non-empty
+ * file there must be of `kind` unless `force`.  0 when out may be
+ * written; else one line on stderr and EXIT_BAD_INPUT.  A directory is
+ * left to the writer, which says so. */
+int cli_check_output(const char *cmd, const char *opt, const char *out,
+		     const char *const *inputs, int n, cli_output_kind kind, int force);
+#define CLI_FORCE_HELP \
+	"      --force             replace an existing file that is not what this\n" \
+	"                          command writes\n"
+
 /* Progress of a long run on stderr, "WHAT: 42%", only on a terminal and
  * only once the run has taken a second; cli_progress_end clears the line. */
 typedef struct cli_progress {

@@ -170,10 +170,11 @@ int cmd_analyze(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", required_argument, NULL, 'f' },
+		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int json = 0, c;
+	int json = 0, force = 0, c;
 	const char *folded = NULL;
 	opterr = 0;
 	optind = 1;
@@ -181,6 +182,7 @@ int cmd_analyze(int argc, char **argv)
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'f': folded = optarg; break;
+		case 'X': force = 1; break;
 		case 'h': return cli_help("analyze");
 		case ':': return cli_fail("analyze", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("analyze", "unknown option '%s'; see 'avrr analyze --help'",
@@ -196,6 +198,9 @@ int cmd_analyze(int argc, char **argv)
 		return cli_fail("analyze", "unknown analysis '%s'; there are races and profile", what);
 	if (races && folded)
 		return cli_fail("analyze", "--folded is the profile's");
+	const char *in = argv[optind];
+	if (folded && cli_check_output("analyze", "--folded", folded, &in, 1, CLI_OUT_FOLDED, force))
+		return EXIT_BAD_INPUT;
 	/* Opened first, so that a path it cannot write fails before the run;
 	 * written in full or not at all. */
 	char ftmp[4096];
@@ -245,13 +250,14 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "vcd", required_argument, NULL, 'v' },
 		{ "var", required_argument, NULL, 'V' },
+		{ "force", no_argument, NULL, 'X' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *vars[64];
 	unsigned nvars = 0;
-	int json = 0, c;
+	int json = 0, force = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -263,6 +269,7 @@ int cmd_export(int argc, char **argv)
 			vars[nvars++] = optarg;
 			break;
 		case 'j': json = 1; break;
+		case 'X': force = 1; break;
 		case 'h': return cli_help("export");
 		case ':': return cli_fail("export", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("export", "unknown option '%s'; see 'avrr export --help'",
@@ -271,6 +278,9 @@ int cmd_export(int argc, char **argv)
 	}
 	if (optind != argc - 1 || !out)
 		return cli_fail("export", "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]...");
+	const char *in = argv[optind];
+	if (cli_check_output("export", "--vcd", out, &in, 1, CLI_OUT_VCD, force))
+		return EXIT_BAD_INPUT;
 	cli_catch_signals_hard(NULL);
 	avrr_err err = { "" };
 	an_session a;

@@ -18,17 +18,19 @@ int cmd_instrument(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "mcu", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mcu = NULL, *out = NULL;
-	int c;
+	int force = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': mcu = optarg; break;
 		case 'o': out = optarg; break;
+		case 'X': force = 1; break;
 		case 'h': return cli_help("instrument");
 		case ':': return cli_fail("instrument", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("instrument", "unknown option '%s'; see 'avrr instrument "
@@ -37,6 +39,9 @@ int cmd_instrument(int argc, char **argv)
 	}
 	if (optind != argc - 1 || !out)
 		return cli_fail("instrument", "usage: avrr instrument TRACED.elf -o OUT.elf");
+	const char *in = argv[optind];
+	if (cli_check_output("instrument", "-o", out, &in, 1, CLI_OUT_ELF, force))
+		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
 	sim *s = NULL;

@@ -32,6 +32,7 @@ int cmd_record(int argc, char **argv)
 		{ "contexts", no_argument, NULL, 'C' },
 		{ "fp", required_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -39,7 +40,8 @@ int cmd_record(int argc, char **argv)
 	const char *specs[CLI_MAX_FP];
 	cli_progress prog;
 	cli_progress_start(&prog, "recording");
-	int json = 0, c;
+	int json = 0, force = 0, c;
+	int stops = 0;  /* stop conditions given */
 	uint64_t freq = 0;
 	opterr = 0;
 	optind = 1;
@@ -65,6 +67,9 @@ int cmd_record(int argc, char **argv)
 			uint64_t *v = c == 'i' ? &o.max_instructions : &o.max_cycles;
 			if (cli_parse_u64("record", opt, optarg, v))
 				return EXIT_BAD_INPUT;
+			if (!*v)
+				return cli_fail("record", "%s: 0 would record nothing; give at least 1", opt);
+			stops++;
 			if (*v > DB_MAX_INSTRUCTIONS)
 				return cli_fail("record", "%s: '%s' is longer than a recording holds "
 						"(at most %llu)", opt, optarg, DB_MAX_INSTRUCTIONS);
@@ -73,6 +78,10 @@ int cmd_record(int argc, char **argv)
 		case 'I':
 			if (cli_parse_u64("record", "--interrupts", optarg, &o.max_interrupts))
 				return EXIT_BAD_INPUT;
+			if (!o.max_interrupts)
+				return cli_fail("record", "--interrupts: 0 would record nothing; give at "
+						"least 1");
+			stops++;
 			break;
 		case 'C': o.store_contexts = 1; break;
 		case 'F':
@@ -81,6 +90,7 @@ int cmd_record(int argc, char **argv)
 			specs[o.nfp_specs++] = optarg;
 			break;
 		case 'j': json = 1; break;
+		case 'X': force = 1; break;
 		case 'h': return cli_help("record");
 		case ':': return cli_fail("record", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("record", "unknown option '%s'; see 'avrr record --help'",
@@ -96,10 +106,13 @@ int cmd_record(int argc, char **argv)
 	o.firmware_path = argv[optind];
 	o.fp_specs = specs;
 	o.frequency = (uint32_t)freq;
-	if (!o.max_instructions && !o.max_cycles && !o.max_interrupts)
+	if (!stops)
 		o.max_instructions = 10000000;
-	if ((o.max_instructions != 0) + (o.max_cycles != 0) + (o.max_interrupts != 0) > 1)
+	if (stops > 1)
 		return cli_fail("record", "give one of --instructions, --cycles, --interrupts");
+	const char *inputs[] = { o.firmware_path, o.stimuli_path };
+	if (cli_check_output("record", "-o", o.out_path, inputs, 2, CLI_OUT_RECORDING, force))
+		return EXIT_BAD_INPUT;
 	o.interrupted = &cli_interrupted;
 	o.progress = cli_progress_show;
 	o.progress_ud = &prog;

@@ -9,16 +9,18 @@ int cmd_strip(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
-	int c;
+	int force = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
+		case 'X': force = 1; break;
 		case 'h': return cli_help("strip");
 		case ':': return cli_fail("strip", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("strip", "unknown option '%s'; see 'avrr strip --help'",
@@ -29,6 +31,11 @@ int cmd_strip(int argc, char **argv)
 		return cli_fail("strip", "usage: avrr strip RUN.db -o DEVICE.db");
 	if (!out)
 		return cli_fail("strip", "no output given; use -o DEVICE.db");
+	/* The copy is renamed over -o: onto RUN.db it would drop the ground
+	 * truth in place. */
+	const char *in = argv[optind];
+	if (cli_check_output("strip", "-o", out, &in, 1, CLI_OUT_RECORDING, force))
+		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	if (db_strip(argv[optind], out, &err))
 		return cli_fail("strip", "%s", err.msg);

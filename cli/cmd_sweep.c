@@ -133,11 +133,12 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 		{ "match", required_argument, NULL, 'm' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "shard", required_argument, NULL, 'S' },
+		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
-	int ra_given = 0, width_given = 0, c;
+	int ra_given = 0, width_given = 0, force = 0, c;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t jobs = cores > 0 ? (uint64_t)cores : 1;
 	parse_numbers("--width", "16", 1, 64, sw->width, &sw->nwidth);
@@ -150,6 +151,7 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 		int bad = 0;
 		switch (c) {
 		case 'o': out = optarg; break;
+		case 'X': force = 1; break;
 		case 'W':
 			bad = parse_numbers("--width", optarg, 1, 64, sw->width, &sw->nwidth);
 			width_given = 1;
@@ -195,10 +197,9 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 	if (!out)
 		return cli_fail("sweep", "no output given; use -o RESULTS.csv");
 	/* The CSV is renamed over -o at the end: it must not be a recording. */
-	struct stat so, sr;
-	for (int i = optind; i < argc && !stat(out, &so); i++)
-		if (!stat(argv[i], &sr) && so.st_dev == sr.st_dev && so.st_ino == sr.st_ino)
-			return cli_fail("sweep", "-o: '%s' is one of the recordings", out);
+	if (cli_check_output("sweep", "-o", out, (const char *const *)argv + optind, argc - optind,
+			     CLI_OUT_CSV, force))
+		return EXIT_BAD_INPUT;
 	/* Both would say how wide a fingerprint is. */
 	if (sw->nhash_bits && width_given)
 		return cli_fail("sweep", "--hash-bits: give it or --width, not both (with --hash-bits "
@@ -269,6 +270,7 @@ static int merge_main(int argc, char **argv)
 	const char *out = NULL;
 	char **parts = calloc((size_t)argc, sizeof *parts);
 	unsigned nparts = 0;
+	int force = 0;
 	if (!parts)
 		return cli_fail("sweep", "out of memory");
 	for (int i = 1; i < argc; i++) {
@@ -278,6 +280,8 @@ static int merge_main(int argc, char **argv)
 				return cli_fail("sweep", "merge: %s needs a value", argv[i - 1]);
 			}
 			out = argv[i];
+		} else if (!strcmp(argv[i], "--force")) {
+			force = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			free(parts);
 			return cli_fail("sweep", "merge: unknown option '%s'; see 'avrr sweep --help'",
@@ -290,6 +294,11 @@ static int merge_main(int argc, char **argv)
 		free(parts);
 		return cli_fail("sweep", "usage: avrr sweep merge PART.csv [PART.csv ...] -o "
 				"RESULTS.csv");
+	}
+	if (cli_check_output("sweep", "-o", out, (const char *const *)parts, (int)nparts,
+			     CLI_OUT_CSV, force)) {
+		free(parts);
+		return EXIT_BAD_INPUT;
 	}
 	char tmp[4096];
 	FILE *f = util_open_temp(out, tmp, sizeof tmp);

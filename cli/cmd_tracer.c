@@ -19,12 +19,13 @@ int cmd_tracer(int argc, char **argv)
 		{ "mcu", required_argument, NULL, 'm' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *spec = FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC, *mcu = NULL, *out = NULL;
 	uint64_t slots = FP_TRACER_SLOTS;
-	int c;
+	int force = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
@@ -36,6 +37,7 @@ int cmd_tracer(int argc, char **argv)
 				return EXIT_BAD_INPUT;
 			break;
 		case 'o': out = optarg; break;
+		case 'X': force = 1; break;
 		case 'h': return cli_help("tracer");
 		case ':': return cli_fail("tracer", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("tracer", "unknown option '%s'; see 'avrr tracer --help'",
@@ -46,6 +48,9 @@ int cmd_tracer(int argc, char **argv)
 		return cli_fail("tracer", "usage: avrr tracer FIRMWARE.elf [--fp SPEC] -o tracer.h");
 	if (!slots || slots > 1024)
 		return cli_fail("tracer", "--slots: %llu; give 1..1024", (unsigned long long)slots);
+	const char *in = argv[optind];
+	if (cli_check_output("tracer", "-o", out, &in, 1, CLI_OUT_HEADER, force))
+		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
 	sim *s = NULL;

@@ -26,13 +26,15 @@ const cli_command cli_commands[] = {
 	  "      --instructions N    stop after exactly N instructions\n"
 	  "      --cycles N          stop at the first instruction boundary at or past cycle N\n"
 	  "      --interrupts N      stop after the Nth interrupt entry\n"
-	  "                          (default: --instructions 10M; N takes k, M, G suffixes)\n"
+	  "                          (default: --instructions 10M; N takes k, M, G suffixes;\n"
+	  "                          N >= 1)\n"
 	  "      --contexts          also store each interrupt's whole context\n"
 	  "      --fp SPEC           record fingerprints under this configuration\n"
 	  "                          (repeatable; see docs/fingerprints.md; default:\n"
 	  "                          " FP_DEFAULT_SPEC ", 16 bits of the\n"
 	  "                          cycle count; '--fp none' records none)\n"
 	  "      --json              print the summary as JSON\n"
+	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "info", cmd_info, "summarise a recording",
 	  "usage: avrr info RUN.db [--json]\n"
@@ -158,6 +160,7 @@ const cli_command cli_commands[] = {
 	  "      --json              machine-readable output\n"
 	  "      --folded OUT        profile: write folded stacks (cycles) for\n"
 	  "                          flamegraph.pl or speedscope\n"
+	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "export", cmd_export, "export a recording's run as waveforms (VCD)",
 	  "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]... [--json]\n"
@@ -170,6 +173,7 @@ const cli_command cli_commands[] = {
 	  "      --vcd OUT.vcd       where to write it (required)\n"
 	  "      --var NAME          a variable to trace (repeatable)\n"
 	  "      --json              print a summary as JSON\n"
+	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "tracer", cmd_tracer, "write the device-side tracer for a configuration (avr-gcc)",
 	  "usage: avrr tracer FIRMWARE.elf [--fp SPEC] [--slots N] [--mcu NAME] -o tracer.h\n"
@@ -185,6 +189,7 @@ const cli_command cli_commands[] = {
 	  "      --slots N           ring buffer entries (default 32)\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
 	  "  -o, --output FILE       where to write the header (required)\n"
+	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "instrument", cmd_instrument, "count control transfers on the device, for a sic:K tracer",
 	  "usage: avrr instrument TRACED.elf [--mcu NAME] -o OUT.elf\n"
@@ -199,6 +204,7 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
 	  "  -o, --output FILE       where to write the new ELF (required)\n"
+	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "strip", cmd_strip, "copy a recording without its ground truth",
 	  "usage: avrr strip RUN.db -o DEVICE.db\n"
@@ -208,10 +214,11 @@ const cli_command cli_commands[] = {
 	  "the selector keys.  A replay of the copy makes the same injections, unscored.\n"
 	  "\n"
 	  "  -o, --output DEVICE.db  where to write the copy (required)\n"
+	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "sweep", cmd_sweep, "evaluate a grid of fingerprint configurations into a CSV",
 	  "usage: avrr sweep RUN.db [RUN.db ...] -o RESULTS.csv [options]\n"
-	  "       avrr sweep merge PART.csv [PART.csv ...] -o RESULTS.csv\n"
+	  "       avrr sweep merge PART.csv [PART.csv ...] -o RESULTS.csv [--force]\n"
 	  "\n"
 	  "Runs the oracle (avrr replay --oracle) over every configuration of a grid —\n"
 	  "selectors x widths (or hash bits) x hashes x ra bits, ra <= width — on each\n"
@@ -239,6 +246,7 @@ const cli_command cli_commands[] = {
 	  "      --shard K/N         only the K-th of N shares of the grid, for a cluster;\n"
 	  "                          'avrr sweep merge' joins the N shares' CSVs into the\n"
 	  "                          one the whole sweep writes\n"
+	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ NULL, NULL, NULL, NULL },
 };

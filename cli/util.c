@@ -2,13 +2,17 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../db/db.h"
 #include "../timeline/travel.h"
 
 volatile int cli_interrupted;
@@ -117,6 +121,125 @@ int cli_parse_checkpoint_memory(const char *cmd, const char *text, unsigned *out
 				TRAVEL_MEMORY_MB_MAX);
 	*out = (unsigned)mb;
 	return 0;
+}
+
+/* Up to n - 1 bytes of the file's start, NUL-terminated; how many, or -1. */
+static ssize_t read_head(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = 0;
+	while (len < n - 1) {
+		ssize_t r = read(fd, buf + len, n - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = 0;
+	return (ssize_t)len;
+}
+
+/* Folded stacks: every line "STACK COUNT", COUNT decimal digits. */
+static int is_folded(const char *text, size_t len)
+{
+	if (strlen(text) != len)
+		return 0;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+		const char *sp = end;
+		while (sp > p && sp[-1] >= '0' && sp[-1] <= '9')
+			sp--;
+		if (sp == end || sp <= p + 1 || sp[-1] != ' ')
+			return 0;
+		p = nl ? nl + 1 : end;
+	}
+	return 1;
+}
+
+/* Whether the NUL-terminated `name` is among the bytes (a string table). */
+static int has_name(const char *buf, size_t n, const char *name)
+{
+	size_t k = strlen(name) + 1;
+	for (const char *p = buf; (p = memchr(p, name[0], n - (size_t)(p - buf))); p++)
+		if ((size_t)(buf + n - p) >= k && !memcmp(p, name, k))
+			return 1;
+	return 0;
+}
+
+#define STARTS(buf, lit) (!strncmp((buf), (lit), sizeof(lit) - 1))
+
+/* Whether the file is one of `kind`: what avrr itself writes there. */
+static int is_kind(const char *path, cli_output_kind kind)
+{
+	if (kind == CLI_OUT_RECORDING)
+		return db_is_recording(path);
+	/* An ELF's symbol names may lie anywhere in it: firmware is small. */
+	size_t cap = kind == CLI_OUT_ELF || kind == CLI_OUT_FOLDED ? 16u << 20 : 256;
+	char *buf = malloc(cap);
+	ssize_t n = buf ? read_head(path, buf, cap) : -1;
+	int yes = 0;
+	switch (kind) {
+	case CLI_OUT_CSV:
+		yes = n > 0 && (STARTS(buf, "recording,config,selector,") ||
+				STARTS(buf, "# avrr sweep shard "));
+		break;
+	case CLI_OUT_VCD:
+		yes = n > 0 && STARTS(buf, "$version avrr $end\n");
+		break;
+	case CLI_OUT_HEADER:
+		yes = n > 0 && STARTS(buf, "/*\n * tracer.h \u2014 avrr's device-side tracer");
+		break;
+	case CLI_OUT_FOLDED:
+		yes = n > 0 && (size_t)n < cap - 1 && is_folded(buf, (size_t)n);
+		break;
+	case CLI_OUT_ELF:
+		yes = n > 20 && !memcmp(buf, "\x7f" "ELF", 4) && buf[18] == 83 /* EM_AVR */ &&
+		      has_name(buf, (size_t)n, "avrr_sic");
+		break;
+	case CLI_OUT_RECORDING:
+		break;
+	}
+	free(buf);
+	return yes;
+}
+
+static const char *const kind_name[] = {
+	[CLI_OUT_RECORDING] = "an avrr recording",
+	[CLI_OUT_CSV] = "a CSV avrr sweep wrote",
+	[CLI_OUT_VCD] = "a VCD avrr export wrote",
+	[CLI_OUT_HEADER] = "a tracer.h avrr tracer wrote",
+	[CLI_OUT_FOLDED] = "folded stacks",
+	[CLI_OUT_ELF] = "an AVR ELF with avrr_sic (a traced build)",
+};
+
+int cli_check_output(const char *cmd, const char *opt, const char *out,
+		     const char *const *inputs, int n, cli_output_kind kind, int force)
+{
+	struct stat so, si;
+	if (stat(out, &so) != 0)
+		return 0;  /* nothing there to lose; the writer reports a bad path */
+	char ro[PATH_MAX], ri[PATH_MAX];
+	int have_ro = realpath(out, ro) != NULL;
+	for (int i = 0; i < n; i++) {
+		if (!inputs[i])
+			continue;
+		int same = stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
+			   si.st_ino == so.st_ino;
+		same = same || (have_ro && realpath(inputs[i], ri) && !strcmp(ro, ri));
+		if (same)
+			return cli_fail(cmd, "%s %s: is the input '%s'; refusing to write over it",
+					opt, out, inputs[i]);
+	}
+	if (S_ISDIR(so.st_mode) || force || (S_ISREG(so.st_mode) && so.st_size == 0) ||
+	    (S_ISREG(so.st_mode) && is_kind(out, kind)))
+		return 0;
+	return cli_fail(cmd, "%s %s: exists and is not %s; use --force to replace it", opt, out,
+			kind_name[kind]);
 }
 
 int cli_help(const char *cmd)

@@ -12,9 +12,12 @@
  */
 #include "db.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -291,6 +294,59 @@ int db_temp_path(const char *path, char *buf, size_t n)
 	return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
+int db_is_recording(const char *path)
+{
+	/* The database header (sqlite.org/fileformat.html): the magic string,
+	 * then big-endian fields; user_version at 60, application_id at 68. */
+	unsigned char h[100];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, h, sizeof h);
+	close(fd);
+	if (n != (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16))
+		return 0;
+	uint32_t ver = (uint32_t)h[60] << 24 | (uint32_t)h[61] << 16 | (uint32_t)h[62] << 8 | h[63];
+	uint32_t app = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8 | h[71];
+	return app == DB_APPLICATION_ID && ver >= 1 && ver < 0x80000000u;
+}
+
+int db_remove_stale_temps(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	char dir[4096];
+	if (slash)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + 1), path);
+	else
+		snprintf(dir, sizeof dir, ".");
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	size_t nlen = strlen(name);
+	int removed = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		/* ".NAME.tmp-" and the digits of a PID, nothing else. */
+		const char *p = e->d_name;
+		if (p[0] != '.' || strncmp(p + 1, name, nlen) || strncmp(p + 1 + nlen, ".tmp-", 5))
+			continue;
+		p += 1 + nlen + 5;
+		if (!*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 9)
+			continue;
+		long pid = strtol(p, NULL, 10);
+		if (pid <= 0 || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == -1 && errno == ESRCH) {
+			char full[8192];
+			snprintf(full, sizeof full, "%s%s", slash ? dir : "", e->d_name);
+			removed += unlink(full) == 0;
+		}
+	}
+	closedir(d);
+	return removed;
+}
+
 static char *temp_path_for(const char *path)
 {
 	size_t n = strlen(path) + 32;
@@ -317,6 +373,7 @@ int db_create(const char *path, db **out, avrr_err *err)
 		db_free(d);
 		return avrr_errf(err, "%s: is a directory", path);
 	}
+	db_remove_stale_temps(path);
 	unlink(d->tmp);
 	/* One connection, one thread: no mutexes. */
 	if (sqlite3_open_v2(d->tmp, &d->h,
@@ -1277,6 +1334,7 @@ int db_strip(const char *path, const char *out, avrr_err *err)
 		avrr_errf(err, "%s: is a directory", out);
 		goto done;
 	}
+	db_remove_stale_temps(out);
 	unlink(tmp);
 	if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
 		avrr_errf(err, "%s: cannot write here (%s)", out, sqlite3_errmsg(d->h));

@@ -105,6 +105,18 @@ void db_run_free(db_run *r);
  * not fit in n bytes. */
 int db_temp_path(const char *path, char *buf, size_t n);
 
+/* Whether the file at `path` is an avrr recording, judged from its first
+ * 100 bytes as db_open judges it: SQLite's magic string, PRAGMA
+ * application_id DB_APPLICATION_ID and a PRAGMA user_version of 1 or more
+ * (any schema version: an older recording is still one).  1 yes, 0 no (or
+ * unreadable); a caller about to replace the file asks this first. */
+int db_is_recording(const char *path);
+
+/* Removes the temporaries "DIR/.NAME.tmp-PID" beside `path` left by
+ * processes that no longer exist (kill -9, a crash): kill(PID, 0) fails
+ * with ESRCH.  Those of live processes stay.  Returns how many it removed. */
+int db_remove_stale_temps(const char *path);
+
 /* Starts a new recording that will become `path`. */
 int db_create(const char *path, db **out, avrr_err *err);
 /* Commits, closes and renames into place.  Frees d in every case. */

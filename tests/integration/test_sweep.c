@@ -514,7 +514,8 @@ static void test_bad_input(void **state)
 		{ "RUN -o DIR/nodir/out.csv", "cannot write 'DIR/nodir/out.csv': No such file or "
 					      "directory" },
 		{ "RUN -o OUT --frobnicate", "unknown option '--frobnicate'" },
-		{ "RUN -o RUN", "-o: 'DIR/funcsheap.db' is one of the recordings" },
+		{ "RUN -o RUN", "-o DIR/funcsheap.db: is the input 'DIR/funcsheap.db'; refusing to "
+				"write over it" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		/* Substitute RUN, OUT and DIR. */
