@@ -3,7 +3,7 @@
  * back from its default fingerprints with sequence matching, as `avrr
  * replay` does, its observers (replayer.h) told of every instruction,
  * access and interrupt.  Heavy analyses the device could never afford run
- * here, after the fact (seed 003's point).
+ * here, after the fact (the point of Song & Lee's P-Replayer).
  *
  * Faithful or loud: an analysis of a replay that went wrong would describe
  * some other run, so a divergence, a false or missed interrupt or a CPU

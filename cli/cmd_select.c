@@ -1,4 +1,4 @@
-/* cmd_select.c — `avrr select`: frequency-based selection (seed 004 §4.1). */
+/* cmd_select.c — `avrr select`: frequency-based selection (Gracioli & Fischmeister, LCTES 2009, §4.1). */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * fingerprint.h — fingerprint configurations and their computation
- * (seed 004, §2 and §4): f(s) = <r(s.ra), h(g(s))>.
+ * (Gracioli & Fischmeister, §2 and §4): f(s) = <r(s.ra), h(g(s))>.
  *
  * A configuration is written as a spec, e.g.
  *
@@ -177,7 +177,7 @@ static inline uint64_t fp_gather_word(const fp_config *c, const uint8_t *data)
 	return w;
 }
 
-/* The selector of frequency-based selection (seed 004 §4.1) for fw: the
+/* The selector of frequency-based selection (Gracioli & Fischmeister §4.1) for fw: the
  * `nio` I/O registers and `ngp` GP registers its code names most often,
  * I/O first, e.g. "SREG+SPL+SPH+r24+r25+r28" — or, when `fixed_io` is
  * given (e.g. "SPL+SPH+SREG"), those instead of the ranked I/O ones.

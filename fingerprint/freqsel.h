@@ -1,6 +1,6 @@
 /*
  * freqsel.h — frequency-based selection of fingerprint input components
- * (seed 004, §4.1 and §5.1).
+ * (Gracioli & Fischmeister, §4.1 and §5.1).
  *
  * The paper picks the general-purpose and I/O registers that the program's
  * code names most often, on the grounds that what is used often changes

@@ -1,6 +1,6 @@
 /*
  * metrics.h — record-time quality of a fingerprint configuration
- * (DESIGN.md "What error counting counts", seed 004 §5.2).
+ * (DESIGN.md "What error counting counts", Gracioli & Fischmeister §5.2).
  *
  * Over the interrupts of one recording, under one configuration:
  *   fingerprints      how many (one per interrupt)

@@ -1,6 +1,6 @@
 #!/bin/sh
-# figures.sh — reproduces the figures of seed 004 (Gracioli & Fischmeister,
-# "Tracing Interrupts in Embedded Software", LCTES'09) on the bundled
+# figures.sh — reproduces the figures of Gracioli & Fischmeister,
+# "Tracing Interrupts in Embedded Software", LCTES 2009, on the bundled
 # firmware, and one the paper could not make: set-based against
 # sequence-aware matching.  `make figures` runs it; docs/sweep.md says
 # what each figure shows.
@@ -949,7 +949,7 @@ CREATE VIEW c_step AS SELECT a.firmware, a.kind, a.match, a.bits, 1.0 * a.fp / b
 elapsed=$(($(date +%s) - start))
 {
 cat <<'TEXT'
-# Figures of seed 004, reproduced with avrr
+# Figures of Gracioli & Fischmeister, "Tracing Interrupts in Embedded Software" (LCTES 2009), reproduced with avrr
 
 Written by `scripts/figures.sh` (`make figures`); do not edit by hand.  The
 paper is Gracioli & Fischmeister, *Tracing Interrupts in Embedded Software*

@@ -1,5 +1,6 @@
 #!/bin/sh
-# table1.sh — the paper's Table 1 (seed 004: code bytes per hash function),
+# table1.sh — the paper's Table 1 (Gracioli & Fischmeister, LCTES 2009: code bytes
+# per hash function),
 # measured on the device-side tracer, with its cycles per interrupt.
 #
 # Usage: sh scripts/table1.sh [AVRR] [OUTDIR]    (from the repository root)

@@ -97,7 +97,7 @@ static const char *selector_of(const sweep *sw, const point *p)
 
 /* ---- the grid ----------------------------------------------------------- */
 
-/* The paper's selector (seed 004 §4.1) for the recording's firmware: SPL,
+/* The paper's selector (Gracioli & Fischmeister §4.1) for the recording's firmware: SPL,
  * SPH, SREG and the three GP registers frequency-based selection ranks
  * first — what the grid varies the hash and `ra` bits of.  Falls back to
  * `all` when the code cannot be decoded. */
