@@ -83,7 +83,8 @@ static int report_races(const an_session *a, const an_race *r, size_t n, int jso
 		json_t *races = json_array(), *potential = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(i < witnessed ? races : potential, race_json(a, &r[i]));
-		return print_json("analyze", json_pack("{s:s,s:o,s:o}", "recording", a->path,
+		return print_json("analyze", json_pack("{s:s,s:s,s:o,s:o}", "schema",
+						       "avrr-races/1", "recording", a->path,
 						       "races", races, "potential", potential));
 	}
 	if (!n)
@@ -124,7 +125,8 @@ static int report_profile(const an_session *a, const an_profile *p, int json)
 		for (size_t i = 0; i < p->nbacktrace; i++)
 			json_array_append_new(bt, json_string(p->backtrace[i]));
 		return print_json("analyze", json_pack(
-			"{s:s,s:I,s:I,s:o,s:o,s:{s:I,s:i,s:I,s:o}}", "recording", a->path,
+			"{s:s,s:s,s:I,s:I,s:o,s:o,s:{s:I,s:i,s:I,s:o}}", "schema", "avrr-profile/1",
+			"recording", a->path,
 			"cycles", (json_int_t)p->cycles, "instruction_cycles",
 			(json_int_t)p->instruction_cycles, "functions", funcs,
 			"interrupts_per_vector", vecs, "stack", "bytes", (json_int_t)p->stack_bytes,
@@ -299,7 +301,8 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "avrr export: %s\n", err.msg);
 		rc = cli_interrupted ? EXIT_INTERRUPTED : 1;
 	} else if (json) {
-		rc = print_json("export", json_pack("{s:s,s:s,s:i,s:I,s:I}", "recording", a.path,
+		rc = print_json("export", json_pack("{s:s,s:s,s:s,s:i,s:I,s:I}", "schema",
+						    "avrr-export/1", "recording", a.path,
 						    "vcd", out, "signals", (int)st.signals,
 						    "changes", (json_int_t)st.changes,
 						    "interrupt_edges", (json_int_t)st.interrupt_edges));

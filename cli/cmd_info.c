@@ -200,8 +200,8 @@ static int print_json(const char *path, const db_run *r, const uint64_t *vec,
 		nev += types[t];
 	}
 	json_t *o = json_pack(
-		"{s:s,s:s,s:s,s:s,s:I,s:s?,s:I,s:I,s:I,s:s,s:I,s:o,s:I,s:o,s:o,s:b,s:i,s:s?,s:s?}",
-		"recording", path, "firmware", r->firmware_path, "firmware_sha256", r->firmware_sha256,
+		"{s:s,s:s,s:s,s:s,s:s,s:I,s:s?,s:I,s:I,s:I,s:s,s:I,s:o,s:I,s:o,s:o,s:b,s:i,s:s?,s:s?}",
+		"schema", "avrr-info/1", "recording", path, "firmware", r->firmware_path, "firmware_sha256", r->firmware_sha256,
 		"mcu", r->mcu, "frequency", (json_int_t)r->frequency, "stimuli", r->stimuli_path,
 		"seed", (json_int_t)r->seed, "instructions", (json_int_t)r->instructions,
 		"cycles", (json_int_t)r->cycles, "stop_reason", r->stop_reason,

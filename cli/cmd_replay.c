@@ -54,8 +54,8 @@ static int report_fingerprint(replay *r, const char *match, int json)
 	const rp_counters *c = rp_get_counters(r);
 	const rp_divergence *d = rp_get_divergence(r);
 	if (json) {
-		json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}",
-				      "config", rp_config_name(r), "match", match,
+		json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:o}",
+				      "schema", "avrr-replay/1", "config", rp_config_name(r), "match", match,
 				      "instructions", (json_int_t)c->instructions,
 				      "interrupts_recorded", (json_int_t)c->interrupts_recorded,
 				      "injected", (json_int_t)c->injected,
@@ -119,7 +119,7 @@ static int report_oracle(replay *r, int json)
 				"input_duplicates", (json_int_t)res[i].input_duplicates,
 				"hash_collisions", (json_int_t)res[i].hash_collisions,
 				"missed", (json_int_t)res[i].missed));
-		if (print_json(json_pack("{s:I,s:o,s:o}", "instructions",
+		if (print_json(json_pack("{s:s,s:I,s:o,s:o}", "schema", "avrr-oracle/1", "instructions",
 					 (json_int_t)rp_icount(r), "configs", cfgs,
 					 "divergence", divergence_json(d))))
 			return EXIT_BAD_INPUT;

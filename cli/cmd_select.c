@@ -27,7 +27,8 @@ static int print_json(const firmware *fw, const freqsel_counts *c, const uint8_t
 		json_array_append_new(jio, json_pack("{s:s?,s:i,s:I}", "register",
 						     ioregs_name(names, io[i]), "address", io[i],
 						     "uses", (json_int_t)c->io[io[i]]));
-	json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:o,s:o,s:s}", "firmware", fw->path, "mcu", fw->mcu,
+	json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:o,s:o,s:s}", "schema", "avrr-select/1",
+			      "firmware", fw->path, "mcu", fw->mcu,
 			      "instructions", (json_int_t)c->insns, "counted", (json_int_t)c->counted,
 			      "gp", jgp, "io", jio, "selector", sel);
 	char *s = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
