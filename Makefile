@@ -3,7 +3,8 @@
 #   make               build ./avrr and the bundled firmware (traces/*.elf)
 #   make test          unit + integration tests, then again under ASan+UBSan
 #   make bench         side-by-side ratios against plain simavr
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (binary, manual page, bash completion, docs)
+#   make man           regenerate docs/avrr.1 from the commands' --help
 #   make deps          install the Debian packages the build and tests need
 #
 # Sources are found by directory: every .c under the module directories is
@@ -74,7 +75,7 @@ AVRR := $(BUILD)/avrr
 endif
 
 .PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench bench-scale install uninstall \
-	deps clean firmware figures table1
+	deps clean firmware figures table1 man
 all: $(AVRR) firmware
 
 firmware: $(FIRMWARE)
@@ -197,10 +198,23 @@ install: $(AVRR)
 	install -m 644 $(FIRMWARE) $(wildcard traces/*.stim) $(wildcard traces/*.c) \
 		$(DESTDIR)$(PREFIX)/share/avrr/traces
 	install -m 644 README.md $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/avrr
+	install -d $(DESTDIR)$(PREFIX)/share/doc/avrr/json $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(wildcard docs/json/*.schema.json) $(DESTDIR)$(PREFIX)/share/doc/avrr/json
+	sed 's|/usr/local/|$(PREFIX)/|g' docs/avrr.1 > $(DESTDIR)$(PREFIX)/share/man/man1/avrr.1
+	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/avrr.1
+	install -m 644 scripts/avrr.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/avrr
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/avrr $(DESTDIR)$(PREFIX)/share/avrr \
-		$(DESTDIR)$(PREFIX)/share/doc/avrr
+		$(DESTDIR)$(PREFIX)/share/doc/avrr $(DESTDIR)$(PREFIX)/share/man/man1/avrr.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/avrr
+
+# The manual page, from the commands' --help (run after changing one).
+man: $(AVRR)
+	python3 scripts/gen-man.py $(AVRR) > docs/avrr.1.tmp
+	mv docs/avrr.1.tmp docs/avrr.1
 
 deps:
 	@sh scripts/install-deps.sh
