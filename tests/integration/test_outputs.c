@@ -268,6 +268,21 @@ static void test_stale_temporaries_removed(void **state)
 	assert_true(exists(f, "x.db"));
 }
 
+/* The real thing: a record killed with SIGKILL leaves its temporary; the
+ * next record beside it removes it. */
+static void test_killed_record_cleaned_up(void **state)
+{
+	fixture *f = *state;
+	ok(f, "--version > /dev/null && (\"$A\" record fw.elf --instructions 1G -o k.db > /dev/null & "
+	      "p=$!; n=0; while [ ! -e .k.db.tmp-$p ] && [ $n -lt 200 ]; do sleep 0.05; "
+	      "n=$((n + 1)); done; kill -9 $p; { wait $p; } 2> /dev/null; ls -A | grep -c '^\\.k\\.db\\.tmp-')");
+	assert_string_equal(f->out, "1\n");
+	ok(f, "record fw.elf --instructions 1000 -o k.db > /dev/null && "
+	      "ls -A | grep -c '^\\.k\\.db\\.tmp-'; true");
+	assert_string_equal(f->out, "0\n");
+	assert_true(exists(f, "k.db"));
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -278,6 +293,7 @@ int main(void)
 		T(test_zero_stop_condition),
 		T(test_own_kind_and_force),
 		T(test_stale_temporaries_removed),
+		T(test_killed_record_cleaned_up),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
