@@ -1334,6 +1334,14 @@ int db_strip(const char *path, const char *out, avrr_err *err)
 		avrr_errf(err, "%s: is a directory", out);
 		goto done;
 	}
+	/* Never onto the recording itself: that would drop its ground truth
+	 * in place (the command refuses first; this is the store's own word). */
+	struct stat si;
+	if (stat(out, &sb) == 0 && stat(path, &si) == 0 && sb.st_dev == si.st_dev &&
+	    sb.st_ino == si.st_ino) {
+		avrr_errf(err, "%s: is the recording being stripped", out);
+		goto done;
+	}
 	db_remove_stale_temps(out);
 	unlink(tmp);
 	if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK) {

@@ -188,7 +188,7 @@ int db_count_event_types(db *d, uint64_t counts[TRACE_COUNT], avrr_err *err);
 
 /* Writes a copy of the recording at path to out without its ground truth
  * (interrupts, input keys), as a device would have logged it.  out appears
- * only when complete. */
+ * only when complete, and is never the recording itself. */
 int db_strip(const char *path, const char *out, avrr_err *err);
 
 /* For tests: fail the Nth write from now (1 = the next) with an I/O error,
