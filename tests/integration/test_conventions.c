@@ -175,8 +175,10 @@ static void test_man_page(void **state)
 		char head[64];
 		snprintf(head, sizeof head, ".SS \"avrr %s\"\n", f->cmds[i]);
 		char *sec = strstr(page, head);
-		if (!sec)
+		if (!sec) {
 			fail_msg("docs/avrr.1: no section for '%s'", f->cmds[i]);
+			return;
+		}
 		char *end = strstr(sec + 1, "\n.S");  /* the next .SS or .SH */
 		size_t len = end ? (size_t)(end - sec) : strlen(sec);
 		char opts[4096];
