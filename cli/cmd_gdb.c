@@ -101,12 +101,19 @@ typedef struct gdb_args {
 } gdb_args;
 
 /* One run of getopt over argv from optind; 0, -1 (after saying why) or -2
- * for --help. */
+ * for --help.  elf: the firmware these options follow, if they do. */
 static int parse_options(const char *cmd, int argc, char **argv, const struct option *opts,
-			 const char *shortopts, gdb_args *a)
+			 const char *shortopts, const char *elf, gdb_args *a)
 {
 	int c, li, serve = !strcmp(cmd, "serve");
-	while (li = -1, (c = getopt_long(argc, argv, shortopts, opts, &li)) != -1) {
+	for (int at = optind; li = -1, (c = getopt_long(argc, argv, shortopts, opts, &li)) != -1;
+	     at = optind) {
+		if (c == '?' && elf) {
+			/* e.g. avr-gdb's -batch without the -- before it */
+			cli_fail(cmd, "unexpected '%s' after %s; avr-gdb's arguments go after --",
+				 argv[at], elf);
+			return -1;
+		}
 		switch (c) {
 		case OPT_FP:
 			if (a->nfp == CLI_MAX_FP) {
@@ -198,7 +205,7 @@ static int parse(const char *cmd, int argc, char **argv, gdb_args *a)
 	}
 	opterr = 0;
 	optind = 1;
-	if ((rc = parse_options(cmd, argc, argv, opts, shortopts, a)))
+	if ((rc = parse_options(cmd, argc, argv, opts, shortopts, NULL, a)))
 		return rc;
 	if (optind >= argc || (serve && optind != argc - 1)) {
 		cli_fail(cmd, "expected one RUN.db or FIRMWARE.elf; see 'avrr %s --help'", cmd);
@@ -207,7 +214,7 @@ static int parse(const char *cmd, int argc, char **argv, gdb_args *a)
 	int at = optind, elf = cli_is_elf(argv[at]);
 	if (!serve && elf) {
 		optind = at + 1;
-		if ((rc = parse_options(cmd, argc, argv, opts, shortopts, a)))
+		if ((rc = parse_options(cmd, argc, argv, opts, shortopts, argv[at], a)))
 			return rc;
 		if (optind < argc && !(optind - 1 > at && !strcmp(argv[optind - 1], "--"))) {
 			cli_fail(cmd, "unexpected '%s' after %s; avr-gdb's arguments go after --",
