@@ -22,7 +22,8 @@
  *    reverse-continue to its last write, `goto irq 5` (avrr.gdb's command),
  *    after which gdb's registers, pc and backtrace are those `avrr shell
  *    sensors.elf` (the same recording, made again) shows after its own
- *    `goto irq 5`; the temporary recording is gone afterwards, -o keeps it,
+ *    `goto irq 5`, and a stepi later bt reaches main through the interrupt
+ *    frame; the temporary recording is gone afterwards, -o keeps it,
  *    and record options with a recording, or stray arguments, are refused;
  *  - malformed, oversized and random packets on a raw socket get an error
  *    reply or a NAK, the server keeps answering, and a client that leaves
@@ -274,7 +275,7 @@ static void test_walkthrough_from_the_elf(void **state)
 	const char *x = script(s, "walk.gdb",
 			       "break __vector_1\ncontinue\ncontinue\nprint presses\n"
 			       "watch presses\nreverse-continue\n"
-			       "goto irq 5\ninfo registers\nbt\nwhen\n");
+			       "goto irq 5\ninfo registers\nbt\nwhen\nstepi\nbt\n");
 	assert_int_equal(test_run(s->out, sizeof s->out, "TMPDIR='%s' %s gdb " SENSORS
 				  " -- -batch -x '%s'", s->dir, test_avrr(), x), 0);
 	/* the second press, then back to the write of the first */
@@ -284,7 +285,7 @@ static void test_walkthrough_from_the_elf(void **state)
 	assert_non_null(strstr(s->out, " in __vector_1 () at tests/firmware/sensors.c:59\n"
 			       "59\t\tpresses++;\n"));
 	/* goto irq 5: the shell's goto on the same recording, made again */
-	const char *sx = script(s, "walk.shell", "goto irq 5\ninfo registers\n");
+	const char *sx = script(s, "walk.shell", "goto irq 5\ninfo registers\nwhere\n");
 	assert_int_equal(test_run(sh, sizeof sh, "TMPDIR='%s' %s shell " SENSORS " -x '%s'", s->dir,
 				  test_avrr(), sx), 0);
 	const char *after = strstr(s->out, "icount=");
@@ -309,6 +310,11 @@ static void test_walkthrough_from_the_elf(void **state)
 	assert_non_null(regs);
 	assert_true(f0 < regs);                       /* goto showed it */
 	assert_non_null(strstr(regs, frame));         /* and bt, after info registers */
+	/* one stepi into the handler, and bt reaches main at the return
+	 * address the shell's interrupt frame names */
+	snprintf(frame, sizeof frame, "#1  0x%08llx in main () at ",
+		 (unsigned long long)number_after(sh, "taken at ", 0));
+	assert_non_null(strstr(regs, frame));
 	/* nothing of the temporary recordings is left */
 	assert_int_equal(test_run(sh, sizeof sh, "ls -d '%s'/avrr-* 2>/dev/null | wc -l", s->dir), 0);
 	assert_string_equal(sh, "0\n");
@@ -484,7 +490,7 @@ static void test_bad_packets_get_errors(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(test_run(buf, sizeof buf, "ls -d /tmp/avrr-gdb-* 2>/dev/null | wc -l; "
+	assert_int_equal(test_run(buf, sizeof buf, "ls -d \"${TMPDIR:-/tmp}\"/avrr-gdb-* 2>/dev/null | wc -l; "
 				  "pgrep -f '[a]vrr serve %s' | wc -l", db), 0);
 	assert_string_equal(buf, "0\n0\n");
 }
