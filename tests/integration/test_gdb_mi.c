@@ -344,7 +344,7 @@ static void test_mi_session(void **state)
 	out = record_line(mi_do(&m, "-stack-list-frames"), "^done");
 	static const char *const chain[] = { "format_line", "report", "main" };
 	for (int i = 0; i < 3; i++) {
-		char lv[16];
+		char lv[32];
 		snprintf(lv, sizeof lv, "level=\"%d\"", i);
 		const char *f = strstr(out, lv);
 		assert_non_null(f);
