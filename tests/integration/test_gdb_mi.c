@@ -6,7 +6,9 @@
  * truth that does not come through the gdb server: the recording's ground
  * truth (its `interrupts` table, read with SQLite), the firmware's source
  * (initialisers, struct layout, the AVR CALL encoding) and avrr's own shell
- * at the same icount.
+ * at the same icount.  Last, gdb/avrr.gdb's `goto irq 5` from the console
+ * (as an IDE's debug console sends it) leaves gdb's registers and frames
+ * at the shell's `goto irq 5`.
  *
  * With AVRR_MI_TRANSCRIPT=FILE the commands and gdb's answers (less the
  * '=' notifications and prompts) are appended to FILE, for docs/gdb.md.
@@ -383,6 +385,28 @@ static void test_mi_session(void **state)
 	assert_int_equal(field_u64(strstr(out, "number=\"33\""), "value"), shell_reg(sh, "SP"));
 	assert_int_equal(field_u64(strstr(out, "number=\"34\""), "value"), shell_reg(sh, "PC"));
 	assert_int_equal(shell_reg(sh, "PC"), call);
+
+	/* avrr.gdb's goto from an IDE's console: gdb's registers and frames
+	 * are then those of the new position, as the shell has them there. */
+	record_line(mi_do(&m, "-interpreter-exec console \"source gdb/avrr.gdb\""), "^done");
+	out = mi_do(&m, "-interpreter-exec console \"goto irq 5\"");
+	record_line(out, "^done");
+	assert_non_null(strstr(out, "~\"#0  "));
+	char sh5[16384];
+	{
+		char path[300];
+		snprintf(path, sizeof path, "%s/g.shell", s->dir);
+		test_write_text(path, "goto irq 5\ninfo registers\n");
+		assert_int_equal(test_run(sh5, sizeof sh5, "%s shell '%s' -x '%s'", test_avrr(), db,
+					  path), 0);
+	}
+	assert_int_equal(mi_icount(&m), strtoull(strstr(sh5, "icount=") + 7, NULL, 10));
+	out = record_line(mi_do(&m, "-data-list-register-values x 32 33 34"), "^done");
+	assert_int_equal(field_u64(strstr(out, "number=\"32\""), "value"), shell_reg(sh5, "SREG"));
+	assert_int_equal(field_u64(strstr(out, "number=\"33\""), "value"), shell_reg(sh5, "SP"));
+	assert_int_equal(field_u64(strstr(out, "number=\"34\""), "value"), shell_reg(sh5, "PC"));
+	out = record_line(mi_do(&m, "-stack-list-frames"), "^done");
+	assert_int_equal(field_u64(out, "addr"), shell_reg(sh5, "PC"));
 
 	/* Nothing to stop at: back to the start, forward to the end.  gdb
 	 * 13's MI carries no reason in this *stopped (its no-history reason
