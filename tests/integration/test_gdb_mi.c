@@ -2,7 +2,7 @@
  * test_gdb_mi.c — the gdb server as an IDE drives it: a real avr-gdb in MI
  * mode (--interpreter=mi3, what VS Code's cpptools and Native Debug speak)
  * against `avrr serve` on tests/firmware/sensors.elf, the walk-through's
- * ATmega328P firmware.  Every stop record and value is checked against
+ * ATmega328P firmware, which it records first (-o keeps the recording).  Every stop record and value is checked against
  * truth that does not come through the gdb server: the recording's ground
  * truth (its `interrupts` table, read with SQLite), the firmware's source
  * (initialisers, struct layout, the AVR CALL encoding) and avrr's own shell
@@ -24,27 +24,25 @@ typedef test_scratch scratch;
 #define LENGTH 400000  /* instructions: 4 presses (INT0) of sensors.stim */
 #define ELF "tests/firmware/sensors.elf"
 
-/* ---- a recording and its server ------------------------------------------- */
+/* ---- the server ----------------------------------------------------------- */
 
-static void record(scratch *s, char *db, size_t n)
+/* `avrr serve sensors.elf --stimuli ... -o DB --port 0`, as docs/gdb.md's
+ * VS Code task starts it (there on a fixed port): it records into DB, which
+ * stays for the shell's truth, then serves.  Returns its pid and the port
+ * it announced. */
+static pid_t serve(scratch *s, char *db, size_t n, unsigned *port)
 {
+	char log[300], length[32];
 	snprintf(db, n, "%s/sensors.db", s->dir);
-	assert_int_equal(test_run(s->out, sizeof s->out,
-				  "%s record " ELF " --stimuli tests/firmware/sensors.stim "
-				  "--instructions %d -o '%s'", test_avrr(), LENGTH, db), 0);
-}
-
-/* `avrr serve DB --port 0`; returns its pid and the port it announced. */
-static pid_t serve(scratch *s, const char *db, unsigned *port)
-{
-	char log[300];
 	snprintf(log, sizeof log, "%s/serve.log", s->dir);
+	snprintf(length, sizeof length, "%d", LENGTH);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		if (!freopen(log, "w", stderr))
 			_exit(127);
-		execl(test_avrr(), "avrr", "serve", db, "--port", "0", (char *)NULL);
+		execl(test_avrr(), "avrr", "serve", ELF, "--stimuli", "tests/firmware/sensors.stim",
+		      "--instructions", length, "-o", db, "--port", "0", (char *)NULL);
 		_exit(127);
 	}
 	*port = 0;
@@ -251,9 +249,8 @@ static void test_mi_session(void **state)
 {
 	scratch *s = *state;
 	char db[256], v[512], sh[16384];
-	record(s, db, sizeof db);
 	unsigned port;
-	pid_t server = serve(s, db, &port);
+	pid_t server = serve(s, db, sizeof db, &port);
 	mi m = { 0 };
 	mi_start(&m);
 	char cmd[128];
