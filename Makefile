@@ -102,6 +102,17 @@ $(BUILD)/gen/ioregs.c $(BUILD)/gen/ioregs_gen.h &: scripts/gen-ioregs.sh $(IOREG
 $(BUILD)/gen/ioregs.o: $(BUILD)/gen/ioregs.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# gdb/avrr.gdb (the monitor commands as gdb commands), shipped as a file for
+# IDEs and built into avrr, which hands it to the avr-gdb it starts.
+$(BUILD)/gen/avrr_gdb.h: gdb/avrr.gdb
+	@mkdir -p $(BUILD)/gen
+	{ echo '/* Generated from gdb/avrr.gdb by the Makefile. */'; \
+	  echo 'static const char AVRR_GDB_SCRIPT[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp
+	mv $@.tmp $@
+$(BUILD)/cli/cmd_gdb.o: $(BUILD)/gen/avrr_gdb.h
+
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) tests/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lcmocka
@@ -197,6 +208,7 @@ install: $(AVRR)
 	install -m 755 $(AVRR) $(DESTDIR)$(PREFIX)/bin/avrr
 	install -m 644 $(FIRMWARE) $(wildcard traces/*.stim) $(wildcard traces/*.c) \
 		$(DESTDIR)$(PREFIX)/share/avrr/traces
+	install -m 644 gdb/avrr.gdb $(DESTDIR)$(PREFIX)/share/avrr/avrr.gdb
 	install -m 644 README.md $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/avrr
 	install -d $(DESTDIR)$(PREFIX)/share/doc/avrr/json $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions

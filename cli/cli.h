@@ -8,9 +8,11 @@
 #ifndef AVRR_CLI_H
 #define AVRR_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <time.h>
 
+#include "../recorder/recorder.h"
 #include "../replayer/replayer.h"
 
 #define EXIT_BAD_INPUT 2
@@ -92,6 +94,52 @@ typedef struct cli_progress {
 void cli_progress_start(cli_progress *p, const char *what);
 void cli_progress_show(void *ud, uint64_t done, uint64_t total);  /* ud: a cli_progress */
 void cli_progress_end(cli_progress *p);
+
+/* Recording before debugging (cmd_record.c): `avrr gdb FIRMWARE.elf` and
+ * `avrr shell FIRMWARE.elf` take the options of `avrr record`, through the
+ * same table and parser.  Record options have codes below 256; a command
+ * merging them with its own gives its own other codes. */
+#define CLI_MAX_OPTIONS 48  /* room in a merged table */
+typedef struct cli_record {
+	rec_options o;
+	const char *specs[CLI_MAX_FP];  /* --fp SPEC, in order */
+	uint64_t freq;
+	int force;                      /* --force: replace a file not ours */
+	const char *cmd;                /* for warnings */
+	cli_progress prog;
+} cli_record;
+extern const struct option cli_record_options[];  /* ends with a NULL name */
+/* Whether getopt code c is a record option's. */
+int cli_record_is_option(int c);
+/* own's options then the record options into out (n entries, the last the
+ * NULL one); -1 if they do not fit. */
+int cli_options_merge(const struct option *own, struct option *out, size_t n);
+/* Applies record option c with its argument; 0, or EXIT_BAD_INPUT after
+ * saying why (as "avrr CMD: ..."). */
+int cli_record_option(const char *cmd, cli_record *r, int c, const char *arg);
+/* Records firmware into r->o.out_path (without a stop condition, 10M
+ * instructions), with progress on a terminal and Ctrl-C as `avrr record`
+ * takes it.  0, or an exit status after saying why; nothing is left at
+ * out_path on failure. */
+int cli_record_run(const char *cmd, cli_record *r, const char *elf);
+
+/* Whether the file at path starts with the ELF magic (else it is taken
+ * for a recording, whose opening says what is wrong with it). */
+int cli_is_elf(const char *path);
+
+/* The recording a debugging command opens: path itself, or, when path is
+ * an ELF (by content, not name), a recording of it made first with r's
+ * options — into r->o.out_path if given (kept), else into a temporary
+ * directory that cli_target_close removes.  record_opt names the first
+ * record option given (NULL: none), refused with a recording.  0, or an
+ * exit status after saying why. */
+typedef struct cli_target {
+	char db[4096];   /* the recording to open */
+	char dir[3800];  /* non-empty: the temporary recording's directory */
+} cli_target;
+int cli_target_open(const char *cmd, const char *path, cli_record *r, const char *record_opt,
+		    cli_target *t);
+void cli_target_close(cli_target *t);
 
 /* Prints the command's usage (for --help) and returns 0. */
 int cli_help(const char *cmd);

@@ -1,7 +1,9 @@
 /*
  * cmd_gdb.c — `avrr serve`: a gdb remote server on a recording, for avr-gdb
  * or an IDE; `avrr gdb`: the same on a free loopback port, with avr-gdb
- * started on it and the recording's own firmware for symbols.
+ * started on it, the recording's own firmware for symbols and avrr's
+ * commands (gdb/avrr.gdb) loaded.  Either takes a FIRMWARE.elf instead of
+ * a recording, with `avrr record`'s options, and records it first.
  */
 #define _GNU_SOURCE  /* getaddrinfo's flags under -std=c11 */
 #include <errno.h>
@@ -19,6 +21,7 @@
 #include "cli.h"
 #include "../gdb/server.h"
 #include "../timeline/travel.h"
+#include "avrr_gdb.h"  /* AVRR_GDB_SCRIPT, from gdb/avrr.gdb */
 
 #define GDB_PROGRAM "avr-gdb"
 
@@ -83,50 +86,62 @@ static int listen_on(const char *cmd, const char *host, const char *port, unsign
 	return fd;
 }
 
-/* The options both commands take; returns optind's RUN.db index, or -1
- * (after saying why) — or -2 for --help. */
-static int parse(const char *cmd, int argc, char **argv, rp_options *ro, const char **host,
-		 const char **port, unsigned *checkpoint_mb)
+enum { OPT_FP = 256, OPT_MATCH, OPT_WINDOW, OPT_CHECKPOINT, OPT_PORT, OPT_HOST };
+
+/* What the command line says, for both commands. */
+typedef struct gdb_args {
+	rp_options ro;
+	const char *host, *port;
+	unsigned checkpoint_mb;
+	cli_record rec;            /* with a FIRMWARE.elf: how to record it */
+	char record_opt[64];       /* the first record option given */
+	const char *fps[CLI_MAX_FP];  /* --fp: a NAME or, with a firmware, SPECs */
+	unsigned nfp;
+	int gdb_at;                /* avrr gdb: where avr-gdb's arguments start */
+} gdb_args;
+
+/* One run of getopt over argv from optind; 0, -1 (after saying why) or -2
+ * for --help.  elf: the firmware these options follow, if they do. */
+static int parse_options(const char *cmd, int argc, char **argv, const struct option *opts,
+			 const char *shortopts, const char *elf, gdb_args *a)
 {
-	static const struct option opts[] = {
-		{ "fp", required_argument, NULL, 'F' },
-		{ "match", required_argument, NULL, 'm' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "checkpoint-memory", required_argument, NULL, 'C' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, serve = !strcmp(cmd, "serve");
-	opterr = 0;
-	optind = 1;
-	/* '+': `avrr gdb` stops at RUN.db; what follows is avr-gdb's. */
-	while ((c = getopt_long(argc, argv, serve ? ":h" : "+:h", opts, NULL)) != -1) {
+	int c, li, serve = !strcmp(cmd, "serve");
+	for (int at = optind; li = -1, (c = getopt_long(argc, argv, shortopts, opts, &li)) != -1;
+	     at = optind) {
+		if (c == '?' && elf) {
+			/* e.g. avr-gdb's -batch without the -- before it */
+			cli_fail(cmd, "unexpected '%s' after %s; avr-gdb's arguments go after --",
+				 argv[at], elf);
+			return -1;
+		}
 		switch (c) {
-		case 'F':
-			ro->fp_name = optarg;
-			break;
-		case 'm':
-			if (cli_parse_match(cmd, optarg, &ro->match))
-				return -1;
-			break;
-		case 'w':
-			if (cli_parse_window(cmd, optarg, &ro->window))
-				return -1;
-			break;
-		case 'C':
-			if (cli_parse_checkpoint_memory(cmd, optarg, checkpoint_mb))
-				return -1;
-			break;
-		case 'p':
-		case 'H':
-			if (!serve) {
-				cli_fail(cmd, "%s is for avrr serve; avrr gdb picks a free loopback port",
-					 c == 'p' ? "--port" : "--host");
+		case OPT_FP:
+			if (a->nfp == CLI_MAX_FP) {
+				cli_fail(cmd, "at most %d --fp", CLI_MAX_FP);
 				return -1;
 			}
-			if (c == 'p') {
+			a->fps[a->nfp++] = optarg;
+			break;
+		case OPT_MATCH:
+			if (cli_parse_match(cmd, optarg, &a->ro.match))
+				return -1;
+			break;
+		case OPT_WINDOW:
+			if (cli_parse_window(cmd, optarg, &a->ro.window))
+				return -1;
+			break;
+		case OPT_CHECKPOINT:
+			if (cli_parse_checkpoint_memory(cmd, optarg, &a->checkpoint_mb))
+				return -1;
+			break;
+		case OPT_PORT:
+		case OPT_HOST:
+			if (!serve) {
+				cli_fail(cmd, "%s is for avrr serve; avrr gdb picks a free loopback port",
+					 c == OPT_PORT ? "--port" : "--host");
+				return -1;
+			}
+			if (c == OPT_PORT) {
 				uint64_t v;
 				if (cli_parse_u64(cmd, "--port", optarg, &v))
 					return -1;
@@ -134,9 +149,9 @@ static int parse(const char *cmd, int argc, char **argv, rp_options *ro, const c
 					cli_fail(cmd, "--port %s: not a TCP port (0-65535)", optarg);
 					return -1;
 				}
-				*port = optarg;
+				a->port = optarg;
 			} else {
-				*host = optarg;
+				a->host = optarg;
 			}
 			break;
 		case 'h':
@@ -146,82 +161,186 @@ static int parse(const char *cmd, int argc, char **argv, rp_options *ro, const c
 			cli_fail(cmd, "%s needs a value", argv[optind - 1]);
 			return -1;
 		default:
-			cli_fail(cmd, "unknown option '%s'; see 'avrr %s --help'", argv[optind - 1], cmd);
-			return -1;
+			if (c == '?' || !cli_record_is_option(c)) {
+				cli_fail(cmd, "unknown option '%s'; see 'avrr %s --help'", argv[optind - 1],
+					 cmd);
+				return -1;
+			}
+			if (!a->record_opt[0])
+				snprintf(a->record_opt, sizeof a->record_opt, "%s%s", li >= 0 ? "--" : "-",
+					 li >= 0 ? opts[li].name : "o");
+			if (cli_record_option(cmd, &a->rec, c, optarg))
+				return -1;
 		}
 	}
-	if (optind >= argc || (serve && optind != argc - 1)) {
-		cli_fail(cmd, "expected one RUN.db; see 'avrr %s --help'", cmd);
+	return 0;
+}
+
+/* The options both commands take, and avrr record's with a FIRMWARE.elf;
+ * returns argv's index of the RUN.db or FIRMWARE.elf, or -1 (after saying
+ * why) — or -2 for --help.
+ *
+ * avrr gdb RUN.db [AVR-GDB ARGS]: what follows RUN.db is avr-gdb's (as it
+ * always was; a leading "--" is dropped).  avrr gdb FIRMWARE.elf [OPTIONS]
+ * [-- AVR-GDB ARGS]: options after the firmware are still avrr's. */
+static int parse(const char *cmd, int argc, char **argv, gdb_args *a)
+{
+	static const struct option own[] = {
+		{ "fp", required_argument, NULL, OPT_FP },
+		{ "match", required_argument, NULL, OPT_MATCH },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "checkpoint-memory", required_argument, NULL, OPT_CHECKPOINT },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "host", required_argument, NULL, OPT_HOST },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct option opts[CLI_MAX_OPTIONS];
+	int serve = !strcmp(cmd, "serve"), rc;
+	/* '+': `avrr gdb` stops at RUN.db; what follows is avr-gdb's. */
+	const char *shortopts = serve ? ":ho:" : "+:ho:";
+	if (cli_options_merge(own, opts, CLI_MAX_OPTIONS)) {
+		cli_fail(cmd, "internal: too many options");
 		return -1;
 	}
-	return optind;
+	opterr = 0;
+	optind = 1;
+	if ((rc = parse_options(cmd, argc, argv, opts, shortopts, NULL, a)))
+		return rc;
+	if (optind >= argc || (serve && optind != argc - 1)) {
+		cli_fail(cmd, "expected one RUN.db or FIRMWARE.elf; see 'avrr %s --help'", cmd);
+		return -1;
+	}
+	int at = optind, elf = cli_is_elf(argv[at]);
+	if (!serve && elf) {
+		optind = at + 1;
+		if ((rc = parse_options(cmd, argc, argv, opts, shortopts, argv[at], a)))
+			return rc;
+		if (optind < argc && !(optind - 1 > at && !strcmp(argv[optind - 1], "--"))) {
+			cli_fail(cmd, "unexpected '%s' after %s; avr-gdb's arguments go after --",
+				 argv[optind], argv[at]);
+			return -1;
+		}
+		a->gdb_at = optind;
+	} else if (!serve) {
+		a->gdb_at = at + 1;
+		if (a->gdb_at < argc && !strcmp(argv[a->gdb_at], "--"))
+			a->gdb_at++;
+	}
+	if (elf) {
+		for (unsigned i = 0; i < a->nfp; i++)
+			if (cli_record_option(cmd, &a->rec, 'F', a->fps[i]))
+				return -1;
+	} else if (a->nfp > 1) {
+		cli_fail(cmd, "one --fp NAME: the stored configuration to replay with");
+		return -1;
+	} else if (a->nfp) {
+		a->ro.fp_name = a->fps[0];
+	}
+	return at;
 }
 
 int cmd_serve(int argc, char **argv)
 {
-	rp_options ro = { .match = RP_MATCH_SEQUENCE };
-	const char *host = "127.0.0.1", *port = "1234";
+	gdb_args a = { .ro.match = RP_MATCH_SEQUENCE, .host = "127.0.0.1", .port = "1234" };
 	gdb_session gs = { 0 };
-	int at = parse("serve", argc, argv, &ro, &host, &port, &gs.checkpoint_mb);
+	int at = parse("serve", argc, argv, &a);
 	if (at < 0)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
+	gs.checkpoint_mb = a.checkpoint_mb;
 	unsigned bound;
-	int lfd = listen_on("serve", host, port, &bound);
+	int lfd = listen_on("serve", a.host, a.port, &bound);
 	if (lfd < 0)
 		return EXIT_BAD_INPUT;
+	cli_target t;
+	int rc = cli_target_open("serve", argv[at], &a.rec, a.record_opt[0] ? a.record_opt : NULL,
+				 &t);
+	if (rc) {
+		close(lfd);
+		return rc;
+	}
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
 	travel_hold_signals(1);
-	if (gdb_session_start(&gs, argv[at], &ro, lfd, &err)) {
+	if (gdb_session_start(&gs, t.db, &a.ro, lfd, &err)) {
 		close(lfd);
+		cli_target_close(&t);
 		return cli_fail("serve", "%s", err.msg);
 	}
 	close(lfd);
 	catch_stops(&gs, 1);
 	fprintf(stderr, "avrr serve: %s on %s:%u; in avr-gdb: target remote %s:%u\n", argv[at],
-		host, bound, host, bound);
+		a.host, bound, a.host, bound);
 	gdb_session_wait(&gs);
+	cli_target_close(&t);
 	return stopped_by ? 128 + stopped_by : 0;
+}
+
+/* Writes gdb/avrr.gdb, the monitor commands as gdb commands, beside the
+ * session's firmware. */
+static int write_commands(const char *dir, char *path, size_t n)
+{
+	snprintf(path, n, "%s/avrr.gdb", dir);
+	FILE *f = fopen(path, "w");
+	if (!f || fputs(AVRR_GDB_SCRIPT, f) == EOF || fclose(f)) {
+		int e = errno;
+		if (f)
+			fclose(f);
+		return cli_fail("gdb", "%s: %s", path, strerror(e));
+	}
+	return 0;
 }
 
 int cmd_gdb(int argc, char **argv)
 {
-	rp_options ro = { .match = RP_MATCH_SEQUENCE };
-	const char *host = "127.0.0.1", *port = "0";
+	gdb_args a = { .ro.match = RP_MATCH_SEQUENCE, .host = "127.0.0.1", .port = "0" };
 	gdb_session gs = { .write_elf = 1 };
-	int at = parse("gdb", argc, argv, &ro, &host, &port, &gs.checkpoint_mb);
+	int at = parse("gdb", argc, argv, &a);
 	if (at < 0)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
+	gs.checkpoint_mb = a.checkpoint_mb;
 	unsigned bound;
-	int lfd = listen_on("gdb", host, port, &bound);
+	int lfd = listen_on("gdb", a.host, a.port, &bound);
 	if (lfd < 0)
 		return EXIT_BAD_INPUT;
+	cli_target t;
+	int rc = cli_target_open("gdb", argv[at], &a.rec, a.record_opt[0] ? a.record_opt : NULL, &t);
+	if (rc) {
+		close(lfd);
+		return rc;
+	}
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
 	travel_hold_signals(1);
-	if (gdb_session_start(&gs, argv[at], &ro, lfd, &err)) {
+	if (gdb_session_start(&gs, t.db, &a.ro, lfd, &err)) {
 		close(lfd);
+		cli_target_close(&t);
 		return cli_fail("gdb", "%s", err.msg);
 	}
 	close(lfd);
-	/* avr-gdb [ours] [the user's] ELF: its -ex run in order after the ELF
-	 * is loaded, ours first. */
-	int extra = argc - at - 1;
-	char **args = calloc((size_t)extra + 8, sizeof *args);
-	char target[96], elf[256];
-	snprintf(target, sizeof target, "target remote %s:%u", host, bound);
+	/* avr-gdb -x avrr.gdb [ours] [the user's] ELF: -x and -ex run in
+	 * order after the ELF is loaded; the commands first, so the user's
+	 * may use them. */
+	int extra = argc - a.gdb_at;
+	char **args = calloc((size_t)extra + 10, sizeof *args);
+	char target[96], elf[256], cmds[256];
+	snprintf(target, sizeof target, "target remote %s:%u", a.host, bound);
 	snprintf(elf, sizeof elf, "%s/firmware.elf", gdb_session_dir(&gs));
-	if (!args) {
+	if (!args || write_commands(gdb_session_dir(&gs), cmds, sizeof cmds)) {
+		free(args);
 		gdb_session_stop(&gs);
-		return cli_fail("gdb", "out of memory");
+		cli_target_close(&t);
+		return args ? EXIT_BAD_INPUT : cli_fail("gdb", "out of memory");
 	}
 	int n = 0;
 	args[n++] = GDB_PROGRAM;
 	args[n++] = "-q";
+	args[n++] = "-x";
+	args[n++] = cmds;
 	args[n++] = "-ex";
 	args[n++] = target;
 	for (int i = 0; i < extra; i++)
-		args[n++] = argv[at + 1 + i];
+		args[n++] = argv[a.gdb_at + i];
 	args[n++] = elf;
 	args[n] = NULL;
 	fflush(stdout);
@@ -242,6 +361,7 @@ int cmd_gdb(int argc, char **argv)
 		;
 	free(args);
 	gdb_session_stop(&gs);
+	cli_target_close(&t);
 	if (pid < 0)
 		return cli_fail("gdb", "%s", strerror(errno));
 	if (stopped_by)

@@ -1,4 +1,11 @@
-/* cmd_record.c — `avrr record`: parse options, run the recorder, summarise. */
+/*
+ * cmd_record.c — `avrr record`: parse options, run the recorder, summarise.
+ *
+ * The record options are also those of `avrr gdb FIRMWARE.elf` and `avrr
+ * shell FIRMWARE.elf`, which record before they debug: one table and one
+ * parser (cli_record_*) serve all three, so an option added here is theirs
+ * too.
+ */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,129 +17,174 @@
 #include "info.h"
 #include "../recorder/recorder.h"
 
+const struct option cli_record_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "mcu", required_argument, NULL, 'm' },
+	{ "freq", required_argument, NULL, 'f' },
+	{ "stimuli", required_argument, NULL, 's' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "instructions", required_argument, NULL, 'i' },
+	{ "cycles", required_argument, NULL, 'c' },
+	{ "interrupts", required_argument, NULL, 'I' },
+	{ "contexts", no_argument, NULL, 'C' },
+	{ "fp", required_argument, NULL, 'F' },
+	{ "force", no_argument, NULL, 'X' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cli_record_is_option(int c)
+{
+	for (const struct option *o = cli_record_options; o->name; o++)
+		if (o->val == c)
+			return 1;
+	return 0;
+}
+
+int cli_options_merge(const struct option *own, struct option *out, size_t n)
+{
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (const struct option *o = pass ? cli_record_options : own; o->name; o++) {
+			if (k + 1 >= n)
+				return -1;
+			out[k++] = *o;
+		}
+	out[k] = (struct option){ NULL, 0, NULL, 0 };
+	return 0;
+}
+
+int cli_record_option(const char *cmd, cli_record *r, int c, const char *arg)
+{
+	rec_options *o = &r->o;
+	switch (c) {
+	case 'o': o->out_path = arg; break;
+	case 'm': o->mcu = arg; break;
+	case 'f':
+		if (cli_parse_u64(cmd, "--freq", arg, &r->freq))
+			return EXIT_BAD_INPUT;
+		if (r->freq == 0 || r->freq > 1000000000)
+			return cli_fail(cmd, "--freq: %s Hz is not a plausible AVR clock", arg);
+		break;
+	case 's': o->stimuli_path = arg; break;
+	case 'S':
+		if (cli_parse_u64(cmd, "--seed", arg, &o->seed))
+			return EXIT_BAD_INPUT;
+		o->seed_given = 1;
+		break;
+	case 'i':
+	case 'c': {
+		const char *opt = c == 'i' ? "--instructions" : "--cycles";
+		uint64_t *v = c == 'i' ? &o->max_instructions : &o->max_cycles;
+		if (cli_parse_u64(cmd, opt, arg, v))
+			return EXIT_BAD_INPUT;
+		if (!*v)
+			return cli_fail(cmd, "%s: 0 would record nothing; give at least 1", opt);
+		if (*v > DB_MAX_INSTRUCTIONS)
+			return cli_fail(cmd, "%s: '%s' is longer than a recording holds "
+					"(at most %llu)", opt, arg, DB_MAX_INSTRUCTIONS);
+		break;
+	}
+	case 'I':
+		if (cli_parse_u64(cmd, "--interrupts", arg, &o->max_interrupts))
+			return EXIT_BAD_INPUT;
+		if (!o->max_interrupts)
+			return cli_fail(cmd, "--interrupts: 0 would record nothing; give at least 1");
+		break;
+	case 'C': o->store_contexts = 1; break;
+	case 'X': r->force = 1; break;
+	case 'F':
+		if (o->nfp_specs == CLI_MAX_FP)
+			return cli_fail(cmd, "at most %d --fp configurations", CLI_MAX_FP);
+		r->specs[o->nfp_specs++] = arg;
+		break;
+	default:
+		return cli_fail(cmd, "internal: '%c' is not a record option", c);
+	}
+	return 0;
+}
+
 /* A way in which the recording is not the chip's run: said once, on its
  * own line, clearing a progress line first. */
 static void warn(void *ud, const char *text)
 {
-	cli_progress_end(ud);
-	fprintf(stderr, "avrr record: warning: %s\n", text);
+	cli_record *r = ud;
+	cli_progress_end(&r->prog);
+	fprintf(stderr, "avrr %s: warning: %s\n", r->cmd, text);
+}
+
+int cli_record_run(const char *cmd, cli_record *r, const char *elf)
+{
+	rec_options *o = &r->o;
+	o->firmware_path = elf;
+	o->fp_specs = r->specs;
+	o->frequency = (uint32_t)r->freq;
+	if (!o->max_instructions && !o->max_cycles && !o->max_interrupts)
+		o->max_instructions = 10000000;
+	if ((o->max_instructions != 0) + (o->max_cycles != 0) + (o->max_interrupts != 0) > 1)
+		return cli_fail(cmd, "give one of --instructions, --cycles, --interrupts");
+	const char *inputs[] = { o->firmware_path, o->stimuli_path };
+	if (cli_check_output(cmd, "-o", o->out_path, inputs, 2, CLI_OUT_RECORDING, r->force))
+		return EXIT_BAD_INPUT;
+	r->cmd = cmd;
+	cli_progress_start(&r->prog, "recording");
+	o->interrupted = &cli_interrupted;
+	o->progress = cli_progress_show;
+	o->progress_ud = &r->prog;
+	o->warn = warn;
+	o->warn_ud = r;
+
+	char tmp[4096];
+	cli_catch_signals_hard(db_temp_path(o->out_path, tmp, sizeof tmp) ? NULL : tmp);
+	avrr_err err = { "" };
+	int interrupted = 0;
+	int rc = rec_record(o, &interrupted, &err);
+	cli_progress_end(&r->prog);
+	if (rc) {
+		fprintf(stderr, "avrr %s: %s\n", cmd, err.msg);
+		return interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
+	}
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "mcu", required_argument, NULL, 'm' },
-		{ "freq", required_argument, NULL, 'f' },
-		{ "stimuli", required_argument, NULL, 's' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "instructions", required_argument, NULL, 'i' },
-		{ "cycles", required_argument, NULL, 'c' },
-		{ "interrupts", required_argument, NULL, 'I' },
-		{ "contexts", no_argument, NULL, 'C' },
-		{ "fp", required_argument, NULL, 'F' },
+	static const struct option own[] = {
 		{ "json", no_argument, NULL, 'j' },
-		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	rec_options o = { 0 };
-	const char *specs[CLI_MAX_FP];
-	cli_progress prog;
-	cli_progress_start(&prog, "recording");
-	int json = 0, force = 0, c;
-	int stops = 0;  /* stop conditions given */
-	uint64_t freq = 0;
+	struct option opts[CLI_MAX_OPTIONS];
+	cli_record r = { 0 };
+	int json = 0, c, rc;
+	if (cli_options_merge(own, opts, CLI_MAX_OPTIONS))
+		return cli_fail("record", "internal: too many options");
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': o.out_path = optarg; break;
-		case 'm': o.mcu = optarg; break;
-		case 'f':
-			if (cli_parse_u64("record", "--freq", optarg, &freq))
-				return EXIT_BAD_INPUT;
-			if (freq == 0 || freq > 1000000000)
-				return cli_fail("record", "--freq: %s Hz is not a plausible AVR clock", optarg);
-			break;
-		case 's': o.stimuli_path = optarg; break;
-		case 'S':
-			if (cli_parse_u64("record", "--seed", optarg, &o.seed))
-				return EXIT_BAD_INPUT;
-			o.seed_given = 1;
-			break;
-		case 'i':
-		case 'c': {
-			const char *opt = c == 'i' ? "--instructions" : "--cycles";
-			uint64_t *v = c == 'i' ? &o.max_instructions : &o.max_cycles;
-			if (cli_parse_u64("record", opt, optarg, v))
-				return EXIT_BAD_INPUT;
-			if (!*v)
-				return cli_fail("record", "%s: 0 would record nothing; give at least 1", opt);
-			stops++;
-			if (*v > DB_MAX_INSTRUCTIONS)
-				return cli_fail("record", "%s: '%s' is longer than a recording holds "
-						"(at most %llu)", opt, optarg, DB_MAX_INSTRUCTIONS);
-			break;
-		}
-		case 'I':
-			if (cli_parse_u64("record", "--interrupts", optarg, &o.max_interrupts))
-				return EXIT_BAD_INPUT;
-			if (!o.max_interrupts)
-				return cli_fail("record", "--interrupts: 0 would record nothing; give at "
-						"least 1");
-			stops++;
-			break;
-		case 'C': o.store_contexts = 1; break;
-		case 'F':
-			if (o.nfp_specs == CLI_MAX_FP)
-				return cli_fail("record", "at most %d --fp configurations", CLI_MAX_FP);
-			specs[o.nfp_specs++] = optarg;
-			break;
 		case 'j': json = 1; break;
-		case 'X': force = 1; break;
 		case 'h': return cli_help("record");
 		case ':': return cli_fail("record", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("record", "unknown option '%s'; see 'avrr record --help'",
-					 argv[optind - 1]);
+		case '?': return cli_fail("record", "unknown option '%s'; see 'avrr record --help'",
+					  argv[optind - 1]);
+		default:
+			if ((rc = cli_record_option("record", &r, c, optarg)))
+				return rc;
 		}
 	}
 	if (optind >= argc)
 		return cli_fail("record", "no firmware given; usage: avrr record FIRMWARE.elf -o RUN.db");
 	if (optind < argc - 1)
 		return cli_fail("record", "one firmware at a time (extra argument '%s')", argv[optind + 1]);
-	if (!o.out_path)
+	if (!r.o.out_path)
 		return cli_fail("record", "no output given; use -o RUN.db");
-	o.firmware_path = argv[optind];
-	o.fp_specs = specs;
-	o.frequency = (uint32_t)freq;
-	if (!stops)
-		o.max_instructions = 10000000;
-	if (stops > 1)
-		return cli_fail("record", "give one of --instructions, --cycles, --interrupts");
-	const char *inputs[] = { o.firmware_path, o.stimuli_path };
-	if (cli_check_output("record", "-o", o.out_path, inputs, 2, CLI_OUT_RECORDING, force))
-		return EXIT_BAD_INPUT;
-	o.interrupted = &cli_interrupted;
-	o.progress = cli_progress_show;
-	o.progress_ud = &prog;
-	o.warn = warn;
-	o.warn_ud = &prog;
-
-	char tmp[4096];
-	cli_catch_signals_hard(db_temp_path(o.out_path, tmp, sizeof tmp) ? NULL : tmp);
-	avrr_err err = { "" };
-	int interrupted = 0;
-	int rc = rec_record(&o, &interrupted, &err);
-	cli_progress_end(&prog);
-	if (rc) {
-		fprintf(stderr, "avrr record: %s\n", err.msg);
-		return interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
-	}
+	if ((rc = cli_record_run("record", &r, argv[optind])))
+		return rc;
 	db *d;
-	if (db_open_written(o.out_path, &d, &err))
+	avrr_err err;
+	if (db_open_written(r.o.out_path, &d, &err))
 		return cli_fail("record", "%s", err.msg);
-	rc = info_print(d, o.out_path, json, "record");
+	rc = info_print(d, r.o.out_path, json, "record");
 	db_close(d);
 	return rc;
 }

@@ -46,6 +46,10 @@ static void install(void)
 
 void cli_catch_signals(void)
 {
+	/* After a recording (avrr shell FIRMWARE.elf), Ctrl-C is the shell's
+	 * again: never the recorder's hard exit. */
+	hard = 0;
+	hard_remove[0] = 0;
 	install();
 }
 
@@ -271,4 +275,68 @@ void cli_progress_end(cli_progress *p)
 	if (p->shown)
 		fputs("\r\033[K", stderr);
 	p->shown = 0;
+}
+
+int cli_is_elf(const char *path)
+{
+	unsigned char magic[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = fread(magic, 1, sizeof magic, f);
+	fclose(f);
+	return n == 4 && !memcmp(magic, "\177ELF", 4);
+}
+
+int cli_target_open(const char *cmd, const char *path, cli_record *r, const char *record_opt,
+		    cli_target *t)
+{
+	memset(t, 0, sizeof *t);
+	if (!cli_is_elf(path)) {
+		if (record_opt)
+			return cli_fail(cmd, "%s is for recording a FIRMWARE.elf first; %s is not an ELF",
+					record_opt, path);
+		snprintf(t->db, sizeof t->db, "%s", path);
+		return 0;
+	}
+	if (r->o.out_path) {
+		snprintf(t->db, sizeof t->db, "%s", r->o.out_path);
+	} else {
+		/* A temporary recording, named after the firmware, in a directory
+		 * of its own (the recorder writes a .tmp beside it first). */
+		const char *base = getenv("TMPDIR");
+		snprintf(t->dir, sizeof t->dir, "%s/avrr-run-XXXXXX", base && *base ? base : "/tmp");
+		if (!mkdtemp(t->dir)) {
+			int e = errno;
+			t->dir[0] = 0;
+			return cli_fail(cmd, "cannot make a directory for the recording: %s", strerror(e));
+		}
+		const char *name = strrchr(path, '/');
+		name = name ? name + 1 : path;
+		size_t len = strlen(name);
+		if (len > 4 && !strcmp(name + len - 4, ".elf"))
+			len -= 4;
+		if (len > 200)
+			len = 200;
+		snprintf(t->db, sizeof t->db, "%s/%.*s.db", t->dir, (int)len, name);
+		r->o.out_path = t->db;
+	}
+	int rc = cli_record_run(cmd, r, path);
+	if (rc) {
+		cli_target_close(t);
+		return rc;
+	}
+	if (isatty(2))
+		fprintf(stderr, "avrr %s: recorded %s into %s%s\n", cmd, path, t->db,
+			t->dir[0] ? " (removed at the end; -o RUN.db keeps it)" : "");
+	return 0;
+}
+
+void cli_target_close(cli_target *t)
+{
+	if (!t->dir[0])
+		return;
+	unlink(t->db);
+	rmdir(t->dir);
+	t->dir[0] = 0;
 }

@@ -17,6 +17,14 @@
  *    the return address the shell's `where` names (a DWARF build: gdb
  *    unwinds an interrupt frame only from DWARF's call frame information);
  *  - writes to memory and registers are refused;
+ *  - the walk-through in one command, `avrr gdb sensors.elf --stimuli ...
+ *    -- -batch -x CMDS`: break in INT0's handler, watch presses and
+ *    reverse-continue to its last write, `goto irq 5` (avrr.gdb's command),
+ *    after which gdb's registers, pc and backtrace are those `avrr shell
+ *    sensors.elf` (the same recording, made again) shows after its own
+ *    `goto irq 5`, and a stepi later bt reaches main through the interrupt
+ *    frame; the temporary recording is gone afterwards, -o keeps it,
+ *    and record options with a recording, or stray arguments, are refused;
  *  - malformed, oversized and random packets on a raw socket get an error
  *    reply or a NAK, the server keeps answering, and a client that leaves
  *    mid-packet leaves nothing behind.
@@ -257,6 +265,102 @@ static void test_backtrace_through_an_interrupt(void **state)
 	assert_non_null(strstr(s->out, " in main () at "));
 }
 
+#define SENSORS "tests/firmware/sensors.elf --stimuli tests/firmware/sensors.stim " \
+	"--instructions 400k"
+
+static void test_walkthrough_from_the_elf(void **state)
+{
+	scratch *s = *state;
+	char sh[16384];
+	const char *x = script(s, "walk.gdb",
+			       "break __vector_1\ncontinue\ncontinue\nprint presses\n"
+			       "watch presses\nreverse-continue\n"
+			       "goto irq 5\ninfo registers\nbt\nwhen\nstepi\nbt\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "TMPDIR='%s' %s gdb " SENSORS
+				  " -- -batch -x '%s'", s->dir, test_avrr(), x), 0);
+	/* the second press, then back to the write of the first */
+	assert_non_null(strstr(s->out, "Breakpoint 1, __vector_1 () at tests/firmware/sensors.c:58"));
+	assert_non_null(strstr(s->out, "$1 = 1 '\\001'"));
+	assert_non_null(strstr(s->out, "Old value = 1 '\\001'\nNew value = 0 '\\000'\n"));
+	assert_non_null(strstr(s->out, " in __vector_1 () at tests/firmware/sensors.c:59\n"
+			       "59\t\tpresses++;\n"));
+	/* goto irq 5: the shell's goto on the same recording, made again */
+	const char *sx = script(s, "walk.shell", "goto irq 5\ninfo registers\nwhere\n");
+	assert_int_equal(test_run(sh, sizeof sh, "TMPDIR='%s' %s shell " SENSORS " -x '%s'", s->dir,
+				  test_avrr(), sx), 0);
+	const char *after = strstr(s->out, "icount=");
+	assert_non_null(after);
+	assert_int_equal(number_after(after, "icount=", 0), number_after(sh, "icount=", 0));
+	assert_int_equal(number_after(after, "icount=", 1), number_after(sh, "icount=", 0));
+	char name[16];
+	for (int r = 0; r < 32; r++) {
+		snprintf(name, sizeof name, "r%d", r);
+		assert_int_equal(reg_value(after, name), reg_value(sh, name));
+	}
+	assert_int_equal(reg_value(after, "SREG"), reg_value(sh, "SREG"));
+	assert_int_equal(reg_value(after, "SP") & 0xffff, reg_value(sh, "SP"));
+	/* PC2 is avr-gdb's byte-addressed pc; goto's frame line and bt's
+	 * frame #0 stand there too */
+	uint64_t pc = reg_value(sh, "PC");
+	assert_int_equal(reg_value(after, "PC2"), pc);
+	char frame[64];
+	snprintf(frame, sizeof frame, "#0  0x%08llx in ", (unsigned long long)pc);
+	const char *f0 = strstr(after, frame), *regs = strstr(after, "\nr0 ");
+	assert_non_null(f0);
+	assert_non_null(regs);
+	assert_true(f0 < regs);                       /* goto showed it */
+	assert_non_null(strstr(regs, frame));         /* and bt, after info registers */
+	/* one stepi into the handler, and bt reaches main at the return
+	 * address the shell's interrupt frame names */
+	snprintf(frame, sizeof frame, "#1  0x%08llx in main () at ",
+		 (unsigned long long)number_after(sh, "taken at ", 0));
+	assert_non_null(strstr(regs, frame));
+	/* nothing of the temporary recordings is left */
+	assert_int_equal(test_run(sh, sizeof sh, "ls -d '%s'/avrr-* 2>/dev/null | wc -l", s->dir), 0);
+	assert_string_equal(sh, "0\n");
+}
+
+static void test_elf_forms_keep_and_refuse(void **state)
+{
+	scratch *s = *state;
+	char db[256], sh[16384];
+	snprintf(db, sizeof db, "%s/kept.db", s->dir);
+	/* -o keeps the recording: the one `avrr record` makes */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb " SENSORS " -o '%s' -- -batch "
+				  "-ex 'goto 1000' -ex 'when'", test_avrr(), db), 0);
+	assert_non_null(strstr(s->out, "icount=1000 pc="));
+	assert_int_equal(test_sql_int(db, "SELECT count(*) FROM interrupts WHERE vector = 1"), 4);
+	assert_int_equal(test_run(sh, sizeof sh, "%s info '%s' | grep '^instructions'", test_avrr(),
+				  db), 0);
+	assert_string_equal(sh, "instructions  400000\n");
+	/* the recording's forms as they were: what follows RUN.db is avr-gdb's */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb '%s' -batch -ex 'goto irq 2' "
+				  "-ex 'irqs'", test_avrr(), db), 0);
+	assert_non_null(strstr(s->out, "2      "));
+	/* record options with a recording; stray arguments after an ELF */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb --stimuli x.stim '%s'",
+				  test_avrr(), db), 2);
+	snprintf(sh, sizeof sh, "avrr gdb: --stimuli is for recording a FIRMWARE.elf first; %s is "
+		 "not an ELF\n", db);
+	assert_string_equal(s->out, sh);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s shell '%s' -o y.db", test_avrr(), db),
+			 2);
+	snprintf(sh, sizeof sh, "avrr shell: -o is for recording a FIRMWARE.elf first; %s is not "
+		 "an ELF\n", db);
+	assert_string_equal(s->out, sh);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb " SENSORS " -batch", test_avrr()),
+			 2);
+	assert_string_equal(s->out, "avrr gdb: unexpected '-batch' after tests/firmware/sensors.elf; "
+			    "avr-gdb's arguments go after --\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s shell tests/firmware/sensors.elf "
+				  "--seed x", test_avrr()), 2);
+	assert_string_equal(s->out, "avrr shell: --seed: 'x' is not a non-negative integer\n");
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb --fp a --fp b '%s'", test_avrr(),
+				  db), 2);
+	assert_string_equal(s->out, "avrr gdb: one --fp NAME: the stored configuration to replay "
+			    "with\n");
+}
+
 /* ---- the protocol on a raw socket ---------------------------------------- */
 
 static int connect_to(unsigned port)
@@ -386,7 +490,7 @@ static void test_bad_packets_get_errors(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(test_run(buf, sizeof buf, "ls -d /tmp/avrr-gdb-* 2>/dev/null | wc -l; "
+	assert_int_equal(test_run(buf, sizeof buf, "ls -d \"${TMPDIR:-/tmp}\"/avrr-gdb-* 2>/dev/null | wc -l; "
 				  "pgrep -f '[a]vrr serve %s' | wc -l", db), 0);
 	assert_string_equal(buf, "0\n0\n");
 }
@@ -429,6 +533,10 @@ int main(void)
 						test_scratch_setup, test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_backtrace_through_an_interrupt,
 						test_scratch_setup, test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_walkthrough_from_the_elf, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_elf_forms_keep_and_refuse, test_scratch_setup,
+						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_packets_get_errors, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input_is_one_line, test_scratch_setup,

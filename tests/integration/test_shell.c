@@ -246,7 +246,7 @@ static void test_errors_are_one_line(void **state)
 		assert_string_equal(s->out, usage[i].line);
 	}
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s shell </dev/null", test_avrr()), 2);
-	assert_string_equal(s->out, "avrr shell: expected one RUN.db; see 'avrr shell --help'\n");
+	assert_string_equal(s->out, "avrr shell: expected one RUN.db or FIRMWARE.elf; see 'avrr shell --help'\n");
 }
 
 int main(void)
