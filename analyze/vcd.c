@@ -343,9 +343,11 @@ int an_export_vcd(an_session *a, const char *out, const char *const *vars, unsig
 	}
 	rp_observer o = { .ud = v, .on_io = on_io, .on_irq = on_irq, .on_reti = on_reti,
 			  .on_sram = v->nvars ? on_sram : NULL };
-	rc = rp_observe(a->r, &o, err) || sim_observe_pins(a->s, on_pin, v, err) ||
+	int pins = 0;
+	rc = rp_observe(a->r, &o, err) || !(pins = !sim_observe_pins(a->s, on_pin, v, err)) ||
 	     an_run(a, progress, ud, err) ? -1 : 0;
-	sim_observe_pins(a->s, NULL, NULL, err);
+	if (pins)
+		sim_observe_pins(a->s, NULL, NULL, err);
 	rp_unobserve(a->r, v);
 	if (!rc && now_ns(v) != v->last_ns)  /* where the run ends */
 		fprintf(v->f, "#%" PRIu64 "\n", now_ns(v));
