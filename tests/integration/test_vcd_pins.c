@@ -14,8 +14,11 @@
  *  - pwm_fast (ATmega328P): Timer 0 fast PWM at clk/8, period 256*8 =
  *    2048 cycles: OC0A non-inverting with OCR0A = 63 is high (63+1)*8 =
  *    512 cycles, OC0B inverting with OCR0B = 191 low (191+1)*8 = 1536,
- *    both starting at BOTTOM together; Timer 2 CTC toggles OC2A every
- *    (99+1)*32 = 3200 cycles; main's PORTD writes (PD7) move neither.
+ *    both starting at BOTTOM together; Timer 1 fast PWM 8-bit at clk/64,
+ *    OC1A with OCR1A = 31: period 256*64 = 16384, high (31+1)*64 = 2048;
+ *    Timer 2 CTC (OCR2A = 99, clk/32) toggles OC2A and OC2B every
+ *    (99+1)*32 = 3200 cycles, OC2B (OCR2B = 49) (99-49)*32 = 1600 cycles
+ *    before OC2A; main's PORTD writes (PD7) move none of them.
  */
 #include "../testlib.h"
 
@@ -158,11 +161,12 @@ static void test_timer_outputs(void **state)
 	scratch *s = *state;
 	char db[256];
 	record(s, "pwm_fast", "--instructions 200k", db, sizeof db);
-	static wave w[4] = { { .name = "PD6" }, { .name = "PD5" }, { .name = "PB3" },
-			     { .name = "PD7" } };
-	export(s, db, w, 4);
-	const wave *oc0a = &w[0], *oc0b = &w[1], *oc2a = &w[2], *pd7 = &w[3];
-	for (unsigned i = 0; i < 4; i++) {
+	static wave w[6] = { { .name = "PD6" }, { .name = "PD5" }, { .name = "PB3" },
+			     { .name = "PD7" }, { .name = "PB1" }, { .name = "PD3" } };
+	export(s, db, w, 6);
+	const wave *oc0a = &w[0], *oc0b = &w[1], *oc2a = &w[2], *pd7 = &w[3], *oc1a = &w[4];
+	const wave *oc2b = &w[5];
+	for (unsigned i = 0; i < 6; i++) {
 		assert_int_equal(w[i].reset, 'z');
 		assert_int_equal(w[i].level[0], '0');  /* the DDR write: PORT's 0 */
 	}
@@ -176,9 +180,17 @@ static void test_timer_outputs(void **state)
 	/* Both fall and rise at BOTTOM on the same cycle. */
 	for (unsigned k = 3, j = 2; k < oc0a->n && j < oc0b->n; k += 2, j += 2)
 		assert_int_equal(oc0a->cycle[k], oc0b->cycle[j]);
-	/* OC2A toggles every 3200 cycles: the period is 6400. */
+	/* OC1A: high 2048, low 16384 - 2048 (the first pulse again unchecked). */
+	assert_true(oc1a->n > 20);
+	assert_alternates(oc1a, 3, '1', 2048, 16384 - 2048);
+	/* OC2A and OC2B toggle every 3200 cycles: the period is 6400. */
 	assert_true(oc2a->n > 20);
 	assert_alternates(oc2a, 1, '1', 3200, 3200);
+	assert_alternates(oc2b, 1, '1', 3200, 3200);
+	/* OC2B toggles first: where the run ends it may be one ahead. */
+	assert_true(oc2b->n == oc2a->n || oc2b->n == oc2a->n + 1);
+	for (unsigned k = 1; k < oc2a->n; k++)
+		assert_int_equal(oc2b->cycle[k], oc2a->cycle[k] - 1600);
 	/* main did write PORTD meanwhile. */
 	assert_true(pd7->n > 20);
 }
