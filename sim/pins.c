@@ -12,9 +12,12 @@
  * output; so the level is computed here from the registers and the
  * timers' compare-output IRQs rather than read off the pin IRQs.
  *
- * Writes to PORTx, DDRx and PINx are wrapped (chained, as sim_watch_write
- * does) from sim_open on, whether or not anyone observes, so that a run
- * observed and one not are the same run.
+ * Writes to PORTx, DDRx, PINx and the timers' registers are wrapped
+ * (chained, as sim_watch_write does) from sim_open on, whether or not
+ * anyone observes, so that a run observed and one not are the same run.
+ * Only the PINx wrapper changes what simavr does (SBI/CBI); the others
+ * only look.  The levels kept here are not in a snapshot: an observer
+ * that restores one re-reads them (sim_pins_refresh).
  */
 #include "sim.h"
 
@@ -52,12 +55,21 @@ typedef struct pin_oc {
 	avr_timer_t *timer;
 } pin_oc;
 
+/* A timer register's write callback, chained. */
+typedef struct timer_reg {
+	struct sim_pins *pins;
+	chained w;
+} timer_reg;
+
 struct sim_pins {
 	sim *s;
 	pin_port port[PORTS];
 	unsigned nports;
 	pin_oc oc[PORTS * 3];
 	unsigned noc;
+	timer_reg treg[128];
+	unsigned ntreg;
+	int in_timer_write;          /* a CPU write to a timer register is under way */
 	void (*fn)(void *ud, const sim_pin_change *c);
 	void *ud;
 };
@@ -182,13 +194,38 @@ static uint64_t oc_cycle(avr_t *avr, const avr_timer_t *t, unsigned comp, unsign
 	return c <= avr->cycle ? c : avr->cycle;
 }
 
+/* The compare output register OCnx changes only at a compare match or at
+ * BOTTOM.  simavr 1.6 also sets or clears it when the CPU (re)configures
+ * the timer — at its start, and at every OCRnx or TCNTn write it re-arms
+ * from the last overflow, as though BOTTOM were now — which the chip does
+ * not: those raises come during a timer register write, and are left out.
+ * A toggle flips OCnx here rather than taking simavr's value, which it
+ * derives from PORTxn and so from the left-out raises too. */
 static void on_oc(avr_irq_t *irq, uint32_t value, void *param)
 {
 	(void)irq;
 	pin_oc *oc = param;
 	avr_t *avr = oc->pins->s->avr;
-	oc->level = value & 1;   /* AVR_IOPORT_OUTPUT may ride along */
+	if (oc->pins->in_timer_write)
+		return;
+	if (avr_regbit_get(avr, oc->timer->comp[oc->comp].com) == avr_timer_com_toggle)
+		oc->level ^= 1;
+	else
+		oc->level = value & 1;   /* AVR_IOPORT_OUTPUT may ride along */
 	refresh(oc->pins, oc->port, oc_cycle(avr, oc->timer, oc->comp, oc->level));
+}
+
+/* A CPU write to a timer register: COMnx may hand a pin to the timer or
+ * back to PORTxn. */
+static void on_timer_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+	timer_reg *r = param;
+	struct sim_pins *pins = r->pins;
+	pins->in_timer_write++;
+	chain(avr, addr, v, &r->w);
+	pins->in_timer_write--;
+	for (unsigned i = 0; i < pins->nports; i++)
+		refresh(pins, &pins->port[i], avr->cycle);
 }
 
 static void wrap(avr_t *avr, uint16_t addr, chained *keep, avr_io_write_t fn, void *param)
@@ -224,6 +261,15 @@ int sim_pins_attach(sim *s)
 		if (!io->kind || strcmp(io->kind, "timer"))
 			continue;
 		avr_timer_t *t = (avr_timer_t *)io;
+		/* Its registers: those whose write callback is the timer's own
+		 * (one shared with another module, through simavr's muxer, is
+		 * not seen). */
+		for (unsigned a = 0; a < MAX_IOs && pins->ntreg < 128; a++)
+			if (avr->io[a].w.c && avr->io[a].w.param == t) {
+				timer_reg *r = &pins->treg[pins->ntreg++];
+				r->pins = pins;
+				wrap(avr, AVR_IO_TO_DATA(a), &r->w, on_timer_write, r);
+			}
 		for (unsigned c = 0; c < AVR_TIMER_COMP_COUNT; c++) {
 			avr_regbit_t pin = t->comp[c].com_pin;
 			for (unsigned i = 0; pin.reg && i < pins->nports; i++) {

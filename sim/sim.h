@@ -307,8 +307,10 @@ void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud)
  * driven by the chip (what the outside world gives it is not the chip's,
  * and a replay knows only the values the CPU read); an output follows
  * PORTxn, or the timer compare output OCnx when its COMnx bits connect it
- * (the datasheet's compare output mode tables).  A write of 1 to PINxn
- * toggles PORTxn, SBI on PINx toggling that one pin, as on the chip. */
+ * (the datasheet's compare output mode tables); OCnx changes at compare
+ * matches and BOTTOM only, not when the CPU writes the timer's registers.
+ * A write of 1 to PINxn toggles PORTxn, SBI on PINx toggling that one pin,
+ * as on the chip. */
 enum { SIM_PIN_LOW = 0, SIM_PIN_HIGH = 1, SIM_PIN_UNDRIVEN = 2 };
 
 typedef struct sim_pin_change {

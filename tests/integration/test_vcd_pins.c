@@ -170,19 +170,20 @@ static void test_timer_outputs(void **state)
 		assert_int_equal(w[i].reset, 'z');
 		assert_int_equal(w[i].level[0], '0');  /* the DDR write: PORT's 0 */
 	}
-	/* OC0A: high 512, low 2048 - 512; from change 3 on (simavr raises it
-	 * at the timer's start too, where the chip waits for BOTTOM: the first
-	 * pulse is not checked). */
+	/* OC0A: low until the first BOTTOM, 2048 cycles after the start, then
+	 * high 512, low 2048 - 512. */
 	assert_true(oc0a->n > 100);
-	assert_alternates(oc0a, 3, '1', 512, 2048 - 512);
-	/* OC0B, inverting: low 1536 from BOTTOM, then high 512. */
-	assert_alternates(oc0b, 2, '0', 512, 1536);
-	/* Both fall and rise at BOTTOM on the same cycle. */
-	for (unsigned k = 3, j = 2; k < oc0a->n && j < oc0b->n; k += 2, j += 2)
-		assert_int_equal(oc0a->cycle[k], oc0b->cycle[j]);
-	/* OC1A: high 2048, low 16384 - 2048 (the first pulse again unchecked). */
+	assert_alternates(oc0a, 1, '1', 512, 2048 - 512);
+	/* OC0B, inverting: set at the first compare match, 1536 cycles after
+	 * the start, then high 512 and low 1536 from each BOTTOM. */
+	assert_alternates(oc0b, 1, '1', 512, 1536);
+	assert_int_equal(oc0a->cycle[1] - oc0b->cycle[1], 2048 - 1536);
+	/* OC0A rises and OC0B falls at each BOTTOM on the same cycle. */
+	for (unsigned k = 1; k < oc0a->n && k + 1 < oc0b->n; k += 2)
+		assert_int_equal(oc0a->cycle[k], oc0b->cycle[k + 1]);
+	/* OC1A: high 2048, low 16384 - 2048, from the first BOTTOM on. */
 	assert_true(oc1a->n > 20);
-	assert_alternates(oc1a, 3, '1', 2048, 16384 - 2048);
+	assert_alternates(oc1a, 1, '1', 2048, 16384 - 2048);
 	/* OC2A and OC2B toggle every 3200 cycles: the period is 6400. */
 	assert_true(oc2a->n > 20);
 	assert_alternates(oc2a, 1, '1', 3200, 3200);
