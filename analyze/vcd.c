@@ -11,6 +11,7 @@
 #include "../util/file.h"
 
 #define MAX_VARS 64
+#define PORTS 16
 
 typedef struct signal {
 	char id[4];
@@ -33,6 +34,16 @@ typedef struct vcd {
 	signal var[MAX_VARS];
 	const fw_symbol *sym[MAX_VARS];
 	unsigned nvars;
+	/* Pins: declared only once the chip drives them, so the header is
+	 * written last, before the body kept meanwhile in `f` (a temporary
+	 * file) and the reset values in `dump`. */
+	char port[PORTS];
+	unsigned nports;
+	signal pin[PORTS][8];
+	uint8_t pin_reset[PORTS][8];
+	unsigned nids;              /* identifiers given so far */
+	char *dump;
+	size_t ndump;
 	an_vcd_stats *st;
 } vcd;
 
@@ -47,24 +58,33 @@ static void make_id(unsigned k, char id[4])
 	id[n] = 0;
 }
 
-static uint64_t now_ns(const vcd *v)
+static uint64_t cycle_ns(const vcd *v, uint64_t cycle)
 {
-	uint64_t cycle = sim_cycle(v->a->s), f = v->a->s->frequency;
+	uint64_t f = v->a->s->frequency;
 	return cycle / f * 1000000000ull + cycle % f * 1000000000ull / f;
 }
 
-static void emit(vcd *v, signal *sg, uint64_t value)
+static uint64_t now_ns(const vcd *v)
+{
+	return cycle_ns(v, sim_cycle(v->a->s));
+}
+
+/* A value change at time t (ns); one earlier than the last written, which
+ * the sim's ordering rules out, is written at the last time rather than
+ * make the file go back. */
+static void emit_at(vcd *v, signal *sg, uint64_t value, uint64_t t)
 {
 	if (sg->known && sg->value == value)
 		return;
-	uint64_t t = now_ns(v);
+	if (v->have_time && t < v->last_ns)
+		t = v->last_ns;
 	if (!v->have_time || t != v->last_ns) {
 		fprintf(v->f, "#%" PRIu64 "\n", t);
 		v->last_ns = t;
 		v->have_time = 1;
 	}
-	if (sg->bits == 1) {
-		fprintf(v->f, "%c%s\n", value ? '1' : '0', sg->id);
+	if (sg->bits == 1) {  /* 0, 1, or 2: z (a pin not driven) */
+		fprintf(v->f, "%c%s\n", "01z"[value < 2 ? value : 2], sg->id);
 	} else {
 		char bin[65];
 		int n = 0;
@@ -77,6 +97,11 @@ static void emit(vcd *v, signal *sg, uint64_t value)
 	sg->value = value;
 	sg->known = 1;
 	v->st->changes++;
+}
+
+static void emit(vcd *v, signal *sg, uint64_t value)
+{
+	emit_at(v, sg, value, now_ns(v));
 }
 
 static uint64_t var_value(const vcd *v, unsigned i)
@@ -122,12 +147,76 @@ static void on_reti(void *ud, uint8_t vector)
 	emit(v, &v->depth, v->ndepth ? --v->ndepth : 0);
 }
 
-/* The header, and every signal's value at reset. */
-static void header(vcd *v, const char *path)
+static void on_pin(void *ud, const sim_pin_change *c)
 {
-	FILE *f = v->f;
+	vcd *v = ud;
+	unsigned p = 0;
+	while (p < v->nports && v->port[p] != c->port)
+		p++;
+	if (p == v->nports || c->bit > 7)
+		return;
+	signal *sg = &v->pin[p][c->bit];
+	if (!sg->bits) {  /* first driven: declared from here on */
+		sg->bits = 1;
+		make_id(v->nids++, sg->id);
+		sg->value = v->pin_reset[p][c->bit];
+		sg->known = 1;
+		v->st->pins++;
+	}
+	emit_at(v, sg, c->level, cycle_ns(v, c->cycle));
+}
+
+/* Gives every signal known before the run its identifier, and writes its
+ * value at reset (the registers as the chip holds them, nothing running)
+ * to v->dump. */
+static int reset_values(vcd *v)
+{
 	sim *s = v->a->s;
 	unsigned k = 0;
+	for (unsigned a = 0; a < 256; a++)
+		if (v->traced[a]) {
+			v->reg[a].bits = 8;
+			make_id(k++, v->reg[a].id);
+		}
+	for (unsigned c = 1; c < 256; c++)
+		if (v->used_vec[c]) {
+			v->vec[c].bits = 1;
+			make_id(k++, v->vec[c].id);
+		}
+	v->depth.bits = 8;
+	make_id(k++, v->depth.id);
+	for (unsigned i = 0; i < v->nvars; i++) {
+		v->var[i].bits = v->sym[i]->size * 8;
+		make_id(k++, v->var[i].id);
+	}
+	v->nids = k;
+	v->nports = sim_ports(s, v->port, PORTS);
+	for (unsigned p = 0; p < v->nports; p++)
+		for (unsigned b = 0; b < 8; b++)
+			v->pin_reset[p][b] = (uint8_t)sim_pin_level(s, v->port[p], b);
+	if (!(v->f = open_memstream(&v->dump, &v->ndump)))
+		return -1;
+	v->have_time = 1;  /* #0, written with the header */
+	const uint8_t *data = sim_live_data(s);
+	for (unsigned a = 0; a < 256; a++)
+		if (v->traced[a])
+			emit(v, &v->reg[a], a < s->data_size ? data[a] : 0);
+	for (unsigned c = 1; c < 256; c++)
+		if (v->used_vec[c])
+			emit(v, &v->vec[c], 0);
+	emit(v, &v->depth, 0);
+	for (unsigned i = 0; i < v->nvars; i++)
+		emit(v, &v->var[i], var_value(v, i));
+	v->st->changes = 0;
+	int rc = fclose(v->f);
+	v->f = NULL;
+	return rc ? -1 : 0;
+}
+
+/* The header, with the pins the run drove, and the values at reset. */
+static void header(vcd *v, FILE *f, const char *path)
+{
+	sim *s = v->a->s;
 	fprintf(f, "$version avrr $end\n$comment recording %s, %s at %" PRIu32 " Hz $end\n"
 		"$timescale 1ns $end\n$scope module avrr $end\n$scope module io $end\n",
 		path, s->mcu, s->frequency);
@@ -135,8 +224,6 @@ static void header(vcd *v, const char *path)
 		if (!v->traced[a])
 			continue;
 		const char *name = sim_ioreg_name(s, (uint16_t)a);
-		v->reg[a].bits = 8;
-		make_id(k++, v->reg[a].id);
 		if (name)
 			fprintf(f, "$var reg 8 %s %s $end\n", v->reg[a].id, name);
 		else
@@ -151,37 +238,53 @@ static void header(vcd *v, const char *path)
 		for (char *p = name; *p; p++)
 			if (*p == ' ')
 				*p = '_';
-		v->vec[c].bits = 1;
-		make_id(k++, v->vec[c].id);
 		fprintf(f, "$var wire 1 %s %s $end\n", v->vec[c].id, name);
 	}
-	v->depth.bits = 8;
-	make_id(k++, v->depth.id);
 	fprintf(f, "$var reg 8 %s depth $end\n$upscope $end\n", v->depth.id);
 	if (v->nvars)
 		fprintf(f, "$scope module variables $end\n");
-	for (unsigned i = 0; i < v->nvars; i++) {
-		v->var[i].bits = v->sym[i]->size * 8;
-		make_id(k++, v->var[i].id);
-		fprintf(f, "$var reg %u %s %s $end\n", v->var[i].bits, v->var[i].id, v->sym[i]->name);
-	}
-	fprintf(f, "%s$upscope $end\n$enddefinitions $end\n", v->nvars ? "$upscope $end\n" : "");
-	v->st->signals = k;
-	/* Reset values: the registers as the chip holds them, nothing running. */
-	fprintf(f, "#0\n$dumpvars\n");
-	v->have_time = 1;
-	const uint8_t *data = sim_live_data(s);
-	for (unsigned a = 0; a < 256; a++)
-		if (v->traced[a])
-			emit(v, &v->reg[a], a < s->data_size ? data[a] : 0);
-	for (unsigned c = 1; c < 256; c++)
-		if (v->used_vec[c])
-			emit(v, &v->vec[c], 0);
-	emit(v, &v->depth, 0);
 	for (unsigned i = 0; i < v->nvars; i++)
-		emit(v, &v->var[i], var_value(v, i));
+		fprintf(f, "$var reg %u %s %s $end\n", v->var[i].bits, v->var[i].id, v->sym[i]->name);
+	if (v->nvars)
+		fprintf(f, "$upscope $end\n");
+	if (v->st->pins)
+		fprintf(f, "$scope module pins $end\n");
+	for (unsigned p = 0; p < v->nports; p++) {
+		int any = 0;
+		for (unsigned b = 0; b < 8; b++) {
+			if (!v->pin[p][b].bits)
+				continue;
+			if (!any++)
+				fprintf(f, "$scope module port%c $end\n", v->port[p]);
+			fprintf(f, "$var wire 1 %s P%c%u $end\n", v->pin[p][b].id, v->port[p], b);
+		}
+		if (any)
+			fprintf(f, "$upscope $end\n");
+	}
+	if (v->st->pins)
+		fprintf(f, "$upscope $end\n");
+	fprintf(f, "$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\n");
+	fwrite(v->dump, 1, v->ndump, f);
+	for (unsigned p = 0; p < v->nports; p++)
+		for (unsigned b = 0; b < 8; b++)
+			if (v->pin[p][b].bits)
+				fprintf(f, "%c%s\n", "01z"[v->pin_reset[p][b] < 2 ? v->pin_reset[p][b] : 2],
+					v->pin[p][b].id);
 	fprintf(f, "$end\n");
-	v->st->changes = 0;
+	v->st->signals = v->nids;
+}
+
+/* Copies the body after the header; 0, or -1 on a read or write error. */
+static int append(FILE *to, FILE *from)
+{
+	char buf[65536];
+	size_t n;
+	if (fflush(from) || fseek(from, 0, SEEK_SET))
+		return -1;
+	while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+		if (fwrite(buf, 1, n, to) != n)
+			return -1;
+	return ferror(from) ? -1 : 0;
 }
 
 int an_vcd_check_vars(const an_session *a, const char *const *vars, unsigned nvars,
@@ -214,6 +317,7 @@ int an_export_vcd(an_session *a, const char *out, const char *const *vars, unsig
 	v->st = st;
 	int rc = -1;
 	char tmp[4096];
+	FILE *f = NULL;
 	if (an_vcd_check_vars(a, vars, nvars, err))
 		goto out;
 	for (unsigned i = 0; i < nvars; i++)
@@ -229,20 +333,36 @@ int an_export_vcd(an_session *a, const char *out, const char *const *vars, unsig
 	for (size_t i = 0; i < nev; i++)
 		if (ev[i].type == TRACE_IRQ)
 			v->used_vec[ev[i].ctx & 0xff] = 1;
-	if (!(v->f = util_open_temp(out, tmp, sizeof tmp))) {
+	if (!(f = util_open_temp(out, tmp, sizeof tmp))) {
 		avrr_errf(err, "%s: %s", out, strerror(errno));
 		goto out;
 	}
-	header(v, a->path);
+	if (reset_values(v) || !(v->f = tmpfile())) {
+		avrr_errf(err, "a temporary file for the waveforms: %s", strerror(errno));
+		goto close;
+	}
 	rp_observer o = { .ud = v, .on_io = on_io, .on_irq = on_irq, .on_reti = on_reti,
 			  .on_sram = v->nvars ? on_sram : NULL };
-	rc = rp_observe(a->r, &o, err) || an_run(a, progress, ud, err) ? -1 : 0;
+	int pins = 0;
+	rc = rp_observe(a->r, &o, err) || !(pins = !sim_observe_pins(a->s, on_pin, v, err)) ||
+	     an_run(a, progress, ud, err) ? -1 : 0;
+	if (pins)
+		sim_observe_pins(a->s, NULL, NULL, err);
 	rp_unobserve(a->r, v);
 	if (!rc && now_ns(v) != v->last_ns)  /* where the run ends */
 		fprintf(v->f, "#%" PRIu64 "\n", now_ns(v));
-	if (util_close_temp(v->f, tmp, out, !rc) && !rc)
+	if (!rc) {
+		header(v, f, a->path);
+		if (append(f, v->f))
+			rc = avrr_errf(err, "%s: %s", out, strerror(errno));
+	}
+close:
+	if (util_close_temp(f, tmp, out, !rc) && !rc)
 		rc = avrr_errf(err, "%s: %s", out, strerror(errno));
 out:
+	if (v->f)
+		fclose(v->f);
+	free(v->dump);
 	free(v);
 	return rc;
 }

@@ -301,14 +301,16 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "avrr export: %s\n", err.msg);
 		rc = cli_interrupted ? EXIT_INTERRUPTED : 1;
 	} else if (json) {
-		rc = print_json("export", json_pack("{s:s,s:s,s:s,s:i,s:I,s:I}", "schema",
+		rc = print_json("export", json_pack("{s:s,s:s,s:s,s:i,s:i,s:I,s:I}", "schema",
 						    "avrr-export/1", "recording", a.path,
 						    "vcd", out, "signals", (int)st.signals,
+						    "pins", (int)st.pins,
 						    "changes", (json_int_t)st.changes,
 						    "interrupt_edges", (json_int_t)st.interrupt_edges));
 	} else {
-		printf("%s: %u signals, %llu changes, %llu interrupt edges\n", out, st.signals,
-		       (unsigned long long)st.changes, (unsigned long long)st.interrupt_edges);
+		printf("%s: %u signals (%u pins), %llu changes, %llu interrupt edges\n", out,
+		       st.signals, st.pins, (unsigned long long)st.changes,
+		       (unsigned long long)st.interrupt_edges);
 	}
 	an_close(&a);
 	return rc;

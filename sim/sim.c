@@ -243,7 +243,7 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		if (port->kind && !strcmp(port->kind, "watchdog"))
 			s->watchdog = port;
 	s->pre = malloc(s->data_size);
-	if (!s->pre || build_transfer_kinds(s)) {
+	if (!s->pre || build_transfer_kinds(s) || sim_pins_attach(s)) {
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
 	}
@@ -260,6 +260,7 @@ void sim_close(sim *s)
 		free(s->avr);
 	}
 	stim_detach(s->stim);
+	sim_pins_detach(s);
 	free(s->io_hooks);
 	free(s->pre);
 	free(s->transfer_kind);
@@ -617,6 +618,7 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	s->observe_depth = 0;
 	if (s->stim)
 		stim_rearm(s->stim);
+	sim_pins_refresh(s);
 	if (s->hooks.on_reset)
 		s->hooks.on_reset(s->hooks.ud);
 }

@@ -171,6 +171,7 @@ typedef struct sim {
 	 * by the first sim_set_observed. */
 	struct sim_memop *memop;
 	int observed;
+	struct sim_pins *pins;  /* the pins' levels and their observer (pins.c) */
 } sim;
 
 /* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
@@ -300,6 +301,40 @@ const char *sim_vector_name(const sim *s, uint8_t vector); /* NULL if none */
  * parts), naming its registers and the mode.  A recorder calls it now and
  * then: a recording of such a firmware is not the chip's run. */
 void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud);
+
+/* ---- pins (pins.c) ---------------------------------------------------
+ * A pin's level is what the chip drives it to: an input (DDxn 0) is not
+ * driven by the chip (what the outside world gives it is not the chip's,
+ * and a replay knows only the values the CPU read); an output follows
+ * PORTxn, or the timer compare output OCnx when its COMnx bits connect it
+ * (the datasheet's compare output mode tables); OCnx changes at compare
+ * matches and BOTTOM only, not when the CPU writes the timer's registers.
+ * A write of 1 to PINxn toggles PORTxn, SBI on PINx toggling that one pin,
+ * as on the chip. */
+enum { SIM_PIN_LOW = 0, SIM_PIN_HIGH = 1, SIM_PIN_UNDRIVEN = 2 };
+
+typedef struct sim_pin_change {
+	char port;              /* 'A', 'B', ... */
+	uint8_t bit;            /* 0..7 */
+	uint8_t level;          /* SIM_PIN_* */
+	uint64_t cycle;         /* when: a CPU write's instruction start, a timer
+				   output's exact compare or overflow cycle */
+} sim_pin_change;
+
+/* Calls fn(ud, change) for each change of a pin's level from now on, in
+ * the order of their cycles (fn NULL: no more).  Returns -1 (err) when
+ * another observer has them. */
+int sim_observe_pins(sim *s, void (*fn)(void *ud, const sim_pin_change *c), void *ud,
+		     avrr_err *err);
+/* The MCU's port letters, at most max of them, in simavr's order. */
+unsigned sim_ports(const sim *s, char *names, unsigned max);
+/* A pin's level now (SIM_PIN_*), or -1 when the MCU has no such port. */
+int sim_pin_level(const sim *s, char port, unsigned bit);
+/* Private to sim/: set up by sim_open, torn down by sim_close; a reset
+ * re-reads every pin. */
+int sim_pins_attach(sim *s);
+void sim_pins_detach(sim *s);
+void sim_pins_refresh(sim *s);
 
 /* The rule by which this simulator delays interrupts after an instruction
  * sets I (stored in each recording's metadata). */
