@@ -482,6 +482,11 @@ static int serve_main(const char *db_path, const rp_options *o, int listen_fd, i
 		free(sv);
 		return 2;
 	}
+	char problem[512];
+	if (fw_debug_info_problem(tl_firmware(sv->tl), problem, sizeof problem)) {
+		snprintf(msg, sizeof msg, "warn %s\n", problem);
+		say(t->reply_fd, msg);
+	}
 	say(t->reply_fd, "ready\n");
 	int fd;
 	while ((fd = accept(listen_fd, NULL, NULL)) < 0 && errno == EINTR)
@@ -540,11 +545,16 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 	gs->reply_fd = rep[0];
 	gs->life_fd = life[1];
 	char line[600];
-	size_t k = 0;
-	while (gs->pid > 0 && k + 1 < sizeof line && read(gs->reply_fd, line + k, 1) == 1 &&
-	       line[k] != '\n')
-		k++;
-	line[k] = 0;
+	size_t k;
+	do {  /* a "warn" line may come before "ready" */
+		k = 0;
+		while (gs->pid > 0 && k + 1 < sizeof line && read(gs->reply_fd, line + k, 1) == 1 &&
+		       line[k] != '\n')
+			k++;
+		line[k] = 0;
+		if (!strncmp(line, "warn ", 5))
+			snprintf(gs->warning, sizeof gs->warning, "%s", line + 5);
+	} while (k && !strncmp(line, "warn ", 5));
 	if (gs->pid > 0 && !strcmp(line, "ready"))
 		return 0;
 	avrr_errf(err, "%s", gs->pid < 0 ? strerror(errno) : !strncmp(line, "error ", 6) ? line + 6

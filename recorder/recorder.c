@@ -191,6 +191,9 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	}
 	if (fw_load_file(o->firmware_path, &fw, err))
 		goto out;
+	char problem[1200];
+	if (o->warn && fw_debug_info_problem(fw, problem, sizeof problem))
+		o->warn(o->warn_ud, problem);
 	if (o->stimuli_path) {
 		if (!(stimuli = util_read_text(o->stimuli_path, err)) ||
 		    stim_parse(stimuli, o->stimuli_path, &script, err))

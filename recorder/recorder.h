@@ -36,7 +36,8 @@ typedef struct rec_options {
 	void (*progress)(void *ud, uint64_t done, uint64_t goal);
 	void *progress_ud;
 	/* Told, once each, of what makes the recording differ from the chip's
-	 * run (sim_check_modes); may be NULL. */
+	 * run (sim_check_modes), and of debug info a debugger will misread
+	 * (fw_debug_info_problem); may be NULL. */
 	void (*warn)(void *ud, const char *text);
 	void *warn_ud;
 } rec_options;

@@ -862,6 +862,11 @@ int engine_main(const engine_options *o, travel *t)
 	e->fw = tl_firmware(e->tl);
 	e->lines = tl_lines(e->tl);
 	tl_carry(e->tl, &e->carry, sizeof e->carry);
+	char problem[512];
+	if (fw_debug_info_problem(e->fw, problem, sizeof problem)) {
+		snprintf(msg, sizeof msg, "warn %s\n", problem);
+		reply(e->t, msg);
+	}
 	send_names(e);
 	reply(e->t, "ready\n");
 	static const tl_frontend fe = { .command = on_command, .stopped = on_stopped,

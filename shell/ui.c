@@ -103,7 +103,9 @@ static int await(FILE *from, const char *until, char *error, size_t n)
 			snprintf(error, n, "%s", line[0] == 'c' ? line : line + 6);
 			return -1;
 		}
-		if (!strncmp(line, "sym ", 4))
+		if (!strncmp(line, "warn ", 5))
+			fprintf(stderr, "avrr shell: warning: %s\n", line + 5);
+		else if (!strncmp(line, "sym ", 4))
 			push_name(&completion.symbols, line + 4);
 		else if (!strncmp(line, "cmd ", 4))
 			push_name(&completion.commands, line + 4);
