@@ -9,13 +9,44 @@
 #include "../db/db.h"
 #include "info.h"
 #include "../recorder/recorder.h"
+#include "../trace/uart.h"
+
+/* What record says on stderr while it runs: the progress line, warnings
+ * and the firmware's UART output, each line clearing the progress first. */
+typedef struct console console;
+typedef struct console_uart {
+	console *c;
+	unsigned n;
+} console_uart;                              /* what emit is told of a line */
+struct console {
+	cli_progress prog;
+	int on;                                  /* echo the UARTs */
+	trace_uart_lines lines[TRACE_UARTS];
+	console_uart uart[TRACE_UARTS];
+};
 
 /* A way in which the recording is not the chip's run: said once, on its
  * own line, clearing a progress line first. */
 static void warn(void *ud, const char *text)
 {
-	cli_progress_end(ud);
+	console *c = ud;
+	cli_progress_end(&c->prog);
 	fprintf(stderr, "avrr record: warning: %s\n", text);
+}
+
+/* One line the firmware sent, as simavr's console shows it, line by line,
+ * but named by its UART and escaped (trace/uart.h). */
+static void emit(void *ud, const char *line)
+{
+	const console_uart *u = ud;
+	cli_progress_end(&u->c->prog);
+	fprintf(stderr, "uart%u: %s\n", u->n, line);
+}
+
+static void uart_tx(void *ud, unsigned uart, uint8_t byte)
+{
+	console *c = ud;
+	trace_uart_lines_put(&c->lines[uart], byte);
 }
 
 int cmd_record(int argc, char **argv)
@@ -32,18 +63,20 @@ int cmd_record(int argc, char **argv)
 		{ "contexts", no_argument, NULL, 'C' },
 		{ "fp", required_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "console", no_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	rec_options o = { 0 };
 	const char *specs[CLI_MAX_FP];
-	cli_progress prog;
-	cli_progress_start(&prog, "recording");
-	int json = 0, c;
+	console con = { .on = isatty(2) };
+	cli_progress_start(&con.prog, "recording");
+	int json = 0, quiet = 0, c;
 	uint64_t freq = 0;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.out_path = optarg; break;
 		case 'm': o.mcu = optarg; break;
@@ -81,6 +114,8 @@ int cmd_record(int argc, char **argv)
 			specs[o.nfp_specs++] = optarg;
 			break;
 		case 'j': json = 1; break;
+		case 'K': con.on = 1; break;
+		case 'q': quiet = 1; break;
 		case 'h': return cli_help("record");
 		case ':': return cli_fail("record", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("record", "unknown option '%s'; see 'avrr record --help'",
@@ -101,17 +136,29 @@ int cmd_record(int argc, char **argv)
 	if ((o.max_instructions != 0) + (o.max_cycles != 0) + (o.max_interrupts != 0) > 1)
 		return cli_fail("record", "give one of --instructions, --cycles, --interrupts");
 	o.interrupted = &cli_interrupted;
+	if (quiet)  /* warnings still go out: they say what the run is not */
+		con.on = con.prog.tty = 0;
 	o.progress = cli_progress_show;
-	o.progress_ud = &prog;
+	o.progress_ud = &con.prog;
 	o.warn = warn;
-	o.warn_ud = &prog;
+	o.warn_ud = &con;
+	if (con.on) {
+		for (unsigned n = 0; n < TRACE_UARTS; n++) {
+			con.uart[n] = (console_uart){ &con, n };
+			trace_uart_lines_init(&con.lines[n], emit, &con.uart[n]);
+		}
+		o.uart_tx = uart_tx;
+		o.uart_tx_ud = &con;
+	}
 
 	char tmp[4096];
 	cli_catch_signals_hard(db_temp_path(o.out_path, tmp, sizeof tmp) ? NULL : tmp);
 	avrr_err err = { "" };
 	int interrupted = 0;
 	int rc = rec_record(&o, &interrupted, &err);
-	cli_progress_end(&prog);
+	cli_progress_end(&con.prog);
+	for (unsigned n = 0; con.on && n < TRACE_UARTS; n++)
+		trace_uart_lines_flush(&con.lines[n]);  /* the last line, unended */
 	if (rc) {
 		fprintf(stderr, "avrr record: %s\n", err.msg);
 		return interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;

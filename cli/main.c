@@ -33,6 +33,10 @@ const cli_command cli_commands[] = {
 	  "                          " FP_DEFAULT_SPEC ", 16 bits of the\n"
 	  "                          cycle count; '--fp none' records none)\n"
 	  "      --json              print the summary as JSON\n"
+	  "      --console           echo what the firmware sends on its UARTs to stderr,\n"
+	  "                          a line at a time as 'uart0: TEXT' (the default when\n"
+	  "                          stderr is a terminal)\n"
+	  "  -q, --quiet             no UART echo and no progress line\n"
 	  "  -h, --help              this help\n" },
 	{ "info", cmd_info, "summarise a recording",
 	  "usage: avrr info RUN.db [--json]\n"
@@ -130,6 +134,9 @@ const cli_command cli_commands[] = {
 	  "picks a free port) and serves the gdb remote protocol to one client, forward\n"
 	  "and backward, until it detaches or goes away.  Prints the address on stderr.\n"
 	  "Writes to registers or memory are refused: a replay cannot change the past.\n"
+	  "The protocol has no authentication: on an address beyond loopback anyone who\n"
+	  "connects reads the recording and its firmware (a warning says so).  From\n"
+	  "another machine, tunnel instead: ssh -L 1234:localhost:1234 HOST.\n"
 	  "\n"
 	  "      --port N            TCP port (default 1234)\n"
 	  "      --host ADDR         address to listen on (default 127.0.0.1, loopback)\n"
@@ -159,16 +166,21 @@ const cli_command cli_commands[] = {
 	  "      --folded OUT        profile: write folded stacks (cycles) for\n"
 	  "                          flamegraph.pl or speedscope\n"
 	  "  -h, --help              this help\n" },
-	{ "export", cmd_export, "export a recording's run as waveforms (VCD)",
+	{ "export", cmd_export, "export a recording's run as waveforms (VCD) or UART output",
 	  "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]... [--json]\n"
+	  "       avrr export RUN.db --uart N -o FILE [--json]\n"
 	  "\n"
-	  "Replays the recording and writes a Value Change Dump that GTKWave opens:\n"
-	  "the traced I/O registers (pins, data registers), a wire per interrupt\n"
+	  "--vcd replays the recording and writes a Value Change Dump that GTKWave\n"
+	  "opens: the traced I/O registers (pins, data registers), a wire per interrupt\n"
 	  "vector (1 while its ISR runs), the nesting depth, and each --var (a data\n"
 	  "symbol of up to 8 bytes).  Time in ns from the recorded clock.\n"
+	  "--uart writes the bytes the firmware wrote to UART N's data register (UDRn,\n"
+	  "or UDR), as recorded, raw.\n"
 	  "\n"
-	  "      --vcd OUT.vcd       where to write it (required)\n"
+	  "      --vcd OUT.vcd       where to write the VCD\n"
 	  "      --var NAME          a variable to trace (repeatable)\n"
+	  "      --uart N            the UART (0..3) whose output to write\n"
+	  "  -o, --output FILE       where to write it ('-': standard output)\n"
 	  "      --json              print a summary as JSON\n"
 	  "  -h, --help              this help\n" },
 	{ "tracer", cmd_tracer, "write the device-side tracer for a configuration (avr-gcc)",

@@ -40,6 +40,10 @@ typedef struct rec_options {
 	 * (fw_debug_info_problem); may be NULL. */
 	void (*warn)(void *ud, const char *text);
 	void *warn_ud;
+	/* Each byte the firmware writes to UART n's data register, as it
+	 * does (trace/uart.h), for a console; may be NULL. */
+	void (*uart_tx)(void *ud, unsigned uart, uint8_t byte);
+	void *uart_tx_ud;
 } rec_options;
 
 /* Records one run into o->out_path.  On failure (bad input, a full disk,

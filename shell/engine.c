@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "../trace/uart.h"
 #include "view.h"
 
 /* The engine's own state that travels with the timeline (tl_carry). */
@@ -591,6 +592,52 @@ static int info_events(engine *e, const char *args)
 	return 0;
 }
 
+/* One line of `info uart`, as it comes. */
+static void print_uart_line(void *ud, const char *line)
+{
+	(void)ud;
+	printf("%s\n", line);
+}
+
+/* What UART n (every UART, n < 0) sent before here, from the log. */
+static int info_uart(engine *e, const char *args)
+{
+	uint64_t want = 0;
+	if (*args && (parse_count(args, &want) || want >= TRACE_UARTS)) {
+		printf("usage: info uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
+		return 0;
+	}
+	size_t nev;
+	const trace_event *ev = rp_events(e->r, &nev);
+	uint64_t now = rp_icount(e->r);
+	int shown = 0;
+	for (unsigned n = 0; n < TRACE_UARTS; n++) {
+		const char *reg;
+		int udr = trace_uart_register(e->s->names, n, &reg);
+		if ((*args && n != want) || (udr < 0 && !*args))
+			continue;
+		if (udr < 0) {
+			printf("The %s has no UART %u.\n", e->s->mcu, n);
+			return 0;
+		}
+		size_t len = trace_uart_bytes(ev, nev, (uint16_t)udr, now, NULL);
+		if (!len && !*args)
+			continue;
+		printf("UART%u (%s) sent %zu byte%s before icount %" PRIu64 "%s\n", n, reg, len,
+		       len == 1 ? "" : "s", now, len ? ":" : ".");
+		trace_uart_lines l;
+		trace_uart_lines_init(&l, print_uart_line, NULL);
+		for (size_t i = 0; i < nev && ev[i].icount < now; i++)
+			if (ev[i].type == TRACE_WRITE && ev[i].addr == (uint32_t)udr)
+				trace_uart_lines_put(&l, (uint8_t)ev[i].value);
+		trace_uart_lines_flush(&l);
+		shown = 1;
+	}
+	if (!shown && !*args)
+		printf("No UART output before icount %" PRIu64 ".\n", now);
+	return 0;
+}
+
 static int info_checkpoints(engine *e, const char *args)
 {
 	(void)args;
@@ -668,6 +715,7 @@ static const info_cmd INFO[] = {
 	{ { "fingerprint", NULL }, info_fingerprint },
 	{ { "divergence", NULL }, info_divergence },
 	{ { "checkpoints", NULL }, info_checkpoints },
+	{ { "uart", NULL }, info_uart },
 };
 
 static int cmd_info(engine *e, const char *args)
@@ -676,7 +724,7 @@ static int cmd_info(engine *e, const char *args)
 	int i = resolve(&INFO[0].n, sizeof INFO / sizeof *INFO, sizeof *INFO, args, len);
 	if (i < 0) {
 		printf("%s info command \"%.*s\"; try: registers io breakpoints irqs events "
-		       "fingerprint divergence checkpoints\n", i == -2 ? "Ambiguous" : "Undefined",
+		       "fingerprint divergence checkpoints uart\n", i == -2 ? "Ambiguous" : "Undefined",
 		       (int)len, args);
 		return 0;
 	}
@@ -720,7 +768,7 @@ static const command COMMANDS[] = {
 	{ { "watch", NULL }, cmd_watch, "watch SYMBOL|ADDR: stop when it changes" },
 	{ { "rwatch", NULL }, cmd_rwatch, "rwatch SYMBOL|ADDR: stop when an instruction reads it" },
 	{ { "awatch", NULL }, cmd_awatch, "awatch SYMBOL|ADDR: stop when it is read or changes" },
-	{ { "info", "i" }, cmd_info, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints" },
+	{ { "info", "i" }, cmd_info, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints|uart" },
 	{ { "x", NULL }, cmd_x, "x/NFU ADDR: examine memory" },
 	{ { "print", "p" }, cmd_print, "print SYMBOL|REGISTER" },
 	{ { "disassemble", NULL }, cmd_disassemble, "disassemble: around the pc" },
