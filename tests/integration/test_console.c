@@ -89,6 +89,15 @@ static void test_debug_info_warnings(void **state)
 	assert_true(!strncmp(s->out, STABS_WARNING("serve"), strlen(STABS_WARNING("serve"))));
 	assert_null(strstr(strchr(s->out, '\n') + 1, "warning"));
 	assert_non_null(strstr(s->out, "stabs.db on 127.0.0.1:"));
+	if (test_run(s->out, sizeof s->out, "command -v avr-gdb") == 0) {
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb %s/stabs.db -batch -ex "
+					  "'monitor when' 2> %s", test_avrr(), s->dir, err), 0);
+		/* avr-gdb -batch prints monitor output on stderr too */
+		e = slurp(err, NULL);
+		assert_true(!strncmp(e, STABS_WARNING("gdb"), strlen(STABS_WARNING("gdb"))));
+		assert_string_equal(e + strlen(STABS_WARNING("gdb")), "icount=0 pc=0x0000 __vectors\n");
+		free(e);
+	}
 }
 
 static void test_serve_beyond_loopback(void **state)
