@@ -166,7 +166,7 @@ fuzz-bins:
 build-fuzz/seed/recording/small.db: $(AVRR) traces/funcsheap.elf
 	@mkdir -p $(dir $@)
 	$(AVRR) record traces/funcsheap.elf --stimuli traces/funcsheap.stim \
-		--instructions 3000 -o $@.tmp > /dev/null
+		--instructions 3000 --quiet -o $@.tmp > /dev/null
 	sqlite3 $@.tmp "PRAGMA page_size = 1024; VACUUM"
 	mv $@.tmp $@
 

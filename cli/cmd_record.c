@@ -136,8 +136,8 @@ int cmd_record(int argc, char **argv)
 	if ((o.max_instructions != 0) + (o.max_cycles != 0) + (o.max_interrupts != 0) > 1)
 		return cli_fail("record", "give one of --instructions, --cycles, --interrupts");
 	o.interrupted = &cli_interrupted;
-	if (quiet)  /* warnings still go out: they say what the run is not */
-		con.on = con.prog.tty = 0;
+	if (quiet)  /* the firmware's chatter only: warnings and progress stay */
+		con.on = 0;
 	o.progress = cli_progress_show;
 	o.progress_ud = &con.prog;
 	o.warn = warn;

@@ -36,7 +36,7 @@ const cli_command cli_commands[] = {
 	  "      --console           echo what the firmware sends on its UARTs to stderr,\n"
 	  "                          a line at a time as 'uart0: TEXT' (the default when\n"
 	  "                          stderr is a terminal)\n"
-	  "  -q, --quiet             no UART echo and no progress line\n"
+	  "  -q, --quiet             no UART echo, even on a terminal\n"
 	  "  -h, --help              this help\n" },
 	{ "info", cmd_info, "summarise a recording",
 	  "usage: avrr info RUN.db [--json]\n"
