@@ -20,6 +20,7 @@
 #include "request.h"
 #include "../shell/report.h"
 #include "../timeline/timeline.h"
+#include "../trace/uart.h"
 
 #define DATA_BASE 0x800000u
 #define EEPROM_BASE 0x810000u
@@ -274,7 +275,8 @@ static const char MONITOR_HELP[] =
 	"monitor irqs [all]        recorded interrupts near here, and their fate\n"
 	"monitor errors            the replay's counters up to here\n"
 	"monitor fingerprint       the fingerprint here under each configuration\n"
-	"monitor divergence        where and how the replay diverged, if it did\n";
+	"monitor divergence        where and how the replay diverged, if it did\n"
+	"monitor uart [N]          the text the UARTs (UART N) sent before here\n";
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -329,6 +331,11 @@ static void monitor(server *sv, char *text)
 			fprintf(out, "%s\n", err.msg);
 	} else if (!strcmp(cmd, "divergence")) {
 		report_divergence(out, sv->r);
+	} else if (!strcmp(cmd, "uart")) {
+		if (*arg && (parse_u64(arg, &v) || v >= TRACE_UARTS))
+			fprintf(out, "usage: monitor uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
+		else
+			report_uart(out, sv->r, *arg ? (int)v : -1);
 	} else if (!strcmp(cmd, "help") || !*cmd) {
 		fputs(MONITOR_HELP, out);
 	} else {

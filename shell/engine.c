@@ -592,49 +592,15 @@ static int info_events(engine *e, const char *args)
 	return 0;
 }
 
-/* One line of `info uart`, as it comes. */
-static void print_uart_line(void *ud, const char *line)
-{
-	(void)ud;
-	printf("%s\n", line);
-}
-
-/* What UART n (every UART, n < 0) sent before here, from the log. */
+/* What the UARTs sent before here. */
 static int info_uart(engine *e, const char *args)
 {
-	uint64_t want = 0;
-	if (*args && (parse_count(args, &want) || want >= TRACE_UARTS)) {
+	uint64_t n = 0;
+	if (*args && (parse_count(args, &n) || n >= TRACE_UARTS)) {
 		printf("usage: info uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
 		return 0;
 	}
-	size_t nev;
-	const trace_event *ev = rp_events(e->r, &nev);
-	uint64_t now = rp_icount(e->r);
-	int shown = 0;
-	for (unsigned n = 0; n < TRACE_UARTS; n++) {
-		const char *reg;
-		int udr = trace_uart_register(e->s->names, n, &reg);
-		if ((*args && n != want) || (udr < 0 && !*args))
-			continue;
-		if (udr < 0) {
-			printf("The %s has no UART %u.\n", e->s->mcu, n);
-			return 0;
-		}
-		size_t len = trace_uart_bytes(ev, nev, (uint16_t)udr, now, NULL);
-		if (!len && !*args)
-			continue;
-		printf("UART%u (%s) sent %zu byte%s before icount %" PRIu64 "%s\n", n, reg, len,
-		       len == 1 ? "" : "s", now, len ? ":" : ".");
-		trace_uart_lines l;
-		trace_uart_lines_init(&l, print_uart_line, NULL);
-		for (size_t i = 0; i < nev && ev[i].icount < now; i++)
-			if (ev[i].type == TRACE_WRITE && ev[i].addr == (uint32_t)udr)
-				trace_uart_lines_put(&l, (uint8_t)ev[i].value);
-		trace_uart_lines_flush(&l);
-		shown = 1;
-	}
-	if (!shown && !*args)
-		printf("No UART output before icount %" PRIu64 ".\n", now);
+	report_uart(stdout, e->r, *args ? (int)n : -1);
 	return 0;
 }
 

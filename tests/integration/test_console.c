@@ -276,6 +276,15 @@ static void test_info_uart(void **state)
 		 "tail\nUART1 (UDR1) sent %zu bytes before icount ", sizeof MSG1 - 1);
 	assert_non_null(strstr(s->out, want));
 	assert_non_null(strstr(s->out, ":\nuart1 says hi\n"));
+	/* the same from avr-gdb, one byte later than above */
+	if (test_run(s->out, sizeof s->out, "command -v avr-gdb") == 0) {
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb %s -batch -ex 'monitor goto "
+					  "%lld' -ex 'monitor uart 0' -ex 'monitor uart 9' 2>&1",
+					  test_avrr(), db, at + 1), 0);
+		snprintf(want, sizeof want, "UART0 (UDR0) sent 5 bytes before icount %lld:\nhello\n"
+			 "usage: monitor uart [N], N from 0 to 3\n", at + 1);
+		assert_non_null(strstr(s->out, want));
+	}
 }
 
 /* Every ```sql block of docs/schema.md, run by sqlite3 on a fresh
