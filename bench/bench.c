@@ -261,7 +261,7 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	/* Find the cycle count of `insns` instructions with a first recording. */
 	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
 	char *first[] = { (char *)avrr, "record", elf, "--stimuli", stim, "--seed", "1",
-			  "--instructions", ins, "-o", db_path, NULL };
+			  "--instructions", ins, "--quiet", "-o", db_path, NULL };
 	time_command(first);
 	db *d;
 	db_run run;
@@ -277,9 +277,9 @@ static void bench_record(const char *avrr, const char *name, uint64_t insns, con
 	db_close(d);
 	snprintf(cyc, sizeof cyc, "%llu", (unsigned long long)cycles);
 	char *rec[] = { (char *)avrr, "record", elf, "--stimuli", stim, "--seed", "1",
-			"--cycles", cyc, "--fp", "none", "-o", db_path, NULL };
+			"--cycles", cyc, "--fp", "none", "--quiet", "-o", db_path, NULL };
 	char *rec_fp[] = { (char *)avrr, "record", elf, "--stimuli", stim, "--seed", "1",
-			   "--cycles", cyc, "-o", db_path, NULL };
+			   "--cycles", cyc, "--quiet", "-o", db_path, NULL };
 	double ours[REPS], ours_fp[REPS], base[REPS];
 	struct stat sb, sb_fp;  /* each kind's file, for bytes_per_event */
 	for (int i = 0; i < REPS; i++) {
@@ -387,7 +387,7 @@ static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
 	 * end: a configuration that diverges first would end every motion
 	 * past its divergence there. */
 	char *rec[] = { (char *)avrr, "record", "traces/funcsheap.elf", "--stimuli",
-			"traces/funcsheap.stim", "--instructions", ins, "-o", db_path, NULL };
+			"traces/funcsheap.stim", "--instructions", ins, "--quiet", "-o", db_path, NULL };
 	time_command(rec);
 	char *argv[] = { (char *)avrr, "shell", db_path, NULL };
 	shell sh;
@@ -442,7 +442,7 @@ static void bench_scale(const char *avrr, const char *name, uint64_t insns, cons
 	snprintf(db_path, sizeof db_path, "%s/%s.db", tmp, name);
 	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
 	char *rec[] = { (char *)avrr, "record", elf, "--stimuli", stim, "--instructions", ins,
-			"-o", db_path, NULL };
+			"--quiet", "-o", db_path, NULL };
 	char *rep[] = { (char *)avrr, "replay", db_path, NULL };
 	char *argv[] = { (char *)avrr, "shell", db_path, NULL };
 	double rec_rss, rep_rss;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "../recorder/recorder.h"
+#include "../trace/uart.h"
 #include "../replayer/replayer.h"
 
 #define EXIT_BAD_INPUT 2
@@ -69,6 +70,7 @@ typedef enum cli_output_kind {
 	CLI_OUT_HEADER,     /* avrr tracer's tracer.h */
 	CLI_OUT_FOLDED,     /* folded stacks: "FRAME;FRAME... COUNT" lines */
 	CLI_OUT_ELF,        /* an AVR ELF with the tracer's counter avrr_sic */
+	CLI_OUT_RAW,        /* bytes with no mark of ours (export --uart): never replaced */
 } cli_output_kind;
 
 /* Every command that writes a file asks this first, before any work: the
@@ -100,14 +102,22 @@ void cli_progress_end(cli_progress *p);
  * same table and parser.  Record options have codes below 256; a command
  * merging them with its own gives its own other codes. */
 #define CLI_MAX_OPTIONS 48  /* room in a merged table */
-typedef struct cli_record {
+typedef struct cli_record cli_record;
+typedef struct cli_console_uart {  /* what the console's line sink is told */
+	cli_record *r;
+	unsigned n;
+} cli_console_uart;
+struct cli_record {
 	rec_options o;
 	const char *specs[CLI_MAX_FP];  /* --fp SPEC, in order */
 	uint64_t freq;
 	int force;                      /* --force: replace a file not ours */
 	const char *cmd;                /* for warnings */
 	cli_progress prog;
-} cli_record;
+	int console;                    /* echo the firmware's UART output */
+	trace_uart_lines lines[TRACE_UARTS];
+	cli_console_uart uart[TRACE_UARTS];
+};
 extern const struct option cli_record_options[];  /* ends with a NULL name */
 /* Whether getopt code c is a record option's. */
 int cli_record_is_option(int c);
@@ -136,6 +146,7 @@ int cli_is_elf(const char *path);
 typedef struct cli_target {
 	char db[4096];   /* the recording to open */
 	char dir[3800];  /* non-empty: the temporary recording's directory */
+	int recorded;    /* made here: the recorder has said its warnings */
 } cli_target;
 int cli_target_open(const char *cmd, const char *path, cli_record *r, const char *record_opt,
 		    cli_target *t);

@@ -15,6 +15,8 @@
 #include "../analyze/profile.h"
 #include "../analyze/races.h"
 #include "../analyze/vcd.h"
+#include "../db/db.h"
+#include "../trace/uart.h"
 #include "../util/file.h"
 
 static int print_json(const char *cmd, json_t *o)
@@ -247,24 +249,105 @@ int cmd_analyze(int argc, char **argv)
 	return rc;
 }
 
+/* `export --uart N`: the bytes the firmware wrote to UART n's data
+ * register, from the recording's log (no replay needed: the log is the
+ * run), to `out` ("-" for stdout), whole or not at all. */
+static int export_uart(const char *path, unsigned n, const char *out, int json)
+{
+	avrr_err err = { "" };
+	db *d = NULL;
+	db_run run = { 0 };
+	trace_event *ev = NULL;
+	uint8_t *bytes = NULL;
+	size_t nev = 0;
+	int rc = EXIT_BAD_INPUT;
+	if (db_open(path, 0, &d, &err) || db_get_run(d, &run, &err)) {
+		cli_fail("export", "%s", err.msg);
+		goto out;
+	}
+	const char *reg;
+	int udr = trace_uart_register(ioregs_lookup(run.mcu), n, &reg);
+	if (udr < 0) {
+		cli_fail("export", "--uart %u: the %s has no UART %u", n, run.mcu, n);
+		goto out;
+	}
+	if (db_load_events(d, &ev, &nev, &err)) {
+		cli_fail("export", "%s", err.msg);
+		goto out;
+	}
+	size_t len = trace_uart_bytes(ev, nev, (uint16_t)udr, UINT64_MAX, NULL);
+	if (!(bytes = malloc(len ? len : 1))) {
+		cli_fail("export", "out of memory");
+		goto out;
+	}
+	trace_uart_bytes(ev, nev, (uint16_t)udr, UINT64_MAX, bytes);
+	if (!strcmp(out, "-")) {
+		if (len && fwrite(bytes, 1, len, stdout) != len) {
+			cli_fail("export", "writing the output: %s", strerror(errno));
+			goto out;
+		}
+	} else {
+		char tmp[4096];
+		FILE *f = util_open_temp(out, tmp, sizeof tmp);
+		if (!f) {
+			cli_fail("export", "%s: %s", out, strerror(errno));
+			goto out;
+		}
+		int ok = !len || fwrite(bytes, 1, len, f) == len;
+		if (util_close_temp(f, tmp, out, ok)) {
+			cli_fail("export", "%s: %s", out, strerror(errno));
+			goto out;
+		}
+		if (json)
+			rc = print_json("export", json_pack("{s:s,s:s,s:i,s:s,s:s,s:I}", "schema",
+							    "avrr-export-uart/1", "recording", path,
+							    "uart", (int)n, "register", reg,
+							    "output", out, "bytes", (json_int_t)len));
+		else
+			printf("%s: %zu bytes sent on UART%u (%s)\n", out, len, n, reg);
+		if (json)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(bytes);
+	free(ev);
+	db_run_free(&run);
+	db_close(d);
+	return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "vcd", required_argument, NULL, 'v' },
 		{ "var", required_argument, NULL, 'V' },
 		{ "force", no_argument, NULL, 'X' },
+		{ "uart", required_argument, NULL, 'u' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL, *vars[64];
+	const char *out = NULL, *vars[64], *uart_out = NULL;
 	unsigned nvars = 0;
-	int json = 0, force = 0, c;
+	int json = 0, force = 0, c, uart = -1;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v': out = optarg; break;
+		case 'o': uart_out = optarg; break;
+		case 'u': {
+			uint64_t v;
+			if (cli_parse_u64("export", "--uart", optarg, &v))
+				return EXIT_BAD_INPUT;
+			if (v >= TRACE_UARTS)
+				return cli_fail("export", "--uart %s: no AVR has a UART %s (0..%d)",
+						optarg, optarg, TRACE_UARTS - 1);
+			uart = (int)v;
+			break;
+		}
 		case 'V':
 			if (nvars == 64)
 				return cli_fail("export", "at most 64 --var");
@@ -278,8 +361,20 @@ int cmd_export(int argc, char **argv)
 					 argv[optind - 1]);
 		}
 	}
+	if (uart >= 0) {
+		if (out || nvars || optind != argc - 1 || !uart_out)
+			return cli_fail("export", "usage: avrr export RUN.db --uart N -o FILE");
+		const char *in = argv[optind];
+		if (strcmp(uart_out, "-") &&
+		    cli_check_output("export", "-o", uart_out, &in, 1, CLI_OUT_RAW, force))
+			return EXIT_BAD_INPUT;
+		return export_uart(argv[optind], (unsigned)uart, uart_out, json);
+	}
+	if (uart_out)
+		return cli_fail("export", "-o is for --uart; a VCD goes to --vcd OUT.vcd");
 	if (optind != argc - 1 || !out)
-		return cli_fail("export", "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]...");
+		return cli_fail("export", "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]...\n"
+				"       avrr export RUN.db --uart N -o FILE");
 	const char *in = argv[optind];
 	if (cli_check_output("export", "--vcd", out, &in, 1, CLI_OUT_VCD, force))
 		return EXIT_BAD_INPUT;

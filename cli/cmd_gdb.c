@@ -51,9 +51,24 @@ static void catch_stops(const gdb_session *gs, int with_sigint)
 	travel_hold_signals(0);
 }
 
+/* Whether the socket address is a loopback one: 127.0.0.0/8, ::1, or
+ * 127.0.0.0/8 mapped into IPv6.  Decided on the address bound, so that
+ * `localhost` and `127.1` count and `0.0.0.0` or `::` do not. */
+static int is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family != AF_INET6)
+		return 0;
+	const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+	return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+}
+
 /* Listens on host:port (port 0: any free one); returns the socket and the
- * port bound, or -1 after saying why. */
-static int listen_on(const char *cmd, const char *host, const char *port, unsigned *bound)
+ * port bound, and whether the address is a loopback one, or -1 after
+ * saying why. */
+static int listen_on(const char *cmd, const char *host, const char *port, unsigned *bound,
+		     int *loopback)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *ai;
@@ -83,6 +98,7 @@ static int listen_on(const char *cmd, const char *host, const char *port, unsign
 	getsockname(fd, (struct sockaddr *)&ss, &len);
 	*bound = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
 					  : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	*loopback = is_loopback(&ss);
 	return fd;
 }
 
@@ -249,9 +265,18 @@ int cmd_serve(int argc, char **argv)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
 	gs.checkpoint_mb = a.checkpoint_mb;
 	unsigned bound;
-	int lfd = listen_on("serve", a.host, a.port, &bound);
+	int loopback;
+	int lfd = listen_on("serve", a.host, a.port, &bound, &loopback);
 	if (lfd < 0)
 		return EXIT_BAD_INPUT;
+	/* The gdb protocol has no authentication: whoever reaches the port
+	 * reads the recording — every state of the run, and the firmware's
+	 * code from flash.  Loopback plus an ssh tunnel is the safe way. */
+	if (!loopback)
+		fprintf(stderr, "avrr serve: warning: %s:%u is reachable beyond this machine: anyone "
+			"who connects can read the recording and its firmware, with no "
+			"authentication; to debug from another machine, serve on 127.0.0.1 and "
+			"tunnel: ssh -L %u:localhost:%u THIS-HOST\n", a.host, bound, bound, bound);
 	cli_target t;
 	int rc = cli_target_open("serve", argv[at], &a.rec, a.record_opt[0] ? a.record_opt : NULL,
 				 &t);
@@ -268,6 +293,8 @@ int cmd_serve(int argc, char **argv)
 		return cli_fail("serve", "%s", err.msg);
 	}
 	close(lfd);
+	if (gs.warning[0] && !t.recorded)  /* else the recording said it */
+		fprintf(stderr, "avrr serve: warning: %s\n", gs.warning);
 	catch_stops(&gs, 1);
 	fprintf(stderr, "avrr serve: %s on %s:%u; in avr-gdb: target remote %s:%u\n", argv[at],
 		a.host, bound, a.host, bound);
@@ -300,7 +327,8 @@ int cmd_gdb(int argc, char **argv)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
 	gs.checkpoint_mb = a.checkpoint_mb;
 	unsigned bound;
-	int lfd = listen_on("gdb", a.host, a.port, &bound);
+	int loopback;  /* always: avrr gdb listens on 127.0.0.1 */
+	int lfd = listen_on("gdb", a.host, a.port, &bound, &loopback);
 	if (lfd < 0)
 		return EXIT_BAD_INPUT;
 	cli_target t;
@@ -318,6 +346,8 @@ int cmd_gdb(int argc, char **argv)
 		return cli_fail("gdb", "%s", err.msg);
 	}
 	close(lfd);
+	if (gs.warning[0] && !t.recorded)  /* else the recording said it */
+		fprintf(stderr, "avrr gdb: warning: %s\n", gs.warning);
 	/* avr-gdb -x avrr.gdb [ours] [the user's] ELF: -x and -ex run in
 	 * order after the ELF is loaded; the commands first, so the user's
 	 * may use them. */

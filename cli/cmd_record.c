@@ -16,6 +16,8 @@
 #include "../db/db.h"
 #include "info.h"
 #include "../recorder/recorder.h"
+#include "../trace/uart.h"
+
 
 const struct option cli_record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -112,6 +114,21 @@ static void warn(void *ud, const char *text)
 	fprintf(stderr, "avrr %s: warning: %s\n", r->cmd, text);
 }
 
+/* One line the firmware sent, as simavr's console shows it, line by line,
+ * but named by its UART and escaped (trace/uart.h). */
+static void emit(void *ud, const char *line)
+{
+	const cli_console_uart *u = ud;
+	cli_progress_end(&u->r->prog);
+	fprintf(stderr, "uart%u: %s\n", u->n, line);
+}
+
+static void uart_tx(void *ud, unsigned uart, uint8_t byte)
+{
+	cli_record *r = ud;
+	trace_uart_lines_put(&r->lines[uart], byte);
+}
+
 int cli_record_run(const char *cmd, cli_record *r, const char *elf)
 {
 	rec_options *o = &r->o;
@@ -132,6 +149,14 @@ int cli_record_run(const char *cmd, cli_record *r, const char *elf)
 	o->progress_ud = &r->prog;
 	o->warn = warn;
 	o->warn_ud = r;
+	if (r->console) {
+		for (unsigned n = 0; n < TRACE_UARTS; n++) {
+			r->uart[n] = (cli_console_uart){ r, n };
+			trace_uart_lines_init(&r->lines[n], emit, &r->uart[n]);
+		}
+		o->uart_tx = uart_tx;
+		o->uart_tx_ud = r;
+	}
 
 	char tmp[4096];
 	cli_catch_signals_hard(db_temp_path(o->out_path, tmp, sizeof tmp) ? NULL : tmp);
@@ -139,6 +164,8 @@ int cli_record_run(const char *cmd, cli_record *r, const char *elf)
 	int interrupted = 0;
 	int rc = rec_record(o, &interrupted, &err);
 	cli_progress_end(&r->prog);
+	for (unsigned n = 0; r->console && n < TRACE_UARTS; n++)
+		trace_uart_lines_flush(&r->lines[n]);  /* the last line, unended */
 	if (rc) {
 		fprintf(stderr, "avrr %s: %s\n", cmd, err.msg);
 		return interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
@@ -146,23 +173,29 @@ int cli_record_run(const char *cmd, cli_record *r, const char *elf)
 	return 0;
 }
 
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option own[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "console", no_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct option opts[CLI_MAX_OPTIONS];
 	cli_record r = { 0 };
-	int json = 0, c, rc;
+	int json = 0, quiet = 0, c, rc;
 	if (cli_options_merge(own, opts, CLI_MAX_OPTIONS))
 		return cli_fail("record", "internal: too many options");
+	r.console = isatty(2);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
+		case 'K': r.console = 1; break;
+		case 'q': quiet = 1; break;
 		case 'h': return cli_help("record");
 		case ':': return cli_fail("record", "%s needs a value", argv[optind - 1]);
 		case '?': return cli_fail("record", "unknown option '%s'; see 'avrr record --help'",
@@ -178,6 +211,8 @@ int cmd_record(int argc, char **argv)
 		return cli_fail("record", "one firmware at a time (extra argument '%s')", argv[optind + 1]);
 	if (!r.o.out_path)
 		return cli_fail("record", "no output given; use -o RUN.db");
+	if (quiet)  /* the firmware's chatter only: warnings and progress stay */
+		r.console = 0;
 	if ((rc = cli_record_run("record", &r, argv[optind])))
 		return rc;
 	db *d;

@@ -85,6 +85,7 @@ int cmd_shell(int argc, char **argv)
 	if ((rc = cli_target_open("shell", path, &r, record_opt[0] ? record_opt : NULL, &t)))
 		return rc;
 	o.engine.db_path = t.db;
+	o.recorded = t.recorded;
 	cli_catch_signals();
 	rc = ui_run(&o);
 	cli_target_close(&t);

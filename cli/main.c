@@ -34,6 +34,10 @@ const cli_command cli_commands[] = {
 	  "                          " FP_DEFAULT_SPEC ", 16 bits of the\n"
 	  "                          cycle count; '--fp none' records none)\n"
 	  "      --json              print the summary as JSON\n"
+	  "      --console           echo what the firmware sends on its UARTs to stderr,\n"
+	  "                          a line at a time as 'uart0: TEXT' (the default when\n"
+	  "                          stderr is a terminal)\n"
+	  "  -q, --quiet             no UART echo, even on a terminal\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "info", cmd_info, "summarise a recording",
@@ -127,7 +131,7 @@ const cli_command cli_commands[] = {
 	  "RUN.db goes to avr-gdb (e.g. -batch -x SCRIPT).  reverse-stepi,\n"
 	  "reverse-continue, watch, rwatch and awatch work as in gdb; avrr's own\n"
 	  "commands are loaded as gdb commands: goto ICOUNT, goto irq N, when, irqs,\n"
-	  "errors, fingerprint, divergence (docs/gdb.md).  The exit status is avr-gdb's.\n"
+	  "errors, fingerprint, divergence, uart (docs/gdb.md).  The exit status is avr-gdb's.\n"
 	  "Given an ELF (by its content), it records it first with avrr record's\n"
 	  "options (--stimuli, --mcu, --freq, --seed, --instructions, ..., --fp SPEC)\n"
 	  "into a temporary recording removed at the end, or into -o RUN.db, which\n"
@@ -147,6 +151,9 @@ const cli_command cli_commands[] = {
 	  "Writes to registers or memory are refused: a replay cannot change the past.\n"
 	  "Given an ELF, it records it first, as avrr gdb does.  In avr-gdb, `source\n"
 	  "gdb/avrr.gdb` (installed in PREFIX/share/avrr) adds goto, when and irqs.\n"
+	  "The protocol has no authentication: on an address beyond loopback anyone who\n"
+	  "connects reads the recording and its firmware (a warning says so).  From\n"
+	  "another machine, tunnel instead: ssh -L 1234:localhost:1234 HOST.\n"
 	  "\n"
 	  "      --port N            TCP port (default 1234)\n"
 	  "      --host ADDR         address to listen on (default 127.0.0.1, loopback)\n"
@@ -177,18 +184,23 @@ const cli_command cli_commands[] = {
 	  "                          flamegraph.pl or speedscope\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
-	{ "export", cmd_export, "export a recording's run as waveforms (VCD)",
+	{ "export", cmd_export, "export a recording's run as waveforms (VCD) or UART output",
 	  "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]... [--json]\n"
+	  "       avrr export RUN.db --uart N -o FILE [--json]\n"
 	  "\n"
-	  "Replays the recording and writes a Value Change Dump that GTKWave opens:\n"
-	  "the traced I/O registers (PINx, PORTx, data registers), a wire per\n"
+	  "--vcd replays the recording and writes a Value Change Dump that GTKWave\n"
+	  "opens: the traced I/O registers (PINx, PORTx, data registers), a wire per\n"
 	  "interrupt vector (1 while its ISR runs), the nesting depth, each --var (a\n"
 	  "data symbol of up to 8 bytes), and a wire per pin the firmware drives\n"
 	  "(pins.portB.PB5: PORTx writes, PINx toggles, timer compare outputs; z\n"
 	  "while an input).  Time in ns from the recorded clock.\n"
+	  "--uart writes the bytes the firmware wrote to UART N's data register (UDRn,\n"
+	  "or UDR), as recorded, raw.\n"
 	  "\n"
-	  "      --vcd OUT.vcd       where to write it (required)\n"
+	  "      --vcd OUT.vcd       where to write the VCD\n"
 	  "      --var NAME          a variable to trace (repeatable)\n"
+	  "      --uart N            the UART (0..3) whose output to write\n"
+	  "  -o, --output FILE       where to write it ('-': standard output)\n"
 	  "      --json              print a summary as JSON\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },

@@ -206,6 +206,7 @@ static int is_kind(const char *path, cli_output_kind kind)
 		      has_name(buf, (size_t)n, "avrr_sic");
 		break;
 	case CLI_OUT_RECORDING:
+	case CLI_OUT_RAW:
 		break;
 	}
 	free(buf);
@@ -219,6 +220,7 @@ static const char *const kind_name[] = {
 	[CLI_OUT_HEADER] = "a tracer.h avrr tracer wrote",
 	[CLI_OUT_FOLDED] = "folded stacks",
 	[CLI_OUT_ELF] = "an AVR ELF with avrr_sic (a traced build)",
+	[CLI_OUT_RAW] = "empty",
 };
 
 int cli_check_output(const char *cmd, const char *opt, const char *out,
@@ -326,6 +328,7 @@ int cli_target_open(const char *cmd, const char *path, cli_record *r, const char
 		cli_target_close(t);
 		return rc;
 	}
+	t->recorded = 1;
 	if (isatty(2))
 		fprintf(stderr, "avrr %s: recorded %s into %s%s\n", cmd, path, t->db,
 			t->dir[0] ? " (removed at the end; -o RUN.db keeps it)" : "");

@@ -64,3 +64,14 @@ end
 document divergence
 Where and how the replay diverged, if it did.
 end
+
+define uart
+  if $argc == 0
+    monitor uart
+  else
+    monitor uart $arg0
+  end
+end
+document uart
+uart [N]: the text the firmware sent on its UARTs (on UART N) before here.
+end

@@ -20,6 +20,7 @@
 #include "request.h"
 #include "../shell/report.h"
 #include "../timeline/timeline.h"
+#include "../trace/uart.h"
 
 #define DATA_BASE 0x800000u
 #define EEPROM_BASE 0x810000u
@@ -274,7 +275,8 @@ static const char MONITOR_HELP[] =
 	"monitor irqs [all]        recorded interrupts near here, and their fate\n"
 	"monitor errors            the replay's counters up to here\n"
 	"monitor fingerprint       the fingerprint here under each configuration\n"
-	"monitor divergence        where and how the replay diverged, if it did\n";
+	"monitor divergence        where and how the replay diverged, if it did\n"
+	"monitor uart [N]          the text the UARTs (UART N) sent before here\n";
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -329,6 +331,11 @@ static void monitor(server *sv, char *text)
 			fprintf(out, "%s\n", err.msg);
 	} else if (!strcmp(cmd, "divergence")) {
 		report_divergence(out, sv->r);
+	} else if (!strcmp(cmd, "uart")) {
+		if (*arg && (parse_u64(arg, &v) || v >= TRACE_UARTS))
+			fprintf(out, "usage: monitor uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
+		else
+			report_uart(out, sv->r, *arg ? (int)v : -1);
 	} else if (!strcmp(cmd, "help") || !*cmd) {
 		fputs(MONITOR_HELP, out);
 	} else {
@@ -482,6 +489,11 @@ static int serve_main(const char *db_path, const rp_options *o, int listen_fd, i
 		free(sv);
 		return 2;
 	}
+	char problem[512];
+	if (fw_debug_info_problem(tl_firmware(sv->tl), problem, sizeof problem)) {
+		snprintf(msg, sizeof msg, "warn %s\n", problem);
+		say(t->reply_fd, msg);
+	}
 	say(t->reply_fd, "ready\n");
 	int fd;
 	while ((fd = accept(listen_fd, NULL, NULL)) < 0 && errno == EINTR)
@@ -540,11 +552,16 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 	gs->reply_fd = rep[0];
 	gs->life_fd = life[1];
 	char line[600];
-	size_t k = 0;
-	while (gs->pid > 0 && k + 1 < sizeof line && read(gs->reply_fd, line + k, 1) == 1 &&
-	       line[k] != '\n')
-		k++;
-	line[k] = 0;
+	size_t k;
+	do {  /* a "warn" line may come before "ready" */
+		k = 0;
+		while (gs->pid > 0 && k + 1 < sizeof line && read(gs->reply_fd, line + k, 1) == 1 &&
+		       line[k] != '\n')
+			k++;
+		line[k] = 0;
+		if (!strncmp(line, "warn ", 5))
+			snprintf(gs->warning, sizeof gs->warning, "%s", line + 5);
+	} while (k && !strncmp(line, "warn ", 5));
 	if (gs->pid > 0 && !strcmp(line, "ready"))
 		return 0;
 	avrr_errf(err, "%s", gs->pid < 0 ? strerror(errno) : !strncmp(line, "error ", 6) ? line + 6

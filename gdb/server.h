@@ -30,6 +30,9 @@ typedef struct gdb_session {
 			       DIR/firmware.elf, for the client's symbols */
 	unsigned checkpoint_mb;  /* set before start: the checkpoints' memory cap
 				    (0: TRAVEL_MEMORY_MB) */
+	char warning[600];  /* after start: what a debugger will make of the
+			       firmware's debug info (fw_debug_info_problem),
+			       or "" — the front-end says it */
 } gdb_session;
 
 /* Opens the recording in a new engine process that will accept one

@@ -22,6 +22,7 @@
 #include "../util/version.h"
 #include "../trace/fingerprints.h"
 #include "../trace/log.h"
+#include "../trace/uart.h"
 
 typedef struct recorder {
 	const rec_options *o;
@@ -33,6 +34,7 @@ typedef struct recorder {
 	trace_writer log;
 	uint64_t interrupts;
 	trace_fpset fps;
+	int udr[TRACE_UARTS];      /* each UART's data register, or -1 */
 } recorder;
 
 static void fail(recorder *r)
@@ -132,6 +134,10 @@ static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
 	log_access(r, TRACE_WRITE, addr, value);
+	if (r->o->uart_tx)
+		for (unsigned n = 0; n < TRACE_UARTS; n++)
+			if (r->udr[n] == addr)
+				r->o->uart_tx(r->o->uart_tx_ud, n, value);
 }
 
 static void utc_now(char *buf, size_t n)
@@ -191,6 +197,9 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	}
 	if (fw_load_file(o->firmware_path, &fw, err))
 		goto out;
+	char problem[1200];
+	if (o->warn && fw_debug_info_problem(fw, problem, sizeof problem))
+		o->warn(o->warn_ud, problem);
 	if (o->stimuli_path) {
 		if (!(stimuli = util_read_text(o->stimuli_path, err)) ||
 		    stim_parse(stimuli, o->stimuli_path, &script, err))
@@ -201,6 +210,8 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	uint64_t seed = o->seed_given ? o->seed : script ? stim_default_seed(script) : 0;
 	if (script && sim_attach_stimuli(r.s, script, seed, err))
 		goto out;
+	for (unsigned n = 0; n < TRACE_UARTS; n++)
+		r.udr[n] = trace_uart_register(r.s->names, n, NULL);
 	if (trace_watch_io(r.s, err) || trace_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
 		goto out;
 	if (db_create(o->out_path, &r.d, err))

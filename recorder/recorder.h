@@ -36,9 +36,14 @@ typedef struct rec_options {
 	void (*progress)(void *ud, uint64_t done, uint64_t goal);
 	void *progress_ud;
 	/* Told, once each, of what makes the recording differ from the chip's
-	 * run (sim_check_modes); may be NULL. */
+	 * run (sim_check_modes), and of debug info a debugger will misread
+	 * (fw_debug_info_problem); may be NULL. */
 	void (*warn)(void *ud, const char *text);
 	void *warn_ud;
+	/* Each byte the firmware writes to UART n's data register, as it
+	 * does (trace/uart.h), for a console; may be NULL. */
+	void (*uart_tx)(void *ud, unsigned uart, uint8_t byte);
+	void *uart_tx_ud;
 } rec_options;
 
 /* Records one run into o->out_path.  On failure (bad input, a full disk,

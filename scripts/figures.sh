@@ -66,7 +66,7 @@ median() {
 for fw in $FIRMWARE; do
 	say "recording $fw ($INSNS instructions, seed $SEED)"
 	"$AVRR" record "traces/$fw.elf" --stimuli "traces/$fw.stim" --seed $SEED \
-		--instructions $INSNS -o "$work/$fw.db" > /dev/null
+		--instructions $INSNS --quiet -o "$work/$fw.db" > /dev/null
 done
 
 # One scratch database gathers every figure's numbers for the SQL below.
@@ -568,7 +568,7 @@ say "Firmware size: funcsheap_big (~14 KB) beside funcsheap_noloop (~2 KB)"
 BIG=funcsheap_big
 [ -f tests/firmware/$BIG.elf ] || { echo "figures.sh: no tests/firmware/$BIG.elf; run make" >&2; exit 2; }
 "$AVRR" record tests/firmware/$BIG.elf --stimuli traces/funcsheap.stim --seed $SEED \
-	--instructions $INSNS -o "$work/$BIG.db" > /dev/null
+	--instructions $INSNS --quiet -o "$work/$BIG.db" > /dev/null
 bsel=$(paper_selector $BIG)
 "$AVRR" fingerprint "$work/$BIG.db" --fp "z5:sel=$bsel,hash=jenkins,ra=8,width=16" \
 	--fp "z10:sel=$bsel,hash=jenkins,ra=0,width=16" > /dev/null

@@ -55,7 +55,7 @@ build_and_profile() {
 	[ "$1" = default ] || also="--fp default:$DEFAULT"
 	# shellcheck disable=SC2086
 	"$AVRR" record "$work/$1.elf" --stimuli traces/funcsheap.stim --fp "$1:$2" $also \
-		--instructions 2M -o "$work/$1.db" > /dev/null
+		--instructions 2M --quiet -o "$work/$1.db" > /dev/null
 	"$AVRR" analyze "$work/$1.db" profile --json > "$work/$1.json"
 	"$AVRR" info "$work/$1.db" --json > "$work/$1.info"
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "report.h"
+#include "../trace/uart.h"
 #include "view.h"
 
 /* The engine's own state that travels with the timeline (tl_carry). */
@@ -591,6 +592,18 @@ static int info_events(engine *e, const char *args)
 	return 0;
 }
 
+/* What the UARTs sent before here. */
+static int info_uart(engine *e, const char *args)
+{
+	uint64_t n = 0;
+	if (*args && (parse_count(args, &n) || n >= TRACE_UARTS)) {
+		printf("usage: info uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
+		return 0;
+	}
+	report_uart(stdout, e->r, *args ? (int)n : -1);
+	return 0;
+}
+
 static int info_checkpoints(engine *e, const char *args)
 {
 	(void)args;
@@ -668,6 +681,7 @@ static const info_cmd INFO[] = {
 	{ { "fingerprint", NULL }, info_fingerprint },
 	{ { "divergence", NULL }, info_divergence },
 	{ { "checkpoints", NULL }, info_checkpoints },
+	{ { "uart", NULL }, info_uart },
 };
 
 static int cmd_info(engine *e, const char *args)
@@ -676,7 +690,7 @@ static int cmd_info(engine *e, const char *args)
 	int i = resolve(&INFO[0].n, sizeof INFO / sizeof *INFO, sizeof *INFO, args, len);
 	if (i < 0) {
 		printf("%s info command \"%.*s\"; try: registers io breakpoints irqs events "
-		       "fingerprint divergence checkpoints\n", i == -2 ? "Ambiguous" : "Undefined",
+		       "fingerprint divergence checkpoints uart\n", i == -2 ? "Ambiguous" : "Undefined",
 		       (int)len, args);
 		return 0;
 	}
@@ -720,7 +734,7 @@ static const command COMMANDS[] = {
 	{ { "watch", NULL }, cmd_watch, "watch SYMBOL|ADDR: stop when it changes" },
 	{ { "rwatch", NULL }, cmd_rwatch, "rwatch SYMBOL|ADDR: stop when an instruction reads it" },
 	{ { "awatch", NULL }, cmd_awatch, "awatch SYMBOL|ADDR: stop when it is read or changes" },
-	{ { "info", "i" }, cmd_info, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints" },
+	{ { "info", "i" }, cmd_info, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints|uart" },
 	{ { "x", NULL }, cmd_x, "x/NFU ADDR: examine memory" },
 	{ { "print", "p" }, cmd_print, "print SYMBOL|REGISTER" },
 	{ { "disassemble", NULL }, cmd_disassemble, "disassemble: around the pc" },
@@ -862,6 +876,11 @@ int engine_main(const engine_options *o, travel *t)
 	e->fw = tl_firmware(e->tl);
 	e->lines = tl_lines(e->tl);
 	tl_carry(e->tl, &e->carry, sizeof e->carry);
+	char problem[512];
+	if (fw_debug_info_problem(e->fw, problem, sizeof problem)) {
+		snprintf(msg, sizeof msg, "warn %s\n", problem);
+		reply(e->t, msg);
+	}
 	send_names(e);
 	reply(e->t, "ready\n");
 	static const tl_frontend fe = { .command = on_command, .stopped = on_stopped,

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../trace/uart.h"
+
 void report_errors(FILE *out, replay *r)
 {
 	const rp_counters *c = rp_get_counters(r);
@@ -85,4 +87,43 @@ void report_divergence(FILE *out, const replay *r)
 	fprintf(out, "diverged at icount %" PRIu64 ", pc 0x%04x %s (context %u)\n", d->icount, d->pc,
 		d->where, d->context);
 	fprintf(out, "  expected  %s\n  actual    %s\n", d->expected, d->actual);
+}
+
+/* One line of `info uart`, as it comes. */
+static void print_uart_line(void *ud, const char *line)
+{
+	fprintf(ud, "%s\n", line);
+}
+
+void report_uart(FILE *out, replay *r, int want)
+{
+	size_t nev;
+	const trace_event *ev = rp_events(r, &nev);
+	const sim *s = rp_sim(r);
+	uint64_t now = rp_icount(r);
+	int shown = 0;
+	for (unsigned n = 0; n < TRACE_UARTS; n++) {
+		const char *reg;
+		int udr = trace_uart_register(s->names, n, &reg);
+		if ((want >= 0 && n != (unsigned)want) || (udr < 0 && want < 0))
+			continue;
+		if (udr < 0) {
+			fprintf(out, "The %s has no UART %u.\n", s->mcu, n);
+			return;
+		}
+		size_t len = trace_uart_bytes(ev, nev, (uint16_t)udr, now, NULL);
+		if (!len && want < 0)
+			continue;
+		fprintf(out, "UART%u (%s) sent %zu byte%s before icount %" PRIu64 "%s\n", n, reg, len,
+			len == 1 ? "" : "s", now, len ? ":" : ".");
+		trace_uart_lines l;
+		trace_uart_lines_init(&l, print_uart_line, out);
+		for (size_t i = 0; i < nev && ev[i].icount < now; i++)
+			if (ev[i].type == TRACE_WRITE && ev[i].addr == (uint32_t)udr)
+				trace_uart_lines_put(&l, (uint8_t)ev[i].value);
+		trace_uart_lines_flush(&l);
+		shown = 1;
+	}
+	if (!shown && want < 0)
+		fprintf(out, "No UART output before icount %" PRIu64 ".\n", now);
 }

@@ -22,6 +22,11 @@ void report_irqs(FILE *out, replay *r, int all);
  * configuration, and whether it is in D.  Returns 0, or -1 (err). */
 int report_fingerprint(FILE *out, replay *r, avrr_err *err);
 
+/* `info uart [N]`: the text UART n (every UART that sent any, n < 0)
+ * sent before here — the log's writes to its data register — a line at a
+ * time, escaped (trace/uart.h). */
+void report_uart(FILE *out, replay *r, int n);
+
 /* `info divergence`. */
 void report_divergence(FILE *out, const replay *r);
 

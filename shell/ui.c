@@ -91,8 +91,9 @@ static char **complete(const char *text, int start, int end)
 }
 
 /* Reads the engine's lines until `until` (or an error line).  "closed":
- * the engine's standard output went away (a reader such as `head` left). */
-static int await(FILE *from, const char *until, char *error, size_t n)
+ * the engine's standard output went away (a reader such as `head` left).
+ * Its warnings are printed unless `warn` is 0. */
+static int await(FILE *from, const char *until, char *error, size_t n, int warn)
 {
 	char line[600];
 	while (fgets(line, sizeof line, from)) {
@@ -103,7 +104,10 @@ static int await(FILE *from, const char *until, char *error, size_t n)
 			snprintf(error, n, "%s", line[0] == 'c' ? line : line + 6);
 			return -1;
 		}
-		if (!strncmp(line, "sym ", 4))
+		if (!strncmp(line, "warn ", 5)) {
+			if (warn)
+				fprintf(stderr, "avrr shell: warning: %s\n", line + 5);
+		} else if (!strncmp(line, "sym ", 4))
 			push_name(&completion.symbols, line + 4);
 		else if (!strncmp(line, "cmd ", 4))
 			push_name(&completion.commands, line + 4);
@@ -240,7 +244,7 @@ int ui_run(const ui_options *o)
 	FILE *from = fdopen(rep[0], "r");
 	char error[600];
 	int status = 0;
-	if (pid < 0 || !from || await(from, "ready", error, sizeof error)) {
+	if (pid < 0 || !from || await(from, "ready", error, sizeof error, !o->recorded)) {
 		if (!ui_stop)
 			fprintf(stderr, "avrr shell: %s\n", pid < 0 ? strerror(errno) : error);
 		status = 2;
@@ -275,7 +279,7 @@ int ui_run(const ui_options *o)
 			free(line);
 			continue;
 		}
-		if (dprintf(cmd[1], "%s\n", line) < 0 || await(from, "done", error, sizeof error)) {
+		if (dprintf(cmd[1], "%s\n", line) < 0 || await(from, "done", error, sizeof error, 1)) {
 			/* A reader that left (`| head`) ends us as it would
 			 * any program: quietly, as if by SIGPIPE. */
 			if (!ui_stop && !strcmp(error, "closed")) {
@@ -292,7 +296,7 @@ int ui_run(const ui_options *o)
 	}
 	free(last);
 	if (!ui_stop && !status && dprintf(cmd[1], "quit\n") > 0)
-		await(from, "bye", error, sizeof error);
+		await(from, "bye", error, sizeof error, 1);
 out:
 	if (from)
 		fclose(from);

@@ -11,6 +11,7 @@
 typedef struct ui_options {
 	engine_options engine;
 	const char *script;   /* -x FILE, or NULL: stdin (readline on a terminal) */
+	int recorded;         /* made just now: its recording said the warnings */
 } ui_options;
 
 /* Runs a session; returns the exit status (0, or 2 when the recording or

@@ -8,6 +8,8 @@
  */
 #include "firmware.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -181,6 +183,28 @@ static int load_segment(firmware *fw, const GElf_Phdr *ph, avrr_err *err)
 	return 0;
 }
 
+/* Whether some DWARF compilation unit describes code (has an address or
+ * ranges): avr-libc links a unit of its own, with register names and no
+ * code, into every build, -g or not.  Damaged DWARF counts as none. */
+static int dwarf_describes_code(Elf *elf)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int found = 0;
+	while (!found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    (dwarf_hasattr(&cu, DW_AT_low_pc) || dwarf_hasattr(&cu, DW_AT_ranges)))
+			found = 1;
+		off = next;
+	}
+	dwarf_end(dw);
+	return found;
+}
+
 static int parse_elf(firmware *fw, avrr_err *err)
 {
 	if (fw->elf_size < 4 || memcmp(fw->elf, ELFMAG, SELFMAG) != 0)
@@ -233,11 +257,14 @@ static int parse_elf(firmware *fw, avrr_err *err)
 					parse_mmcu(fw, d->d_buf, d->d_size);
 			} else if (!strcmp(name, ".text") && sh.sh_addr < ELF_DATA_BASE) {
 				fw->code_end = (uint32_t)(sh.sh_addr + sh.sh_size);
+			} else if (!strcmp(name, ".stab")) {
+				fw->has_stabs = 1;
 			}
 		}
 	}
 	if (!fw->code_end || fw->code_end > fw->flash_size)
 		fw->code_end = fw->flash_size;
+	fw->has_dwarf = dwarf_describes_code(elf);
 	rc = read_symbols(fw, elf, err);
 out:
 	elf_end(elf);
@@ -354,6 +381,19 @@ const fw_symbol *fw_data_symbol_at(const firmware *fw, uint32_t addr)
 			return s;
 	}
 	return NULL;
+}
+
+const char *fw_debug_info_problem(const firmware *fw, char *buf, size_t n)
+{
+	if (fw->has_stabs)
+		snprintf(buf, n, "%s has stabs debug info, which avr-gdb misreads (32-bit "
+			 "variables, ISR backtraces); rebuild with -gdwarf-4", fw->path);
+	else if (!fw->has_dwarf)
+		snprintf(buf, n, "%s has no DWARF debug info for its code, so debuggers show "
+			 "no source lines, types or locals; rebuild with -gdwarf-4", fw->path);
+	else
+		return NULL;
+	return buf;
 }
 
 void fw_describe_pc(const firmware *fw, uint32_t pc, char *buf, size_t n)

@@ -47,6 +47,10 @@ typedef struct firmware {
 
 	fw_symbol *syms;        /* sorted by (space, addr, name) */
 	size_t nsyms;
+
+	int has_stabs;          /* a .stab section: avr-gcc 5.4's plain -g */
+	int has_dwarf;          /* a DWARF unit that describes code (avr-libc's
+				   own unit, in every build, describes none) */
 } firmware;
 
 /* Reads and validates the file at `path`.  Errors name the path:
@@ -69,6 +73,13 @@ const fw_symbol *fw_code_symbol_at(const firmware *fw, uint32_t pc);
 
 /* The data symbol covering data address `addr`, or NULL. */
 const fw_symbol *fw_data_symbol_at(const firmware *fw, uint32_t addr);
+
+/* What a debugger will make of the firmware's debug info, when it is not
+ * DWARF: "PATH has stabs debug info, which avr-gdb misreads (32-bit
+ * variables, ISR backtraces); rebuild with -gdwarf-4", or "PATH has no
+ * DWARF debug info ...; rebuild with -gdwarf-4" (buf, n bytes).  NULL when
+ * its code has DWARF and no stabs.  record, shell and gdb say it once. */
+const char *fw_debug_info_problem(const firmware *fw, char *buf, size_t n);
 
 /* Writes "name+0xoff" (or "name", or "0x1234" with no symbol) into buf. */
 void fw_describe_pc(const firmware *fw, uint32_t pc, char *buf, size_t n);

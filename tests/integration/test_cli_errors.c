@@ -346,7 +346,7 @@ static void test_record_unknown_option(void **state)
 {
 	fixture *f = *state;
 	expect_bad_record(f, FIRMWARE, "--bogus", "--bogus", NULL);
-	expect_bad_record(f, FIRMWARE, "-q", "-q", NULL);
+	expect_bad_record(f, FIRMWARE, "-z", "-z", NULL);  /* -q is --quiet */
 }
 
 static void test_record_two_stop_conditions(void **state)

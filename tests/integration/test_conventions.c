@@ -112,6 +112,8 @@ static void test_json_outputs_validate(void **state)
 	check_json(f, args, "profile.json", "avrr-profile");
 	snprintf(args, sizeof args, "export '%s' --vcd '%s/x.vcd' --json", db, f->dir);
 	check_json(f, args, "export.json", "avrr-export");
+	snprintf(args, sizeof args, "export '%s' --uart 0 -o '%s/uart0.bin' --json", db, f->dir);
+	check_json(f, args, "export-uart.json", "avrr-export-uart");
 
 	/* The races file holds a race, so its items were checked too. */
 	char path[400];

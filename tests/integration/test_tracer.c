@@ -52,7 +52,7 @@ static void check(scratch *s, const char *fw, const char *cflags, const char *re
 	/* A software instruction counter needs the link's relocations and
 	 * the rewrite. */
 	int sic = strstr(spec, "sic:") != NULL;
-	if (test_run(s->out, sizeof s->out, "avr-gcc %s -Os -g -std=gnu11 -Wall -Wextra -Werror "
+	if (test_run(s->out, sizeof s->out, "avr-gcc %s -Os -gdwarf-4 -std=gnu11 -Wall -Wextra -Werror "
 		     "-I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 %s -include '%s' "
 		     "-o '%s%s' %s.c", cflags, sic ? "-Wl,--emit-relocs" : "", hdr, elf,
 		     sic ? ".linked" : "", fw))

@@ -1,7 +1,7 @@
 /*
  * test_lines.c — unit tests for shell/lines.{h,c}: the line table of
- * traces/adcapp.elf read from its stabs (what the Makefile's -g gives with
- * Debian's avr-gcc), the same source rebuilt here with -gdwarf-2 and read
+ * adcapp read from its stabs (tests/firmware/adcapp_stabs.elf, what a plain -g
+ * gives with Debian's avr-gcc), the same source rebuilt here with -gdwarf-2 and read
  * through libdw, a stripped copy (no rows, no error), and damaged DWARF and
  * stabs (errors).
  */
@@ -12,7 +12,7 @@
 
 #include "timeline/lines.h"
 
-#define FW_PATH "traces/adcapp.elf"
+#define FW_PATH "tests/firmware/adcapp_stabs.elf"
 /* The Makefile's AVR_FLAGS with -gdwarf-2 for -g: the same code (checked
  * with avr-objcopy -O binary -j .text), so the same expected rows. */
 #define DWARF_CC "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL -Os -gdwarf-2 " \
@@ -72,7 +72,8 @@ static void addr_fails(const src_lines *t, const char *file, unsigned line, cons
 }
 
 /*
- * Expected values, from `avr-addr2line -e traces/adcapp.elf ADDR` (stabs)
+ * Expected values, from `avr-addr2line -e tests/firmware/adcapp_stabs.elf ADDR`
+ * (stabs)
  * and the same on the -gdwarf-2 build, and from `avr-objdump -d -l` and
  * `avr-objdump --dwarf=decodedline`, whose rows agree on both builds:
  *   0x346 290 (main's first row), 0x35c 264, 0x360 267, 0x396 280,
