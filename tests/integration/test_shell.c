@@ -199,7 +199,8 @@ static void test_errors_are_one_line(void **state)
 		{ "goto irq 0", "no recorded interrupt '0' (they are numbered from 1)\n" },
 		{ "delete 42", "No breakpoint number 42.\n" },
 		{ "info nonsense", "Undefined info command \"nonsense\"; try: registers io "
-				   "breakpoints irqs events fingerprint divergence checkpoints\n" },
+				   "breakpoints irqs events fingerprint divergence checkpoints frame "
+				   "locals args display\n" },
 		{ "reverse-stepi", "Start of recording.\nicount=0 pc=0x0000 __vectors\n" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -1,0 +1,1024 @@
+/*
+ * expr.c — a recursive-descent parser that evaluates C expressions as it
+ * parses them, over DWARF types (dwarf.h), and gdb's printing of values
+ * (see expr.h).
+ *
+ * Grammar, loosest first (binary levels by a precedence table):
+ *   expr    := unary { BINOP unary }
+ *   unary   := ('-' | '+' | '!' | '~' | '*' | '&') unary
+ *            | '(' TYPE ['*'] ')' unary | postfix
+ *   postfix := primary { '[' expr ']' | '.' NAME | '->' NAME }
+ *   primary := NUMBER | 'C' | NAME | '$' NAME | '(' expr ')'
+ * The shell never changes the past, so there is no assignment.
+ */
+#include "shell/expr.h"
+
+#include <dwarf.h>
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/le.h"
+
+#define ELF_DATA_BASE 0x800000u
+#define PRINT_ELEMENTS 200   /* gdb's `print elements` */
+#define REPEAT_THRESHOLD 10  /* gdb's `print repeats` */
+
+typedef struct parser {
+	const xctx *c;
+	const char *src, *p;
+	avrr_err *err;
+} parser;
+
+static int syntax(parser *ps)
+{
+	return avrr_errf(ps->err, "A syntax error in expression at column %d, near `%s'.",
+			 (int)(ps->p - ps->src) + 1, ps->p);
+}
+
+static void skip(parser *ps)
+{
+	while (isspace((unsigned char)*ps->p))
+		ps->p++;
+}
+
+/* Consumes `tok` if it comes next (not the first char of a longer
+ * operator the caller lists first). */
+static int accept(parser *ps, const char *tok)
+{
+	skip(ps);
+	size_t n = strlen(tok);
+	if (strncmp(ps->p, tok, n))
+		return 0;
+	ps->p += n;
+	return 1;
+}
+
+static int ident(parser *ps, char *buf, size_t n)
+{
+	skip(ps);
+	const char *s = ps->p;
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return 0;
+	while (isalnum((unsigned char)*ps->p) || *ps->p == '_')
+		ps->p++;
+	snprintf(buf, n, "%.*s", (int)(ps->p - s), s);
+	return 1;
+}
+
+/* ---- values ----------------------------------------------------------------- */
+
+/* The value's bytes, or NULL (err) when it lies outside the data space. */
+static const uint8_t *contents(const xctx *c, const xval *v, avrr_err *err)
+{
+	if (v->optimized_out) {
+		avrr_errf(err, "value has been optimized out");
+		return NULL;
+	}
+	if (!v->lval)
+		return v->bytes;
+	if (v->addr >= c->m->data_size || v->t.size > c->m->data_size - v->addr) {
+		avrr_errf(err, "Cannot access memory at address 0x%x", v->addr + ELF_DATA_BASE);
+		return NULL;
+	}
+	return c->m->data + v->addr;
+}
+
+static int is_scalar(const dtype *t)
+{
+	return t->kind == DT_INT || t->kind == DT_BOOL || t->kind == DT_ENUM || t->kind == DT_PTR;
+}
+
+static int is_integral(const dtype *t)
+{
+	return t->kind == DT_INT || t->kind == DT_BOOL || t->kind == DT_ENUM;
+}
+
+/* A scalar's value, sign-extended by its type. */
+static int get_int(const xctx *c, const xval *v, int64_t *out, avrr_err *err)
+{
+	if (!is_scalar(&v->t) || !v->t.size || v->t.size > 8)
+		return avrr_errf(err, "not a number");
+	const uint8_t *p = contents(c, v, err);
+	if (!p)
+		return -1;
+	uint64_t u = le_get(p, v->t.size);
+	unsigned bits = v->t.size * 8;
+	if (v->t.is_signed && bits < 64 && (u >> (bits - 1)) & 1)
+		u |= ~UINT64_C(0) << bits;
+	*out = (int64_t)u;
+	return 0;
+}
+
+static void set_int(xval *v, dtype t, int64_t x)
+{
+	memset(v, 0, sizeof *v);
+	v->t = t;
+	le_put(v->bytes, (uint64_t)x, t.size > 8 ? 8 : t.size);
+}
+
+/* An array used as a value is a pointer to its first element. */
+static int decay(const xctx *c, xval *v, avrr_err *err)
+{
+	(void)c;
+	if (v->t.kind != DT_ARRAY)
+		return 0;
+	if (!v->lval)
+		return avrr_errf(err, "Attempt to take address of value not located in memory.");
+	dtype el, p;
+	if (dt_target(&v->t, &el, err) || dt_pointer_to(&el, &p, err))
+		return -1;
+	uint32_t a = v->addr;
+	set_int(v, p, a);
+	return 0;
+}
+
+/* C's integer promotion at AVR's sizes. */
+static dtype promote(const dtype *t)
+{
+	if (t->kind == DT_PTR)
+		return *t;
+	if (t->size < 2 || (t->size == 2 && t->is_signed) || t->kind == DT_BOOL)
+		return dt_int(2, 1);
+	return dt_int(t->size, t->is_signed);
+}
+
+static dtype common(const dtype *a, const dtype *b)
+{
+	dtype pa = promote(a), pb = promote(b);
+	if (pa.size != pb.size)
+		return pa.size > pb.size ? pa : pb;
+	return dt_int(pa.size, pa.is_signed && pb.is_signed);
+}
+
+/* A variable by its DIE, as the frame sees it. */
+static int load_var(const xctx *c, Dwarf_Die *var, xval *v, avrr_err *err)
+{
+	memset(v, 0, sizeof *v);
+	if (dt_of(var, &v->t, err))
+		return -1;
+	dw_loc loc;
+	if (dw_locate(c->d, c->m, c->f, var, v->t.size, &loc, err))
+		return -1;
+	if (loc.kind == LOC_MEM) {
+		v->lval = 1;
+		v->addr = loc.addr;
+	} else if (loc.kind == LOC_VALUE) {
+		memcpy(v->bytes, loc.bytes, sizeof v->bytes);
+	} else {
+		v->optimized_out = 1;
+	}
+	return 0;
+}
+
+/* *v: v is a pointer (or an array). */
+static int deref(const xctx *c, xval *v, avrr_err *err)
+{
+	if (v->t.kind == DT_ARRAY) {
+		dtype el;
+		if (dt_target(&v->t, &el, err))
+			return -1;
+		v->t = el;
+		return 0;
+	}
+	int64_t a;
+	if (v->t.kind != DT_PTR)
+		return avrr_errf(err, "Attempt to take contents of a non-pointer value.");
+	dtype to;
+	if (get_int(c, v, &a, err) || dt_target(&v->t, &to, err))
+		return -1;
+	if (to.kind == DT_VOID)
+		return avrr_errf(err, "Attempt to take contents of a non-pointer value.");
+	memset(v, 0, sizeof *v);
+	v->t = to;
+	v->lval = 1;
+	v->addr = (uint32_t)a & 0xffff;
+	if (to.kind == DT_FUNC)
+		v->addr = (uint32_t)a;
+	return 0;
+}
+
+/* ---- the parser --------------------------------------------------------------- */
+
+static int parse_expr(parser *ps, xval *v, int min_prec);
+static int parse_unary(parser *ps, xval *v);
+
+static int parse_number(parser *ps, xval *v)
+{
+	char *end;
+	unsigned long long n = strtoull(ps->p, &end, 0);
+	while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+		end++;
+	if (isalnum((unsigned char)*end) || *end == '_') {
+		ps->p = end;
+		return avrr_errf(ps->err, "Invalid number \"%.*s\".", (int)(end - ps->p + 1), ps->p);
+	}
+	ps->p = end;
+	unsigned size = n <= 0x7fff ? 2 : n <= 0x7fffffff ? 4 : 8;
+	set_int(v, dt_int(size, 1), (int64_t)n);
+	return 0;
+}
+
+static int parse_char(parser *ps, xval *v)
+{
+	const char *s = ps->p + 1;
+	int ch;
+	if (*s == '\\') {
+		static const char from[] = "nrtabfv0\\'\"", to[] = "\n\r\t\a\b\f\v\0\\'\"";
+		const char *e = s[1] ? strchr(from, s[1]) : NULL;
+		if (!e)
+			return syntax(ps);
+		ch = to[e - from];
+		s += 2;
+	} else if (*s && *s != '\'') {
+		ch = (unsigned char)*s++;
+	} else {
+		return syntax(ps);
+	}
+	if (*s != '\'')
+		return syntax(ps);
+	ps->p = s + 1;
+	dtype t = dt_int(1, 1);
+	t.is_char = 1;
+	t.builtin = "char";
+	set_int(v, t, ch);
+	return 0;
+}
+
+static int parse_register(parser *ps, xval *v)
+{
+	char name[32];
+	ps->p++;  /* '$' */
+	if (!ident(ps, name, sizeof name))
+		return syntax(ps);
+	const mview *m = ps->c->m;
+	const dw_frame *f = ps->c->f;
+	if (!strcmp(name, "pc")) {
+		set_int(v, dt_int(2, 0), f->pc);
+		v->is_pc = 1;
+		return 0;
+	}
+	if (!strcmp(name, "sp")) {
+		set_int(v, dt_int(2, 0), f->sp);
+		return 0;
+	}
+	if (!strcmp(name, "sreg")) {
+		set_int(v, dt_int(1, 0), m->data_size > 0x5f ? m->data[0x5f] : 0);
+		return 0;
+	}
+	char *end;
+	long r = name[0] == 'r' && isdigit((unsigned char)name[1]) ? strtol(name + 1, &end, 10) : -1;
+	if (r < 0 || r > 31 || *end)
+		return avrr_errf(ps->err, "No register \"$%s\".", name);
+	set_int(v, dt_int(1, 0), f->r[r]);
+	return 0;
+}
+
+static int parse_name(parser *ps, xval *v)
+{
+	char name[128];
+	const char *at = ps->p;
+	ident(ps, name, sizeof name);
+	Dwarf_Die var;
+	if (!dw_find_var(ps->c->d, ps->c->f, name, &var))
+		return load_var(ps->c, &var, v, ps->err);
+	/* A function: its code address, as gdb's {TYPE} 0xa6 <name>. */
+	const fw_symbol *s = fw_find_symbol(ps->c->m->fw, name);
+	if (s && s->space == FW_SYM_CODE) {
+		set_int(v, dt_int(2, 0), s->addr);
+		v->is_pc = 1;
+		return 0;
+	}
+	if (s && s->space == FW_SYM_DATA)
+		return avrr_errf(ps->err, "'%s' has unknown type; cast it to its declared type", name);
+	(void)at;
+	return avrr_errf(ps->err, "No symbol \"%s\" in current context.", name);
+}
+
+static int parse_primary(parser *ps, xval *v)
+{
+	skip(ps);
+	if (isdigit((unsigned char)*ps->p))
+		return parse_number(ps, v);
+	if (*ps->p == '\'')
+		return parse_char(ps, v);
+	if (*ps->p == '$')
+		return parse_register(ps, v);
+	if (isalpha((unsigned char)*ps->p) || *ps->p == '_')
+		return parse_name(ps, v);
+	if (accept(ps, "(")) {
+		if (parse_expr(ps, v, 0))
+			return -1;
+		return accept(ps, ")") ? 0 : syntax(ps);
+	}
+	return syntax(ps);
+}
+
+static int field(parser *ps, xval *v)
+{
+	char name[128];
+	if (!ident(ps, name, sizeof name))
+		return syntax(ps);
+	if (v->t.kind != DT_STRUCT && v->t.kind != DT_UNION) {
+		char tn[160];
+		dt_name(&v->t, tn, sizeof tn);
+		return avrr_errf(ps->err, "Attempt to extract a component of a value that is not a structure.");
+	}
+	for (unsigned i = 0;; i++) {
+		const char *mn;
+		dtype mt;
+		unsigned off;
+		int r = dt_member(&v->t, i, &mn, &mt, &off, ps->err);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			break;
+		if (!mn || strcmp(mn, name))
+			continue;
+		if (v->lval) {
+			v->addr += off;
+		} else if (off + mt.size <= sizeof v->bytes) {
+			memmove(v->bytes, v->bytes + off, mt.size);
+		} else {
+			v->optimized_out = 1;
+		}
+		v->t = mt;
+		return 0;
+	}
+	char tn[160];
+	dt_name(&v->t, tn, sizeof tn);
+	return avrr_errf(ps->err, "There is no member named %s.", name);
+}
+
+static int parse_postfix(parser *ps, xval *v)
+{
+	if (parse_primary(ps, v))
+		return -1;
+	for (;;) {
+		if (accept(ps, "[")) {
+			xval ix;
+			int64_t i;
+			if (parse_expr(ps, &ix, 0))
+				return -1;
+			if (!accept(ps, "]"))
+				return syntax(ps);
+			if (get_int(ps->c, &ix, &i, ps->err))
+				return -1;
+			if (v->t.kind == DT_ARRAY && !v->lval) {
+				dtype el;
+				if (dt_target(&v->t, &el, ps->err))
+					return -1;
+				if (i < 0 || (uint64_t)(i + 1) * el.size > sizeof v->bytes)
+					return avrr_errf(ps->err, "no such vector element");
+				memmove(v->bytes, v->bytes + i * el.size, el.size);
+				v->t = el;
+				continue;
+			}
+			if (v->t.kind != DT_ARRAY && v->t.kind != DT_PTR)
+				return avrr_errf(ps->err, "cannot subscript something of type `%s'",
+						 v->t.builtin ? v->t.builtin : "value");
+			if (v->t.kind == DT_PTR && deref(ps->c, v, ps->err))
+				return -1;
+			else if (v->t.kind == DT_ARRAY && deref(ps->c, v, ps->err))
+				return -1;
+			v->addr = (uint32_t)(v->addr + i * (int64_t)v->t.size) & 0xffff;
+		} else if (accept(ps, "->")) {
+			if (deref(ps->c, v, ps->err) || field(ps, v))
+				return -1;
+		} else if (accept(ps, ".")) {
+			if (field(ps, v))
+				return -1;
+		} else {
+			return 0;
+		}
+	}
+}
+
+/* "(TYPE)" or "(TYPE *)" after the '(' just seen: 1 if it was a cast (type
+ * in *t), 0 if not (the position is restored), -1 on error. */
+static int parse_cast_type(parser *ps, dtype *t)
+{
+	static const char *const KW[] = { "struct", "union", "enum", "unsigned", "signed",
+					  "char", "short", "int", "long", "void", "const",
+					  "volatile" };
+	const char *save = ps->p;
+	char word[64], name[160] = "";
+	size_t len = 0;
+	int keyword = 0;
+	while (ident(ps, word, sizeof word)) {
+		int kw = 0;
+		for (size_t i = 0; i < sizeof KW / sizeof *KW; i++)
+			kw |= !strcmp(word, KW[i]);
+		if (!strcmp(word, "const") || !strcmp(word, "volatile"))
+			continue;
+		if (!kw && len && !(len > 7 && !strncmp(name, "struct", 6)) &&
+		    strncmp(name, "union", 5) && strncmp(name, "enum", 4))
+			break;
+		len += (size_t)snprintf(name + len, len < sizeof name ? sizeof name - len : 0, "%s%s",
+					len ? " " : "", word);
+		keyword |= kw;
+		if (!kw && len)
+			break;
+	}
+	if (!len) {
+		ps->p = save;
+		return 0;
+	}
+	Dwarf_Die var;
+	if (!keyword && !dw_find_var(ps->c->d, ps->c->f, name, &var)) {
+		ps->p = save;
+		return 0;
+	}
+	avrr_err e2;
+	if (!strcmp(name, "unsigned long int") || !strcmp(name, "long int"))
+		name[strlen(name) - 4] = 0;
+	if (dt_lookup(ps->c->d, name, t, &e2)) {
+		if (keyword)
+			return avrr_errf(ps->err, "No symbol \"%s\" in current context.", name);
+		ps->p = save;
+		return 0;
+	}
+	int stars = 0;
+	while (accept(ps, "*"))
+		stars++;
+	if (!accept(ps, ")"))
+		return syntax(ps);
+	if (stars > 1)
+		return avrr_errf(ps->err, "casts to a pointer to a pointer are not supported");
+	if (stars) {
+		dtype p;
+		if (dt_pointer_to(t, &p, ps->err))
+			return -1;
+		*t = p;
+	}
+	return 1;
+}
+
+static int cast(parser *ps, xval *v, const dtype *t)
+{
+	int64_t x;
+	if (t->kind == DT_STRUCT || t->kind == DT_UNION || t->kind == DT_ARRAY) {
+		if (v->t.size != t->size)
+			return avrr_errf(ps->err, "Invalid cast.");
+		v->t = *t;
+		return 0;
+	}
+	if (decay(ps->c, v, ps->err) || get_int(ps->c, v, &x, ps->err))
+		return -1;
+	if (t->kind == DT_PTR && x >= ELF_DATA_BASE && x < 0x810000)
+		x -= ELF_DATA_BASE;
+	set_int(v, *t, x);
+	return 0;
+}
+
+static int parse_unary(parser *ps, xval *v)
+{
+	skip(ps);
+	const char *at = ps->p;
+	int64_t x;
+	if (accept(ps, "(")) {
+		dtype t;
+		int r = parse_cast_type(ps, &t);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			return parse_unary(ps, v) || cast(ps, v, &t);
+		ps->p = at;
+		return parse_postfix(ps, v);
+	}
+	if (accept(ps, "sizeof")) {
+		if (parse_unary(ps, v))
+			return -1;
+		set_int(v, dt_int(2, 0), v->t.size);
+		return 0;
+	}
+	char op = *ps->p;
+	if (!strchr("-+!~*&", op) || !op)
+		return parse_postfix(ps, v);
+	ps->p++;
+	if (parse_unary(ps, v))
+		return -1;
+	if (op == '*')
+		return deref(ps->c, v, ps->err);
+	if (op == '&') {
+		if (v->is_pc)
+			return 0;
+		if (!v->lval)
+			return avrr_errf(ps->err, "Attempt to take address of value not located in memory.");
+		dtype p;
+		if (dt_pointer_to(&v->t, &p, ps->err))
+			return -1;
+		set_int(v, p, v->addr);
+		return 0;
+	}
+	if (!is_integral(&v->t) && !(op == '!' && v->t.kind == DT_PTR))
+		return avrr_errf(ps->err, "Argument to arithmetic operation not a number or boolean.");
+	if (get_int(ps->c, v, &x, ps->err))
+		return -1;
+	dtype t = promote(&v->t);
+	switch (op) {
+	case '-': x = -x; break;
+	case '~': x = ~x; break;
+	case '!': x = !x; t = dt_int(2, 1); break;
+	}
+	set_int(v, t, x);
+	return 0;
+}
+
+/* Binary operators, loosest first; longer spellings before their prefixes. */
+static const struct binop {
+	const char *tok;
+	int prec;
+} BINOPS[] = {
+	{ "||", 1 }, { "&&", 2 }, { "|", 3 }, { "^", 4 }, { "&", 5 },
+	{ "==", 6 }, { "!=", 6 }, { "<<", 8 }, { ">>", 8 }, { "<=", 7 }, { ">=", 7 },
+	{ "<", 7 }, { ">", 7 }, { "+", 9 }, { "-", 9 }, { "*", 10 }, { "/", 10 }, { "%", 10 },
+};
+
+static const struct binop *peek_binop(parser *ps)
+{
+	skip(ps);
+	for (size_t i = 0; i < sizeof BINOPS / sizeof *BINOPS; i++) {
+		size_t n = strlen(BINOPS[i].tok);
+		if (!strncmp(ps->p, BINOPS[i].tok, n) &&
+		    !(n == 1 && (ps->p[1] == '|' || ps->p[1] == '&') && ps->p[1] == ps->p[0]))
+			return &BINOPS[i];
+	}
+	return NULL;
+}
+
+static int binary(parser *ps, const char *op, xval *a, xval *b)
+{
+	int64_t x, y, r;
+	avrr_err *err = ps->err;
+	if (decay(ps->c, a, err) || decay(ps->c, b, err))
+		return -1;
+	int pa = a->t.kind == DT_PTR, pb = b->t.kind == DT_PTR;
+	if (!is_scalar(&a->t) || !is_scalar(&b->t))
+		return avrr_errf(err, "Argument to arithmetic operation not a number or boolean.");
+	if (get_int(ps->c, a, &x, err) || get_int(ps->c, b, &y, err))
+		return -1;
+	dtype t = common(&a->t, &b->t);
+	unsigned bits = t.size * 8;
+	uint64_t mask = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+	uint64_t ux = (uint64_t)x & mask, uy = (uint64_t)y & mask;
+	int is_unsigned = !t.is_signed;
+	/* Pointer arithmetic: p + n, n + p, p - n scale by the pointee; p - q
+	 * counts elements. */
+	if ((pa || pb) && (!strcmp(op, "+") || !strcmp(op, "-"))) {
+		dtype to;
+		const xval *p = pa ? a : b;
+		if (dt_target(&p->t, &to, err))
+			return -1;
+		int64_t size = to.size ? to.size : 1;
+		if (pa && pb && *op == '-') {
+			set_int(a, dt_int(2, 1), (x - y) / size);
+			return 0;
+		}
+		if (pa && pb)
+			return avrr_errf(err, "cannot add two pointers");
+		if (pb && *op == '-')
+			return avrr_errf(err, "cannot subtract a pointer from a number");
+		dtype pt = p->t;
+		int64_t base = pa ? x : y, n = pa ? y : x;
+		set_int(a, pt, base + (*op == '-' ? -n : n) * size);
+		return 0;
+	}
+	if (pa || pb)
+		t = dt_int(2, 0), is_unsigned = 1, mask = 0xffff, ux &= mask, uy &= mask;
+	switch (op[0]) {
+	case '*': r = (int64_t)(ux * uy); break;
+	case '/': case '%':
+		if (!uy)
+			return avrr_errf(err, "Division by zero");
+		if (is_unsigned)
+			r = (int64_t)(op[0] == '/' ? ux / uy : ux % uy);
+		else
+			r = op[0] == '/' ? x / y : x % y;
+		break;
+	case '+': r = x + y; break;
+	case '-': r = x - y; break;
+	case '^': r = x ^ y; break;
+	case '|': r = op[1] ? (x || y) : (x | y); break;
+	case '&': r = op[1] ? (x && y) : (x & y); break;
+	case '=': r = ux == uy; break;
+	case '!': r = ux != uy; break;
+	case '<':
+		if (op[1] == '<') {
+			t = promote(&a->t);
+			r = (int64_t)((uint64_t)x << (y & 63));
+		} else {
+			r = is_unsigned ? (op[1] ? ux <= uy : ux < uy) : (op[1] ? x <= y : x < y);
+		}
+		break;
+	case '>':
+		if (op[1] == '>') {
+			t = promote(&a->t);
+			r = t.is_signed ? x >> (y & 63)
+					: (int64_t)(((uint64_t)x & (t.size >= 8 ? ~UINT64_C(0) :
+						(UINT64_C(1) << t.size * 8) - 1)) >> (y & 63));
+		} else {
+			r = is_unsigned ? (op[1] ? ux >= uy : ux > uy) : (op[1] ? x >= y : x > y);
+		}
+		break;
+	default:
+		return avrr_errf(err, "unknown operator %s", op);
+	}
+	if (strchr("=!", op[0]) || (op[0] == '<' && op[1] != '<') ||
+	    (op[0] == '>' && op[1] != '>') || (op[1] == op[0] && strchr("|&", op[0])))
+		t = dt_int(2, 1);
+	set_int(a, t, r);
+	return 0;
+}
+
+/* Precedence climbing over BINOPS. */
+static int parse_expr(parser *ps, xval *v, int min_prec)
+{
+	if (parse_unary(ps, v))
+		return -1;
+	const struct binop *op;
+	while ((op = peek_binop(ps)) != NULL && op->prec > min_prec) {
+		ps->p += strlen(op->tok);
+		xval rhs;
+		if (parse_expr(ps, &rhs, op->prec) || binary(ps, op->tok, v, &rhs))
+			return -1;
+	}
+	return 0;
+}
+
+int expr_eval(const xctx *c, const char *text, xval *v, avrr_err *err)
+{
+	parser ps = { c, text, text, err };
+	memset(v, 0, sizeof *v);
+	if (!dwi_has_types(c->d))
+		return avrr_errf(err, "no DWARF type information in the firmware (stabs or none); "
+				 "typed expressions need a build with -gdwarf-4");
+	skip(&ps);
+	if (!*ps.p)
+		return avrr_errf(err, "Argument required (expression to compute).");
+	if (parse_expr(&ps, v, 0))
+		return -1;
+	skip(&ps);
+	if (*ps.p)
+		return syntax(&ps);
+	return 0;
+}
+
+int expr_format(const char *args, char *fmt, const char **rest, avrr_err *err)
+{
+	*fmt = 0;
+	*rest = args;
+	if (*args != '/')
+		return 0;
+	const char *p = args + 1;
+	size_t n = strcspn(p, " \t");
+	if (n != 1 || !strchr("xduotcaz", *p))
+		return avrr_errf(err, "Undefined output format \"%.*s\".", (int)n, p);
+	*fmt = *p;
+	p += n;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*rest = p;
+	return 0;
+}
+
+/* ---- printing ----------------------------------------------------------------- */
+
+/* A character as gdb writes it inside `quote` quotes. */
+static void put_char(FILE *f, unsigned c, char quote)
+{
+	static const char from[] = "\n\r\t\a\b\f\v\033\\", to[] = "nrtabfve\\";
+	const char *e = c ? strchr(from, (int)c) : NULL;
+	if (e)
+		fprintf(f, "\\%c", to[e - from]);
+	else if (c == (unsigned char)quote)
+		fprintf(f, "\\%c", quote);
+	else if (c >= 0x20 && c < 0x7f)
+		fputc((int)c, f);
+	else
+		fprintf(f, "\\%03o", c & 0xff);
+}
+
+/* The data symbol covering addr (a sized one first), as view.c labels. */
+static void data_label(FILE *f, const firmware *fw, uint32_t addr)
+{
+	const fw_symbol *best = NULL;
+	for (size_t i = 0; i < fw->nsyms; i++) {
+		const fw_symbol *s = &fw->syms[i];
+		if (s->space == FW_SYM_DATA && s->size && addr >= s->addr && addr - s->addr < s->size)
+			best = s;
+	}
+	if (!best)
+		return;
+	if (best->addr == addr)
+		fprintf(f, " <%s>", best->name);
+	else
+		fprintf(f, " <%s+%u>", best->name, addr - best->addr);
+}
+
+static void code_label(FILE *f, const firmware *fw, uint32_t addr)
+{
+	const fw_symbol *s = fw_code_symbol_at(fw, addr);
+	if (!s)
+		return;
+	if (s->addr == addr)
+		fprintf(f, " <%s>", s->name);
+	else
+		fprintf(f, " <%s+%u>", s->name, addr - s->addr);
+}
+
+/* A string at data address a, as gdb shows what a char * points to. */
+static void put_string(FILE *f, const mview *m, uint32_t a)
+{
+	fputc('"', f);
+	unsigned n = 0;
+	for (; a < m->data_size && m->data[a] && n < PRINT_ELEMENTS; a++, n++)
+		put_char(f, m->data[a], '"');
+	fputc('"', f);
+	if (n == PRINT_ELEMENTS && a < m->data_size && m->data[a])
+		fputs("...", f);
+}
+
+static void put_binary(FILE *f, uint64_t u)
+{
+	int b = 63;
+	while (b > 0 && !((u >> b) & 1))
+		b--;
+	for (; b >= 0; b--)
+		fputc('0' + (int)((u >> b) & 1), f);
+}
+
+/* An integer of type t in format fmt. */
+static void put_int(FILE *f, const xctx *c, const dtype *t, int64_t x, char fmt)
+{
+	unsigned bits = t->size * 8;
+	uint64_t u = bits >= 64 ? (uint64_t)x : (uint64_t)x & ((UINT64_C(1) << bits) - 1);
+	switch (fmt) {
+	case 'x': fprintf(f, "0x%llx", (unsigned long long)u); return;
+	case 'z': fprintf(f, "0x%0*llx", (int)t->size * 2, (unsigned long long)u); return;
+	case 'o': fprintf(f, u ? "0%llo" : "0", (unsigned long long)u); return;
+	case 't': put_binary(f, u); return;
+	case 'u': fprintf(f, "%llu", (unsigned long long)u); return;
+	case 'd': {
+		int64_t s = bits < 64 && (u >> (bits - 1)) & 1 ? (int64_t)(u | ~UINT64_C(0) << bits)
+							       : (int64_t)u;
+		fprintf(f, "%lld", (long long)s);
+		return;
+	}
+	case 'a':
+		fprintf(f, "0x%llx", (unsigned long long)u);
+		data_label(f, c->m->fw, (uint32_t)u & 0xffff);
+		return;
+	case 'c': {
+		int8_t ch = (int8_t)(u & 0xff);
+		fprintf(f, "%d '", t->is_signed || t->size > 1 ? ch : (int)(u & 0xff));
+		put_char(f, (unsigned)(u & 0xff), '\'');
+		fputc('\'', f);
+		return;
+	}
+	}
+	if (t->kind == DT_BOOL) {
+		fputs(u == 1 ? "true" : u == 0 ? "false" : "", f);
+		if (u > 1)
+			fprintf(f, "%llu", (unsigned long long)u);
+		return;
+	}
+	if (t->kind == DT_ENUM) {
+		Dwarf_Die d = t->die, e;
+		if (dwarf_child(&d, &e) == 0)
+			do {
+				Dwarf_Attribute a;
+				Dwarf_Sword sv;
+				if (dwarf_tag(&e) == DW_TAG_enumerator &&
+				    dwarf_attr(&e, DW_AT_const_value, &a) && !dwarf_formsdata(&a, &sv) &&
+				    (uint64_t)sv == u) {
+					fputs(die_name(&e), f);
+					return;
+				}
+			} while (dwarf_siblingof(&e, &e) == 0);
+	}
+	if (t->is_signed)
+		put_int(f, c, t, x, 'd');
+	else
+		fprintf(f, "%llu", (unsigned long long)u);
+	if (t->is_char && t->size == 1) {
+		fputs(" '", f);
+		put_char(f, (unsigned)(u & 0xff), '\'');
+		fputc('\'', f);
+	}
+}
+
+static int put_value(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, char fmt,
+		     int top, avrr_err *err);
+
+/* gdb's char array: quoted runs and repeated characters, the trailing NUL
+ * dropped. */
+static void put_char_array(FILE *f, const uint8_t *p, unsigned n)
+{
+	if (n && !p[n - 1])
+		n--;
+	if (!n) {
+		fputs("\"\"", f);
+		return;
+	}
+	int in_quote = 0, any = 0;
+	unsigned shown = 0;
+	for (unsigned i = 0; i < n && shown < PRINT_ELEMENTS;) {
+		unsigned reps = 1;
+		while (i + reps < n && p[i + reps] == p[i])
+			reps++;
+		if (reps > REPEAT_THRESHOLD) {
+			if (in_quote)
+				fputs("\", ", f);
+			else if (any)
+				fputs(", ", f);
+			fputc('\'', f);
+			put_char(f, p[i], '\'');
+			fprintf(f, "' <repeats %u times>", reps);
+			in_quote = 0;
+			i += reps;
+			shown += REPEAT_THRESHOLD;
+		} else {
+			if (!in_quote)
+				fputs(any ? ", \"" : "\"", f);
+			in_quote = 1;
+			put_char(f, p[i], '"');
+			i++;
+			shown++;
+		}
+		any = 1;
+		if (shown >= PRINT_ELEMENTS && i < n) {
+			fputs(in_quote ? "\"..." : "...", f);
+			return;
+		}
+	}
+	if (in_quote)
+		fputc('"', f);
+}
+
+static int put_array(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, char fmt,
+		     avrr_err *err)
+{
+	dtype el;
+	if (dt_target(t, &el, err))
+		return -1;
+	unsigned n = dt_count(t);
+	if (el.is_char && el.size == 1 && !fmt) {
+		put_char_array(f, p, n);
+		return 0;
+	}
+	fputc('{', f);
+	unsigned shown = 0;
+	for (unsigned i = 0; i < n;) {
+		unsigned reps = 1;
+		while (i + reps < n && el.size &&
+		       !memcmp(p + (size_t)(i + reps) * el.size, p + (size_t)i * el.size, el.size))
+			reps++;
+		if (i)
+			fputs(", ", f);
+		if (shown >= PRINT_ELEMENTS) {
+			fputs("...", f);
+			break;
+		}
+		if (put_value(f, c, &el, p + (size_t)i * el.size, fmt, 0, err))
+			return -1;
+		if (reps > REPEAT_THRESHOLD) {
+			fprintf(f, " <repeats %u times>", reps);
+			i += reps;
+			shown += REPEAT_THRESHOLD;
+		} else {
+			i++;
+			shown++;
+		}
+	}
+	fputc('}', f);
+	return 0;
+}
+
+static int put_struct(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, char fmt,
+		      avrr_err *err)
+{
+	fputc('{', f);
+	for (unsigned i = 0;; i++) {
+		const char *name;
+		dtype mt;
+		unsigned off;
+		int r = dt_member(t, i, &name, &mt, &off, err);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			break;
+		if (off + mt.size > t->size)
+			return avrr_errf(err, "damaged DWARF: a member outside its struct");
+		fprintf(f, "%s%s = ", i ? ", " : "", name ? name : "<anonymous>");
+		if (put_value(f, c, &mt, p + off, fmt, 0, err))
+			return -1;
+	}
+	fputc('}', f);
+	return 0;
+}
+
+static int put_pointer(FILE *f, const xctx *c, const dtype *t, uint64_t raw, char fmt, int top,
+		       avrr_err *err)
+{
+	dtype to;
+	if (dt_target(t, &to, err))
+		return -1;
+	int code = to.kind == DT_FUNC;
+	uint32_t a = (uint32_t)raw;
+	uint64_t shown = code ? a : a + ELF_DATA_BASE;
+	if (fmt && fmt != 'a') {
+		dtype it = dt_int(4, 0);
+		put_int(f, c, &it, (int64_t)shown, fmt);
+		return 0;
+	}
+	if (to.is_char && to.size == 1 && !fmt) {
+		fprintf(f, "0x%llx", (unsigned long long)shown);
+		data_label(f, c->m->fw, a);
+		fputc(' ', f);
+		put_string(f, c->m, a);
+		return 0;
+	}
+	if (top && !fmt) {
+		char tn[200];
+		dt_name(t, tn, sizeof tn);
+		fprintf(f, "(%s) ", tn);
+	}
+	fprintf(f, "0x%llx", (unsigned long long)shown);
+	if (code)
+		code_label(f, c->m->fw, a);
+	else
+		data_label(f, c->m->fw, a);
+	return 0;
+}
+
+static int put_value(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, char fmt,
+		     int top, avrr_err *err)
+{
+	switch (t->kind) {
+	case DT_STRUCT:
+	case DT_UNION:
+		return put_struct(f, c, t, p, fmt, err);
+	case DT_ARRAY:
+		return put_array(f, c, t, p, fmt, err);
+	case DT_PTR:
+		return put_pointer(f, c, t, le_get(p, t->size > 8 ? 8 : t->size), fmt, top, err);
+	case DT_INT:
+	case DT_BOOL:
+	case DT_ENUM: {
+		uint64_t u = le_get(p, t->size > 8 ? 8 : t->size);
+		unsigned bits = t->size * 8;
+		if (t->is_signed && bits < 64 && (u >> (bits - 1)) & 1)
+			u |= ~UINT64_C(0) << bits;
+		put_int(f, c, t, (int64_t)u, fmt);
+		return 0;
+	}
+	case DT_FLOAT:
+		if (t->size == 4) {
+			float x;
+			memcpy(&x, p, 4);
+			fprintf(f, "%g", (double)x);
+			return 0;
+		}
+		return avrr_errf(err, "cannot print a %u-byte float", t->size);
+	case DT_VOID:
+		fputs("void", f);
+		return 0;
+	case DT_FUNC:
+		return avrr_errf(err, "cannot print a function's value");
+	}
+	return avrr_errf(err, "cannot print this type");
+}
+
+int expr_print(FILE *out, const xctx *c, const xval *v, char fmt, int typed, avrr_err *err)
+{
+	if (v->optimized_out) {
+		fputs("<optimized out>", out);
+		return 0;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return avrr_errf(err, "out of memory");
+	int rc = 0;
+	if (v->is_pc) {
+		uint32_t a = (uint32_t)le_get(v->bytes, 2);
+		if (fmt && fmt != 'a') {
+			dtype it = dt_int(2, 0);
+			put_int(f, c, &it, a, fmt);
+		} else {
+			fprintf(f, "(void (*)()) 0x%x", a);
+			code_label(f, c->m->fw, a);
+		}
+	} else {
+		const uint8_t *p = contents(c, v, err);
+		rc = p ? put_value(f, c, &v->t, p, fmt, typed, err) : -1;
+	}
+	fclose(f);
+	if (!rc)
+		fwrite(text, 1, len, out);
+	free(text);
+	return rc;
+}
