@@ -395,44 +395,70 @@ static int parse_postfix(parser *ps, xval *v)
 	}
 }
 
+static int is_word(const char *w, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(w, *list))
+			return 1;
+	return 0;
+}
+
 /* "(TYPE)" or "(TYPE *)" after the '(' just seen: 1 if it was a cast (type
- * in *t), 0 if not (the position is restored), -1 on error. */
+ * in *t), 0 if not (the position is restored), -1 on error.  TYPE is
+ * struct/union/enum TAG, C's integer keywords ("unsigned char"), or a
+ * typedef's name that no variable in scope shadows; const and volatile
+ * are allowed and ignored. */
 static int parse_cast_type(parser *ps, dtype *t)
 {
-	static const char *const KW[] = { "struct", "union", "enum", "unsigned", "signed",
-					  "char", "short", "int", "long", "void", "const",
-					  "volatile" };
-	const char *save = ps->p;
+	static const char *const QUAL[] = { "const", "volatile", NULL };
+	static const char *const TAG[] = { "struct", "union", "enum", NULL };
+	static const char *const INT[] = { "unsigned", "signed", "char", "short", "int", "long",
+					   "void", NULL };
+	const char *save = ps->p, *before;
 	char word[64], name[160] = "";
 	size_t len = 0;
 	int keyword = 0;
-	while (ident(ps, word, sizeof word)) {
-		int kw = 0;
-		for (size_t i = 0; i < sizeof KW / sizeof *KW; i++)
-			kw |= !strcmp(word, KW[i]);
-		if (!strcmp(word, "const") || !strcmp(word, "volatile"))
-			continue;
-		if (!kw && len && !(len > 7 && !strncmp(name, "struct", 6)) &&
-		    strncmp(name, "union", 5) && strncmp(name, "enum", 4))
+	do {
+		before = ps->p;
+		if (!ident(ps, word, sizeof word)) {
+			before = ps->p;
 			break;
-		len += (size_t)snprintf(name + len, len < sizeof name ? sizeof name - len : 0, "%s%s",
-					len ? " " : "", word);
-		keyword |= kw;
-		if (!kw && len)
-			break;
-	}
-	if (!len) {
+		}
+	} while (is_word(word, QUAL));
+	if (!*word || (!is_word(word, TAG) && !is_word(word, INT) && !isalpha((unsigned char)*word) &&
+		       *word != '_')) {
 		ps->p = save;
 		return 0;
 	}
-	Dwarf_Die var;
-	if (!keyword && !dw_find_var(ps->c->d, ps->c->f, name, &var)) {
-		ps->p = save;
-		return 0;
+	if (is_word(word, TAG)) {
+		char tag[64];
+		if (!ident(ps, tag, sizeof tag))
+			return syntax(ps);
+		snprintf(name, sizeof name, "%s %s", word, tag);
+		keyword = 1;
+	} else if (is_word(word, INT)) {
+		keyword = 1;
+		len = (size_t)snprintf(name, sizeof name, "%s", word);
+		for (;;) {
+			before = ps->p;
+			if (!ident(ps, word, sizeof word) || !is_word(word, INT)) {
+				ps->p = before;
+				break;
+			}
+			if (!strcmp(word, "int") && len > 4)
+				continue;  /* "unsigned long int": int adds nothing */
+			len += (size_t)snprintf(name + len, sizeof name - len, " %s", word);
+		}
+	} else {
+		Dwarf_Die var;
+		snprintf(name, sizeof name, "%s", word);
+		if (!dw_find_var(ps->c->d, ps->c->f, name, &var)) {
+			ps->p = save;  /* a variable: "(x)" is an expression */
+			return 0;
+		}
 	}
+	(void)before;
 	avrr_err e2;
-	if (!strcmp(name, "unsigned long int") || !strcmp(name, "long int"))
-		name[strlen(name) - 4] = 0;
 	if (dt_lookup(ps->c->d, name, t, &e2)) {
 		if (keyword)
 			return avrr_errf(ps->err, "No symbol \"%s\" in current context.", name);
@@ -442,6 +468,9 @@ static int parse_cast_type(parser *ps, dtype *t)
 	int stars = 0;
 	while (accept(ps, "*"))
 		stars++;
+	while (ident(ps, word, sizeof word))
+		if (!is_word(word, QUAL))
+			return syntax(ps);
 	if (!accept(ps, ")"))
 		return syntax(ps);
 	if (stars > 1)
@@ -488,6 +517,16 @@ static int parse_unary(parser *ps, xval *v)
 		return parse_postfix(ps, v);
 	}
 	if (accept(ps, "sizeof")) {
+		const char *paren = ps->p;
+		dtype t;
+		int r = accept(ps, "(") ? parse_cast_type(ps, &t) : 0;
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			set_int(v, dt_int(2, 0), t.size);
+			return 0;
+		}
+		ps->p = paren;
 		if (parse_unary(ps, v))
 			return -1;
 		set_int(v, dt_int(2, 0), v->t.size);
