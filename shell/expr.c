@@ -211,8 +211,9 @@ static int parse_number(parser *ps, xval *v)
 	while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
 		end++;
 	if (isalnum((unsigned char)*end) || *end == '_') {
-		ps->p = end;
-		return avrr_errf(ps->err, "Invalid number \"%.*s\".", (int)(end - ps->p + 1), ps->p);
+		while (isalnum((unsigned char)*end) || *end == '_')
+			end++;
+		return avrr_errf(ps->err, "Invalid number \"%.*s\".", (int)(end - ps->p), ps->p);
 	}
 	ps->p = end;
 	unsigned size = n <= 0x7fff ? 2 : n <= 0x7fffffff ? 4 : 8;
