@@ -915,6 +915,10 @@ int dw_unwind(const dwinfo *d, const mview *m, dw_frame *f, dw_frame *caller, av
 	for (unsigned k = 0; k < d->pc_bytes; k++)
 		word = word << 8 | dbyte(m, a + k);
 	caller->pc = word * 2;
+	/* An interrupt handler returns to the instruction it interrupted, not
+	 * past a call: that pc is the caller's own (gdb's signal frames). */
+	const fw_symbol *sym = fw_code_symbol_at(m->fw, pc);
+	caller->outer = !(sym && !strncmp(sym->name, "__vector_", 9));
 	f->saved_at[32] = a + 1;
 	memset(caller->saved_at, 0, sizeof caller->saved_at);
 	return 0;

@@ -92,7 +92,8 @@ const char *die_name(Dwarf_Die *die);
  * keep the callee's values, as gdb assumes). */
 typedef struct dw_frame {
 	uint32_t pc;             /* the frame's pc (a return address in outer frames) */
-	int outer;               /* scopes are looked up at pc - 1 */
+	int outer;               /* a caller (not an interrupted frame): scopes
+				  * are looked up at pc - 1, inside the call */
 	uint8_t r[32];
 	uint32_t sp;
 	uint32_t cfa;            /* data address; valid when has_cfa */
