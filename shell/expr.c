@@ -25,10 +25,13 @@
 #define PRINT_ELEMENTS 200   /* gdb's `print elements` */
 #define REPEAT_THRESHOLD 10  /* gdb's `print repeats` */
 
+#define MAX_DEPTH 64     /* nesting of parentheses and unary operators */
+
 typedef struct parser {
 	const xctx *c;
 	const char *src, *p;
 	avrr_err *err;
+	int depth;
 } parser;
 
 static int syntax(parser *ps)
@@ -370,7 +373,8 @@ static int parse_postfix(parser *ps, xval *v)
 				dtype el;
 				if (dt_target(&v->t, &el, ps->err))
 					return -1;
-				if (i < 0 || (uint64_t)(i + 1) * el.size > sizeof v->bytes)
+				if (i < 0 || (uint64_t)i >= sizeof v->bytes ||
+				    (uint64_t)(i + 1) * el.size > sizeof v->bytes)
 					return avrr_errf(ps->err, "no such vector element");
 				memmove(v->bytes, v->bytes + i * el.size, el.size);
 				v->t = el;
@@ -383,7 +387,7 @@ static int parse_postfix(parser *ps, xval *v)
 				return -1;
 			else if (v->t.kind == DT_ARRAY && deref(ps->c, v, ps->err))
 				return -1;
-			v->addr = (uint32_t)(v->addr + i * (int64_t)v->t.size) & 0xffff;
+			v->addr = (uint32_t)((uint64_t)v->addr + (uint64_t)i * v->t.size) & 0xffff;
 		} else if (accept(ps, "->")) {
 			if (deref(ps->c, v, ps->err) || field(ps, v))
 				return -1;
@@ -416,18 +420,12 @@ static int parse_cast_type(parser *ps, dtype *t)
 	static const char *const INT[] = { "unsigned", "signed", "char", "short", "int", "long",
 					   "void", NULL };
 	const char *save = ps->p, *before;
-	char word[64], name[160] = "";
+	char word[64] = "", name[160] = "";
 	size_t len = 0;
-	int keyword = 0;
-	do {
-		before = ps->p;
-		if (!ident(ps, word, sizeof word)) {
-			before = ps->p;
-			break;
-		}
-	} while (is_word(word, QUAL));
-	if (!*word || (!is_word(word, TAG) && !is_word(word, INT) && !isalpha((unsigned char)*word) &&
-		       *word != '_')) {
+	int keyword = 0, got;
+	while ((got = ident(ps, word, sizeof word)) && is_word(word, QUAL))
+		;
+	if (!got) {
 		ps->p = save;
 		return 0;
 	}
@@ -458,7 +456,6 @@ static int parse_cast_type(parser *ps, dtype *t)
 			return 0;
 		}
 	}
-	(void)before;
 	avrr_err e2;
 	if (dt_lookup(ps->c->d, name, t, &e2)) {
 		if (keyword)
@@ -502,7 +499,21 @@ static int cast(parser *ps, xval *v, const dtype *t)
 	return 0;
 }
 
+static int parse_unary1(parser *ps, xval *v);
+
+/* Bounds the recursion: a line of 500 '(' must not exhaust the stack. */
 static int parse_unary(parser *ps, xval *v)
+{
+	if (ps->depth >= MAX_DEPTH)
+		return avrr_errf(ps->err, "expression nested too deeply at column %d",
+				 (int)(ps->p - ps->src) + 1);
+	ps->depth++;
+	int rc = parse_unary1(ps, v);
+	ps->depth--;
+	return rc;
+}
+
+static int parse_unary1(parser *ps, xval *v)
 {
 	skip(ps);
 	const char *at = ps->p;
@@ -558,7 +569,7 @@ static int parse_unary(parser *ps, xval *v)
 		return -1;
 	dtype t = promote(&v->t);
 	switch (op) {
-	case '-': x = -x; break;
+	case '-': x = (int64_t)(0 - (uint64_t)x); break;
 	case '~': x = ~x; break;
 	case '!': x = !x; t = dt_int(2, 1); break;
 	}
@@ -613,7 +624,7 @@ static int binary(parser *ps, const char *op, xval *a, xval *b)
 			return -1;
 		int64_t size = to.size ? to.size : 1;
 		if (pa && pb && *op == '-') {
-			set_int(a, dt_int(2, 1), (x - y) / size);
+			set_int(a, dt_int(2, 1), (int64_t)((uint64_t)x - (uint64_t)y) / size);
 			return 0;
 		}
 		if (pa && pb)
@@ -622,7 +633,8 @@ static int binary(parser *ps, const char *op, xval *a, xval *b)
 			return avrr_errf(err, "cannot subtract a pointer from a number");
 		dtype pt = p->t;
 		int64_t base = pa ? x : y, n = pa ? y : x;
-		set_int(a, pt, base + (*op == '-' ? -n : n) * size);
+		uint64_t step = (uint64_t)n * (uint64_t)size;
+		set_int(a, pt, (int64_t)(*op == '-' ? (uint64_t)base - step : (uint64_t)base + step));
 		return 0;
 	}
 	if (pa || pb)
@@ -634,11 +646,13 @@ static int binary(parser *ps, const char *op, xval *a, xval *b)
 			return avrr_errf(err, "Division by zero");
 		if (is_unsigned)
 			r = (int64_t)(op[0] == '/' ? ux / uy : ux % uy);
+		else if (y == -1)  /* INT64_MIN / -1 would overflow */
+			r = op[0] == '/' ? (int64_t)(0 - (uint64_t)x) : 0;
 		else
 			r = op[0] == '/' ? x / y : x % y;
 		break;
-	case '+': r = x + y; break;
-	case '-': r = x - y; break;
+	case '+': r = (int64_t)((uint64_t)x + (uint64_t)y); break;
+	case '-': r = (int64_t)((uint64_t)x - (uint64_t)y); break;
 	case '^': r = x ^ y; break;
 	case '|': r = op[1] ? (x || y) : (x | y); break;
 	case '&': r = op[1] ? (x && y) : (x & y); break;
@@ -689,7 +703,7 @@ static int parse_expr(parser *ps, xval *v, int min_prec)
 
 int expr_eval(const xctx *c, const char *text, xval *v, avrr_err *err)
 {
-	parser ps = { c, text, text, err };
+	parser ps = { c, text, text, err, 0 };
 	memset(v, 0, sizeof *v);
 	if (!dwi_has_types(c->d))
 		return avrr_errf(err, "no DWARF type information in the firmware (stabs or none); "
