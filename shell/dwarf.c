@@ -61,6 +61,33 @@ static int any_types(Dwarf *dw)
 	return 0;
 }
 
+/* Reads every DIE once.  libdw builds its CU and abbreviation records
+ * lazily, on the heap, and a Dwarf_Die points at them; the shell keeps
+ * DIEs in state that travels to processes forked from older checkpoints
+ * (tl_carry), so every record must exist before the first fork, at the
+ * same address in every process. */
+static void touch_dies(Dwarf_Die *die, int depth)
+{
+	Dwarf_Die c;
+	dwarf_tag(die);
+	if (depth < 64 && dwarf_child(die, &c) == 0)
+		do
+			touch_dies(&c, depth + 1);
+		while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static void touch_all(Dwarf *dw)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			touch_dies(&cu, 0);
+		off = next;
+	}
+}
+
 int dwi_open(const firmware *fw, dwinfo **out, avrr_err *err)
 {
 	dwinfo *d = calloc(1, sizeof *d);
@@ -71,8 +98,10 @@ int dwi_open(const firmware *fw, dwinfo **out, avrr_err *err)
 	d->elf = elf_memory((char *)fw->elf, fw->elf_size);
 	if (d->elf)
 		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-	if (d->dw)
+	if (d->dw) {
 		d->has_types = any_types(d->dw);
+		touch_all(d->dw);
+	}
 	size_t shstr;
 	Elf_Scn *scn = NULL;
 	while (d->elf && !elf_getshdrstrndx(d->elf, &shstr) && (scn = elf_nextscn(d->elf, scn))) {

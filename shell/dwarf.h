@@ -10,8 +10,9 @@
  * pair that starts at rN, as avr-gcc means it (r28: the frame pointer Y).
  * DW_OP_addr gives avr-gcc's data addresses, 0x800000 + a.
  *
- * Every DIE (Dwarf_Die) points into the Dwarf handle, which is opened before
- * the shell's first checkpoint, so DIEs stay valid in every process.
+ * Every DIE (Dwarf_Die) points into the Dwarf handle and its CU and
+ * abbreviation records; dwi_open reads them all, and the shell opens it
+ * before its first checkpoint, so DIEs stay valid in every process.
  */
 #ifndef AVRR_SHELL_DWARF_H
 #define AVRR_SHELL_DWARF_H

@@ -20,6 +20,7 @@
 #include "view.h"
 
 #define MAX_DISPLAYS 8
+#define HISTORY_KEPT 8
 
 /* An expression `display` shows after every stop. */
 typedef struct display {
@@ -38,7 +39,9 @@ typedef struct shell_carry {
 	unsigned list_next;     /* NULL: the next list centres on the frame's line */
 	display disp[MAX_DISPLAYS];
 	int next_display;
+	xhist hist[HISTORY_KEPT];  /* the last values printed, for $, $N, $$N */
 } shell_carry;
+_Static_assert(sizeof(shell_carry) <= TL_CARRY_MAX, "the carry outgrows the timeline's");
 
 typedef struct engine {
 	timeline *tl;
@@ -96,7 +99,7 @@ static int context_of(engine *e, const mview *m, dw_frame *f, xctx *c)
 		printf("%s\n", err.msg);
 		return -1;
 	}
-	*c = (xctx){ m, e->dw, f };
+	*c = (xctx){ m, e->dw, f, e->carry.hist, HISTORY_KEPT, e->carry.history };
 	return 0;
 }
 
@@ -652,8 +655,11 @@ static int cmd_print(engine *e, const char *args)
 	fclose(out);
 	if (rc)
 		printf("%s\n", err.msg);
-	else
+	else {
 		printf("$%u = %s\n", ++e->carry.history, text);
+		expr_keep(&c, &v, e->carry.history,
+			  &e->carry.hist[e->carry.history % HISTORY_KEPT]);
+	}
 	free(text);
 	return 0;
 }

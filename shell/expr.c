@@ -250,10 +250,46 @@ static int parse_char(parser *ps, xval *v)
 	return 0;
 }
 
+/* $, $N, $$, $$N: a value of the history. */
+static int parse_history(parser *ps, xval *v)
+{
+	const xctx *c = ps->c;
+	unsigned long n = 0;
+	int back = *ps->p == '$';
+	if (back)
+		ps->p++;
+	if (isdigit((unsigned char)*ps->p)) {
+		char *end;
+		n = strtoul(ps->p, &end, 10);
+		ps->p = end;
+	} else if (back) {
+		n = 1;   /* $$: the one before the last */
+	}
+	unsigned long num = back ? (n < c->hist_last ? c->hist_last - n : 0)
+				 : (n ? n : c->hist_last);
+	if (!c->hist_last)
+		return avrr_errf(ps->err, "History is empty.");
+	if (!num || num > c->hist_last)
+		return avrr_errf(ps->err, "History has not yet reached $%lu.", back ? 0 : num);
+	for (unsigned i = 0; c->hist && i < c->nhist; i++)
+		if (c->hist[i].num == num) {
+			if (c->hist[i].v.t.size > sizeof v->bytes && !c->hist[i].v.optimized_out)
+				return avrr_errf(ps->err, "$%lu is larger than the %zu bytes the "
+						 "shell keeps of a value", num, sizeof v->bytes);
+			*v = c->hist[i].v;
+			return 0;
+		}
+	return avrr_errf(ps->err, "$%lu is no longer kept (the shell keeps the last %u values)",
+			 num, c->nhist);
+}
+
 static int parse_register(parser *ps, xval *v)
 {
 	char name[32];
 	ps->p++;  /* '$' */
+	if (*ps->p == '$' || isdigit((unsigned char)*ps->p) ||
+	    !(isalpha((unsigned char)*ps->p) || *ps->p == '_'))
+		return parse_history(ps, v);
 	if (!ident(ps, name, sizeof name))
 		return syntax(ps);
 	const mview *m = ps->c->m;
@@ -717,6 +753,20 @@ int expr_eval(const xctx *c, const char *text, xval *v, avrr_err *err)
 	if (*ps.p)
 		return syntax(&ps);
 	return 0;
+}
+
+void expr_keep(const xctx *c, const xval *v, unsigned num, xhist *h)
+{
+	avrr_err err;
+	memset(h, 0, sizeof *h);
+	h->num = num;
+	h->v = *v;
+	if (v->lval && v->t.size <= sizeof h->v.bytes) {
+		const uint8_t *p = contents(c, v, &err);
+		if (p)
+			memcpy(h->v.bytes, p, v->t.size);
+		h->v.lval = 0;
+	}
 }
 
 int expr_format(const char *args, char *fmt, const char **rest, avrr_err *err)

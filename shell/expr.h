@@ -31,14 +31,6 @@
 #include "shell/dwarf.h"
 #include "shell/view.h"
 
-/* Where an expression is evaluated: the machine, the DWARF, the frame
- * whose locals and registers it sees. */
-typedef struct xctx {
-	const mview *m;
-	const dwinfo *d;
-	const dw_frame *f;
-} xctx;
-
 /* A value: in data memory (lval, at addr) or held here (bytes). */
 typedef struct xval {
 	dtype t;
@@ -48,6 +40,24 @@ typedef struct xval {
 	int is_pc;               /* $pc: printed as gdb's (void (*)()) */
 	uint8_t bytes[16];
 } xval;
+
+/* A value of gdb's value history, $num, as it was when printed. */
+typedef struct xhist {
+	unsigned num;            /* 0: an empty slot */
+	xval v;                  /* held (not lval); t.size > 16: too large to keep */
+} xhist;
+
+/* Where an expression is evaluated: the machine, the DWARF, the frame
+ * whose locals and registers it sees, and the value history ($, $N, $$,
+ * $$N; hist may be NULL). */
+typedef struct xctx {
+	const mview *m;
+	const dwinfo *d;
+	const dw_frame *f;
+	const xhist *hist;
+	unsigned nhist;
+	unsigned hist_last;      /* the number of the last value printed */
+} xctx;
 
 /* Parses and evaluates `text`.  Errors are one line; syntax errors name
  * the column (1-based, in text): "A syntax error in expression at column
@@ -60,6 +70,10 @@ int expr_eval(const xctx *c, const char *text, xval *v, avrr_err *err);
  * (info locals, frame lines), as in gdb.  Returns 0, or -1 with err set
  * (nothing printed). */
 int expr_print(FILE *out, const xctx *c, const xval *v, char fmt, int typed, avrr_err *err);
+
+/* Keeps v in the history slot h as $num: its contents now, so that $num
+ * means the same wherever the replay goes. */
+void expr_keep(const xctx *c, const xval *v, unsigned num, xhist *h);
 
 /* Splits "/x EXPR" into the format letter and the expression; a leading
  * '/' is required for a format.  Errors: "Undefined output format \"q\".". */

@@ -363,6 +363,29 @@ static void test_list_frame_display(void **state)
 	assert_string_equal(d, want);
 }
 
+/* The value history: $N is the value as printed, wherever the replay
+ * goes afterwards (backward too, where the process is another). */
+static void test_history_survives_travel(void **state)
+{
+	fixture *f = *state;
+	shell(f, TO_FIFTH_CALL "echo ==5\nx/4xb &uptime\np uptime\np sensors[0]\n"
+	      "reverse-continue\necho ==4\nx/4xb &uptime\np $1\np uptime\np $1 - $\n"
+	      "p $2.offset\np $$\np $9\n");
+	uint8_t u5[4], u4[4];
+	const char *p5 = dump(after(f->out, "==5\n"), A_UPTIME, u5, 4);
+	const char *p4 = dump(after(f->out, "==4\n"), A_UPTIME, u4, 4);
+	unsigned up5 = u5[0] | u5[1] << 8 | u5[2] << 16 | (unsigned)u5[3] << 24;
+	unsigned up4 = u4[0] | u4[1] << 8 | u4[2] << 16 | (unsigned)u4[3] << 24;
+	assert_true(up4 < up5);
+	char want[512];
+	snprintf(want, sizeof want, "$1 = %u\n", up5);
+	assert_memory_equal(p5, want, strlen(want));
+	/* sensors[0].offset is -3 from .data's initial values (sensors.c). */
+	snprintf(want, sizeof want, "$3 = %u\n$4 = %u\n$5 = %u\n$6 = -3\n$7 = %u\n"
+		 "History has not yet reached $9.\n", up5, up4, up5 - up4, up5 - up4);
+	assert_string_equal(p4, want);
+}
+
 /* Errors: one line each, and the shell goes on. */
 static void test_errors(void **state)
 {
@@ -416,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_print_matches_memory),
 		cmocka_unit_test(test_frames_match_avr_gdb),
 		cmocka_unit_test(test_list_frame_display),
+		cmocka_unit_test(test_history_survives_travel),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_stabs_firmware),
 	};
