@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	avrr_err err;
 	dw_frame f;
 	for (unsigned n = 0; n < 4 && !scope_frame(dw, &m, n, &f, &err); n++) {
-		xctx c = { &m, dw, &f };
+		xctx c = { .m = &m, .d = dw, .f = &f };
 		scope_frame_line(sink, &c, n, NULL);
 		scope_vars(sink, &c, 0);
 		scope_info_frame(sink, &c, n, NULL, NULL, NULL);

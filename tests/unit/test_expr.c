@@ -66,7 +66,7 @@ static int setup(void **state)
 	f->data[0x5e] = 0x08;
 	f->m = (mview){ f->data, DATA_SIZE, f->fw, ioregs_lookup("atmega328p"), 0, 0 };
 	dw_frame0(f->dw, &f->m, &f->f);
-	f->c = (xctx){ &f->m, f->dw, &f->f };
+	f->c = (xctx){ .m = &f->m, .d = f->dw, .f = &f->f };
 	*state = f;
 	return 0;
 }
@@ -243,6 +243,43 @@ static void test_errors(void **state)
 	}
 }
 
+/* The value history keeps what was printed, not where it was. */
+static void test_history(void **state)
+{
+	fixture *f = *state;
+	xhist h[4];
+	memset(h, 0, sizeof h);
+	f->c.hist = h;
+	f->c.nhist = 4;
+	assert_string_equal(print(f, "$"), "ERR: History is empty.");
+	static const char *const kept[] = { "uptime", "sensors[1]", "line", "presses" };
+	for (unsigned i = 0; i < 4; i++) {
+		xval v;
+		assert_int_equal(expr_eval(&f->c, kept[i], &v, &f->err), 0);
+		expr_keep(&f->c, &v, i + 1, &h[(i + 1) % 4]);
+		f->c.hist_last = i + 1;
+	}
+	memset(f->data + A_SENSORS, 0xee, 18);    /* the machine moves on */
+	f->data[A_UPTIME] = 0;
+	static const char *const T[][2] = {
+		{ "$", "7 '\\a'" },
+		{ "$1", "305419896" },
+		{ "$$3 + 1", "305419897" },
+		{ "$$", "ERR: $3 is larger than the 16 bytes the shell keeps of a value" },
+		{ "$2", "{id = 20 '\\024', last = 719, offset = 5, samples = 200 '\\310'}" },
+		{ "$2.last", "719" },
+		{ "$5", "ERR: History has not yet reached $5." },
+	};
+	for (size_t i = 0; i < sizeof T / sizeof *T; i++) {
+		const char *got = print(f, T[i][0]);
+		if (strcmp(got, T[i][1]))
+			fail_msg("p %s: got \"%s\", want \"%s\"", T[i][0], got, T[i][1]);
+	}
+	expr_keep(&f->c, &(xval){ .t = dt_int(2, 1) }, 5, &h[5 % 4]);  /* pushes $1 out */
+	f->c.hist_last = 5;
+	assert_string_equal(print(f, "$1"), "ERR: $1 is no longer kept (the shell keeps the last 4 values)");
+}
+
 /* An ELF without DWARF types: every expression fails in one line. */
 static void test_no_types(void **state)
 {
@@ -257,7 +294,7 @@ static void test_no_types(void **state)
 	mview m = { data, sizeof data, fw, NULL, 0, 0 };
 	dw_frame fr;
 	dw_frame0(dw, &m, &fr);
-	xctx c = { &m, dw, &fr };
+	xctx c = { .m = &m, .d = dw, .f = &fr };
 	xval v;
 	assert_int_equal(expr_eval(&c, "g_led + 1", &v, &err), -1);
 	assert_string_equal(err.msg, "no DWARF type information in the firmware (stabs or none); "
@@ -273,6 +310,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shapes_and_formats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arguments_in_registers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test(test_no_types),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
