@@ -379,21 +379,36 @@ int dt_lookup(const dwinfo *d, const char *name, dtype *t, avrr_err *err)
 		want = DW_TAG_union_type, n = name + 6;
 	else if (!strncmp(name, "enum ", 5))
 		want = DW_TAG_enumeration_type, n = name + 5;
+	/* The firmware's own units first: avr-libc's declares uint8_t and
+	 * uint16_t as base types of its own. */
+	Dwarf_Die fallback;
+	int have_fallback = 0;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	while (d->dw && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu, c;
+		Dwarf_Attribute a;
+		const char *producer = NULL;
+		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_attr(&cu, DW_AT_producer, &a))
+			producer = dwarf_formstring(&a);
+		int libc = producer && !strncmp(producer, "avr-libc", 8);
 		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0)
 			do {
 				int tag = dwarf_tag(&c);
 				const char *cn = die_name(&c);
 				if (!cn || strcmp(cn, n))
 					continue;
-				if (tag == want || (want == DW_TAG_base_type && tag == DW_TAG_typedef))
+				if (tag != want && !(want == DW_TAG_base_type && tag == DW_TAG_typedef))
+					continue;
+				if (!libc)
 					return dt_from_die(&c, t, err);
+				if (!have_fallback)
+					fallback = c, have_fallback = 1;
 			} while (dwarf_siblingof(&c, &c) == 0);
 		off = next;
 	}
+	if (have_fallback)
+		return dt_from_die(&fallback, t, err);
 	if (want == DW_TAG_base_type && !builtin_type(name, t))
 		return 0;
 	return avrr_errf(err, "No symbol \"%s\" in current context.", name);
@@ -401,7 +416,8 @@ int dt_lookup(const dwinfo *d, const char *name, dtype *t, avrr_err *err)
 
 /* gdb's declarator syntax: the name of DIE d around `inner` (what is
  * already built outside it: "*", "* volatile", "(*)[24]"). */
-static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int depth)
+static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int depth,
+		     int through)
 {
 	char in2[200];
 	Dwarf_Die t;
@@ -412,12 +428,16 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 		snprintf(buf, n, "?");
 		return;
 	}
+	if (through && tag == DW_TAG_typedef && has_t) {
+		name_die(&t, inner, buf, n, depth + 1, through);
+		return;
+	}
 	switch (tag) {
 	case DW_TAG_pointer_type:
 		snprintf(in2, sizeof in2, "*%s%s", *inner && *inner != '(' && *inner != '[' ? " " : "",
 			 inner);
 		if (has_t)
-			name_die(&t, in2, buf, n, depth + 1);
+			name_die(&t, in2, buf, n, depth + 1, through);
 		else
 			snprintf(buf, n, "void %s", in2);
 		return;
@@ -426,11 +446,11 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 		const char *q = tag == DW_TAG_const_type ? "const" : "volatile";
 		if (has_t && dwarf_tag(&t) == DW_TAG_pointer_type) {
 			snprintf(in2, sizeof in2, "%s%s%s", q, *inner ? " " : "", inner);
-			name_die(&t, in2, buf, n, depth + 1);
+			name_die(&t, in2, buf, n, depth + 1, through);
 		} else {
 			char sub[200];
 			if (has_t)
-				name_die(&t, inner, sub, sizeof sub, depth + 1);
+				name_die(&t, inner, sub, sizeof sub, depth + 1, through);
 			else
 				snprintf(sub, sizeof sub, "void%s%s", *inner ? " " : "", inner);
 			snprintf(buf, n, "%s %s", q, sub);
@@ -449,7 +469,7 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 		else
 			snprintf(in2, sizeof in2, "%s%s", inner, dims);
 		if (!die_ref(d, DW_AT_type, &t))
-			name_die(&t, in2, buf, n, depth + 1);
+			name_die(&t, in2, buf, n, depth + 1, through);
 		else
 			snprintf(buf, n, "? %s", in2);
 		return;
@@ -467,7 +487,7 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 				Dwarf_Die pt;
 				if (die_ref(&c, DW_AT_type, &pt))
 					continue;
-				name_die(&pt, "", p, sizeof p, depth + 1);
+				name_die(&pt, "", p, sizeof p, depth + 1, through);
 				len += (size_t)snprintf(params + len,
 							len < sizeof params ? sizeof params - len : 0,
 							"%s%s", len ? ", " : "", p);
@@ -477,12 +497,22 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 		else
 			snprintf(in2, sizeof in2, "(%s)", len ? params : "void");
 		if (has_t)
-			name_die(&t, in2, buf, n, depth + 1);
+			name_die(&t, in2, buf, n, depth + 1, through);
 		else
 			snprintf(buf, n, "void %s", in2);
 		return;
 	}
 	default: {
+		/* gdb's spelling of GCC's base type names. */
+		static const char *const CANON[][2] = {
+			{ "long unsigned int", "unsigned long" }, { "long int", "long" },
+			{ "short unsigned int", "unsigned short" }, { "short int", "short" },
+			{ "long long unsigned int", "unsigned long long" },
+			{ "long long int", "long long" },
+		};
+		for (size_t i = 0; nm && tag == DW_TAG_base_type && i < sizeof CANON / sizeof *CANON; i++)
+			if (!strcmp(nm, CANON[i][0]))
+				nm = CANON[i][1];
 		const char *kw = tag == DW_TAG_structure_type ? "struct "
 			       : tag == DW_TAG_union_type ? "union "
 			       : tag == DW_TAG_enumeration_type ? "enum " : "";
@@ -496,11 +526,36 @@ void dt_name(const dtype *t, char *buf, size_t n)
 {
 	Dwarf_Die d = t->named;
 	if (t->ptr_to_named)
-		name_die(&d, "*", buf, n, 0);
+		name_die(&d, "*", buf, n, 0, 0);
 	else if (t->has_die)
-		name_die(&d, "", buf, n, 0);
+		name_die(&d, "", buf, n, 0, 0);
 	else
 		snprintf(buf, n, "%s", t->builtin ? t->builtin : "int");
+}
+
+void dt_name_resolved(const dtype *t, char *buf, size_t n)
+{
+	Dwarf_Die d = t->named;
+	if (t->ptr_to_named)
+		name_die(&d, "*", buf, n, 0, 1);
+	else if (t->has_die)
+		name_die(&d, "", buf, n, 0, 1);
+	else
+		dt_name(t, buf, n);
+}
+
+void dt_declare(const dtype *t, const char *name, char *buf, size_t n)
+{
+	Dwarf_Die d = t->named;
+	char inner[160];
+	if (t->ptr_to_named) {
+		snprintf(inner, sizeof inner, "*%s", name);
+		name_die(&d, inner, buf, n, 0, 0);
+	} else if (t->has_die) {
+		name_die(&d, name, buf, n, 0, 0);
+	} else {
+		snprintf(buf, n, "%s %s", t->builtin ? t->builtin : "int", name);
+	}
 }
 
 /* ---- frames ----------------------------------------------------------------- */

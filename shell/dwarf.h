@@ -83,6 +83,14 @@ int dt_lookup(const dwinfo *d, const char *name, dtype *t, avrr_err *err);
  * "volatile uint32_t *", "char (*)[24]". */
 void dt_name(const dtype *t, char *buf, size_t n);
 
+/* The same with every typedef looked through, as gdb's ptype names a
+ * type: "volatile unsigned long". */
+void dt_name_resolved(const dtype *t, char *buf, size_t n);
+
+/* A declaration of `name` with type t, as C writes it: "char digits[5]",
+ * "struct sensor *next". */
+void dt_declare(const dtype *t, const char *name, char *buf, size_t n);
+
 /* A DIE's name, following DW_AT_abstract_origin; NULL if none. */
 const char *die_name(Dwarf_Die *die);
 

@@ -601,9 +601,54 @@ static int cmd_x(engine *e, const char *args)
 	}
 	mview m = view_of(e);
 	avrr_err err;
+	uint32_t a;
+	int is_code;
+	char addr[32];
+	/* What is no address expression of the shell's own (view.h) may
+	 * be a C expression: x/6xb &sensors[1], x/s buf. */
+	if (*expr && dwi_has_types(e->dw) &&
+	    view_address(&m, expr, strchr(fmt, 'i') != NULL, &a, &is_code, &err)) {
+		dw_frame f;
+		xctx c;
+		xval v;
+		avrr_err err2;
+		if (context_of(e, &m, &f, &c))
+			return 0;
+		if (expr_eval(&c, expr, &v, &err2) || expr_address(&c, &v, &a, &is_code, &err2)) {
+			printf("%s\n", err2.msg);
+			return 0;
+		}
+		snprintf(addr, sizeof addr, "0x%x", is_code ? a : a + 0x800000);
+		expr = addr;
+	}
 	if (view_examine(stdout, &m, fmt, expr, &e->carry.xs, &err))
 		printf("%s\n", err.msg);
 	return 0;
+}
+
+static int type_of(engine *e, const char *args, int expand)
+{
+	mview m = view_of(e);
+	dw_frame f;
+	xctx c;
+	avrr_err err;
+	if (!*args) {
+		printf("usage: %s EXPR|TYPE\n", expand ? "ptype" : "whatis");
+		return 0;
+	}
+	if (!context_of(e, &m, &f, &c) && expr_type(stdout, &c, args, expand, &err))
+		printf("%s\n", err.msg);
+	return 0;
+}
+
+static int cmd_whatis(engine *e, const char *args)
+{
+	return type_of(e, args, 0);
+}
+
+static int cmd_ptype(engine *e, const char *args)
+{
+	return type_of(e, args, 1);
 }
 
 /* A plain name or register: what `print` shows without DWARF types. */
@@ -1125,6 +1170,8 @@ static const command COMMANDS[] = {
 	{ { "info", "i" }, cmd_info, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints|frame|locals|args|display" },
 	{ { "x", NULL }, cmd_x, "x/NFU ADDR: examine memory" },
 	{ { "print", "p" }, cmd_print, "print[/FMT] EXPR: a C expression over the DWARF types" },
+	{ { "whatis", NULL }, cmd_whatis, "whatis EXPR|TYPE: its type" },
+	{ { "ptype", NULL }, cmd_ptype, "ptype EXPR|TYPE: its type, a struct's members" },
 	{ { "display", NULL }, cmd_display, "display[/FMT] EXPR: print it after every stop" },
 	{ { "undisplay", NULL }, cmd_undisplay, "undisplay [N]: stop displaying" },
 	{ { "list", "l" }, cmd_list, "list [FUNCTION|LINE]: source lines here, or on" },

@@ -755,6 +755,122 @@ int expr_eval(const xctx *c, const char *text, xval *v, avrr_err *err)
 	return 0;
 }
 
+int expr_address(const xctx *c, const xval *v, uint32_t *addr, int *is_code, avrr_err *err)
+{
+	int64_t x;
+	*is_code = 0;
+	if (v->is_pc) {
+		*addr = (uint32_t)le_get(v->bytes, 2);
+		*is_code = 1;
+		return 0;
+	}
+	if (v->t.kind == DT_PTR) {
+		dtype to;
+		if (get_int(c, v, &x, err) || dt_target(&v->t, &to, err))
+			return -1;
+		*is_code = to.kind == DT_FUNC;
+		*addr = (uint32_t)x & (*is_code ? 0x3fffff : 0xffff);
+		return 0;
+	}
+	if (is_integral(&v->t)) {
+		if (get_int(c, v, &x, err))
+			return -1;
+		*addr = (uint32_t)x;
+		if (*addr >= ELF_DATA_BASE && *addr < 0x810000)
+			*addr -= ELF_DATA_BASE;
+		return 0;
+	}
+	if (v->lval) {
+		*addr = v->addr;
+		return 0;
+	}
+	return avrr_errf(err, "Attempt to take address of value not located in memory.");
+}
+
+int expr_type(FILE *out, const xctx *c, const char *text, int expand, avrr_err *err)
+{
+	parser ps = { c, text, text, err, 0 };
+	dtype t;
+	char name[256];
+	avrr_err ignored;
+	if (!dwi_has_types(c->d))
+		return avrr_errf(err, "no DWARF type information in the firmware (stabs or none); "
+				 "typed expressions need a build with -gdwarf-4");
+	/* A type name first ("struct sensor", "uint16_t *"), as gdb takes it;
+	 * a variable of the same name wins. */
+	char paren[300];
+	snprintf(paren, sizeof paren, "%s)", text);
+	parser tp = { c, paren, paren, &ignored, 0 };
+	if (parse_cast_type(&tp, &t) == 1 && !*tp.p) {
+		/* A typedef's name: whatis shows what it names (gdb's one level). */
+		Dwarf_Die td = t.named, to;
+		Dwarf_Attribute a;
+		if (!expand && t.has_die && !t.ptr_to_named && dwarf_tag(&td) == DW_TAG_typedef &&
+		    dwarf_attr(&td, DW_AT_type, &a) && dwarf_formref_die(&a, &to))
+			t.named = to;
+	} else {
+		xval v;
+		if (expr_eval(c, text, &v, err))
+			return -1;
+		if (v.is_pc) {
+			fputs("type = void (*)()\n", out);
+			return 0;
+		}
+		t = v.t;
+	}
+	(void)ps;
+	/* ptype shows the struct, union or enum under pointers and arrays
+	 * with its members, then the declarator: "} * volatile", "} [3]". */
+	dtype base = t;
+	for (int k = 0; k < 8 && (base.kind == DT_PTR || base.kind == DT_ARRAY); k++)
+		if (dt_target(&base, &base, err))
+			return -1;
+	char full[256], bname[256];
+	dt_name(&t, full, sizeof full);
+	dt_name(&base, bname, sizeof bname);
+	if (expand && base.has_die && (base.kind == DT_STRUCT || base.kind == DT_UNION ||
+				       base.kind == DT_ENUM) && !strncmp(full, bname, strlen(bname))) {
+		const char *rest = full + strlen(bname);
+		dtype plain = base;
+		plain.named = base.die;   /* gdb's ptype looks through typedefs */
+		plain.ptr_to_named = 0;
+		dt_name(&plain, name, sizeof name);
+		t = base;
+		fprintf(out, "type = %s {\n", name);
+		if (t.kind == DT_ENUM) {
+			Dwarf_Die d = t.die, e;
+			int k = 0;
+			if (dwarf_child(&d, &e) == 0)
+				do
+					if (dwarf_tag(&e) == DW_TAG_enumerator)
+						fprintf(out, "%s%s", k++ ? ", " : "    ", die_name(&e));
+				while (dwarf_siblingof(&e, &e) == 0);
+			fprintf(out, "%s}%s\n", k ? "\n" : "", rest);
+			return 0;
+		}
+		for (unsigned i = 0;; i++) {
+			const char *mn;
+			dtype mt;
+			unsigned off;
+			int r = dt_member(&t, i, &mn, &mt, &off, err);
+			if (r < 0)
+				return -1;
+			if (r > 0)
+				break;
+			dt_declare(&mt, mn ? mn : "", name, sizeof name);
+			fprintf(out, "    %s;\n", name);
+		}
+		fprintf(out, "}%s\n", rest);
+		return 0;
+	}
+	if (expand)
+		dt_name_resolved(&t, name, sizeof name);
+	else
+		dt_name(&t, name, sizeof name);
+	fprintf(out, "type = %s\n", name);
+	return 0;
+}
+
 void expr_keep(const xctx *c, const xval *v, unsigned num, xhist *h)
 {
 	avrr_err err;

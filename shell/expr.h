@@ -71,6 +71,15 @@ int expr_eval(const xctx *c, const char *text, xval *v, avrr_err *err);
  * (nothing printed). */
 int expr_print(FILE *out, const xctx *c, const xval *v, char fmt, int typed, avrr_err *err);
 
+/* The address a value names for x: a pointer's value, an integer taken as
+ * an address (0x800000 + a: data address a), an object's own address.
+ * *is_code for pointers to functions. */
+int expr_address(const xctx *c, const xval *v, uint32_t *addr, int *is_code, avrr_err *err);
+
+/* whatis (expand 0) and ptype (expand 1: a struct's or union's members,
+ * one a line, and an enum's values) of an expression or a type name. */
+int expr_type(FILE *out, const xctx *c, const char *text, int expand, avrr_err *err);
+
 /* Keeps v in the history slot h as $num: its contents now, so that $num
  * means the same wherever the replay goes. */
 void expr_keep(const xctx *c, const xval *v, unsigned num, xhist *h);

@@ -241,7 +241,10 @@ static void test_frames_match_avr_gdb(void **state)
 		"p 12345\np/x uptime\np sensors[2]\np sensors[1].offset\np *current\n"
 		"p current->id\np history[1] + 1\np current\np line\np buf\np digits\n"
 		"info args\ninfo locals\nup\ninfo locals\ninfo args\np s->last\np *s\np slot * 3\n"
-		"down\np value\n";
+		"down\np value\n"
+		"whatis current\nwhatis uptime\nptype struct sensor\nptype sensors\nptype current\n"
+		"whatis &line\nwhatis uint16_t\nptype uint8_t\nptype uptime\nptype &uptime\n"
+		"whatis sensors[1].offset + 1\nwhatis (uint16_t)1\nptype digits\nwhatis buf\n";
 	const char *x = script(f, "cmds.gdb", cmds);
 	assert_int_equal(test_run(f->gdb, sizeof f->gdb, "%s gdb '%s' -batch -x '%s'", test_avrr(),
 				  f->db, x), 0);
@@ -386,6 +389,33 @@ static void test_history_survives_travel(void **state)
 	assert_string_equal(p4, want);
 }
 
+/* x takes C expressions where the shell's own address expressions end:
+ * the bytes must be those of the whole dump at the element's offset. */
+static void test_x_of_expressions(void **state)
+{
+	fixture *f = *state;
+	shell(f, TO_FIFTH_CALL "echo ==\nx/18xb &sensors\nx/6xb &sensors[1]\nx/6xb current\n"
+	      "x/s buf\nx/s &line[3]\nx/2xb &sensors[1].last\nx/2xb &sensors[\n");
+	uint8_t all[18], one[6], last[2];
+	const char *p = dump(after(f->out, "==\n"), A_SENSORS, all, 18);
+	p = dump(p, A_SENSORS + 6, one, 6);
+	assert_memory_equal(one, all + 6, 6);
+	/* `current` is an ELF symbol: the shell's x examines its own bytes. */
+	uint8_t cur[6];
+	p = dump(p, A_CURRENT, cur, 6);
+	assert_memory_equal(cur + 2, all, 4);
+	static const char str[] = "0x115 <line>:\t\"S2=719\\n\"\n";
+	assert_memory_equal(p, str, strlen(str));
+	p += strlen(str);
+	static const char at3[] = "0x118 <line+3>:\t\"719\\n\"\n";
+	assert_memory_equal(p, at3, strlen(at3));
+	p += strlen(at3);
+	p = dump(p, A_SENSORS + 7, last, 2);
+	assert_memory_equal(last, all + 7, 2);
+	/* Neither an address nor an expression: the expression's message. */
+	assert_string_equal(p, "A syntax error in expression at column 10, near `'.\n");
+}
+
 /* Errors: one line each, and the shell goes on. */
 static void test_errors(void **state)
 {
@@ -440,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_frames_match_avr_gdb),
 		cmocka_unit_test(test_list_frame_display),
 		cmocka_unit_test(test_history_survives_travel),
+		cmocka_unit_test(test_x_of_expressions),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_stabs_firmware),
 	};
