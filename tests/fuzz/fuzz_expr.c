@@ -3,7 +3,8 @@
  * shell/dwarf.c, shell/scope.c) on tests/firmware/sensors.elf: the first
  * input byte picks the pc (outside any function, format_line's entry,
  * report after its call, an interrupt handler) and the format letter, the
- * rest is the expression; the data space (the stack the frames unwind
+ * rest is the expression (printed, taken as x's address, and as whatis and
+ * ptype take it); the data space (the stack the frames unwind
  * through, the variables) is the input's bytes.  Each input also prints
  * every frame the CFI finds with its arguments and locals.  Output goes
  * to /dev/null.  Seeds: tests/fuzz/corpus/expr.
@@ -45,8 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		scope_info_frame(sink, &c, n, NULL, NULL, NULL);
 		if (n == 0) {
 			xval v;
-			if (!expr_eval(&c, text, &v, &err))
+			uint32_t a;
+			int is_code;
+			if (!expr_eval(&c, text, &v, &err)) {
 				expr_print(sink, &c, &v, FMT[(data[0] >> 3) % sizeof FMT], 1, &err);
+				expr_address(&c, &v, &a, &is_code, &err);
+			}
+			expr_type(sink, &c, text, data[0] >> 7, &err);
 		}
 	}
 	free(text);
