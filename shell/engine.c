@@ -956,9 +956,12 @@ static int cmd_list(engine *e, const char *args)
 	} else if (!file) {
 		mview m = view_of(e);
 		dw_frame f;
-		if (scope_frame(e->dw, &m, e->carry.frame, &f, &err) ||
-		    lines_at(e->lines, (f.outer ? f.pc - 1 : f.pc) & ~1u, &file, &centre)) {
-			printf("no line information at pc 0x%x\n", m.pc);
+		if (scope_frame(e->dw, &m, e->carry.frame, &f, &err)) {
+			printf("%s\n", err.msg);
+			return 0;
+		}
+		if (lines_at(e->lines, (f.outer ? f.pc - 1 : f.pc) & ~1u, &file, &centre)) {
+			printf("no line information at pc 0x%x\n", f.pc);
 			return 0;
 		}
 	}
