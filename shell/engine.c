@@ -103,8 +103,17 @@ static int context_of(engine *e, const mview *m, dw_frame *f, xctx *c)
 	return 0;
 }
 
+static void examine(engine *e, const char *fmt, const char *expr, view_xstate *xs);
+
 static void show_display(engine *e, const display *d, const xctx *c)
 {
+	if (d->fmt == 'i' || d->fmt == 's') {
+		/* gdb's display/i and display/s are an x each time. */
+		char fmt[4] = { '/', d->fmt, 0, 0 };
+		printf("%d: x/%c %s\n", d->num, d->fmt, d->expr);
+		examine(e, fmt, d->expr, NULL);
+		return;
+	}
 	xval v;
 	avrr_err err;
 	char *text = NULL;
@@ -587,18 +596,10 @@ static int cmd_where(engine *e, const char *args)
 	return 0;
 }
 
-static int cmd_x(engine *e, const char *args)
+/* x's work: fmt ("/16xb", "" ...) at the address expression expr, with
+ * x's sticky state xs (NULL: none).  Errors are printed. */
+static void examine(engine *e, const char *fmt, const char *expr, view_xstate *xs)
 {
-	/* args: "/FMT ADDR" or "ADDR" */
-	char fmt[32] = "";
-	const char *expr = args;
-	if (*args == '/') {
-		size_t n = strcspn(args, " ");
-		snprintf(fmt, sizeof fmt, "%.*s", (int)n, args);
-		expr = args + n;
-		while (*expr == ' ')
-			expr++;
-	}
 	mview m = view_of(e);
 	avrr_err err;
 	uint32_t a;
@@ -613,16 +614,31 @@ static int cmd_x(engine *e, const char *args)
 		xval v;
 		avrr_err err2;
 		if (context_of(e, &m, &f, &c))
-			return 0;
+			return;
 		if (expr_eval(&c, expr, &v, &err2) || expr_address(&c, &v, &a, &is_code, &err2)) {
 			printf("%s\n", err2.msg);
-			return 0;
+			return;
 		}
 		snprintf(addr, sizeof addr, "0x%x", is_code ? a : a + 0x800000);
 		expr = addr;
 	}
-	if (view_examine(stdout, &m, fmt, expr, &e->carry.xs, &err))
+	if (view_examine(stdout, &m, fmt, expr, xs, &err))
 		printf("%s\n", err.msg);
+}
+
+static int cmd_x(engine *e, const char *args)
+{
+	/* args: "/FMT ADDR" or "ADDR" */
+	char fmt[32] = "";
+	const char *expr = args;
+	if (*args == '/') {
+		size_t n = strcspn(args, " ");
+		snprintf(fmt, sizeof fmt, "%.*s", (int)n, args);
+		expr = args + n;
+		while (*expr == ' ')
+			expr++;
+	}
+	examine(e, fmt, expr, &e->carry.xs);
 	return 0;
 }
 
@@ -718,7 +734,17 @@ static int cmd_display(engine *e, const char *args)
 		show_displays(e);
 		return 0;
 	}
-	if (expr_format(args, &fmt, &expr, &err)) {
+	int examined = (args[0] == '/' && (args[1] == 'i' || args[1] == 's') &&
+			(args[2] == ' ' || !args[2]));
+	if (examined) {
+		fmt = args[1];
+		for (expr = args + 2; *expr == ' '; expr++)
+			;
+		if (!*expr) {
+			printf("Argument required (expression to compute).\n");
+			return 0;
+		}
+	} else if (expr_format(args, &fmt, &expr, &err)) {
 		printf("%s\n", err.msg);
 		return 0;
 	}
@@ -729,8 +755,9 @@ static int cmd_display(engine *e, const char *args)
 	if (context_of(e, &m, &f, &c))
 		return 0;
 	/* gdb refuses an expression it cannot parse, not one it cannot
-	 * evaluate here; ours are evaluated to find out. */
-	if (expr_eval(&c, expr, &v, &err)) {
+	 * evaluate here; ours are evaluated to find out (an x display shows
+	 * its error each time). */
+	if (!examined && expr_eval(&c, expr, &v, &err)) {
 		printf("%s\n", err.msg);
 		return 0;
 	}

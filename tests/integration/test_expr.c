@@ -395,7 +395,8 @@ static void test_x_of_expressions(void **state)
 {
 	fixture *f = *state;
 	shell(f, TO_FIFTH_CALL "echo ==\nx/18xb &sensors\nx/6xb &sensors[1]\nx/6xb current\n"
-	      "x/s buf\nx/s &line[3]\nx/2xb &sensors[1].last\nx/2xb &sensors[\n");
+	      "x/s buf\nx/s &line[3]\nx/2xb &sensors[1].last\nx/2xb &sensors[\n"
+	      "display/i $pc\ndisplay/s buf\n");
 	uint8_t all[18], one[6], last[2];
 	const char *p = dump(after(f->out, "==\n"), A_SENSORS, all, 18);
 	p = dump(p, A_SENSORS + 6, one, 6);
@@ -413,7 +414,11 @@ static void test_x_of_expressions(void **state)
 	p = dump(p, A_SENSORS + 7, last, 2);
 	assert_memory_equal(last, all + 7, 2);
 	/* Neither an address nor an expression: the expression's message. */
-	assert_string_equal(p, "A syntax error in expression at column 10, near `'.\n");
+	/* display/i and display/s: an x each time (avr-objdump -d: push r14
+	 * at 0xa6). */
+	assert_string_equal(p, "A syntax error in expression at column 10, near `'.\n"
+			    "1: x/i $pc\n=> 0xa6 <format_line.constprop.0>:\tpush\tr14\n"
+			    "2: x/s buf\n0x115 <line>:\t\"S2=719\\n\"\n");
 }
 
 /* Errors: one line each, and the shell goes on. */
