@@ -10,7 +10,7 @@
  * or a pointer to one ("(char)x", "*(uint16_t *)0x100"); binary * / % + -
  * << >> < <= > >= == != & ^ | && || with C's precedence and C's integer
  * promotions at AVR's sizes (int is 2 bytes, long 4).  Parsing is recursive
- * descent and evaluates as it goes (expr.c).
+ * descent and evaluates as it goes (expr.c); values print in value.c.
  *
  * Output shapes are avr-gdb's (checked against it on tests/firmware/sensors.elf):
  *   uint32_t             2                      /x: 0x2
@@ -63,6 +63,10 @@ typedef struct xctx {
  * the column (1-based, in text): "A syntax error in expression at column
  * 9, near `'.".  Returns 0, or -1 with err set. */
 int expr_eval(const xctx *c, const char *text, xval *v, avrr_err *err);
+
+/* The value's bytes (memory for an lval), or NULL with err set when it
+ * lies outside the data space or was optimized out. */
+const uint8_t *expr_bytes(const xctx *c, const xval *v, avrr_err *err);
 
 /* Prints v's value (no newline) in gdb's format letter fmt (0: natural;
  * x d u o t c a z).  A pointer says its type first, "(struct sensor *)
