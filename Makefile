@@ -153,11 +153,12 @@ TEST_FIRMWARE += tests/firmware/funcsheap_dwarf.elf
 tests/firmware/funcsheap_dwarf.elf: traces/funcsheap.c Makefile
 	$(AVR_CC) $(AVR_FLAGS) -o $@ $<
 
-# adcapp as avr-gcc's plain -g builds it, with stabs: what the line table
-# reads from stabs (test_lines) and what the debug-info warning names
-# (test_record).
-TEST_FIRMWARE += tests/firmware/adcapp_stabs.elf
-tests/firmware/adcapp_stabs.elf: traces/adcapp.c Makefile
+# adcapp and funcsheap as avr-gcc's plain -g builds them, with stabs: what
+# the line table reads from stabs (test_lines), what the debug-info warning
+# names (test_console), and how the shell prints without DWARF types
+# (test_expr, test_shell, test_tty).
+TEST_FIRMWARE += tests/firmware/adcapp_stabs.elf tests/firmware/funcsheap_stabs.elf
+tests/firmware/%_stabs.elf: traces/%.c Makefile
 	$(AVR_CC) $(subst -gdwarf-4,-g,$(AVR_FLAGS)) -o $@ $<
 
 # The debugging walk-through's firmware (docs/gdb.md, docs/shell.md), with

@@ -14,14 +14,35 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "expr.h"
 #include "report.h"
+#include "scope.h"
 #include "../trace/uart.h"
 #include "view.h"
 
-/* The engine's own state that travels with the timeline (tl_carry). */
+#define MAX_DISPLAYS 8
+#define HISTORY_KEPT 8
+
+/* An expression `display` shows after every stop. */
+typedef struct display {
+	int num;              /* gdb's display number; 0: a free slot */
+	char fmt;             /* format letter or 0 */
+	char expr[120];
+} display;
+
+/* The engine's own state that travels with the timeline (tl_carry): plain
+ * data, pointers only into what was loaded before the first checkpoint. */
 typedef struct shell_carry {
 	view_xstate xs;       /* x's last format, unit and address */
+	unsigned history;     /* values printed so far: the next is $history+1 */
+	unsigned frame;       /* the selected frame, 0 innermost; every stop resets it */
+	const char *list_file;  /* list's file (a line table string) and next line; */
+	unsigned list_next;     /* NULL: the next list centres on the frame's line */
+	display disp[MAX_DISPLAYS];
+	int next_display;
+	xhist hist[HISTORY_KEPT];  /* the last values printed, for $, $N, $$N */
 } shell_carry;
+_Static_assert(sizeof(shell_carry) <= TL_CARRY_MAX, "the carry outgrows the timeline's");
 
 typedef struct engine {
 	timeline *tl;
@@ -30,6 +51,7 @@ typedef struct engine {
 	const firmware *fw;
 	const src_lines *lines;
 	travel *t;
+	dwinfo *dw;           /* DWARF types, scopes and CFI (may have none) */
 	shell_carry carry;
 } engine;
 
@@ -67,6 +89,74 @@ static void print_location(engine *e)
 	printf("icount=%" PRIu64 " pc=0x%04x %s", rp_icount(e->r), pc, where);
 	print_pc_line(e, pc);
 	printf("\n");
+}
+
+/* The selected frame and the evaluation context over it; -1 (printed)
+ * when the frame cannot be unwound. */
+static int context_of(engine *e, const mview *m, dw_frame *f, xctx *c)
+{
+	avrr_err err;
+	if (scope_frame(e->dw, m, e->carry.frame, f, &err)) {
+		printf("%s\n", err.msg);
+		return -1;
+	}
+	*c = (xctx){ m, e->dw, f, e->carry.hist, HISTORY_KEPT, e->carry.history };
+	return 0;
+}
+
+static void examine(engine *e, const char *fmt, const char *expr, view_xstate *xs);
+
+static void show_display(engine *e, const display *d, const xctx *c)
+{
+	if (d->fmt == 'i' || d->fmt == 's') {
+		/* gdb's display/i and display/s are an x each time. */
+		char fmt[4] = { '/', d->fmt, 0, 0 };
+		printf("%d: x/%c %s\n", d->num, d->fmt, d->expr);
+		examine(e, fmt, d->expr, NULL);
+		return;
+	}
+	xval v;
+	avrr_err err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	if (expr_eval(c, d->expr, &v, &err) || expr_print(f, c, &v, d->fmt, 1, &err))
+		fprintf(f, "<error: %s>", err.msg);
+	fclose(f);
+	if (d->fmt)
+		printf("%d: /%c %s = %s\n", d->num, d->fmt, d->expr, text);
+	else
+		printf("%d: %s = %s\n", d->num, d->expr, text);
+	free(text);
+	(void)e;
+}
+
+/* gdb shows the displays after every stop, in the order they were made. */
+static void show_displays(engine *e)
+{
+	mview m = view_of(e);
+	dw_frame f;
+	xctx c;
+	int any = 0;
+	for (int i = 0; i < MAX_DISPLAYS; i++)
+		any |= e->carry.disp[i].num != 0;
+	if (!any || context_of(e, &m, &f, &c))
+		return;
+	/* Ascending numbers: the order they were made in. */
+	for (int last = 0;;) {
+		const display *next = NULL;
+		for (int i = 0; i < MAX_DISPLAYS; i++) {
+			const display *d = &e->carry.disp[i];
+			if (d->num > last && (!next || d->num < next->num))
+				next = d;
+		}
+		if (!next)
+			break;
+		show_display(e, next, &c);
+		last = next->num;
+	}
 }
 
 /* Prints how a motion ended, then where it is (tl_frontend.stopped). */
@@ -116,6 +206,9 @@ static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 		break;
 	}
 	print_location(e);
+	e->carry.frame = 0;
+	e->carry.list_file = NULL;
+	show_displays(e);
 }
 
 /* ---- commands ------------------------------------------------------------- */
@@ -350,9 +443,11 @@ static int add_break(engine *e, const char *args, int temp)
 		}
 	} else {
 		mview m = view_of(e);
-		int is_code;
-		/* gdb writes an address as *ADDR; a bare one means the same here. */
-		if (view_address(&m, args + (*args == '*'), 1, &addr, &is_code, &err)) {
+		int is_code = 1;
+		/* gdb writes an address as *ADDR; a bare one means the same here.
+		 * A static function may be known only by its DWARF name. */
+		if (view_address(&m, args + (*args == '*'), 1, &addr, &is_code, &err) &&
+		    (*args == '*' || dw_function_addr(e->dw, args, &addr))) {
 			printf("%s\n", err.msg);
 			return 0;
 		}
@@ -502,6 +597,36 @@ static int cmd_where(engine *e, const char *args)
 	return 0;
 }
 
+/* x's work: fmt ("/16xb", "" ...) at the address expression expr, with
+ * x's sticky state xs (NULL: none).  Errors are printed. */
+static void examine(engine *e, const char *fmt, const char *expr, view_xstate *xs)
+{
+	mview m = view_of(e);
+	avrr_err err;
+	uint32_t a;
+	int is_code;
+	char addr[32];
+	/* What is no address expression of the shell's own (view.h) may
+	 * be a C expression: x/6xb &sensors[1], x/s buf. */
+	if (*expr && dwi_has_types(e->dw) &&
+	    view_address(&m, expr, strchr(fmt, 'i') != NULL, &a, &is_code, &err)) {
+		dw_frame f;
+		xctx c;
+		xval v;
+		avrr_err err2;
+		if (context_of(e, &m, &f, &c))
+			return;
+		if (expr_eval(&c, expr, &v, &err2) || expr_address(&c, &v, &a, &is_code, &err2)) {
+			printf("%s\n", err2.msg);
+			return;
+		}
+		snprintf(addr, sizeof addr, "0x%x", is_code ? a : a + 0x800000);
+		expr = addr;
+	}
+	if (view_examine(stdout, &m, fmt, expr, xs, &err))
+		printf("%s\n", err.msg);
+}
+
 static int cmd_x(engine *e, const char *args)
 {
 	/* args: "/FMT ADDR" or "ADDR" */
@@ -514,21 +639,369 @@ static int cmd_x(engine *e, const char *args)
 		while (*expr == ' ')
 			expr++;
 	}
+	examine(e, fmt, expr, &e->carry.xs);
+	return 0;
+}
+
+static int type_of(engine *e, const char *args, int expand)
+{
 	mview m = view_of(e);
+	dw_frame f;
+	xctx c;
 	avrr_err err;
-	if (view_examine(stdout, &m, fmt, expr, &e->carry.xs, &err))
+	if (!*args) {
+		printf("usage: %s EXPR|TYPE\n", expand ? "ptype" : "whatis");
+		return 0;
+	}
+	if (!context_of(e, &m, &f, &c) && expr_type(stdout, &c, args, expand, &err))
 		printf("%s\n", err.msg);
 	return 0;
+}
+
+static int cmd_whatis(engine *e, const char *args)
+{
+	return type_of(e, args, 0);
+}
+
+static int cmd_ptype(engine *e, const char *args)
+{
+	return type_of(e, args, 1);
+}
+
+/* A plain name or register: what `print` shows without DWARF types. */
+static int is_plain_name(const char *s)
+{
+	if (*s == '$')
+		s++;
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
 }
 
 static int cmd_print(engine *e, const char *args)
 {
 	mview m = view_of(e);
 	avrr_err err;
-	if (!*args)
-		printf("usage: print SYMBOL|REGISTER\n");
-	else if (view_print(stdout, &m, args, &err))
+	char fmt;
+	const char *expr;
+	if (!*args) {
+		printf("usage: print EXPR | print/FMT EXPR\n");
+		return 0;
+	}
+	if (expr_format(args, &fmt, &expr, &err)) {
 		printf("%s\n", err.msg);
+		return 0;
+	}
+	/* Without DWARF types (stabs), names print by their ELF size as
+	 * before; anything typed is refused in one line. */
+	if (!dwi_has_types(e->dw) && !fmt && is_plain_name(expr)) {
+		if (view_print(stdout, &m, expr, &err))
+			printf("%s\n", err.msg);
+		return 0;
+	}
+	dw_frame f;
+	xctx c;
+	xval v;
+	if (context_of(e, &m, &f, &c))
+		return 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	if (!out)
+		return 0;
+	int rc = expr_eval(&c, expr, &v, &err) || expr_print(out, &c, &v, fmt, 1, &err);
+	fclose(out);
+	if (rc)
+		printf("%s\n", err.msg);
+	else {
+		printf("$%u = %s\n", ++e->carry.history, text);
+		expr_keep(&c, &v, e->carry.history,
+			  &e->carry.hist[e->carry.history % HISTORY_KEPT]);
+	}
+	free(text);
+	return 0;
+}
+
+static int cmd_display(engine *e, const char *args)
+{
+	avrr_err err;
+	char fmt;
+	const char *expr;
+	if (!*args) {
+		show_displays(e);
+		return 0;
+	}
+	int examined = (args[0] == '/' && (args[1] == 'i' || args[1] == 's') &&
+			(args[2] == ' ' || !args[2]));
+	if (examined) {
+		fmt = args[1];
+		for (expr = args + 2; *expr == ' '; expr++)
+			;
+		if (!*expr) {
+			printf("Argument required (expression to compute).\n");
+			return 0;
+		}
+	} else if (expr_format(args, &fmt, &expr, &err)) {
+		printf("%s\n", err.msg);
+		return 0;
+	}
+	mview m = view_of(e);
+	dw_frame f;
+	xctx c;
+	xval v;
+	if (context_of(e, &m, &f, &c))
+		return 0;
+	/* gdb refuses an expression it cannot parse, not one it cannot
+	 * evaluate here; ours are evaluated to find out (an x display shows
+	 * its error each time). */
+	if (!examined && expr_eval(&c, expr, &v, &err)) {
+		printf("%s\n", err.msg);
+		return 0;
+	}
+	display *d = NULL;
+	for (int i = 0; i < MAX_DISPLAYS && !d; i++)
+		if (!e->carry.disp[i].num)
+			d = &e->carry.disp[i];
+	if (!d || strlen(expr) >= sizeof d->expr) {
+		printf(d ? "expression too long for display\n"
+			 : "too many displays (at most %d)\n", MAX_DISPLAYS);
+		return 0;
+	}
+	d->num = ++e->carry.next_display;
+	d->fmt = fmt;
+	snprintf(d->expr, sizeof d->expr, "%s", expr);
+	show_display(e, d, &c);
+	return 0;
+}
+
+static int cmd_undisplay(engine *e, const char *args)
+{
+	uint64_t n;
+	if (!*args) {
+		memset(e->carry.disp, 0, sizeof e->carry.disp);
+		return 0;
+	}
+	if (parse_count(args, &n)) {
+		printf("Arguments must be display numbers.\n");
+		return 0;
+	}
+	for (int i = 0; i < MAX_DISPLAYS; i++)
+		if (e->carry.disp[i].num && (uint64_t)e->carry.disp[i].num == n) {
+			e->carry.disp[i].num = 0;
+			return 0;
+		}
+	printf("No display number %s.\n", args);
+	return 0;
+}
+
+static int info_display(engine *e, const char *args)
+{
+	(void)args;
+	int any = 0;
+	for (int last = 0;;) {
+		const display *next = NULL;
+		for (int i = 0; i < MAX_DISPLAYS; i++) {
+			const display *d = &e->carry.disp[i];
+			if (d->num > last && (!next || d->num < next->num))
+				next = d;
+		}
+		if (!next)
+			break;
+		if (!any++)
+			printf("Auto-display expressions now in effect:\nNum Enb Expression\n");
+		if (next->fmt)
+			printf("%d:   y  /%c %s\n", next->num, next->fmt, next->expr);
+		else
+			printf("%d:   y  %s\n", next->num, next->expr);
+		last = next->num;
+	}
+	if (!any)
+		printf("There are no auto-display expressions now.\n");
+	return 0;
+}
+
+/* ---- frames and source ------------------------------------------------------ */
+
+/* Selects frame n and prints it, as gdb's frame, up and down do. */
+static void select_frame(engine *e, unsigned n)
+{
+	mview m = view_of(e);
+	dw_frame f;
+	xctx c;
+	unsigned old = e->carry.frame;
+	e->carry.frame = n;
+	if (context_of(e, &m, &f, &c)) {
+		e->carry.frame = old;
+		return;
+	}
+	e->carry.list_file = NULL;
+	scope_frame_line(stdout, &c, n, e->lines);
+}
+
+static int frame_count_arg(const char *args, uint64_t *n)
+{
+	*n = 1;
+	if (*args && parse_count(args, n)) {
+		printf("bad count '%s'\n", args);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_up(engine *e, const char *args)
+{
+	uint64_t n;
+	if (frame_count_arg(args, &n))
+		return 0;
+	unsigned depth = depth_of(e);
+	if (e->carry.frame >= depth) {
+		printf("Initial frame selected; you cannot go up.\n");
+		return 0;
+	}
+	unsigned want = e->carry.frame + n > depth ? depth : e->carry.frame + (unsigned)n;
+	mview m = view_of(e);
+	dw_frame f;
+	avrr_err err;
+	/* The CFI ends where the firmware's own code does (main has no
+	 * frame description): that is the outermost frame gdb shows. */
+	while (want > e->carry.frame && scope_frame(e->dw, &m, want, &f, &err))
+		want--;
+	if (want == e->carry.frame) {
+		printf("Initial frame selected; you cannot go up.\n");
+		return 0;
+	}
+	select_frame(e, want);
+	return 0;
+}
+
+static int cmd_down(engine *e, const char *args)
+{
+	uint64_t n;
+	if (frame_count_arg(args, &n))
+		return 0;
+	if (!e->carry.frame) {
+		printf("Bottom (innermost) frame selected; you cannot go down.\n");
+		return 0;
+	}
+	select_frame(e, n > e->carry.frame ? 0 : e->carry.frame - (unsigned)n);
+	return 0;
+}
+
+static int cmd_frame(engine *e, const char *args)
+{
+	uint64_t n = e->carry.frame;
+	if (*args && (parse_count(args, &n) || n > depth_of(e))) {
+		printf("No frame at level %s.\n", args);
+		return 0;
+	}
+	select_frame(e, (unsigned)n);
+	return 0;
+}
+
+static int info_frame(engine *e, const char *args)
+{
+	(void)args;
+	mview m = view_of(e);
+	dw_frame f, caller, callee;
+	xctx c;
+	avrr_err err;
+	if (context_of(e, &m, &f, &c))
+		return 0;
+	unsigned n = e->carry.frame;
+	int has_caller = n < depth_of(e) && !scope_frame(e->dw, &m, n + 1, &caller, &err);
+	int has_callee = n > 0 && !scope_frame(e->dw, &m, n - 1, &callee, &err);
+	scope_info_frame(stdout, &c, n, has_caller ? &caller : NULL, has_callee ? &callee : NULL,
+			 e->lines);
+	return 0;
+}
+
+static int vars(engine *e, int args)
+{
+	mview m = view_of(e);
+	dw_frame f;
+	xctx c;
+	if (!dwi_has_types(e->dw))
+		printf("no DWARF type information in the firmware (stabs or none); "
+		       "locals need a build with -gdwarf-4\n");
+	else if (!context_of(e, &m, &f, &c))
+		scope_vars(stdout, &c, args);
+	return 0;
+}
+
+static int info_locals(engine *e, const char *args)
+{
+	(void)args;
+	return vars(e, 0);
+}
+
+static int info_args(engine *e, const char *args)
+{
+	(void)args;
+	return vars(e, 1);
+}
+
+#define LIST_LINES 10
+
+/* gdb's list: ten lines around the frame's line, a function's or a line
+ * number's; a bare list again goes on after the last one shown. */
+static int cmd_list(engine *e, const char *args)
+{
+	if (!lines_available(e->lines)) {
+		printf("no line information in the firmware\n");
+		return 0;
+	}
+	const char *file = e->carry.list_file;
+	unsigned from = e->carry.list_next, centre = 0;
+	avrr_err err;
+	uint64_t n;
+	if (*args && !parse_count(args, &n) && n <= UINT32_MAX) {
+		centre = (unsigned)n;
+		if (!file) {
+			mview m = view_of(e);
+			dw_frame f;
+			unsigned line;
+			if (scope_frame(e->dw, &m, e->carry.frame, &f, &err) ||
+			    lines_at(e->lines, (f.outer ? f.pc - 1 : f.pc) & ~1u, &file, &line)) {
+				printf("no source file here; say list FUNCTION\n");
+				return 0;
+			}
+		}
+	} else if (*args) {
+		const fw_symbol *s = fw_find_symbol(e->fw, args);
+		uint32_t addr = s ? s->addr : 0;
+		if ((!s || s->space != FW_SYM_CODE) && dw_function_addr(e->dw, args, &addr)) {
+			printf("Function \"%s\" not defined.\n", args);
+			return 0;
+		}
+		if (lines_at(e->lines, addr, &file, &centre)) {
+			printf("no line information for \"%s\"\n", args);
+			return 0;
+		}
+	} else if (!file) {
+		mview m = view_of(e);
+		dw_frame f;
+		if (scope_frame(e->dw, &m, e->carry.frame, &f, &err)) {
+			printf("%s\n", err.msg);
+			return 0;
+		}
+		if (lines_at(e->lines, (f.outer ? f.pc - 1 : f.pc) & ~1u, &file, &centre)) {
+			printf("no line information at pc 0x%x\n", f.pc);
+			return 0;
+		}
+	}
+	if (centre)
+		from = centre > LIST_LINES / 2 ? centre - LIST_LINES / 2 : 1;
+	int k = scope_list(stdout, file, from, from + LIST_LINES - 1, &err);
+	if (k < 0) {
+		printf("%s\n", err.msg);
+		return 0;
+	}
+	e->carry.list_file = file;
+	e->carry.list_next = from + (unsigned)k;
 	return 0;
 }
 
@@ -682,6 +1155,10 @@ static const info_cmd INFO[] = {
 	{ { "divergence", NULL }, info_divergence },
 	{ { "checkpoints", NULL }, info_checkpoints },
 	{ { "uart", NULL }, info_uart },
+	{ { "frame", "f" }, info_frame },
+	{ { "locals", NULL }, info_locals },
+	{ { "args", NULL }, info_args },
+	{ { "display", NULL }, info_display },
 };
 
 static int cmd_info(engine *e, const char *args)
@@ -690,7 +1167,8 @@ static int cmd_info(engine *e, const char *args)
 	int i = resolve(&INFO[0].n, sizeof INFO / sizeof *INFO, sizeof *INFO, args, len);
 	if (i < 0) {
 		printf("%s info command \"%.*s\"; try: registers io breakpoints irqs events "
-		       "fingerprint divergence checkpoints uart\n", i == -2 ? "Ambiguous" : "Undefined",
+		       "fingerprint divergence checkpoints uart frame locals args display\n",
+		       i == -2 ? "Ambiguous" : "Undefined",
 		       (int)len, args);
 		return 0;
 	}
@@ -734,9 +1212,17 @@ static const command COMMANDS[] = {
 	{ { "watch", NULL }, cmd_watch, "watch SYMBOL|ADDR: stop when it changes" },
 	{ { "rwatch", NULL }, cmd_rwatch, "rwatch SYMBOL|ADDR: stop when an instruction reads it" },
 	{ { "awatch", NULL }, cmd_awatch, "awatch SYMBOL|ADDR: stop when it is read or changes" },
-	{ { "info", "i" }, cmd_info, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints|uart" },
+	{ { "info", "i" }, cmd_info, "info registers|io|breakpoints|irqs|events|fingerprint|divergence|checkpoints|uart|frame|locals|args|display" },
 	{ { "x", NULL }, cmd_x, "x/NFU ADDR: examine memory" },
-	{ { "print", "p" }, cmd_print, "print SYMBOL|REGISTER" },
+	{ { "print", "p" }, cmd_print, "print[/FMT] EXPR: a C expression over the DWARF types" },
+	{ { "whatis", NULL }, cmd_whatis, "whatis EXPR|TYPE: its type" },
+	{ { "ptype", NULL }, cmd_ptype, "ptype EXPR|TYPE: its type, a struct's members" },
+	{ { "display", NULL }, cmd_display, "display[/FMT] EXPR: print it after every stop" },
+	{ { "undisplay", NULL }, cmd_undisplay, "undisplay [N]: stop displaying" },
+	{ { "list", "l" }, cmd_list, "list [FUNCTION|LINE]: source lines here, or on" },
+	{ { "up", NULL }, cmd_up, "up [N]: select the caller's frame" },
+	{ { "down", NULL }, cmd_down, "down [N]: select the callee's frame" },
+	{ { "frame", "f" }, cmd_frame, "frame [N]: select frame N and show it" },
 	{ { "disassemble", NULL }, cmd_disassemble, "disassemble: around the pc" },
 	{ { "where", "bt" }, cmd_where, "where: position and call stack" },
 	{ { "backtrace", NULL }, cmd_where, "backtrace: the same as where" },
@@ -875,6 +1361,11 @@ int engine_main(const engine_options *o, travel *t)
 	e->s = tl_sim(e->tl);
 	e->fw = tl_firmware(e->tl);
 	e->lines = tl_lines(e->tl);
+	if (dwi_open(e->fw, &e->dw, &err)) {
+		snprintf(msg, sizeof msg, "error %s\n", err.msg);
+		reply(t, msg);
+		return 2;
+	}
 	tl_carry(e->tl, &e->carry, sizeof e->carry);
 	char problem[512];
 	if (fw_debug_info_problem(e->fw, problem, sizeof problem)) {

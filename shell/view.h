@@ -95,7 +95,8 @@ void view_io(FILE *out, const mview *m);
 int view_examine(FILE *out, const mview *m, const char *fmt, const char *expr,
 		 view_xstate *last, avrr_err *err);
 
-/* `print NAME`: a global variable by ELF symbol and size (little-endian
+/* `print NAME` on a firmware without DWARF types (the shell's typed
+ * expressions, expr.h, serve the others): a global variable by ELF symbol and size (little-endian
  * unsigned, decimal and hex; a byte list for other sizes), r0..r31 (also
  * $r0..), $pc, $sp, $sreg, an I/O register name, or a code symbol.  Returns
  * 0, or -1 with err set as view_examine. */

@@ -35,7 +35,7 @@ typedef struct timeline timeline;
 
 #define TL_MAX_BREAKS 64
 #define TL_MAX_FRAMES 256
-#define TL_CARRY_MAX 256   /* bytes of front-end state carried across travel */
+#define TL_CARRY_MAX 4096  /* bytes of front-end state carried across travel */
 
 typedef enum {
 	TL_BK_CODE,      /* pc == addr */

@@ -191,7 +191,7 @@ static void test_errors_are_one_line(void **state)
 		{ "re", "Ambiguous command \"re\".\n" },
 		{ "x/2xb 0x9999", "cannot access address 0x9999\n" },
 		{ "x/2qb 0x60", "bad format 'q'\n" },
-		{ "print nosuch", "no symbol \"nosuch\" in the firmware\n" },
+		{ "print nosuch", "No symbol \"nosuch\" in current context.\n" },
 		{ "break nosuch", "no symbol \"nosuch\" in the firmware\n" },
 		{ "break funcsheap.c:9999", "no line 9999 in funcsheap.c\n" },
 		{ "watch main", "'main' is in flash, which the firmware cannot write\n" },
@@ -199,7 +199,8 @@ static void test_errors_are_one_line(void **state)
 		{ "goto irq 0", "no recorded interrupt '0' (they are numbered from 1)\n" },
 		{ "delete 42", "No breakpoint number 42.\n" },
 		{ "info nonsense", "Undefined info command \"nonsense\"; try: registers io "
-				   "breakpoints irqs events fingerprint divergence checkpoints uart\n" },
+				   "breakpoints irqs events fingerprint divergence checkpoints uart "
+				   "frame locals args display\n" },
 		{ "reverse-stepi", "Start of recording.\nicount=0 pc=0x0000 __vectors\n" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

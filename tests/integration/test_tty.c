@@ -460,7 +460,7 @@ static void test_symbol_and_info_completion(void **state)
 	type(t, "print g_le");
 	key(t, "Tab");
 	wait_line(t, PROMPT " print g_led");
-	assert_string_equal(enter(t, PROMPT " print g_led"), "g_led = 0 (0x00)\n");
+	assert_string_equal(enter(t, PROMPT " print g_led"), "$1 = 0 '\\000'\n");
 	quit(t);
 }
 

@@ -1,0 +1,147 @@
+/*
+ * dwarf.h — the firmware's DWARF debug information, read with libdw, as the
+ * shell's expressions (expr.h) need it: types, variables by name, the
+ * scopes around a pc with their locals and arguments, where each lives at
+ * a pc (DW_OP_* expressions and location lists), and the caller's
+ * registers (the .debug_frame call frame information).
+ *
+ * AVR's DWARF numbers r0..r31 as 0..31 and SP as 32; the return address is
+ * column 36.  A base register (DW_OP_bregN, a CFA rule) names the 16-bit
+ * pair that starts at rN, as avr-gcc means it (r28: the frame pointer Y).
+ * DW_OP_addr gives avr-gcc's data addresses, 0x800000 + a.
+ *
+ * Every DIE (Dwarf_Die) points into the Dwarf handle and its CU and
+ * abbreviation records; dwi_open reads them all, and the shell opens it
+ * before its first checkpoint, so DIEs stay valid in every process.
+ */
+#ifndef AVRR_SHELL_DWARF_H
+#define AVRR_SHELL_DWARF_H
+
+#include <elfutils/libdw.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "shell/view.h"
+#include "sim/firmware.h"
+#include "util/err.h"
+
+typedef struct dwinfo dwinfo;
+
+/* Opens fw's DWARF.  An ELF without DWARF types (stabs, or none) is not an
+ * error: dwi_has_types says so.  Returns 0, or -1 with err set. */
+int dwi_open(const firmware *fw, dwinfo **out, avrr_err *err);
+void dwi_close(dwinfo *d);
+int dwi_has_types(const dwinfo *d);
+
+typedef enum {
+	DT_VOID, DT_INT, DT_BOOL, DT_FLOAT, DT_ENUM, DT_PTR, DT_ARRAY, DT_STRUCT,
+	DT_UNION, DT_FUNC,
+} dt_kind;
+
+/* A C type: a DIE, or a type C's rules make (int, a pointer to a DIE's
+ * type).  `named` keeps typedefs and qualifiers for the name; `die` has
+ * them stripped. */
+typedef struct dtype {
+	dt_kind kind;
+	unsigned size;
+	int is_signed, is_char;
+	int has_die;
+	Dwarf_Die named, die;
+	unsigned dim;            /* arrays: the subrange this type starts at */
+	int ptr_to_named;        /* a pointer made here: to `named` */
+	const char *builtin;     /* the name when !has_die and !ptr_to_named */
+} dtype;
+
+/* The builtin integer types (AVR: int is 2 bytes, long 4, long long 8). */
+dtype dt_int(unsigned size, int is_signed);
+
+/* A type from its DIE; -1 (err) for a DIE that is no type libdw can read. */
+int dt_from_die(Dwarf_Die *die, dtype *t, avrr_err *err);
+
+/* The type of a variable's, member's or function's DW_AT_type (void when
+ * it has none). */
+int dt_of(Dwarf_Die *die, dtype *t, avrr_err *err);
+
+/* A pointer to t (t must have a DIE). */
+int dt_pointer_to(const dtype *t, dtype *p, avrr_err *err);
+
+/* A pointer's pointee, an array's element. */
+int dt_target(const dtype *t, dtype *out, avrr_err *err);
+
+/* An array's element count (0 when unknown). */
+unsigned dt_count(const dtype *t);
+
+/* The i-th data member of a struct or union: name, type, byte offset.
+ * Returns 0, 1 past the last, or -1 (err). */
+int dt_member(const dtype *t, unsigned i, const char **name, dtype *mt, unsigned *off,
+	      avrr_err *err);
+
+/* The type named `name` ("uint16_t", "struct sensor", "unsigned char"). */
+int dt_lookup(const dwinfo *d, const char *name, dtype *t, avrr_err *err);
+
+/* gdb's name of a type: "struct sensor * volatile", "char [24]",
+ * "volatile uint32_t *", "char (*)[24]". */
+void dt_name(const dtype *t, char *buf, size_t n);
+
+/* The same with every typedef looked through, as gdb's ptype names a
+ * type: "volatile unsigned long". */
+void dt_name_resolved(const dtype *t, char *buf, size_t n);
+
+/* A declaration of `name` with type t, as C writes it: "char digits[5]",
+ * "struct sensor *next". */
+void dt_declare(const dtype *t, const char *name, char *buf, size_t n);
+
+/* A DIE's name, following DW_AT_abstract_origin; NULL if none. */
+const char *die_name(Dwarf_Die *die);
+
+/* ---- frames ---------------------------------------------------------------- */
+
+/* A frame's registers.  Frame 0's are the machine's; an outer frame's are
+ * unwound by the CFI (registers the callee saved are read back; the others
+ * keep the callee's values, as gdb assumes). */
+typedef struct dw_frame {
+	uint32_t pc;             /* the frame's pc (a return address in outer frames) */
+	int outer;               /* a caller (not an interrupted frame): scopes
+				  * are looked up at pc - 1, inside the call */
+	uint8_t r[32];
+	uint32_t sp;
+	uint32_t cfa;            /* data address; valid when has_cfa */
+	int has_cfa;
+	uint32_t saved_at[33];   /* where this frame saved r0..r31, pc (32): address+1, 0 none */
+} dw_frame;
+
+/* Frame 0 from the machine view. */
+void dw_frame0(const dwinfo *d, const mview *m, dw_frame *f);
+
+/* The caller of f.  Returns 0, or -1 (err) when the CFI cannot say. */
+int dw_unwind(const dwinfo *d, const mview *m, dw_frame *f, dw_frame *caller, avrr_err *err);
+
+/* The innermost function (a DW_TAG_subprogram) around the frame's pc. */
+int dw_function(const dwinfo *d, const dw_frame *f, Dwarf_Die *fn);
+
+/* Visits the frame's arguments (args 1) or locals (args 0), innermost
+ * block first, as gdb's `info locals` lists them; returns what fn returned
+ * if non-zero, else 0. */
+int dw_each_var(const dwinfo *d, const dw_frame *f, int args,
+		int (*fn)(Dwarf_Die *var, void *ud), void *ud);
+
+/* A variable visible at the frame's pc by name: a local or argument of the
+ * innermost scope that has it, else a global. Returns 0, or -1 if none. */
+int dw_find_var(const dwinfo *d, const dw_frame *f, const char *name, Dwarf_Die *var);
+
+/* The entry address of the function named `name` (DWARF's name, which a
+ * static function keeps when its ELF symbol becomes "name.constprop.0").
+ * Returns 0, or -1 if there is none with code. */
+int dw_function_addr(const dwinfo *d, const char *name, uint32_t *addr);
+
+/* Where a variable's value is at the frame's pc. */
+typedef struct dw_loc {
+	enum { LOC_MEM, LOC_VALUE, LOC_OPTIMIZED_OUT } kind;
+	uint32_t addr;           /* LOC_MEM: data address */
+	uint8_t bytes[16];       /* LOC_VALUE: the value, little-endian */
+	unsigned size;
+} dw_loc;
+int dw_locate(const dwinfo *d, const mview *m, const dw_frame *f, Dwarf_Die *var,
+	      unsigned size, dw_loc *loc, avrr_err *err);
+
+#endif
