@@ -46,16 +46,21 @@ PATH=$work/bin:$PATH
 export PATH
 
 pids=""
+# shellcheck disable=SC2317  # called by the trap
 stop() {
 	for p in $pids; do kill "$p" 2> /dev/null; done
 	for p in $pids; do
 		i=0
-		while kill -0 "$p" 2> /dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		while kill -0 "$p" 2> /dev/null && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		kill -9 "$p" 2> /dev/null
 	done
-	# slurmstepd of a job cut short outlives slurmd: stop those of our spool.
-	for p in $(pgrep -f "slurmstepd.*" 2> /dev/null); do
-		grep -q "$work" "/proc/$p/environ" 2> /dev/null && kill -9 "$p" 2> /dev/null
+	# A job cut short (its slurmstepd and the sweep) outlives slurmd: stop
+	# what runs with our SLURM_CONF, which only this script's children have.
+	for d in /proc/[0-9]*; do
+		p=${d#/proc/}
+		[ "$p" = $$ ] && continue
+		grep -qzx "SLURM_CONF=$work/etc/slurm.conf" "$d/environ" 2> /dev/null &&
+			kill -9 "$p" 2> /dev/null
 	done
 	pids=""
 }
@@ -165,6 +170,7 @@ log "whole: avrr sweep run.db $grid --jobs 2 -o whole.csv: $(wc -l < whole.csv) 
 compare() {
 	for k in $(seq "$shards"); do
 		f=$work/$1/part-$k.csv
+		[ -f "$f" ] || die "$1: no part-$k.csv"
 		log "$1: part-$k.csv: $(head -n 1 "$f"), $(wc -l < "$f") lines"
 	done
 	cd "$work" || exit 1
@@ -180,7 +186,7 @@ cd "$work/slurm" || exit 1
 cp ../run.db .
 recipe '#SBATCH' > sweep.sh
 submit=$(recipe 'sbatch --wait')
-[ -s sweep.sh ] && [ -n "$submit" ] || die "no Slurm recipe found in $doc"
+if [ ! -s sweep.sh ] || [ -z "$submit" ]; then die "no Slurm recipe found in $doc"; fi
 while IFS= read -r line; do log "slurm: sweep.sh| $line"; done < sweep.sh
 printf '%s\n' "$submit" | while IFS= read -r line; do log "slurm: \$ $line"; done
 timeout 120 sh -c "$submit" > submit.out 2>&1
@@ -196,7 +202,7 @@ scontrol -o show job "$job" | tr ' ' '\n' | awk -F= '
 	$1 == "JobState" || $1 == "ExitCode" || $1 == "NodeList" || $1 == "StartTime" || $1 == "EndTime" { f = f " " $0 }
 	$1 == "StdOut" { print "'"$job"'_" task " JobId=" id f; f = "" }' | sort -t_ -k2n > tasks.txt
 while IFS= read -r line; do log "slurm: task $line"; done < tasks.txt
-log "slurm: output files: $(ls slurm-*.out | tr '\n' ' ')"
+log "slurm: output files:" slurm-*.out
 compare slurm
 
 # GNU parallel, as the docs say.
