@@ -11,8 +11,9 @@
  *    modes x 9 metrics rows;
  *  - both merges equal it byte for byte;
  *  - each part K of 4 opens with "# avrr sweep shard K/4 grid KEY", one KEY;
- *  - Slurm ran the 4 array tasks, each COMPLETED with exit code 0:0 on this
- *    host, each with its output file.
+ *  - Slurm ran the 4 array tasks, each COMPLETED with exit code 0:0 on the
+ *    2 CPUs of this host (slurmctld's job completion log), each with its
+ *    output file.
  * Not root, or a program missing (the Debian packages scripts/install-deps.sh
  * installs): skipped, with the reason — never passed.  The script's
  * transcript goes to stderr as "# | ..." lines, which tests/run.sh shows.
@@ -114,9 +115,9 @@ static void test_recipes_on_slurm_and_parallel(void **state)
 	}
 	free(whole);
 
-	/* The array's tasks as slurmctld saw them, one line each in task order:
-	 * "JOB_K JobId=ID JobState=COMPLETED ExitCode=0:0 StartTime=.. EndTime=..
-	 * NodeList=HOST". */
+	/* The array's tasks as slurmctld logged them, one line each in task
+	 * order: "JOB_K JobId=ID JobState=COMPLETED ExitCode=0:0 ProcCnt=2
+	 * StartTime=.. EndTime=.. NodeList=HOST". */
 	char host[256];
 	assert_int_equal(gethostname(host, sizeof host), 0);
 	host[strcspn(host, ".")] = 0;
@@ -135,6 +136,7 @@ static void test_recipes_on_slurm_and_parallel(void **state)
 		char node[300];
 		snprintf(node, sizeof node, " NodeList=%s", host);
 		if (!strstr(line, " JobState=COMPLETED ") || !strstr(line, " ExitCode=0:0 ") ||
+		    !strstr(line, " ProcCnt=2 ") ||
 		    strcmp(line + strlen(line) - strlen(node), node))
 			fail_msg("task %d did not complete with 0:0 on %s: %s", k, host, line);
 		line = nl + 1;
