@@ -148,6 +148,8 @@ MinJobAge=10
 MpiDefault=none
 ReturnToService=2
 PlugStackConfig=$work/etc/plugstack.conf
+# CPUs=2 as configured even on a machine with one core (the recipe asks for 2).
+SlurmdParameters=config_overrides
 NodeName=$host NodeAddr=127.0.0.1 CPUs=2 RealMemory=256 State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
