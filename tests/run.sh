@@ -24,6 +24,9 @@ for t in "$build"/tests/unit/test_* "$build"/tests/integration/test_*; do
 		f=1
 		echo "FAIL $t: exited with status $rc" >&2
 	fi
+	# A skipped test's reason, and the transcripts a test prints as "# | "
+	# lines (test_cluster's), go to the log even when all passed.
+	grep -e '^SKIP: ' -e '^# | ' -e '^not ok .*# SKIP' "$log" >&2
 	if [ "$f" -ne 0 ]; then
 		echo "--- $t" >&2
 		grep -v '^ok ' "$log" | head -n 60 >&2
