@@ -143,8 +143,9 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 		const cost_device *c = &cm[i].cost;
 		if (cm[i].has_cost)
 			printf("    device: %u bits (%u bytes) and %u cycles per interrupt, %u cycles per "
-			       "counted transfer: %.2f %% of the run\n", c->bits, c->bytes_per_interrupt,
-			       c->cycles_per_interrupt, c->cycles_per_transfer, c->overhead_pct);
+			       "counted transfer, %u cycles per timer overflow: %.2f %% of the run\n",
+			       c->bits, c->bytes_per_interrupt, c->cycles_per_interrupt,
+			       c->cycles_per_transfer, c->cycles_per_overflow, c->overhead_pct);
 	}
 	printf("ground truth  %s\n", r->has_ground_truth ? "yes" : "stripped");
 	printf("schema        %d (recorded by avrr %s; %s)\n", version,
@@ -173,10 +174,10 @@ static json_t *metrics_json(const config_metrics *cm, size_t ncm)
 		}
 		const cost_device *c = &cm[i].cost;
 		json_object_set_new(o, "device", !cm[i].has_cost ? json_null() : json_pack(
-			"{s:i,s:i,s:i,s:i,s:f}", "bits", (int)c->bits, "bytes_per_interrupt",
+			"{s:i,s:i,s:i,s:i,s:i,s:f}", "bits", (int)c->bits, "bytes_per_interrupt",
 			(int)c->bytes_per_interrupt, "cycles_per_interrupt", (int)c->cycles_per_interrupt,
-			"cycles_per_transfer", (int)c->cycles_per_transfer, "overhead_pct",
-			c->overhead_pct));
+			"cycles_per_transfer", (int)c->cycles_per_transfer, "cycles_per_overflow",
+			(int)c->cycles_per_overflow, "overhead_pct", c->overhead_pct));
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -99,10 +99,16 @@ cost_device cost_of_config(const fp_config *c, uint32_t data_size, uint64_t inte
 		per += COST_COUNTER_BYTE * sic_bytes + (4 - sic_bytes);
 		d.cycles_per_transfer = COST_SIC_TRANSFER + COST_SIC_BYTE * sic_bytes;
 	}
+	unsigned cyc_bytes = fp_counter_bytes(c, FP_COUNT_CYCLES);
+	if (cyc_bytes > 2) {   /* Timer1's overflow count in cyc_bytes - 2 bytes */
+		per += COST_OVF_BASE + COST_OVF_BYTE * (cyc_bytes - 2);
+		d.cycles_per_overflow = COST_OVF_HANDLER + COST_OVF_HANDLER_BYTE * (cyc_bytes - 2);
+	}
 	d.cycles_per_interrupt = per;
 	if (cycles)
 		d.overhead_pct = 100.0 * ((double)per * (double)interrupts +
-					  (double)d.cycles_per_transfer * (double)transfers) /
+					  (double)d.cycles_per_transfer * (double)transfers +
+					  (double)d.cycles_per_overflow * (double)(cycles >> 16)) /
 				 (double)cycles;
 	return d;
 }

@@ -96,10 +96,9 @@ static int parse_component(parser *p, fp_config *c, const char *t, size_t len,
 	}
 	int sic = !strncmp(tok, "sic:", 4), cycles = !strncmp(tok, "cycles:", 7);
 	if (sic || cycles) {
-		unsigned max = sic ? 32 : 16;
-		if (number(tok + (sic ? 4 : 7), len - (sic ? 4 : 7), &a) || a == 0 || a > max)
+		if (number(tok + (sic ? 4 : 7), len - (sic ? 4 : 7), &a) || a == 0 || a > 32)
 			return bad(p, t, len, sic ? "sic:K takes K from 1 to 32"
-						  : "cycles:K takes K from 1 to 16 (a 16-bit timer)");
+						  : "cycles:K takes K from 1 to 32");
 		if (c->ncounters == FP_MAX_COUNTERS)
 			return bad(p, t, len, "too many counters");
 		c->counter[c->ncounters++] = (fp_counter){ sic ? FP_COUNT_SIC : FP_COUNT_CYCLES,

@@ -17,8 +17,9 @@
  *                   sic:K              counters, not hashed: the low K bits
  *                   cycles:K           of the software instruction counter
  *                                      (sim_transfers, K <= 32) or of the
- *                                      cycle count (a free-running clk/1
- *                                      timer, K <= 16)
+ *                                      cycle count (K <= 32: on a device,
+ *                                      a free-running clk/1 timer and, past
+ *                                      16 bits, its overflow count)
  *   hash=H        modular, twomod, jenkins, knuth, or rr (round-robin)
  *   marker=M      for rr, what picks the function: var:NAME (its value
  *                 modulo 4 indexes modular, twomod, jenkins, knuth) or code
