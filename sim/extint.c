@@ -1,7 +1,8 @@
 /*
  * extint.c — external interrupts that fire as the datasheet says (see
  * extint.h).  The poll is simavr 1.6's avr_extint_poll_level_trig, with
- * the one test it lacks: is the interrupt still in low-level mode.
+ * the tests it lacks: is the interrupt still in low-level mode, and
+ * enabled.
  */
 #include "extint.h"
 
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include <avr_extint.h>
+#include <avr_ioport.h>
 #include <sim_avr.h>
 #include <sim_cycle_timers.h>
 #include <sim_interrupts.h>
@@ -54,14 +56,21 @@ static int pin_low(const avr_extint_t *p, unsigned n)
 	return !p->io.irq[n].value;
 }
 
-/* Every cycle while INTn is in low-level mode and its pin low: the
- * interrupt is requested, as long as I is set (simavr's rule) and it is
- * not already flagged or queued. */
+/* The low level requests INTn now: level mode, pin low, INTn enabled. */
+static int level_requested(avr_t *avr, const avr_extint_t *p, unsigned n)
+{
+	return in_level_mode(avr, p, n) && pin_low(p, n) &&
+	       avr_regbit_get(avr, p->eint[n].vector.enable);
+}
+
+/* Every cycle while the low level requests INTn: the interrupt is raised,
+ * as long as I is set (simavr's rule) and it is not already flagged or
+ * queued. */
 static avr_cycle_count_t level_poll(avr_t *avr, avr_cycle_count_t when, void *param)
 {
 	extint_line *l = param;
 	avr_extint_t *p = l->port;
-	if (!in_level_mode(avr, p, l->n) || !pin_low(p, l->n))
+	if (!level_requested(avr, p, l->n))
 		return 0;
 	avr_int_vector_t *v = &p->eint[l->n].vector;
 	if (avr->sreg[S_I] && !avr_regbit_get(avr, v->raised) && !v->pending)
@@ -69,19 +78,21 @@ static avr_cycle_count_t level_poll(avr_t *avr, avr_cycle_count_t when, void *pa
 	return when + 1;
 }
 
-/* The pin changed (or was driven for the first time): low in low-level
- * mode starts the poll (registering again replaces a running one). */
+/* The pin went low: in low-level mode, with INTn enabled, the poll starts
+ * (registering again replaces a running one).  `value` is the new level;
+ * the irq's own value is still the old one here. */
 static void pin_notify(avr_irq_t *irq, uint32_t value, void *param)
 {
 	(void)irq;
 	extint_line *l = param;
 	avr_t *avr = l->port->io.avr;
-	if (!value && in_level_mode(avr, l->port, l->n))
+	if (!value && in_level_mode(avr, l->port, l->n) &&
+	    avr_regbit_get(avr, l->port->eint[l->n].vector.enable))
 		avr_cycle_timer_register(avr, 1, level_poll, l);
 }
 
-/* A write of a sense-control register: switching to low level while the
- * pin is low requests the interrupt from the next cycle on. */
+/* A write of a sense-control or mask register: if it makes a low pin
+ * request INTn (level mode selected, or INTn enabled), the poll starts. */
 static void isc_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 {
 	isc_hook *h = param;
@@ -91,8 +102,7 @@ static void isc_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 		avr->data[addr] = v;
 	sim_extint *x = h->x;
 	for (unsigned n = 0; n < EXTINT_COUNT; n++)
-		if (has_level(x->port, n) && x->port->eint[n].isc[0].reg == h->addr &&
-		    in_level_mode(avr, x->port, n) && pin_low(x->port, n))
+		if (has_level(x->port, n) && level_requested(avr, x->port, n))
 			avr_cycle_timer_register(avr, 1, level_poll, &x->line[n]);
 }
 
@@ -130,11 +140,19 @@ sim_extint *sim_extint_attach(avr_t *avr, int *oom)
 			continue;
 		avr_irq_register_notify(p->io.irq + n, pin_notify, &x->line[n]);
 		hook_isc(x, p->eint[n].isc[0].reg);
-		if (p->eint[n].isc[1].reg != p->eint[n].isc[0].reg)
-			hook_isc(x, p->eint[n].isc[1].reg);
+		hook_isc(x, p->eint[n].isc[1].reg);
+		hook_isc(x, p->eint[n].vector.enable.reg);
 	}
 	sim_extint_reset(x);
 	return x;
+}
+
+void sim_pins_filter_first(avr_t *avr)
+{
+	for (avr_io_t *io = avr->io_port; io; io = io->next)
+		if (io->kind && !strcmp(io->kind, "port") && io->irq)
+			for (int i = IOPORT_IRQ_PIN0; i <= IOPORT_IRQ_PIN7; i++)
+				io->irq[i].flags &= ~IRQ_FLAG_INIT;
 }
 
 void sim_extint_reset(sim_extint *x)

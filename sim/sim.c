@@ -241,6 +241,7 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	s->stock_run = avr->run;
 	s->count_transfers = 1;
 	int oom;
+	sim_pins_filter_first(avr);
 	s->extint = sim_extint_attach(avr, &oom);
 	if (oom) {
 		sim_close(s);
