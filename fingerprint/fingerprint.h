@@ -194,6 +194,29 @@ int fp_frequency_selector(const firmware *fw, const mcu_names *names, int nio, i
 #define FP_DEFAULT_NAME "default"
 #define FP_DEFAULT_SPEC "sel=cycles:16,ra=8,width=24"
 
+/* The longest interrupt-free stretches of a run (gaps): from an interrupt
+ * point, or a reset, to the next interrupt point; the longest in cycles and
+ * the longest in counted transfers (sim_transfers), each with the icounts
+ * it runs from and to. */
+typedef struct fp_gaps {
+	uint64_t cycles, cycles_from, cycles_to;
+	uint64_t transfers, transfers_from, transfers_to;
+} fp_gaps;
+
+/* Whether c tells apart every two points of each gap of g: some counter's
+ * period exceeds its gap (cycles:K: 2^K > g->cycles; sic:K: 2^K >
+ * g->transfers).  A configuration without a counter is not judged (1):
+ * whether its state hash tells a loop's turns apart depends on the
+ * state, which the gap's length does not say (docs/fingerprints.md). */
+int fp_covers_gaps(const fp_config *c, const fp_gaps *g);
+
+/* If some configuration of cfg[0..n) does not cover the gaps g, writes
+ * one line into buf naming the first such configuration, the gap (its
+ * icount range and length; in seconds at `frequency` Hz, if not 0), and a
+ * configuration that covers it, and returns 1; else returns 0. */
+int fp_gap_warning(const fp_config *cfg, unsigned n, const fp_gaps *g, uint32_t frequency,
+		   char *buf, size_t size);
+
 /* Writes the canonical "NAME:spec" into buf. */
 void fp_format(const fp_config *c, char *buf, size_t n);
 
