@@ -496,7 +496,8 @@ static void test_counters_parse(void **state)
 	parse_ok(FP_DEFAULT_SPEC, NULL, &c);
 	assert_int_equal(c.ncomp, 0);
 	assert_int_equal(c.hash_bits, 0);
-	assert_int_equal(c.state_bits, 16);
+	assert_int_equal(c.ra_bits, 0);
+	assert_int_equal(c.state_bits, 32);
 	static const struct { const char *spec, *needle; } bad[] = {
 		{ "sel=sic:0", "'sic:0': sic:K takes K from 1 to 32" },
 		{ "sel=sic:33,width=40", "'sic:33': sic:K takes K from 1 to 32" },
