@@ -111,6 +111,9 @@ static void hook_isc(sim_extint *x, uint16_t addr)
 	for (unsigned i = 0; i < x->nhooks; i++)
 		if (x->hook[i].addr == addr)
 			return;
+	/* EICRA/EICRB/EIMSK, or MCUCR/MCUCSR/GICR: a few, all in I/O space */
+	if (x->nhooks == EXTINT_COUNT || addr < 32 || addr >= 32 + MAX_IOs)
+		return;
 	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
 	isc_hook *h = &x->hook[x->nhooks++];
 	*h = (isc_hook){ addr, x->avr->io[io].w.c, x->avr->io[io].w.param, x };
