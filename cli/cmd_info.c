@@ -17,8 +17,22 @@ typedef struct config_metrics {
 	db_fp_config cfg;
 	fp_metrics m;
 	int has_cost;        /* the spec parsed against the recorded firmware */
+	fp_config parsed;    /* when has_cost */
 	cost_device cost;
 } config_metrics;
+
+/* The recorded gaps, and the warning about them (fp_gap_warning) if any
+ * configuration cannot tell their points apart: 1 with buf written. */
+static int gap_warning(const db_run *r, const config_metrics *cm, size_t ncm, fp_gaps *g,
+		       char *buf, size_t size)
+{
+	*g = (fp_gaps){ r->gap_cycles, r->gap_cycles_from, r->gap_cycles_to,
+			r->gap_transfers, r->gap_transfers_from, r->gap_transfers_to };
+	for (size_t i = 0; i < ncm; i++)
+		if (cm[i].has_cost && fp_gap_warning(&cm[i].parsed, 1, g, r->frequency, buf, size))
+			return 1;
+	return 0;
+}
 
 /* The device cost of each configuration, over the recorded run. */
 static int add_costs(db *d, const db_run *r, config_metrics *cm, size_t ncm, avrr_err *err)
@@ -35,12 +49,12 @@ static int add_costs(db *d, const db_run *r, config_metrics *cm, size_t ncm, avr
 	for (int v = 0; v < 256; v++)
 		nirq += vec[v];
 	for (size_t i = 0; i < ncm; i++) {
-		fp_config c;
+		fp_config *c = &cm[i].parsed;
 		avrr_err ignored;
 		cm[i].has_cost = !fp_parse(cm[i].cfg.spec, ioregs_lookup(r->mcu), fw, r->data_size,
-					   cm[i].cfg.name, &c, &ignored);
+					   cm[i].cfg.name, c, &ignored);
 		if (cm[i].has_cost)
-			cm[i].cost = cost_of_config(&c, r->data_size, nirq, r->transfers, r->cycles);
+			cm[i].cost = cost_of_config(c, r->data_size, nirq, r->transfers, r->cycles);
 	}
 	fw_free(fw);
 	free(elf);
@@ -93,7 +107,8 @@ static int load_metrics(db *d, config_metrics **out, size_t *n, avrr_err *err)
 }
 
 static void print_text(const char *path, const db_run *r, const uint64_t *vec,
-		       const uint64_t *types, int version, const config_metrics *cm, size_t ncm)
+		       const uint64_t *types, int version, const config_metrics *cm, size_t ncm,
+		       int warned)
 {
 	const mcu_names *names = ioregs_lookup(r->mcu);
 	uint64_t nirq = 0, nev = 0;
@@ -124,6 +139,16 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 			const char *n = ioregs_vector_name(names, v);
 			printf("  %3u %-20s %llu\n", v, n ? n : "", (unsigned long long)vec[v]);
 		}
+	fp_gaps g;
+	char warning[1024];
+	int warn = gap_warning(r, cm, ncm, &g, warning, sizeof warning);
+	printf("longest gap   %llu cycles (icount %llu to %llu), %llu counted transfers "
+	       "(icount %llu to %llu)\n", (unsigned long long)g.cycles,
+	       (unsigned long long)g.cycles_from, (unsigned long long)g.cycles_to,
+	       (unsigned long long)g.transfers, (unsigned long long)g.transfers_from,
+	       (unsigned long long)g.transfers_to);
+	if (warn && !warned)
+		printf("  warning: %s\n", warning);
 	printf("events        %llu\n", (unsigned long long)nev);
 	for (int t = 1; t < TRACE_COUNT; t++)
 		if (types[t])
@@ -143,8 +168,9 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 		const cost_device *c = &cm[i].cost;
 		if (cm[i].has_cost)
 			printf("    device: %u bits (%u bytes) and %u cycles per interrupt, %u cycles per "
-			       "counted transfer: %.2f %% of the run\n", c->bits, c->bytes_per_interrupt,
-			       c->cycles_per_interrupt, c->cycles_per_transfer, c->overhead_pct);
+			       "counted transfer, %u cycles per timer overflow: %.2f %% of the run\n",
+			       c->bits, c->bytes_per_interrupt, c->cycles_per_interrupt,
+			       c->cycles_per_transfer, c->cycles_per_overflow, c->overhead_pct);
 	}
 	printf("ground truth  %s\n", r->has_ground_truth ? "yes" : "stripped");
 	printf("schema        %d (recorded by avrr %s; %s)\n", version,
@@ -173,10 +199,10 @@ static json_t *metrics_json(const config_metrics *cm, size_t ncm)
 		}
 		const cost_device *c = &cm[i].cost;
 		json_object_set_new(o, "device", !cm[i].has_cost ? json_null() : json_pack(
-			"{s:i,s:i,s:i,s:i,s:f}", "bits", (int)c->bits, "bytes_per_interrupt",
+			"{s:i,s:i,s:i,s:i,s:i,s:f}", "bits", (int)c->bits, "bytes_per_interrupt",
 			(int)c->bytes_per_interrupt, "cycles_per_interrupt", (int)c->cycles_per_interrupt,
-			"cycles_per_transfer", (int)c->cycles_per_transfer, "overhead_pct",
-			c->overhead_pct));
+			"cycles_per_transfer", (int)c->cycles_per_transfer, "cycles_per_overflow",
+			(int)c->cycles_per_overflow, "overhead_pct", c->overhead_pct));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -199,13 +225,23 @@ static int print_json(const char *path, const db_run *r, const uint64_t *vec,
 		json_object_set_new(per_type, trace_kind_name(t), json_integer((json_int_t)types[t]));
 		nev += types[t];
 	}
+	fp_gaps g;
+	char warning[1024];
+	int warn = gap_warning(r, cm, ncm, &g, warning, sizeof warning);
+	json_t *gap = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "cycles", (json_int_t)g.cycles,
+				"cycles_from", (json_int_t)g.cycles_from, "cycles_to",
+				(json_int_t)g.cycles_to, "transfers", (json_int_t)g.transfers,
+				"transfers_from", (json_int_t)g.transfers_from, "transfers_to",
+				(json_int_t)g.transfers_to);
 	json_t *o = json_pack(
-		"{s:s,s:s,s:s,s:s,s:s,s:I,s:s?,s:I,s:I,s:I,s:s,s:I,s:o,s:I,s:o,s:o,s:b,s:i,s:s?,s:s?}",
+		"{s:s,s:s,s:s,s:s,s:s,s:I,s:s?,s:I,s:I,s:I,s:s,s:I,s:o,s:o,s:s?,s:I,s:o,s:o,s:b,s:i,"
+		"s:s?,s:s?}",
 		"schema", "avrr-info/1", "recording", path, "firmware", r->firmware_path, "firmware_sha256", r->firmware_sha256,
 		"mcu", r->mcu, "frequency", (json_int_t)r->frequency, "stimuli", r->stimuli_path,
 		"seed", (json_int_t)r->seed, "instructions", (json_int_t)r->instructions,
 		"cycles", (json_int_t)r->cycles, "stop_reason", r->stop_reason,
 		"interrupts", (json_int_t)nirq, "interrupts_per_vector", per_vec,
+		"longest_gap", gap, "gap_warning", warn ? warning : NULL,
 		"events", (json_int_t)nev, "events_per_type", per_type,
 		"fingerprint_configs", metrics_json(cm, ncm),
 		"ground_truth", r->has_ground_truth, "schema_version", version,
@@ -238,7 +274,9 @@ int info_print(db *d, const char *path, int json, const char *cmd)
 		if (print_json(path, &r, vec, types, db_schema_version(d), cm, ncm))
 			rc = cli_fail(cmd, "out of memory");
 	} else {
-		print_text(path, &r, vec, types, db_schema_version(d), cm, ncm);
+		/* record said it on stderr already */
+		print_text(path, &r, vec, types, db_schema_version(d), cm, ncm,
+			   !strcmp(cmd, "record"));
 	}
 	free(cm);
 	db_run_free(&r);

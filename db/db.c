@@ -115,7 +115,7 @@ struct db {
 
 static const char *const SCHEMA =
 	"PRAGMA application_id = 1096176210;" /* DB_APPLICATION_ID */
-	"PRAGMA user_version = 4;"            /* DB_SCHEMA_VERSION */
+	"PRAGMA user_version = 5;"            /* DB_SCHEMA_VERSION */
 	"CREATE TABLE run ("
 	" id INTEGER PRIMARY KEY CHECK (id = 1),"
 	" firmware_path TEXT NOT NULL, firmware_sha256 TEXT NOT NULL,"
@@ -124,7 +124,10 @@ static const char *const SCHEMA =
 	" interrupt_rule TEXT NOT NULL, data_size INTEGER NOT NULL,"
 	" instructions INTEGER NOT NULL, cycles INTEGER NOT NULL,"
 	" stop_reason TEXT NOT NULL, has_ground_truth INTEGER NOT NULL,"
-	" created TEXT NOT NULL, transfers INTEGER NOT NULL);"
+	" created TEXT NOT NULL, transfers INTEGER NOT NULL,"
+	" gap_cycles INTEGER NOT NULL, gap_cycles_from INTEGER NOT NULL,"
+	" gap_cycles_to INTEGER NOT NULL, gap_transfers INTEGER NOT NULL,"
+	" gap_transfers_from INTEGER NOT NULL, gap_transfers_to INTEGER NOT NULL);"
 	"CREATE TABLE firmware (sha256 TEXT PRIMARY KEY, elf BLOB NOT NULL);"
 	"CREATE TABLE event_types (type INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
 	"INSERT INTO event_types VALUES (1,'reset'),(2,'irq'),(3,'reti'),(4,'read'),"
@@ -795,7 +798,8 @@ int db_put_run(db *d, const db_run *r, avrr_err *err)
 		return -1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(d->h,
-			       "INSERT OR REPLACE INTO run VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       "INSERT OR REPLACE INTO run VALUES (1,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+			       "?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return sql_err(d, err, "writing run metadata");
 	bind_text(st, 1, r->firmware_path);
@@ -814,6 +818,10 @@ int db_put_run(db *d, const db_run *r, avrr_err *err)
 	sqlite3_bind_int(st, 14, r->has_ground_truth);
 	bind_text(st, 15, r->created);
 	sqlite3_bind_int64(st, 16, (sqlite3_int64)r->transfers);
+	const uint64_t gaps[6] = { r->gap_cycles, r->gap_cycles_from, r->gap_cycles_to,
+				   r->gap_transfers, r->gap_transfers_from, r->gap_transfers_to };
+	for (int i = 0; i < 6; i++)
+		sqlite3_bind_int64(st, 17 + i, (sqlite3_int64)gaps[i]);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_err(d, err, "writing run metadata");
 	sqlite3_finalize(st);
 	return rc;
@@ -833,7 +841,9 @@ int db_get_run(db *d, db_run *r, avrr_err *err)
 			       "SELECT firmware_path, firmware_sha256, mcu, frequency, seed,"
 			       " stimuli_path, stimuli, tool_version, interrupt_rule, data_size,"
 			       " instructions, cycles, stop_reason, has_ground_truth, created,"
-			       " transfers FROM run WHERE id = 1",
+			       " transfers, gap_cycles, gap_cycles_from, gap_cycles_to,"
+			       " gap_transfers, gap_transfers_from, gap_transfers_to"
+			       " FROM run WHERE id = 1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
 	int rc = 0;
@@ -856,6 +866,11 @@ int db_get_run(db *d, db_run *r, avrr_err *err)
 		r->has_ground_truth = sqlite3_column_int(st, 13);
 		r->created = col_text(st, 14);
 		r->transfers = (uint64_t)sqlite3_column_int64(st, 15);
+		uint64_t *gaps[6] = { &r->gap_cycles, &r->gap_cycles_from, &r->gap_cycles_to,
+				      &r->gap_transfers, &r->gap_transfers_from,
+				      &r->gap_transfers_to };
+		for (int i = 0; i < 6; i++)
+			*gaps[i] = (uint64_t)sqlite3_column_int64(st, 16 + i);
 		if (!r->firmware_path || !r->firmware_sha256 || !r->mcu || !r->stop_reason)
 			rc = avrr_errf(err, "%s: damaged recording: incomplete run metadata", d->path);
 	}

@@ -20,7 +20,7 @@
 #include "../trace/event.h"
 #include "../util/err.h"
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 #define DB_APPLICATION_ID 0x41565252 /* "AVRR" */
 
 /* Bytes of an interrupt's context digest: its XXH3-64 (util/digest.h),
@@ -93,6 +93,12 @@ typedef struct db_run {
 	uint64_t instructions;
 	uint64_t cycles;
 	uint64_t transfers;      /* counted control transfers (sim_transfers) */
+	/* The longest interrupt-free stretches (gaps): from an interrupt
+	 * point, or a reset, to the next interrupt point.  The longest in
+	 * cycles and the longest in counted transfers (they may differ), each
+	 * with the icounts it runs from and to; all 0 without interrupts. */
+	uint64_t gap_cycles, gap_cycles_from, gap_cycles_to;
+	uint64_t gap_transfers, gap_transfers_from, gap_transfers_to;
 	char *stop_reason;
 	int has_ground_truth;
 	char *created;           /* ISO-8601 UTC */

@@ -249,22 +249,26 @@ static unsigned max_vector_of(const char *mcu)
 static int check_run(checker *c)
 {
 	enum { FW_PATH, FW_SHA, MCU, FREQ, SEED, STIM_PATH, STIM, VERSION, RULE, DATA_SIZE,
-	       INSNS, CYCLES, STOP, TRUTH, CREATED, TRANSFERS, NCOLS };
+	       INSNS, CYCLES, STOP, TRUTH, CREATED, TRANSFERS, GAP_C, GAP_C_FROM, GAP_C_TO,
+	       GAP_T, GAP_T_FROM, GAP_T_TO, NCOLS };
 	static const char *const col[NCOLS] = {
 		"firmware_path", "firmware_sha256", "mcu", "frequency", "seed", "stimuli_path",
 		"stimuli", "tool_version", "interrupt_rule", "data_size", "instructions", "cycles",
-		"stop_reason", "has_ground_truth", "created", "transfers",
+		"stop_reason", "has_ground_truth", "created", "transfers", "gap_cycles",
+		"gap_cycles_from", "gap_cycles_to", "gap_transfers", "gap_transfers_from",
+		"gap_transfers_to",
 	};
 	if (begin(c, "run", "SELECT firmware_path, firmware_sha256, mcu, frequency, seed,"
 			    " stimuli_path, stimuli, tool_version, interrupt_rule, data_size,"
 			    " instructions, cycles, stop_reason, has_ground_truth, created,"
-			    " transfers, id FROM run"))
+			    " transfers, gap_cycles, gap_cycles_from, gap_cycles_to, gap_transfers,"
+			    " gap_transfers_from, gap_transfers_to, id FROM run"))
 		return -1;
 	int have = next(c, "run");
 	if (have <= 0)
 		return have < 0 ? -1 : damaged(c, "run", 0, "no run metadata");
 	sqlite3_stmt *st = c->st;
-	int64_t v, insns = 0, cycles = 0, data_size = 0, truth = 0;
+	int64_t v, insns = 0, cycles = 0, data_size = 0, truth = 0, from = 0;
 	int bad = -1;
 	for (int i = 0; i < NCOLS && bad < 0; i++) {
 		int fail;
@@ -284,6 +288,11 @@ static int check_run(checker *c)
 		case TRUTH: fail = int_in(st, i, 0, 1, &truth); break;
 		/* at most one control transfer per instruction */
 		case TRANSFERS: fail = int_in(st, i, 0, insns, &v); break;
+		/* a gap lies within the run: from <= to <= instructions */
+		case GAP_C: fail = int_in(st, i, 0, cycles, &v); break;
+		case GAP_T: fail = int_in(st, i, 0, insns, &v); break;
+		case GAP_C_FROM: case GAP_T_FROM: fail = int_in(st, i, 0, insns, &from); break;
+		case GAP_C_TO: case GAP_T_TO: fail = int_in(st, i, from, insns, &v); break;
 		default: fail = text_ok(st, i, TEXT_MAX, TEXT_PLAIN, 0); break;
 		}
 		if (fail)
@@ -292,7 +301,7 @@ static int check_run(checker *c)
 	if (bad >= 0) {
 		int type = sqlite3_column_type(st, bad);
 		int want_int = (bad >= FREQ && bad <= SEED) || bad == DATA_SIZE || bad == INSNS ||
-			       bad == CYCLES || bad == TRUTH || bad == TRANSFERS;
+			       bad == CYCLES || bad == TRUTH || bad >= TRANSFERS;
 		return damaged(c, "run", sqlite3_column_int64(st, NCOLS), "run.%s is %s", col[bad],
 			       type == SQLITE_NULL ? "missing"
 			       : (type == SQLITE_INTEGER) != want_int ? "of the wrong type"

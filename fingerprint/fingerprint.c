@@ -96,10 +96,9 @@ static int parse_component(parser *p, fp_config *c, const char *t, size_t len,
 	}
 	int sic = !strncmp(tok, "sic:", 4), cycles = !strncmp(tok, "cycles:", 7);
 	if (sic || cycles) {
-		unsigned max = sic ? 32 : 16;
-		if (number(tok + (sic ? 4 : 7), len - (sic ? 4 : 7), &a) || a == 0 || a > max)
+		if (number(tok + (sic ? 4 : 7), len - (sic ? 4 : 7), &a) || a == 0 || a > 32)
 			return bad(p, t, len, sic ? "sic:K takes K from 1 to 32"
-						  : "cycles:K takes K from 1 to 16 (a 16-bit timer)");
+						  : "cycles:K takes K from 1 to 32");
 		if (c->ncounters == FP_MAX_COUNTERS)
 			return bad(p, t, len, "too many counters");
 		c->counter[c->ncounters++] = (fp_counter){ sic ? FP_COUNT_SIC : FP_COUNT_CYCLES,
@@ -513,3 +512,91 @@ int fp_frequency_selector(const firmware *fw, const mcu_names *names, int nio, i
 	return 0;
 }
 
+
+/* The counter of kind k with the most bits in c, or NULL. */
+static const fp_counter *widest(const fp_config *c, fp_counter_kind k)
+{
+	const fp_counter *w = NULL;
+	for (unsigned i = 0; i < c->ncounters; i++)
+		if (c->counter[i].kind == k && (!w || c->counter[i].bits > w->bits))
+			w = &c->counter[i];
+	return w;
+}
+
+/* 2^bits > n: a counter of `bits` bits tells apart counts n apart. */
+static int period_exceeds(unsigned bits, uint64_t n)
+{
+	return bits >= 64 || n >> bits == 0;
+}
+
+int fp_covers_gaps(const fp_config *c, const fp_gaps *g)
+{
+	const fp_counter *cyc = widest(c, FP_COUNT_CYCLES), *sic = widest(c, FP_COUNT_SIC);
+	if (!cyc && !sic)
+		return 1;
+	return (cyc && period_exceeds(cyc->bits, g->cycles)) ||
+	       (sic && period_exceeds(sic->bits, g->transfers));
+}
+
+/* The bits a counter needs to cover a gap of n counts: 2^bits > n. */
+static unsigned bits_for(uint64_t n)
+{
+	unsigned b = 1;
+	while (!period_exceeds(b, n))
+		b++;
+	return b;
+}
+
+/* A spec of kind k ("cycles" or "sic") covering n counts, within 32 bits
+ * of fingerprint when it can (8 RA bits, fewer past a 24-bit counter). */
+static int covering_spec(const char *k, uint64_t n, char *buf, size_t size)
+{
+	unsigned b = bits_for(n);
+	if (b > 32)
+		return -1;
+	unsigned ra = b <= 24 ? 8 : 32 - b;
+	snprintf(buf, size, "sel=%s:%u,ra=%u,width=%u", k, b, ra, b + ra);
+	return 0;
+}
+
+int fp_gap_warning(const fp_config *cfg, unsigned n, const fp_gaps *g, uint32_t frequency,
+		   char *buf, size_t size)
+{
+	unsigned first = n, more = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!fp_covers_gaps(&cfg[i], g)) {
+			if (first == n)
+				first = i;
+			else
+				more++;
+		}
+	if (first == n)
+		return 0;
+	const fp_config *c = &cfg[first];
+	const fp_counter *cyc = widest(c, FP_COUNT_CYCLES);
+	/* A configuration that counts cycles is judged by the longest gap in
+	 * cycles, one that counts only transfers by the longest in transfers. */
+	int by_cycles = cyc != NULL;
+	const fp_counter *k = by_cycles ? cyc : widest(c, FP_COUNT_SIC);
+	uint64_t len = by_cycles ? g->cycles : g->transfers;
+	char secs[64] = "";
+	if (by_cycles && frequency)
+		snprintf(secs, sizeof secs, " (%.3f s at %u Hz)", (double)len / frequency, frequency);
+	char spec[600], fix[128];
+	fp_format(c, spec, sizeof spec);
+	if (covering_spec(by_cycles ? "cycles" : "sic", len, fix, sizeof fix) &&
+	    covering_spec("sic", g->transfers, fix, sizeof fix))
+		snprintf(fix, sizeof fix, "no counter of up to 32 bits");
+	char others[64] = "";
+	if (more)
+		snprintf(others, sizeof others, " (and %u more configuration%s)", more,
+			 more == 1 ? "" : "s");
+	snprintf(buf, size, "%s%s: the interrupt-free stretch from icount %llu to %llu lasts "
+		 "%llu %s%s, longer than %s:%u tells apart (2^%u): a loop in it can replay as "
+		 "a false interrupt; %s covers it", spec, others,
+		 (unsigned long long)(by_cycles ? g->cycles_from : g->transfers_from),
+		 (unsigned long long)(by_cycles ? g->cycles_to : g->transfers_to),
+		 (unsigned long long)len, by_cycles ? "cycles" : "counted transfers", secs,
+		 by_cycles ? "cycles" : "sic", k->bits, k->bits, fix);
+	return 1;
+}

@@ -17,8 +17,9 @@
  *                   sic:K              counters, not hashed: the low K bits
  *                   cycles:K           of the software instruction counter
  *                                      (sim_transfers, K <= 32) or of the
- *                                      cycle count (a free-running clk/1
- *                                      timer, K <= 16)
+ *                                      cycle count (K <= 32: on a device,
+ *                                      a free-running clk/1 timer and, past
+ *                                      16 bits, its overflow count)
  *   hash=H        modular, twomod, jenkins, knuth, or rr (round-robin)
  *   marker=M      for rr, what picks the function: var:NAME (its value
  *                 modulo 4 indexes modular, twomod, jenkins, knuth) or code
@@ -185,13 +186,37 @@ static inline uint64_t fp_gather_word(const fp_config *c, const uint8_t *data)
 int fp_frequency_selector(const firmware *fw, const mcu_names *names, int nio, int ngp,
 			  const char *fixed_io, char *buf, size_t n);
 
-/* The configuration used when none is given: 16 bits of the cycle count
- * and 8 return address bits, replayed with sequence matching.  Chosen by
- * measurement (docs/fingerprints.md, "The default configuration"): the
- * cheapest on the device that replays the bundled firmware exactly, with
- * the RA bits as its margin for interrupt gaps longer than 2^16 cycles. */
+/* The configuration used when none is given: 32 bits of the cycle count,
+ * replayed with sequence matching.  Chosen by measurement
+ * (docs/fingerprints.md, "The default configuration"): the cheapest on the
+ * device, within 32 bits, that replays exactly a busy firmware whose
+ * interrupts come up to 10 s apart at 20 MHz (2^32 cycles is 214 s there),
+ * and the bundled firmware at under 10 % device overhead. */
 #define FP_DEFAULT_NAME "default"
-#define FP_DEFAULT_SPEC "sel=cycles:16,ra=8,width=24"
+#define FP_DEFAULT_SPEC "sel=cycles:32,ra=0,width=32"
+
+/* The longest interrupt-free stretches of a run (gaps): from an interrupt
+ * point, or a reset, to the next interrupt point; the longest in cycles and
+ * the longest in counted transfers (sim_transfers), each with the icounts
+ * it runs from and to. */
+typedef struct fp_gaps {
+	uint64_t cycles, cycles_from, cycles_to;
+	uint64_t transfers, transfers_from, transfers_to;
+} fp_gaps;
+
+/* Whether c tells apart every two points of each gap of g: some counter's
+ * period exceeds its gap (cycles:K: 2^K > g->cycles; sic:K: 2^K >
+ * g->transfers).  A configuration without a counter is not judged (1):
+ * whether its state hash tells a loop's turns apart depends on the
+ * state, which the gap's length does not say (docs/fingerprints.md). */
+int fp_covers_gaps(const fp_config *c, const fp_gaps *g);
+
+/* If some configuration of cfg[0..n) does not cover the gaps g, writes
+ * one line into buf naming the first such configuration, the gap (its
+ * icount range and length; in seconds at `frequency` Hz, if not 0), and a
+ * configuration that covers it, and returns 1; else returns 0. */
+int fp_gap_warning(const fp_config *cfg, unsigned n, const fp_gaps *g, uint32_t frequency,
+		   char *buf, size_t size);
 
 /* Writes the canonical "NAME:spec" into buf. */
 void fp_format(const fp_config *c, char *buf, size_t n);

@@ -35,7 +35,28 @@ typedef struct recorder {
 	uint64_t interrupts;
 	trace_fpset fps;
 	int udr[TRACE_UARTS];      /* each UART's data register, or -1 */
+	/* The longest gaps so far, and where the current one began: the last
+	 * interrupt point or reset (its icount, and the cycles and transfers
+	 * since the reset there). */
+	fp_gaps gaps;
+	uint64_t gap_icount, gap_timer, gap_transfers;
 } recorder;
+
+/* An interrupt point ends the current gap, and begins the next. */
+static void end_gap(recorder *r, const sim_irq_point *p)
+{
+	if (p->timer - r->gap_timer > r->gaps.cycles)
+		r->gaps = (fp_gaps){ p->timer - r->gap_timer, r->gap_icount, p->icount,
+				     r->gaps.transfers, r->gaps.transfers_from, r->gaps.transfers_to };
+	if (p->transfers - r->gap_transfers > r->gaps.transfers) {
+		r->gaps.transfers = p->transfers - r->gap_transfers;
+		r->gaps.transfers_from = r->gap_icount;
+		r->gaps.transfers_to = p->icount;
+	}
+	r->gap_icount = p->icount;
+	r->gap_timer = p->timer;
+	r->gap_transfers = p->transfers;
+}
 
 static void fail(recorder *r)
 {
@@ -71,6 +92,7 @@ static void log_access(recorder *r, trace_kind type, uint32_t addr, uint32_t val
 static void on_irq(void *ud, const sim_irq_point *p)
 {
 	recorder *r = ud;
+	end_gap(r, p);
 	log_event(r, p->vector, TRACE_IRQ, p->ra);
 	uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
 			     (uint8_t)(p->ra >> 24) };
@@ -115,6 +137,9 @@ static void on_reset(void *ud)
 {
 	recorder *r = ud;
 	log_event(r, 0, TRACE_RESET, sim_pc(r->s));
+	/* The counters restart: a gap begins here. */
+	r->gap_icount = r->s->icount;
+	r->gap_timer = r->gap_transfers = 0;
 }
 
 static void on_wake(void *ud)
@@ -260,7 +285,17 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		.stop_reason = (char *)reason,
 		.has_ground_truth = 1,
 		.created = created,
+		.gap_cycles = r.gaps.cycles,
+		.gap_cycles_from = r.gaps.cycles_from,
+		.gap_cycles_to = r.gaps.cycles_to,
+		.gap_transfers = r.gaps.transfers,
+		.gap_transfers_from = r.gaps.transfers_from,
+		.gap_transfers_to = r.gaps.transfers_to,
 	};
+	char gap_warning[1024];
+	if (o->warn && fp_gap_warning(r.fps.cfg, r.fps.n, &r.gaps, r.s->frequency, gap_warning,
+				      sizeof gap_warning))
+		o->warn(o->warn_ud, gap_warning);
 	if (db_put_run(r.d, &run_meta, err))
 		goto out;
 	rc = db_finish(r.d, err);

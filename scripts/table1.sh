@@ -20,7 +20,7 @@ set -eu
 AVRR=${1:-./avrr}
 OUT=${2:-results}
 SEL="SPL+SPH+SREG+r24+r25+r30"   # results/README.md: the paper's selector for funcsheap
-DEFAULT="sel=cycles:16,ra=8,width=24"   # FP_DEFAULT_SPEC
+DEFAULT="sel=cycles:32,ra=0,width=32"   # FP_DEFAULT_SPEC
 CFLAGS="-mmcu=atmega16 -DF_CPU=8000000UL -Os -g -std=gnu11 -Wall -Wextra -Werror
         -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000"
 for tool in avr-gcc avr-nm avr-size sqlite3; do

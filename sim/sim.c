@@ -10,6 +10,7 @@
  * at the interrupt point rather than after the push.
  */
 #include "sim.h"
+#include "extint.h"
 
 #include "avr_decode.h"
 
@@ -239,6 +240,13 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	}
 	s->stock_run = avr->run;
 	s->count_transfers = 1;
+	int oom;
+	sim_pins_filter_first(avr);
+	s->extint = sim_extint_attach(avr, &oom);
+	if (oom) {
+		sim_close(s);
+		return avrr_errf(err, "out of memory");
+	}
 	for (avr_io_t *port = avr->io_port; port; port = port->next)
 		if (port->kind && !strcmp(port->kind, "watchdog"))
 			s->watchdog = port;
@@ -261,6 +269,7 @@ void sim_close(sim *s)
 	}
 	stim_detach(s->stim);
 	sim_pins_detach(s);
+	sim_extint_free(s->extint);
 	free(s->io_hooks);
 	free(s->pre);
 	free(s->transfer_kind);
@@ -613,6 +622,7 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	avr_t *avr = s->avr;
 	avr->run(avr);
 	avr->run = s->stock_run;
+	sim_extint_reset(s->extint);
 	s->transfers = 0;
 	s->reset_cycle = avr->cycle;
 	s->observe_depth = 0;

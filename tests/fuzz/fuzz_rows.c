@@ -20,12 +20,14 @@
 
 static const struct {
 	const char *table;
-	const char *const cols[17];
+	const char *const cols[23];
 } TABLES[] = {
 	{ "run", { "firmware_path", "firmware_sha256", "mcu", "frequency", "seed",
 			    "stimuli_path", "stimuli", "tool_version", "interrupt_rule",
 			    "data_size", "instructions", "cycles", "stop_reason",
-			    "has_ground_truth", "created", "transfers", NULL } },
+			    "has_ground_truth", "created", "transfers", "gap_cycles",
+			    "gap_cycles_from", "gap_cycles_to", "gap_transfers",
+			    "gap_transfers_from", "gap_transfers_to", NULL } },
 	{ "event_chunks", { "first", "count", "data", NULL } },
 	{ "interrupt_chunks", { "first", "count", "data", NULL } },
 	{ "fingerprint_chunks", { "config", "first", "count", "ra_size", "hash_size", "key_size",

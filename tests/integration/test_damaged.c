@@ -34,6 +34,12 @@ static const damage CASES[] = {
 	{ "UPDATE run SET instructions = 4611686018427387904",
 	  "run.instructions is out of range (run, row 1)" },
 	{ "UPDATE run SET cycles = 100", "run.cycles is out of range (run, row 1)" },
+	/* a gap that is not within the run */
+	{ "UPDATE run SET gap_cycles = cycles + 1", "run.gap_cycles is out of range (run, row 1)" },
+	{ "UPDATE run SET gap_cycles_from = 10, gap_cycles_to = 9",
+	  "run.gap_cycles_to is out of range (run, row 1)" },
+	{ "UPDATE run SET gap_transfers_to = instructions + 1",
+	  "run.gap_transfers_to is out of range (run, row 1)" },
 	/* values of the wrong type, which SQLite keeps as they are */
 	{ "UPDATE run SET data_size = 'big'", "run.data_size is of the wrong type (run, row 1)" },
 	{ "UPDATE run SET mcu = 'atmega16;'", "run.mcu is malformed (run, row 1)" },
@@ -62,12 +68,12 @@ static const damage CASES[] = {
 	{ "UPDATE contexts SET data = x'00' WHERE idx = 1",
 	  "interrupt 1 has a context of 1 bytes, not 1120 (contexts, row 1)" },
 	{ "INSERT INTO contexts VALUES (9999, x'00')", "a context of no interrupt (contexts, row 9999)" },
-	{ "DELETE FROM interrupt_chunks WHERE first = 193",
-	  "192 interrupts for 255 irq events (interrupts)" },
+	{ "DELETE FROM interrupt_chunks WHERE first = 129",
+	  "128 interrupts for 140 irq events (interrupts)" },
 	{ "DELETE FROM interrupt_chunks WHERE first = 65",
 	  "interrupt_chunks.first is not the next interrupt, 65 (interrupt_chunks, row 129)" },
-	{ "INSERT INTO interrupt_chunks SELECT 256, 1, substr(data, 1, 10) FROM interrupt_chunks"
-	  " WHERE first = 1", "interrupt 256 has no irq event (interrupts, row 256)" },
+	{ "INSERT INTO interrupt_chunks SELECT 141, 1, substr(data, 1, 10) FROM interrupt_chunks"
+	  " WHERE first = 1", "interrupt 141 has no irq event (interrupts, row 141)" },
 	{ "UPDATE run SET has_ground_truth = 0",
 	  "ground truth in a stripped recording (interrupts, row 1)" },
 	/* fingerprints and their configurations */
@@ -113,36 +119,37 @@ static const damage CASES[] = {
  * (test_edit_log).  A fingerprint's vector is no case: the view takes it
  * from the log, so it cannot disagree with its interrupt's. */
 static const damage LOG_CASES[] = {
-	/* values wider than the default configuration (ra=8, width=24) */
+	/* values wider than the default configuration (ra=0, width=32) */
 	{ "UPDATE fingerprints SET hash_part = -1 WHERE n = 3",
-	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	  "fingerprint 3 of configuration 'default' is wider than its ra=0 and 32 more bits"
 	  " (fingerprints, row 3)" },
-	{ "UPDATE fingerprints SET hash_part = 65536 WHERE n = 3",
-	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	{ "UPDATE fingerprints SET hash_part = 4294967296 WHERE n = 3",
+	  "fingerprint 3 of configuration 'default' is wider than its ra=0 and 32 more bits"
 	  " (fingerprints, row 3)" },
-	{ "UPDATE fingerprints SET ra_part = 256 WHERE n = 3",
-	  "fingerprint 3 of configuration 'default' is wider than its ra=8 and 16 more bits"
+	{ "UPDATE fingerprints SET ra_part = 1 WHERE n = 3",
+	  "fingerprint 3 of configuration 'default' is wider than its ra=0 and 32 more bits"
 	  " (fingerprints, row 3)" },
 	{ "DELETE FROM fingerprints WHERE n = 4",
 	  "configuration 'default' has no fingerprint for interrupt 4 (fingerprints, row 4)" },
 	{ "INSERT INTO fingerprints VALUES (7, 1, 1, 0, 0, NULL)",
-	  "a fingerprint of configuration 7, which fp_configs lacks (fingerprints, row 256)" },
-	{ "INSERT INTO fingerprints VALUES (1, 256, 1, 0, 0, NULL)",
-	  "configuration 'default' has no fingerprint for interrupt 256 (fingerprints, row 256)" },
+	  "a fingerprint of configuration 7, which fp_configs lacks (fingerprints, row 141)" },
+	{ "INSERT INTO fingerprints VALUES (1, 141, 1, 0, 0, NULL)",
+	  "configuration 'default' has no fingerprint for interrupt 141 (fingerprints, row 141)" },
 	{ "UPDATE events SET addr = 200, ctx = 200 WHERE seq = 2",
 	  "events.ctx is out of range (events, row 2)" },
 	{ "UPDATE events SET type = 5 WHERE seq = 1",
 	  "the log does not start with a reset (events, row 1)" },
-	{ "UPDATE events SET ctx = 0 WHERE seq = 3",
-	  "an event in a context that is not running (events, row 3)" },
+	{ "UPDATE events SET ctx = 0 WHERE seq = 6",
+	  "an event in a context that is not running (events, row 6)" },
 	{ "UPDATE events SET type = 3, addr = 1, value = 0 WHERE seq = 6",
 	  "a reti from an interrupt that is not running (events, row 7)" },
-	{ "UPDATE events SET icount = 300000 WHERE seq = 720",
-	  "events.icount is out of range (events, row 720)" },
-	{ "UPDATE events SET cycle = cycle - 100 WHERE seq = 720",
-	  "events.cycle is out of range (events, row 720)" },
-	{ "UPDATE events SET addr = 2000 WHERE seq = 3",
-	  "a register access outside the data space or wider than a byte (events, row 3)" },
+	/* the log's last event (375 in all) */
+	{ "UPDATE events SET icount = 300000 WHERE seq = 375",
+	  "events.icount is out of range (events, row 375)" },
+	{ "UPDATE events SET cycle = cycle - 100 WHERE seq = 375",
+	  "events.cycle is out of range (events, row 375)" },
+	{ "UPDATE events SET addr = 2000 WHERE seq = 6",
+	  "a register access outside the data space or wider than a byte (events, row 6)" },
 };
 
 typedef struct fixture {

@@ -169,7 +169,7 @@ static void test_default_configuration(void **state)
 	assert_int_equal(db_load_fp_configs(d, &cfg, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(cfg[0].name, "default");
-	assert_string_equal(cfg[0].spec, "sel=cycles:16,ra=8,width=24");
+	assert_string_equal(cfg[0].spec, "sel=cycles:32,ra=0,width=32");
 	free(cfg);
 	db_close(d);
 }

@@ -36,7 +36,7 @@ static void test_watchdog_reset_replays(void **state)
 	scratch *s = *state;
 	char path[256], dev[300];
 	record(s, "wdt_reset", "--instructions 1M --fp 'full:sel=all,ra=16,width=64' --fp "
-	       "'default:sel=cycles:16,ra=8,width=24'", path, sizeof path);
+	       "'default:sel=cycles:32,ra=0,width=32'", path, sizeof path);
 	/* The power-on reset, then one per watchdog period. */
 	long long resets = test_sql_int(path, "SELECT count(*) FROM events WHERE type = 1");
 	assert_true(resets >= 4);

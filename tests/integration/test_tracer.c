@@ -90,6 +90,22 @@ static void check(scratch *s, const char *fw, const char *cflags, const char *re
 	const fw_symbol *count = fw_find_symbol(rep.fw, "avrr_trace_count");
 	assert_non_null(ring);
 	assert_non_null(count);
+	/* A cycle counter wider than Timer1 brings the tracer's own
+	 * TIMER1_OVF handler, which stores no fingerprint: the ring holds the
+	 * other interrupts' fingerprints, in order. */
+	int ovf_vector = -1;
+	for (unsigned v = 1; v < 256 && fw_find_symbol(rep.fw, "avrr_trace_ovf"); v++) {
+		const char *name = sim_vector_name(rep.s, (uint8_t)v);
+		if (name && !strcmp(name, "TIMER1_OVF_vect"))
+			ovf_vector = (int)v;
+	}
+	assert_true(!fw_find_symbol(rep.fw, "avrr_trace_ovf") || ovf_vector > 0);
+	size_t kept = 0;
+	for (size_t i = 0; i < nrows; i++)
+		if ((int)rows[i].vector != ovf_vector)
+			rows[kept++] = rows[i];
+	assert_true(ovf_vector < 0 || kept < nrows);
+	nrows = kept;
 	unsigned bytes = (ra_bits + state_bits + 7) / 8;
 	assert_int_equal(ring->size, SLOTS * bytes);
 	assert_true(nrows > SLOTS);
@@ -108,7 +124,7 @@ static void check(scratch *s, const char *fw, const char *cflags, const char *re
 			for (unsigned b = bytes; b-- > 0;)
 				got = got << 8 | slot[b];
 			const db_fingerprint *r = &rows[n - 1];
-			assert_int_equal(r->n, n);
+			assert_true(ovf_vector >= 0 || r->n == n);
 			uint64_t want = state_bits >= 64 ? r->hash_part
 							 : r->ra_part << state_bits | r->hash_part;
 			if (got != want)
@@ -147,6 +163,18 @@ static void test_wide_hash_with_stack_and_counter(void **state)
 	      "ra=8,width=56");
 	check(*state, FUNCSHEAP, "sel=SREG+r28+r29,hash=rr,marker=0x200-0x2ff:knuth+0x300-0x3ff:"
 	      "twomod,ra=4,width=20");
+}
+
+/* Cycle counters wider than Timer1: the overflow count its handler keeps
+ * agrees with the timer the stub reads, TOV1 pending or not, on the
+ * ATmega16 (TIMSK shared with the firmware's timers) and the ATmega328P
+ * (TIMSK1 and TIFR1 in their own registers). */
+static void test_wide_cycle_counter(void **state)
+{
+	check(*state, FUNCSHEAP, "sel=cycles:24,ra=8,width=32");
+	check(*state, FUNCSHEAP, "sel=cycles:32,ra=0,width=32");
+	check(*state, FUNCSHEAP, "sel=cycles:20+SREG+r24,hash=knuth,ra=6,width=32");
+	check(*state, RACE_TICK, "sel=cycles:32,ra=8,width=40");
 }
 
 static void test_another_mcu(void **state)
@@ -234,6 +262,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_each_hash_function, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wide_hash_with_stack_and_counter, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_wide_cycle_counter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_another_mcu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_software_instruction_counter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_what_a_device_cannot_record, setup, teardown),

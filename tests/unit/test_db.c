@@ -797,7 +797,7 @@ static void test_open_older_schema(void **state)
 	fixture *f = *state;
 	make_small_recording(f);
 	doctor(f->path, "PRAGMA user_version = 1");
-	expect_open_fails(f->path, 0, "schema version 1 is older than this avrr reads (4); "
+	expect_open_fails(f->path, 0, "schema version 1 is older than this avrr reads (5); "
 			  "record it again");
 }
 

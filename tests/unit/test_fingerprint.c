@@ -496,11 +496,12 @@ static void test_counters_parse(void **state)
 	parse_ok(FP_DEFAULT_SPEC, NULL, &c);
 	assert_int_equal(c.ncomp, 0);
 	assert_int_equal(c.hash_bits, 0);
-	assert_int_equal(c.state_bits, 16);
+	assert_int_equal(c.ra_bits, 0);
+	assert_int_equal(c.state_bits, 32);
 	static const struct { const char *spec, *needle; } bad[] = {
 		{ "sel=sic:0", "'sic:0': sic:K takes K from 1 to 32" },
 		{ "sel=sic:33,width=40", "'sic:33': sic:K takes K from 1 to 32" },
-		{ "sel=cycles:17,width=32", "'cycles:17': cycles:K takes K from 1 to 16 (a 16-bit timer)" },
+		{ "sel=cycles:33,width=40", "'cycles:33': cycles:K takes K from 1 to 32" },
 		{ "sel=cycles:x", "'cycles:x'" },
 		{ "sel=cycles:16,ra=8,width=16", "ra=8 and 16 counter bits exceed width=16" },
 	};
@@ -534,6 +535,14 @@ static void test_counters_compute(void **state)
 	/* Another turn of a loop: same bytes, one more transfer. */
 	st.transfers++;
 	assert_int_equal(fp_compute(&c, &st).hash_part, 0x988cull << 8 | p.hash_part);
+	/* A cycle counter up to 32 bits: the cycle count's low K bits. */
+	parse_ok("sel=cycles:32,ra=0,width=32", NULL, &c);
+	assert_int_equal(c.state_bits, 32);
+	assert_int_equal(fp_compute(&c, &st).hash_part, 0x56789abcull);
+	parse_ok("sel=cycles:28,ra=4,width=32", NULL, &c);
+	v = fp_compute(&c, &st);
+	assert_int_equal(v.hash_part, 0x6789abcull);
+	assert_int_equal(v.ra_part, 0x1234 >> 1 & 0xf);
 }
 
 /* ---- the device cost model ---------------------------------------------- */
@@ -553,11 +562,27 @@ static void test_device_cost(void **state)
 	assert_int_equal(d.cycles_per_interrupt, 81 + 24 + 6 + 73 + 107 * 6 + 161 + 5 + 10 + 4);
 	assert_int_equal(d.cycles_per_transfer, 0);
 	assert_true(d.overhead_pct > 100.6 - 1e-9 && d.overhead_pct < 100.6 + 1e-9);
-	/* The default: the timer's two bytes (LDS, 2 each), no hash. */
-	parse_ok(FP_DEFAULT_SPEC, NULL, &c);
+	/* The timer's two bytes (LDS, 2 each), no hash: no overflow count. */
+	parse_ok("sel=cycles:16,ra=8,width=24", NULL, &c);
 	d = cost_of_config(&c, DATA_SIZE, 1000, 0, 1000000);
 	assert_int_equal(d.bits, 24);
 	assert_int_equal(d.cycles_per_interrupt, 81 + 24 + 4 + 5 + 10 + 6);
+	assert_int_equal(d.cycles_per_overflow, 0);
+	/* 32 bits of cycles: 4 bytes read (2 each), the overflow count's two
+	 * bytes checked and corrected (27 + 1 each), no RA, 4 bytes stored;
+	 * Timer1's handler, 21 + 5 per byte, at each of the run's 2^20 / 2^16
+	 * = 16 overflows. */
+	parse_ok("sel=cycles:32,ra=0,width=32", NULL, &c);
+	d = cost_of_config(&c, DATA_SIZE, 100, 0, 1u << 20);
+	assert_int_equal(d.cycles_per_interrupt, 81 + 24 + 8 + 27 + 2 + 10 + 8);
+	assert_int_equal(d.cycles_per_overflow, 21 + 10);
+	double want = 100.0 * (160.0 * 100 + 31.0 * 16) / (1u << 20);
+	assert_true(d.overhead_pct > want - 1e-9 && d.overhead_pct < want + 1e-9);
+	/* 24 bits: one byte of overflow count. */
+	parse_ok("sel=cycles:24,ra=8,width=32", NULL, &c);
+	d = cost_of_config(&c, DATA_SIZE, 100, 0, 1u << 20);
+	assert_int_equal(d.cycles_per_interrupt, 81 + 24 + 6 + 27 + 1 + 5 + 10 + 8);
+	assert_int_equal(d.cycles_per_overflow, 21 + 5);
 	/* A 2-byte SIC: read per interrupt (LDS 2 each, CLR of the other two
 	 * argument bytes), 16 + 5 per byte per counted transfer; an SRAM byte
 	 * (LDS, 2) and stack:2 (2 + 2 each); modular, 10 a byte and 15. */
