@@ -19,7 +19,8 @@ PKGS      := simavr libelf libdw sqlite3 readline libsodium libxxhash jansson
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 -Wall -Wextra -Werror -Wshadow -D_DEFAULT_SOURCE \
              $(shell pkg-config --cflags $(PKGS)) -I. -I$(BUILD)/gen -MMD -MP
-LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lm -pthread
+# -lstdc++ for __cxa_demangle, the C++ demangler sim/firmware.c uses.
+LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lstdc++ -lm -pthread
 
 ifeq ($(SAN),1)
 BUILD     := build-san

@@ -17,17 +17,23 @@ int cmd_instrument(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mcu", required_argument, NULL, 'm' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mcu = NULL, *out = NULL;
+	cli_target target = { 0 };
 	int c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm': mcu = optarg; break;
+		case 'm': target.mcu = optarg; break;
+		case 'b':
+			if (cli_target_board("instrument", &target, optarg))
+				return EXIT_BAD_INPUT;
+			break;
 		case 'o': out = optarg; break;
 		case 'h': return cli_help("instrument");
 		case ':': return cli_fail("instrument", "%s needs a value", argv[optind - 1]);
@@ -37,13 +43,15 @@ int cmd_instrument(int argc, char **argv)
 	}
 	if (optind != argc - 1 || !out)
 		return cli_fail("instrument", "usage: avrr instrument TRACED.elf -o OUT.elf");
+	if (cli_target_mcu("instrument", &target, &mcu))
+		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
 	sim *s = NULL;
 	fp_instrument_device dev;
 	fp_instrument_stats st;
 	int rc = EXIT_BAD_INPUT;
-	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, 0, &s, &err)) {
+	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, cli_target_clock(fw, &target), &s, &err)) {
 		cli_fail("instrument", "%s", err.msg);
 		goto done;
 	}

@@ -23,6 +23,7 @@ int cmd_record(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "mcu", required_argument, NULL, 'm' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "freq", required_argument, NULL, 'f' },
 		{ "stimuli", required_argument, NULL, 's' },
 		{ "seed", required_argument, NULL, 'S' },
@@ -41,12 +42,17 @@ int cmd_record(int argc, char **argv)
 	cli_progress_start(&prog, "recording");
 	int json = 0, c;
 	uint64_t freq = 0;
+	cli_target target = { 0 };
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.out_path = optarg; break;
-		case 'm': o.mcu = optarg; break;
+		case 'm': target.mcu = optarg; break;
+		case 'b':
+			if (cli_target_board("record", &target, optarg))
+				return EXIT_BAD_INPUT;
+			break;
 		case 'f':
 			if (cli_parse_u64("record", "--freq", optarg, &freq))
 				return EXIT_BAD_INPUT;
@@ -93,6 +99,10 @@ int cmd_record(int argc, char **argv)
 		return cli_fail("record", "one firmware at a time (extra argument '%s')", argv[optind + 1]);
 	if (!o.out_path)
 		return cli_fail("record", "no output given; use -o RUN.db");
+	if (cli_target_mcu("record", &target, &o.mcu))
+		return EXIT_BAD_INPUT;
+	if (!freq)
+		freq = target.board_frequency;
 	o.firmware_path = argv[optind];
 	o.fp_specs = specs;
 	o.frequency = (uint32_t)freq;

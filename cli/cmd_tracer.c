@@ -17,6 +17,7 @@ int cmd_tracer(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "fp", required_argument, NULL, 'F' },
 		{ "mcu", required_argument, NULL, 'm' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -24,13 +25,18 @@ int cmd_tracer(int argc, char **argv)
 	};
 	const char *spec = FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC, *mcu = NULL, *out = NULL;
 	uint64_t slots = FP_TRACER_SLOTS;
+	cli_target target = { 0 };
 	int c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F': spec = optarg; break;
-		case 'm': mcu = optarg; break;
+		case 'm': target.mcu = optarg; break;
+		case 'b':
+			if (cli_target_board("tracer", &target, optarg))
+				return EXIT_BAD_INPUT;
+			break;
 		case 's':
 			if (cli_parse_u64("tracer", "--slots", optarg, &slots))
 				return EXIT_BAD_INPUT;
@@ -46,12 +52,14 @@ int cmd_tracer(int argc, char **argv)
 		return cli_fail("tracer", "usage: avrr tracer FIRMWARE.elf [--fp SPEC] -o tracer.h");
 	if (!slots || slots > 1024)
 		return cli_fail("tracer", "--slots: %llu; give 1..1024", (unsigned long long)slots);
+	if (cli_target_mcu("tracer", &target, &mcu))
+		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
 	sim *s = NULL;
 	fp_config cfg;
 	int rc = EXIT_BAD_INPUT;
-	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, 0, &s, &err) ||
+	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, cli_target_clock(fw, &target), &s, &err) ||
 	    fp_parse(spec, s->names, fw, s->data_size, FP_DEFAULT_NAME, &cfg, &err)) {
 		cli_fail("tracer", "%s", err.msg);
 		goto done;
