@@ -163,7 +163,14 @@ static void header(vcd *v, const char *path)
 	for (unsigned i = 0; i < v->nvars; i++) {
 		v->var[i].bits = v->sym[i]->size * 8;
 		make_id(k++, v->var[i].id);
-		fprintf(f, "$var reg %u %s %s $end\n", v->var[i].bits, v->var[i].id, v->sym[i]->name);
+		/* A demangled C++ name may hold spaces ("guard variable for x"),
+		 * which end a VCD reference. */
+		char name[256];
+		snprintf(name, sizeof name, "%s", v->sym[i]->name);
+		for (char *p = name; *p; p++)
+			if (*p == ' ')
+				*p = '_';
+		fprintf(f, "$var reg %u %s %s $end\n", v->var[i].bits, v->var[i].id, name);
 	}
 	fprintf(f, "%s$upscope $end\n$enddefinitions $end\n", v->nvars ? "$upscope $end\n" : "");
 	v->st->signals = k;
