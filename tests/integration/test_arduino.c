@@ -87,6 +87,29 @@ static void test_serial_echo(void **state)
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts WHERE vector = 18"), 168);
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 5 AND addr = 198"),
 			 168);
+	/* A member as a VCD signal: the RX ring's head moves on every byte
+	 * ((head + 1) % 64 always differs), 168 changes after its reset value. */
+	char vcd[300];
+	snprintf(vcd, sizeof vcd, "%s/echo.vcd", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd '%s' --var "
+				  "Serial._rx_buffer_head --var 'Serial._rx_buffer[0]'", test_avrr(),
+				  path, vcd), 0);
+	FILE *f = fopen(vcd, "r");
+	assert_non_null(f);
+	char line[256], id[8] = "", id0[8] = "";
+	int changes = 0;
+	while (fgets(line, sizeof line, f)) {
+		char v[80], w[8];
+		if (strstr(line, " Serial._rx_buffer_head $end") && sscanf(line, "$var reg 8 %7s", w) == 1)
+			snprintf(id, sizeof id, "%s", w);
+		if (strstr(line, " Serial._rx_buffer(0) $end") && sscanf(line, "$var reg 8 %7s", w) == 1)
+			snprintf(id0, sizeof id0, "%s", w);
+		if (*id && sscanf(line, "b%79[01] %7s", v, w) == 2 && !strcmp(w, id))
+			changes++;
+	}
+	fclose(f);
+	assert_true(*id && *id0);
+	assert_int_equal(changes, 1 + 168);
 }
 static void test_millis(void **state) { replays_exactly(*state, "millis_blink", "uno", "atmega328p", 16, 1); }
 static void test_attach_interrupt(void **state) { replays_exactly(*state, "attach_interrupt", "nano", "atmega328p", 16, 1); }
