@@ -818,7 +818,13 @@ static void send_names(engine *e)
 		reply(e->t, line);
 	}
 	for (size_t i = 0; i < e->fw->nsyms; i++) {
-		snprintf(line, sizeof line, "sym %s\n", e->fw->syms[i].name);
+		/* C++ names as `break` takes them, without their parameter
+		 * list; "vtable for X" and the like cannot be typed as a word. */
+		const char *name = e->fw->syms[i].name;
+		size_t n = strcspn(name, "(");
+		if (!n || memchr(name, ' ', n))
+			continue;
+		snprintf(line, sizeof line, "sym %.*s\n", (int)n, name);
 		reply(e->t, line);
 	}
 	/* Source files by basename, as `break FILE:LINE` is typed. */
