@@ -286,6 +286,12 @@ static void test_shell_on_echo(void **state)
 		fail_msg("no '%s' in\n%s", want, s->out);
 	if (strstr(s->out, "_Z") || strstr(s->out, "__do_global_ctors"))
 		fail_msg("a mangled name or the start-up's label in\n%s", s->out);
+	/* The profile names functions as the shell does. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' profile", test_avrr(), path),
+			 0);
+	if (!strstr(s->out, "\nHardwareSerial::available()  ") || !strstr(s->out, "\nserialEvent()  ") ||
+	    strstr(s->out, "_ZN"))
+		fail_msg("profile names not demangled:\n%s", s->out);
 }
 
 static void test_races_per_member(void **state)
