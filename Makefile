@@ -20,7 +20,8 @@ PKGS      := simavr libelf libdw sqlite3 readline libsodium libxxhash jansson
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 -Wall -Wextra -Werror -Wshadow -D_DEFAULT_SOURCE \
              $(shell pkg-config --cflags $(PKGS)) -I. -I$(BUILD)/gen -MMD -MP
-LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lm -pthread
+# -lstdc++ for __cxa_demangle, the C++ demangler sim/firmware.c uses.
+LDLIBS    += $(shell pkg-config --libs $(PKGS)) -lstdc++ -lm -pthread
 
 ifeq ($(SAN),1)
 BUILD     := build-san
@@ -77,7 +78,7 @@ AVRR := $(BUILD)/avrr
 endif
 
 .PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench bench-scale install uninstall \
-	deps clean firmware figures table1 man
+	deps clean firmware arduino figures table1 man
 all: $(AVRR) firmware
 
 firmware: $(FIRMWARE)
@@ -166,6 +167,24 @@ tests/firmware/%_stabs.elf: traces/%.c Makefile
 tests/firmware/sensors.elf: tests/firmware/sensors.c Makefile
 	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL -Os -gdwarf-4 -std=gnu11 -Wall -Wextra \
 		-Werror -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 -o $@ $<
+
+# Arduino sketches (tests/firmware/arduino/NAME/NAME.ino), built as a user
+# would with Debian's arduino-mk through tests/firmware/arduino/arduino.mk
+# (DWARF, no LTO); each sketch's first line names its board's arduino-mk
+# variables, "// arduino-mk: BOARD_TAG=uno".  The objects go under
+# $(BUILD)/arduino/NAME, the ELF next to the sketch directory.
+ARDUINO_INO := $(wildcard tests/firmware/arduino/*/*.ino)
+ARDUINO_ELF := $(foreach d,$(ARDUINO_INO),tests/firmware/arduino/$(notdir $(patsubst %/,%,$(dir $(d)))).elf)
+TEST_FIRMWARE += $(ARDUINO_ELF)
+arduino: $(ARDUINO_ELF)
+
+define ARDUINO_RULE
+tests/firmware/arduino/$(1).elf: tests/firmware/arduino/$(1)/$(1).ino tests/firmware/arduino/arduino.mk
+	$$(MAKE) -s -C tests/firmware/arduino/$(1) -f ../arduino.mk \
+		$$$$(sed -n '1s|^// arduino-mk: ||p' $$<) OBJDIR=$(abspath build/arduino/$(1)) >/dev/null
+	cp build/arduino/$(1)/$(1).elf $$@
+endef
+$(foreach e,$(ARDUINO_ELF),$(eval $(call ARDUINO_RULE,$(basename $(notdir $(e))))))
 
 # The test suite runs twice: as built, and under AddressSanitizer + UBSan;
 # first, every fuzz harness runs its corpus and a few seconds more.

@@ -279,8 +279,15 @@ static int fill(prof *p, an_profile *out, names *nm, avrr_err *err)
 	out->stack_icount = p->lowest_icount;
 	if (!(out->backtrace = calloc(p->nlowest + 1, sizeof *out->backtrace)))
 		return avrr_errf(err, "out of memory");
-	for (size_t i = 0; i < p->nlowest; i++)
-		out->backtrace[out->nbacktrace++] = (char *)fn_name(p, nm, NODE(p)[p->lowest_path[i]].fn);
+	for (size_t i = 0; i < p->nlowest; i++) {
+		const char *name = fn_name(p, nm, NODE(p)[p->lowest_path[i]].fn);
+		/* main is the outermost frame, as the shell's `where` says: its
+		 * caller is avr-libc's start-up, whose nearest label
+		 * (__do_clear_bss, __do_global_ctors) no one wrote. */
+		if (i == p->nlowest - 1 && i > 0 && !strcmp(out->backtrace[i - 1], "main"))
+			break;
+		out->backtrace[out->nbacktrace++] = (char *)name;
+	}
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../timeline/members.h"
 #include "../util/grow.h"
 
 #define SPAN_GAP 8          /* a context's instructions between two halves, at most */
@@ -16,8 +17,11 @@ typedef struct use {
 	uint32_t read_pc, write_pc;  /* the first of each */
 } use;
 
+/* A variable as races are judged: a scalar member or element of a data
+ * symbol (from DWARF), or the whole symbol when its type is not known. */
 typedef struct var {
-	const fw_symbol *sym;
+	char name[AN_RACE_NAME];    /* "Serial._rx_buffer_head" */
+	uint32_t addr, size;
 	use *uses;
 	unsigned nuses;
 } var;
@@ -153,7 +157,7 @@ static void on_sram(void *ud, const rp_access *acc)
 	var *v = &x->vars[vi - 1];
 	note_use(x, v, ctx, acc->write, acc->pc);
 	span *sp = &x->spans[ctx];
-	uint64_t bit = 1ull << ((acc->addr - v->sym->addr) & 63);
+	uint64_t bit = 1ull << ((acc->addr - v->addr) & 63);
 	if (sp->var && (sp->var != vi || (acc->write ? sp->write_mask : sp->read_mask) & bit))
 		close_span(x, ctx);
 	if (!sp->var) {
@@ -238,9 +242,9 @@ static int report(races *x, an_race **out, size_t *n, avrr_err *err)
 				return avrr_errf(err, "out of memory");
 			}
 			memset(r, 0, sizeof *r);
-			snprintf(r->variable, sizeof r->variable, "%s", v->sym->name);
-			r->addr = (uint16_t)v->sym->addr;
-			r->size = v->sym->size;
+			snprintf(r->variable, sizeof r->variable, "%s", v->name);
+			r->addr = (uint16_t)v->addr;
+			r->size = v->size;
 			r->kind = st->rmw ? "read-modify-write" : st->writes ? "split write" : "split read";
 			r->ctx = st->ctx;
 			r->first_pc = st->first_pc;
@@ -266,9 +270,13 @@ int an_races(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t t
 	     void *ud, an_race **out, size_t *n, avrr_err *err)
 {
 	races x = { .a = a, .data_size = a->s->data_size, .sites = { .size = sizeof(site) } };
+	src_members mem = { 0 };
 	int rc = -1;
+	if (members_load(a->fw, &mem, err))
+		return -1;
 	x.var_at = calloc(x.data_size, sizeof *x.var_at);
-	x.vars = calloc(a->fw->nsyms + 1, sizeof *x.vars);
+	/* At most one variable per data byte. */
+	x.vars = calloc(x.data_size + 1, sizeof *x.vars);
 	if (!x.var_at || !x.vars) {
 		avrr_errf(err, "out of memory");
 		goto out;
@@ -278,10 +286,28 @@ int an_races(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t t
 		if (sym->space != FW_SYM_DATA || !sym->size || sym->addr >= x.data_size ||
 		    sym->size > x.data_size - sym->addr)
 			continue;
-		x.vars[x.nvars++].sym = sym;
-		for (uint32_t b = 0; b < sym->size; b++)
-			if (!x.var_at[sym->addr + b])
-				x.var_at[sym->addr + b] = (uint32_t)x.nvars;
+		/* Judged per member: two members are two variables (the RX ISR
+		 * writing a ring buffer's head races with nobody reading its
+		 * tail), and bytes no member covers stay the symbol's. */
+		size_t nm;
+		const src_member *m = members_in(&mem, sym->addr, sym->size, &nm);
+		for (size_t k = 0; k <= nm; k++) {
+			uint32_t addr = k < nm ? m[k].addr : sym->addr;
+			uint32_t size = k < nm ? m[k].size : sym->size;
+			var *v = &x.vars[x.nvars];
+			int fresh = 0;
+			for (uint32_t b = addr; b < addr + size; b++)
+				fresh |= !x.var_at[b];
+			if (!fresh || x.nvars == x.data_size)
+				continue;
+			snprintf(v->name, sizeof v->name, "%s%s", sym->name, k < nm ? m[k].path : "");
+			v->addr = addr;
+			v->size = size;
+			x.nvars++;
+			for (uint32_t b = addr; b < addr + size; b++)
+				if (!x.var_at[b])
+					x.var_at[b] = (uint32_t)x.nvars;
+		}
 	}
 	rp_observer o = { .ud = &x, .on_insn = on_insn, .on_sram = on_sram, .on_irq = on_irq,
 			  .on_reti = on_reti };
@@ -301,5 +327,6 @@ out:
 	free(x.vars);
 	free(x.var_at);
 	free(x.sites.items);
+	members_free(&mem);
 	return rc;
 }

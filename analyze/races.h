@@ -4,8 +4,12 @@
  * not atomic with respect to the interrupt.
  *
  * Variables are the firmware's data symbols (globals and statics, with
- * their ELF sizes); the stack and the heap have none, so they are left
- * out.  A context's accesses to one variable, each at most a few of its
+ * their ELF sizes) cut, where the DWARF gives their types, into members
+ * and elements (timeline/members.h): a race is judged per struct or class
+ * member and per array element, so C++'s `Serial`, whose RX ISR writes
+ * `_rx_buffer_head` while loop() writes `_rx_buffer_tail`, each byte by
+ * one writer in one atomic access, is no race.  The stack and the heap
+ * have no symbols, so they are left out.  A context's accesses to one variable, each at most a few of its
  * own instructions after the last and none repeating a byte already read
  * (or written) the same way, form one access: `x = tick` (two loads),
  * `tick++` (loads, then stores).  It is non-atomic when I was set at a
@@ -31,9 +35,10 @@
 #include "session.h"
 
 #define AN_MAX_WITNESSES 8
+#define AN_RACE_NAME 128
 
 typedef struct an_race {
-	char variable[64];
+	char variable[AN_RACE_NAME];    /* "tick", "Serial._rx_buffer_head", "buf[3]" */
 	uint16_t addr;
 	uint32_t size;
 	const char *kind;           /* "split read", "split write", "read-modify-write" */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../timeline/members.h"
 #include "../trace/log.h"
 #include "../util/file.h"
 
@@ -20,6 +21,12 @@ typedef struct signal {
 	int known;
 } signal;
 
+/* A traced variable: a data symbol, or one member or element of one. */
+typedef struct var_loc {
+	char name[128];
+	uint32_t addr, size;
+} var_loc;
+
 typedef struct vcd {
 	an_session *a;
 	FILE *f;
@@ -32,7 +39,7 @@ typedef struct vcd {
 	signal depth;
 	unsigned ndepth;
 	signal var[MAX_VARS];
-	const fw_symbol *sym[MAX_VARS];
+	var_loc loc[MAX_VARS];
 	unsigned nvars;
 	/* Pins: declared only once the chip drives them, so the header is
 	 * written last, before the body kept meanwhile in `f` (a temporary
@@ -108,8 +115,8 @@ static uint64_t var_value(const vcd *v, unsigned i)
 {
 	const uint8_t *data = sim_live_data(v->a->s);
 	uint64_t x = 0;
-	for (uint32_t b = v->sym[i]->size; b-- > 0;)
-		x = x << 8 | data[v->sym[i]->addr + b];
+	for (uint32_t b = v->loc[i].size; b-- > 0;)
+		x = x << 8 | data[v->loc[i].addr + b];
 	return x;
 }
 
@@ -126,7 +133,7 @@ static void on_sram(void *ud, const rp_access *acc)
 	if (!acc->write)
 		return;
 	for (unsigned i = 0; i < v->nvars; i++)
-		if (acc->addr >= v->sym[i]->addr && acc->addr < v->sym[i]->addr + v->sym[i]->size)
+		if (acc->addr >= v->loc[i].addr && acc->addr < v->loc[i].addr + v->loc[i].size)
 			emit(v, &v->var[i], var_value(v, i));
 }
 
@@ -186,7 +193,7 @@ static int reset_values(vcd *v)
 	v->depth.bits = 8;
 	make_id(k++, v->depth.id);
 	for (unsigned i = 0; i < v->nvars; i++) {
-		v->var[i].bits = v->sym[i]->size * 8;
+		v->var[i].bits = v->loc[i].size * 8;
 		make_id(k++, v->var[i].id);
 	}
 	v->nids = k;
@@ -243,8 +250,16 @@ static void header(vcd *v, FILE *f, const char *path)
 	fprintf(f, "$var reg 8 %s depth $end\n$upscope $end\n", v->depth.id);
 	if (v->nvars)
 		fprintf(f, "$scope module variables $end\n");
-	for (unsigned i = 0; i < v->nvars; i++)
-		fprintf(f, "$var reg %u %s %s $end\n", v->var[i].bits, v->var[i].id, v->sym[i]->name);
+	for (unsigned i = 0; i < v->nvars; i++) {
+		/* A demangled C++ name may hold spaces ("guard variable for x"),
+		 * which end a VCD reference, and an element's [N] would read as
+		 * a bit select: buf[2] is written buf(2). */
+		char name[256];
+		snprintf(name, sizeof name, "%s", v->loc[i].name);
+		for (char *p = name; *p; p++)
+			*p = *p == ' ' ? '_' : *p == '[' ? '(' : *p == ']' ? ')' : *p;
+		fprintf(f, "$var reg %u %s %s $end\n", v->var[i].bits, v->var[i].id, name);
+	}
 	if (v->nvars)
 		fprintf(f, "$upscope $end\n");
 	if (v->st->pins)
@@ -287,20 +302,55 @@ static int append(FILE *to, FILE *from)
 	return ferror(from) ? -1 : 0;
 }
 
+/* The variable called `name`: a data symbol, else a member or element of
+ * one as the DWARF types name it ("Serial._rx_buffer_head", "buf[2]").
+ * -1 when there is none. */
+static int find_var(const an_session *a, const char *name, var_loc *out)
+{
+	const fw_symbol *sym = fw_find_symbol(a->fw, name);
+	snprintf(out->name, sizeof out->name, "%s", name);
+	if (sym && sym->space == FW_SYM_DATA && sym->size) {
+		out->addr = sym->addr;
+		out->size = sym->size;
+		return 0;
+	}
+	size_t base = strcspn(name, ".[");
+	char b[128];
+	if (!name[base] || base >= sizeof b)
+		return -1;
+	memcpy(b, name, base);
+	b[base] = 0;
+	sym = fw_find_symbol(a->fw, b);
+	src_members mem;
+	avrr_err e;
+	if (!sym || sym->space != FW_SYM_DATA || !sym->size || members_load(a->fw, &mem, &e))
+		return -1;
+	size_t n;
+	const src_member *m = members_in(&mem, sym->addr, sym->size, &n);
+	int rc = -1;
+	for (size_t i = 0; i < n && rc; i++)
+		if (!strcmp(m[i].path, name + base)) {
+			out->addr = m[i].addr;
+			out->size = m[i].size;
+			rc = 0;
+		}
+	members_free(&mem);
+	return rc;
+}
+
 int an_vcd_check_vars(const an_session *a, const char *const *vars, unsigned nvars,
 		      avrr_err *err)
 {
 	if (nvars > MAX_VARS)
 		return avrr_errf(err, "at most %d --var", MAX_VARS);
 	for (unsigned i = 0; i < nvars; i++) {
-		const fw_symbol *sym = fw_find_symbol(a->fw, vars[i]);
-		int data = sym && sym->space == FW_SYM_DATA && sym->size;
-		if (!data || sym->addr + sym->size > a->s->data_size)
+		var_loc l;
+		if (find_var(a, vars[i], &l) || l.addr + l.size > a->s->data_size)
 			return avrr_errf(err, "--var %s: no variable of that name in the firmware",
 					 vars[i]);
-		if (sym->size > 8)
+		if (l.size > 8)
 			return avrr_errf(err, "--var %s: %" PRIu32 " bytes; at most 8 make one signal",
-					 vars[i], sym->size);
+					 vars[i], l.size);
 	}
 	return 0;
 }
@@ -321,7 +371,7 @@ int an_export_vcd(an_session *a, const char *out, const char *const *vars, unsig
 	if (an_vcd_check_vars(a, vars, nvars, err))
 		goto out;
 	for (unsigned i = 0; i < nvars; i++)
-		v->sym[v->nvars++] = fw_find_symbol(a->fw, vars[i]);
+		find_var(a, vars[i], &v->loc[v->nvars++]);
 	uint16_t addrs[128];
 	unsigned n = trace_input_registers(a->s, addrs, 64);
 	n += trace_output_registers(a->s, addrs + n, 64);

@@ -50,6 +50,26 @@ int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf
  * non-zero. */
 int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *out);
 
+/* --mcu NAME and --board NAME, for every command that opens a firmware:
+ * cli_board_set records a --board (unknown names are refused with the
+ * list), cli_board_mcu the MCU to simulate (NULL: the ELF's), refusing a
+ * --mcu that contradicts the --board. */
+typedef struct cli_board {
+	const char *mcu;        /* --mcu */
+	const char *board_name; /* --board */
+	const char *board_mcu;
+	uint32_t board_frequency;
+} cli_board;
+int cli_board_set(const char *cmd, cli_board *t, const char *name);
+int cli_board_mcu(const char *cmd, const cli_board *t, const char **mcu);
+/* For the commands that read code and vectors only (tracer, instrument):
+ * the board's clock, else the ELF's, else a nominal one — the clock changes
+ * neither. */
+uint32_t cli_board_clock(const firmware *fw, const cli_board *t);
+#define CLI_BOARD_HELP \
+	"      --board NAME        an Arduino board: its MCU and clock (uno, nano,\n" \
+	"                          pro-mini, pro-mini8, mega, leonardo, micro, ...)\n"
+
 /* The replay options `replay` and `shell` share: --match set|sequence
  * and --window N (1..1024).  On failure they print why and return non-zero. */
 int cli_parse_match(const char *cmd, const char *text, rp_match *out);
@@ -111,6 +131,7 @@ struct cli_record {
 	rec_options o;
 	const char *specs[CLI_MAX_FP];  /* --fp SPEC, in order */
 	uint64_t freq;
+	cli_board board;                /* --mcu, --board */
 	int force;                      /* --force: replace a file not ours */
 	const char *cmd;                /* for warnings */
 	cli_progress prog;

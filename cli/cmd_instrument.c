@@ -17,18 +17,24 @@ int cmd_instrument(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mcu", required_argument, NULL, 'm' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mcu = NULL, *out = NULL;
+	cli_board board = { 0 };
 	int force = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm': mcu = optarg; break;
+		case 'm': board.mcu = optarg; break;
+		case 'b':
+			if (cli_board_set("instrument", &board, optarg))
+				return EXIT_BAD_INPUT;
+			break;
 		case 'o': out = optarg; break;
 		case 'X': force = 1; break;
 		case 'h': return cli_help("instrument");
@@ -40,7 +46,8 @@ int cmd_instrument(int argc, char **argv)
 	if (optind != argc - 1 || !out)
 		return cli_fail("instrument", "usage: avrr instrument TRACED.elf -o OUT.elf");
 	const char *in = argv[optind];
-	if (cli_check_output("instrument", "-o", out, &in, 1, CLI_OUT_ELF, force))
+	if (cli_check_output("instrument", "-o", out, &in, 1, CLI_OUT_ELF, force) ||
+	    cli_board_mcu("instrument", &board, &mcu))
 		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
@@ -48,7 +55,7 @@ int cmd_instrument(int argc, char **argv)
 	fp_instrument_device dev;
 	fp_instrument_stats st;
 	int rc = EXIT_BAD_INPUT;
-	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, 0, &s, &err)) {
+	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, cli_board_clock(fw, &board), &s, &err)) {
 		cli_fail("instrument", "%s", err.msg);
 		goto done;
 	}

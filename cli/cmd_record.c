@@ -22,6 +22,7 @@
 const struct option cli_record_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "mcu", required_argument, NULL, 'm' },
+	{ "board", required_argument, NULL, 'b' },
 	{ "freq", required_argument, NULL, 'f' },
 	{ "stimuli", required_argument, NULL, 's' },
 	{ "seed", required_argument, NULL, 'S' },
@@ -60,7 +61,11 @@ int cli_record_option(const char *cmd, cli_record *r, int c, const char *arg)
 	rec_options *o = &r->o;
 	switch (c) {
 	case 'o': o->out_path = arg; break;
-	case 'm': o->mcu = arg; break;
+	case 'm': r->board.mcu = arg; break;
+	case 'b':
+		if (cli_board_set(cmd, &r->board, arg))
+			return EXIT_BAD_INPUT;
+		break;
 	case 'f':
 		if (cli_parse_u64(cmd, "--freq", arg, &r->freq))
 			return EXIT_BAD_INPUT;
@@ -134,7 +139,9 @@ int cli_record_run(const char *cmd, cli_record *r, const char *elf)
 	rec_options *o = &r->o;
 	o->firmware_path = elf;
 	o->fp_specs = r->specs;
-	o->frequency = (uint32_t)r->freq;
+	if (cli_board_mcu(cmd, &r->board, &o->mcu))
+		return EXIT_BAD_INPUT;
+	o->frequency = (uint32_t)(r->freq ? r->freq : r->board.board_frequency);
 	if (!o->max_instructions && !o->max_cycles && !o->max_interrupts)
 		o->max_instructions = 10000000;
 	if ((o->max_instructions != 0) + (o->max_cycles != 0) + (o->max_interrupts != 0) > 1)

@@ -3,6 +3,8 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "../fingerprint/fingerprint.h"
@@ -72,12 +74,14 @@ int cmd_select(int argc, char **argv)
 		{ "gp", required_argument, NULL, 'g' },
 		{ "io", required_argument, NULL, 'i' },
 		{ "mcu", required_argument, NULL, 'm' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t kgp = 3, kio = 3;
 	const char *mcu = NULL;
+	cli_board board = { 0 };
 	int json = 0, c;
 	opterr = 0;
 	optind = 1;
@@ -95,7 +99,11 @@ int cmd_select(int argc, char **argv)
 			if (kio > 224)
 				return cli_fail("select", "--io: %s is more than there are I/O registers", optarg);
 			break;
-		case 'm': mcu = optarg; break;
+		case 'm': board.mcu = optarg; break;
+		case 'b':
+			if (cli_board_set("select", &board, optarg))
+				return EXIT_BAD_INPUT;
+			break;
 		case 'j': json = 1; break;
 		case 'h': return cli_help("select");
 		case ':': return cli_fail("select", "%s needs a value", argv[optind - 1]);
@@ -105,10 +113,18 @@ int cmd_select(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_fail("select", "usage: avrr select FIRMWARE.elf [--gp K] [--io K] [--json]");
+	if (cli_board_mcu("select", &board, &mcu))
+		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
 	if (fw_load_file(argv[optind], &fw, &err))
 		return cli_fail("select", "%s", err.msg);
+	if (mcu && fw->mcu[0] && strcasecmp(mcu, fw->mcu)) {
+		cli_fail("select", "%s: built for the %s (its %s), not the %s asked for", fw->path,
+			 fw->mcu, fw->mcu_from, mcu);
+		fw_free(fw);
+		return EXIT_BAD_INPUT;
+	}
 	const mcu_names *names = ioregs_lookup(mcu ? mcu : fw->mcu);
 	if (mcu && !names) {
 		fw_free(fw);

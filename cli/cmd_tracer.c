@@ -17,6 +17,7 @@ int cmd_tracer(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "fp", required_argument, NULL, 'F' },
 		{ "mcu", required_argument, NULL, 'm' },
+		{ "board", required_argument, NULL, 'b' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'X' },
@@ -25,13 +26,18 @@ int cmd_tracer(int argc, char **argv)
 	};
 	const char *spec = FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC, *mcu = NULL, *out = NULL;
 	uint64_t slots = FP_TRACER_SLOTS;
+	cli_board board = { 0 };
 	int force = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F': spec = optarg; break;
-		case 'm': mcu = optarg; break;
+		case 'm': board.mcu = optarg; break;
+		case 'b':
+			if (cli_board_set("tracer", &board, optarg))
+				return EXIT_BAD_INPUT;
+			break;
 		case 's':
 			if (cli_parse_u64("tracer", "--slots", optarg, &slots))
 				return EXIT_BAD_INPUT;
@@ -49,14 +55,15 @@ int cmd_tracer(int argc, char **argv)
 	if (!slots || slots > 1024)
 		return cli_fail("tracer", "--slots: %llu; give 1..1024", (unsigned long long)slots);
 	const char *in = argv[optind];
-	if (cli_check_output("tracer", "-o", out, &in, 1, CLI_OUT_HEADER, force))
+	if (cli_check_output("tracer", "-o", out, &in, 1, CLI_OUT_HEADER, force) ||
+	    cli_board_mcu("tracer", &board, &mcu))
 		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
 	sim *s = NULL;
 	fp_config cfg;
 	int rc = EXIT_BAD_INPUT;
-	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, 0, &s, &err) ||
+	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, cli_board_clock(fw, &board), &s, &err) ||
 	    fp_parse(spec, s->names, fw, s->data_size, FP_DEFAULT_NAME, &cfg, &err)) {
 		cli_fail("tracer", "%s", err.msg);
 		goto done;

@@ -19,8 +19,10 @@ const cli_command cli_commands[] = {
 	  "happens-before event log into RUN.db, then prints a summary.\n"
 	  "\n"
 	  "  -o, --output RUN.db     where to write the recording (required)\n"
-	  "      --mcu NAME          MCU, e.g. atmega16 (default: from the ELF's .mmcu)\n"
-	  "      --freq HZ           clock in Hz (default: from the ELF's .mmcu)\n"
+	  "      --mcu NAME          MCU, e.g. atmega16 (default: from the ELF's .mmcu or\n"
+	  "                          its deviceinfo note; one that contradicts them is refused)\n"
+	  "      --freq HZ           clock in Hz (default: from the board, or the ELF's .mmcu)\n"
+	  CLI_BOARD_HELP
 	  "      --stimuli FILE      the outside world (see docs/stimuli.md)\n"
 	  "      --seed N            seed for the stimuli's randomness\n"
 	  "      --instructions N    stop after exactly N instructions\n"
@@ -50,7 +52,7 @@ const cli_command cli_commands[] = {
 	  "      --json              machine-readable output\n"
 	  "  -h, --help              this help\n" },
 	{ "select", cmd_select, "rank registers for a fingerprint selector (frequency-based)",
-	  "usage: avrr select FIRMWARE.elf [--gp K] [--io K] [--json]\n"
+	  "usage: avrr select FIRMWARE.elf [--gp K] [--io K] [--mcu NAME | --board NAME] [--json]\n"
 	  "\n"
 	  "Decodes the firmware's code and counts how often each general-purpose and\n"
 	  "each I/O register is an operand of the instructions Gracioli & Fischmeister,\n"
@@ -60,6 +62,9 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --gp K              GP registers in the selector (default 3)\n"
 	  "      --io K              I/O registers in the selector (default 3)\n"
+	  "      --mcu NAME          the MCU whose register names to use, when the ELF\n"
+	  "                          does not say\n"
+	  CLI_BOARD_HELP
 	  "      --json              machine-readable output\n"
 	  "  -h, --help              this help\n" },
 	{ "fingerprint", cmd_fingerprint, "add fingerprint configurations to a recording",
@@ -205,7 +210,8 @@ const cli_command cli_commands[] = {
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "tracer", cmd_tracer, "write the device-side tracer for a configuration (avr-gcc)",
-	  "usage: avrr tracer FIRMWARE.elf [--fp SPEC] [--slots N] [--mcu NAME] -o tracer.h\n"
+	  "usage: avrr tracer FIRMWARE.elf [--fp SPEC] [--slots N] [--mcu NAME | --board NAME]\n"
+	  "                   -o tracer.h\n"
 	  "\n"
 	  "Writes the C header a firmware includes (avr-gcc -include tracer.h) to record\n"
 	  "on the chip the fingerprints avrr record computes in simulation: it wraps\n"
@@ -217,11 +223,12 @@ const cli_command cli_commands[] = {
 	  "      --fp SPEC           the configuration (default: the default one)\n"
 	  "      --slots N           ring buffer entries (default 32)\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
+	  CLI_BOARD_HELP
 	  "  -o, --output FILE       where to write the header (required)\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "instrument", cmd_instrument, "count control transfers on the device, for a sic:K tracer",
-	  "usage: avrr instrument TRACED.elf [--mcu NAME] -o OUT.elf\n"
+	  "usage: avrr instrument TRACED.elf [--mcu NAME | --board NAME] -o OUT.elf\n"
 	  "\n"
 	  "Rewrites a firmware built with the tracer of a sic:K configuration and\n"
 	  "linked with -Wl,--emit-relocs: before every control transfer sic:K counts\n"
@@ -232,6 +239,7 @@ const cli_command cli_commands[] = {
 	  "docs/tracer.md.\n"
 	  "\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
+	  CLI_BOARD_HELP
 	  "  -o, --output FILE       where to write the new ELF (required)\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },

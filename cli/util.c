@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../db/db.h"
+#include "../sim/board.h"
 #include "../timeline/travel.h"
 
 volatile int cli_interrupted;
@@ -91,6 +93,36 @@ int cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t *
 		return cli_fail(cmd, "%s: '%s' is not a non-negative integer", opt, text);
 	*out = (uint64_t)v * mul;
 	return 0;
+}
+
+int cli_board_set(const char *cmd, cli_board *t, const char *name)
+{
+	const sim_board *b = board_find(name);
+	if (!b) {
+		char names[512];
+		board_names(names, sizeof names);
+		return cli_fail(cmd, "--board: unknown board '%s'; known: %s", name, names);
+	}
+	t->board_name = b->name;
+	t->board_mcu = b->mcu;
+	t->board_frequency = b->frequency;
+	return 0;
+}
+
+int cli_board_mcu(const char *cmd, const cli_board *t, const char **mcu)
+{
+	if (t->mcu && t->board_mcu && strcasecmp(t->mcu, t->board_mcu))
+		return cli_fail(cmd, "--mcu %s contradicts --board %s, an %s", t->mcu, t->board_name,
+				t->board_mcu);
+	*mcu = t->mcu ? t->mcu : t->board_mcu;
+	return 0;
+}
+
+uint32_t cli_board_clock(const firmware *fw, const cli_board *t)
+{
+	if (t->board_frequency)
+		return t->board_frequency;
+	return fw->frequency ? fw->frequency : 16000000;
 }
 
 int cli_parse_match(const char *cmd, const char *text, rp_match *out)

@@ -2,7 +2,7 @@
 # Installs the Debian packages avrr needs to build, test and benchmark.
 # Idempotent and silent when nothing is missing.
 set -eu
-PKGS="make gcc pkg-config simavr libsimavr-dev gcc-avr avr-libc binutils-avr
+PKGS="make gcc g++ pkg-config simavr libsimavr-dev gcc-avr avr-libc binutils-avr
       libelf-dev libdw-dev libsqlite3-dev libreadline-dev libsodium-dev libxxhash-dev
       libjansson-dev libcmocka-dev sqlite3 tmux gnuplot-nox gdb-avr clang
       libclang-rt-dev gtkwave arduino-core-avr arduino-mk python3-jsonschema man-db

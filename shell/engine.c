@@ -561,6 +561,18 @@ static int info_breakpoints(engine *e, const char *args)
 	return 0;
 }
 
+/* Whether call frame i (0 = outermost) is the C runtime's call of main:
+ * the outermost call, into main (the function holding the next frame's
+ * `from`, or pc when it is the innermost kept). */
+static int called_by_crt(const engine *e, const tl_frame *fr, unsigned nfr, unsigned unkept,
+			 unsigned i, uint32_t pc)
+{
+	if (i != 0 || fr[0].vector || (i + 1 == nfr && unkept))
+		return 0;
+	const fw_symbol *callee = fw_code_symbol_at(e->fw, i + 1 < nfr ? fr[i + 1].from : pc);
+	return callee && !strcmp(callee->name, "main");
+}
+
 static int cmd_where(engine *e, const char *args)
 {
 	(void)args;
@@ -585,6 +597,12 @@ static int cmd_where(engine *e, const char *args)
 			       v ? " (" : "", v ? v : "", v ? ")" : "", f->from, where);
 			print_pc_line(e, f->from);
 			printf(" [icount %" PRIu64 "]\n", f->pos + 1);
+		} else if (called_by_crt(e, fr, nfr, unkept, i, pc)) {
+			/* main's caller is avr-libc's start-up, after the
+			 * constructors: its nearest label (__do_global_ctors,
+			 * __do_copy_data) is no caller anyone wrote. */
+			printf("#%u  main, the outermost frame: entered from the C runtime's start-up "
+			       "[icount %" PRIu64 "]\n", n, f->pos);
 		} else {
 			printf("#%u  called from 0x%04x %s", n, f->from, where);
 			print_pc_line(e, f->from);
@@ -1300,7 +1318,13 @@ static void send_names(engine *e)
 		reply(e->t, line);
 	}
 	for (size_t i = 0; i < e->fw->nsyms; i++) {
-		snprintf(line, sizeof line, "sym %s\n", e->fw->syms[i].name);
+		/* C++ names as `break` takes them, without their parameter
+		 * list; "vtable for X" and the like cannot be typed as a word. */
+		const char *name = e->fw->syms[i].name;
+		size_t n = strcspn(name, "(");
+		if (!n || memchr(name, ' ', n))
+			continue;
+		snprintf(line, sizeof line, "sym %.*s\n", (int)n, name);
 		reply(e->t, line);
 	}
 	/* Source files by basename, as `break FILE:LINE` is typed. */

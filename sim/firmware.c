@@ -29,6 +29,10 @@
 #define ELF_SPACE_END   0x820000u
 #define FLASH_MAX       (4u << 20)  /* no AVR has more than 4 MiB of flash */
 
+/* libstdc++'s demangler (the Itanium C++ ABI that avr-g++ follows); its
+ * header is C++ only. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
 /* .mmcu tags (simavr's avr_mcu_section.h) that avrr reads. */
 enum { MMCU_NAME = 1, MMCU_FREQUENCY = 2, MMCU_VCC = 3, MMCU_AVCC = 4, MMCU_AREF = 5 };
 
@@ -80,6 +84,51 @@ static void parse_mmcu(firmware *fw, const uint8_t *p, size_t n)
 		p += 2 + len;
 		n -= 2 + (size_t)len;
 	}
+}
+
+/* avr-libc's `.note.gnu.avr.deviceinfo` (crt1/gcrt1.S), owner "AVR", type 1:
+ * six 32-bit words (flash start and size, RAM start and size, EEPROM start
+ * and size), the string table's offset table length, the device name's
+ * offset in the string table, then the string table. */
+static void parse_deviceinfo(firmware *fw, const uint8_t *p, size_t n)
+{
+	while (n >= 12) {
+		uint32_t namesz = le32(p), descsz = le32(p + 4), type = le32(p + 8);
+		size_t nameal = (namesz + 3) & ~3u, descal = ((size_t)descsz + 3) & ~(size_t)3;
+		if (namesz > n - 12 || nameal > n - 12 || descsz > n - 12 - nameal)
+			return;
+		const uint8_t *name = p + 12, *desc = p + 12 + nameal;
+		if (type == 1 && namesz == 4 && !memcmp(name, "AVR", 4) && descsz >= 33) {
+			uint32_t off = le32(desc + 28);
+			if (off < descsz - 32) {
+				const char *dev = (const char *)desc + 32 + off;
+				size_t l = strnlen(dev, descsz - 32 - off);
+				if (l && l < sizeof fw->mcu && l < descsz - 32 - off) {
+					memcpy(fw->mcu, dev, l);
+					fw->mcu[l] = 0;
+					fw->mcu_from = "deviceinfo note";
+				}
+			}
+			return;
+		}
+		if (descal > n - 12 - nameal)
+			return;
+		p += 12 + nameal + descal;
+		n -= 12 + nameal + descal;
+	}
+}
+
+char *fw_demangle(const char *name)
+{
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	int status = -1;
+	char *d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(d);
+		return NULL;
+	}
+	return d;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -137,9 +186,15 @@ static int read_symbols(firmware *fw, Elf *elf, avrr_err *err)
 			}
 			y->size = (uint32_t)s.st_size;
 			y->is_func = type == STT_FUNC;
-			y->name = strdup(name);
-			if (!y->name)
+			y->link_name = strdup(name);
+			y->name = fw_demangle(name);
+			if (!y->name && y->link_name)
+				y->name = strdup(name);
+			if (!y->name || !y->link_name) {
+				free(y->name);
+				free(y->link_name);
 				return avrr_errf(err, "%s: out of memory", fw->path);
+			}
 			fw->nsyms++;
 		}
 		break;
@@ -242,6 +297,7 @@ static int parse_elf(firmware *fw, avrr_err *err)
 		goto out;
 	}
 	size_t shstr = 0;
+	firmware note = { .mcu = "" };
 	if (elf_getshdrstrndx(elf, &shstr) == 0) {
 		Elf_Scn *scn = NULL;
 		while ((scn = elf_nextscn(elf, scn)) != NULL) {
@@ -255,12 +311,29 @@ static int parse_elf(firmware *fw, avrr_err *err)
 				Elf_Data *d = elf_getdata(scn, NULL);
 				if (d && d->d_buf)
 					parse_mmcu(fw, d->d_buf, d->d_size);
+				if (fw->mcu[0])
+					fw->mcu_from = ".mmcu section";
+			} else if (!strcmp(name, ".note.gnu.avr.deviceinfo")) {
+				Elf_Data *d = elf_getdata(scn, NULL);
+				if (d && d->d_buf)
+					parse_deviceinfo(&note, d->d_buf, d->d_size);
+			} else if ((sh.sh_flags & SHF_ALLOC) && sh.sh_addr >= ELF_DATA_BASE &&
+				   sh.sh_addr < ELF_EEPROM_BASE && sh.sh_size) {
+				/* .data, .bss, .noinit: what the firmware keeps in SRAM. */
+				uint64_t end = sh.sh_addr - ELF_DATA_BASE + sh.sh_size;
+				if (end > fw->data_end)
+					fw->data_end = end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
 			} else if (!strcmp(name, ".text") && sh.sh_addr < ELF_DATA_BASE) {
 				fw->code_end = (uint32_t)(sh.sh_addr + sh.sh_size);
 			} else if (!strcmp(name, ".stab")) {
 				fw->has_stabs = 1;
 			}
 		}
+	}
+	/* .mmcu, when there is one, is what simavr's users asked for. */
+	if (!fw->mcu[0] && note.mcu[0]) {
+		memcpy(fw->mcu, note.mcu, sizeof fw->mcu);
+		fw->mcu_from = note.mcu_from;
 	}
 	if (!fw->code_end || fw->code_end > fw->flash_size)
 		fw->code_end = fw->flash_size;
@@ -282,6 +355,7 @@ int fw_load_memory(const void *bytes, size_t size, const char *path,
 	}
 	memcpy(fw->elf, bytes, size);
 	fw->elf_size = size;
+	fw->mcu_from = "";
 	uint8_t d[DIGEST_SIZE];
 	digest_sha256(fw->elf, size, d);
 	digest_hex(d, fw->sha256);
@@ -337,8 +411,10 @@ void fw_free(firmware *fw)
 {
 	if (!fw)
 		return;
-	for (size_t i = 0; i < fw->nsyms; i++)
+	for (size_t i = 0; i < fw->nsyms; i++) {
 		free(fw->syms[i].name);
+		free(fw->syms[i].link_name);
+	}
 	free(fw->syms);
 	free(fw->flash);
 	free(fw->eeprom);
@@ -347,10 +423,21 @@ void fw_free(firmware *fw)
 	free(fw);
 }
 
+/* "A::f(int)" without its parameter list is "A::f": the name up to the
+ * '(' that opens the last parameter list. */
+static int matches_without_params(const char *full, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(full, name, n) && full[n] == '(' && !strchr(name, '(');
+}
+
 const fw_symbol *fw_find_symbol(const firmware *fw, const char *name)
 {
 	for (size_t i = 0; i < fw->nsyms; i++)
-		if (!strcmp(fw->syms[i].name, name))
+		if (!strcmp(fw->syms[i].name, name) || !strcmp(fw->syms[i].link_name, name))
+			return &fw->syms[i];
+	for (size_t i = 0; i < fw->nsyms; i++)
+		if (matches_without_params(fw->syms[i].name, name))
 			return &fw->syms[i];
 	return NULL;
 }

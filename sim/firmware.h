@@ -4,8 +4,15 @@
  * A firmware is loaded from memory (a file's bytes, or the copy a recording
  * keeps), validated (ELF32, machine AVR, something to run), and reduced to
  * what avrr needs: the flash and EEPROM images from the program headers, the
- * MCU name and clock from simavr's `.mmcu` section when the firmware has one,
- * and the symbol table (functions and variables, with sizes).
+ * MCU name and clock from simavr's `.mmcu` section when the firmware has one
+ * (else the MCU from the `.note.gnu.avr.deviceinfo` note avr-libc's start-up
+ * code leaves in every ELF, Arduino's included; that note names no clock),
+ * where its static data (.data, .bss, .noinit) ends, and the symbol table
+ * (functions and variables, with sizes).
+ *
+ * C++ names are demangled here, once, as the symbols are read
+ * (fw_demangle): every layer above prints `HardwareSerial::available()`,
+ * never `_ZN14HardwareSerial9availableEv`.
  *
  * Addresses follow avr-gcc's conventions inside the ELF (data at 0x800000,
  * EEPROM at 0x810000) but are stored here in each space's own terms: code
@@ -22,7 +29,8 @@
 typedef enum { FW_SYM_CODE, FW_SYM_DATA, FW_SYM_EEPROM } fw_sym_space;
 
 typedef struct fw_symbol {
-	char *name;
+	char *name;             /* demangled: "HardwareSerial::read()" */
+	char *link_name;        /* as in the ELF: "_ZN14HardwareSerial4readEv" */
 	uint32_t addr;          /* byte address in its own space */
 	uint32_t size;          /* bytes; 0 when the ELF does not say */
 	fw_sym_space space;
@@ -41,9 +49,12 @@ typedef struct firmware {
 	uint8_t *eeprom;        /* may be NULL */
 	uint32_t eeprom_size;
 
-	char mcu[64];           /* from .mmcu; "" when absent */
+	char mcu[64];           /* from .mmcu, else the deviceinfo note; "" when absent */
+	const char *mcu_from;   /* ".mmcu section", "deviceinfo note", or "" */
 	uint32_t frequency;     /* from .mmcu; 0 when absent */
 	uint32_t vcc, avcc, aref; /* millivolts from .mmcu; 0 when absent */
+
+	uint32_t data_end;      /* data-space address past .data/.bss/.noinit; 0 if none */
 
 	fw_symbol *syms;        /* sorted by (space, addr, name) */
 	size_t nsyms;
@@ -64,7 +75,14 @@ int fw_load_memory(const void *bytes, size_t size, const char *path,
 
 void fw_free(firmware *fw);
 
-/* The symbol named `name` (first in space order), or NULL. */
+/* The demangled form of a C++ symbol name (malloc'd), or NULL when `name`
+ * is not a mangled C++ name (C symbols, labels). */
+char *fw_demangle(const char *name);
+
+/* The symbol named `name` (first in space order), or NULL.  A C++ name
+ * matches in its demangled form with or without its parameter list
+ * ("HardwareSerial::available" finds "HardwareSerial::available()"), or as
+ * linked ("_ZN14HardwareSerial9availableEv"). */
 const fw_symbol *fw_find_symbol(const firmware *fw, const char *name);
 
 /* The code symbol that contains byte address `pc` (the nearest function or

@@ -13,6 +13,7 @@
 #include "extint.h"
 
 #include "avr_decode.h"
+#include "board.h"
 
 #ifdef __SSE2__
 #include <immintrin.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <sim_avr.h>
 #include <sim_core.h>
@@ -186,17 +188,29 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	if (!*name) {
 		core_names(names, sizeof names);
 		return avrr_errf(err, "%s: the ELF names no MCU (no .mmcu section, as simavr's "
-				 "AVR_MCU macro writes); pass --mcu NAME, one of: %s", fw->path, names);
+				 "AVR_MCU macro writes, nor avr-libc's deviceinfo note); pass --board "
+				 "NAME or --mcu NAME, one of: %s", fw->path, names);
 	}
-	if (!freq)
-		return avrr_errf(err, "%s: the ELF gives no clock (no .mmcu section); pass --freq HZ",
-				 fw->path);
 	avr_global_logger_set(quiet_logger);
 	avr_t *avr = avr_make_mcu_by_name(name);
 	if (!avr) {
 		core_names(names, sizeof names);
 		return avrr_errf(err, "unknown MCU '%s': simavr has no core by that name; it has %s",
 				 name, names);
+	}
+	/* Simulating another chip than the one the code was built for runs
+	 * the wrong vectors and registers: refuse rather than mislead. */
+	if (fw->mcu[0] && strcasecmp(name, fw->mcu)) {
+		free(avr);
+		return avrr_errf(err, "%s: built for the %s (its %s), not the %s asked for",
+				 fw->path, fw->mcu, fw->mcu_from, name);
+	}
+	if (!freq) {
+		free(avr);
+		board_names(names, sizeof names);
+		return avrr_errf(err, "%s: the ELF names no clock (no .mmcu section; an Arduino "
+				 "build never does); pass --freq HZ or --board NAME (%s)", fw->path,
+				 names);
 	}
 	if (avr_init(avr) != 0) {
 		free(avr);
@@ -220,6 +234,12 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		sim_close(s);  /* frees avr: report from the copy */
 		return avrr_errf(err, "%s: %u bytes of code do not fit the %s's %u bytes of flash",
 				 fw->path, fw->flash_size, name, flash);
+	}
+	if (fw->data_end > s->data_size) {
+		uint32_t ramend = s->data_size - 1;
+		sim_close(s);
+		return avrr_errf(err, "%s: its static data (.data, .bss, .noinit) ends at 0x%x, past "
+				 "the %s's RAMEND 0x%x", fw->path, fw->data_end, name, ramend);
 	}
 	avr->frequency = freq;
 	/* Without .mmcu voltages the ADC would scale against simavr's

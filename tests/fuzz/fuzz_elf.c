@@ -1,6 +1,8 @@
 /*
- * fuzz_elf.c — the ELF loader (sim/firmware.c, libelf) and the DWARF line
- * table reader (timeline/lines.c, libdw) on arbitrary bytes, then the
+ * fuzz_elf.c — the ELF loader (sim/firmware.c, libelf: the .mmcu section,
+ * the deviceinfo note, demangling), the DWARF line table reader
+ * (timeline/lines.c, libdw) and the variables' members (timeline/members.c)
+ * on arbitrary bytes, then the
  * symbol lookups a session makes on whatever loaded, and the software
  * instruction counter's rewrite (fingerprint/instrument.c) of it.
  * Seeds: every bundled firmware, and funcsheap built with a sic:K tracer
@@ -14,6 +16,7 @@
 #include "fingerprint/instrument.h"
 #include "sim/firmware.h"
 #include "timeline/lines.h"
+#include "timeline/members.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,6 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src_lines *lines = NULL;
 	if (!lines_load(fw, &lines, &err))
 		lines_free(lines);
+	src_members mem;
+	if (!members_load(fw, &mem, &err)) {
+		size_t n;
+		members_in(&mem, 0x100, 0x800, &n);
+		members_free(&mem);
+	}
 	/* The ATmega16's flash and vectors. */
 	const fp_instrument_device dev = { .flash_size = 16384, .vectors_end = 0x54 };
 	fp_instrument_stats st;

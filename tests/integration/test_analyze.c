@@ -180,6 +180,9 @@ static size_t shell_backtrace(scratch *s, const char *path, long long icount, ch
 			snprintf(fr[n++], 64, "%s", b);
 		} else if (sscanf(l, "#%*u called from %*x %63[^+ ]", a) == 1) {
 			snprintf(fr[n++], 64, "%s", a);
+		} else if (strstr(l, " main, the outermost frame: entered from the C runtime's "
+				  "start-up [icount ")) {
+			continue;  /* main is named by the frame before */
 		} else {
 			fail_msg("where: unexpected line '%s'", l);
 		}

@@ -229,10 +229,20 @@ static void test_record_unknown_mcu(void **state)
 	expect_bad_record(f, FIRMWARE, "--mcu atmega9999", "unknown MCU 'atmega9999'", NULL);
 	/* ... naming every MCU simavr has, aliases too. */
 	expect_bad_record(f, FIRMWARE, "--mcu atmega9999", "atmega328/atmega328p", NULL);
-	/* Code larger than the part's flash (the message was read from a freed
-	 * core before: ASan's build catches that). */
-	expect_bad_record(f, FIRMWARE, "--mcu attiny13", "bytes of code do not fit the attiny13's "
-			  "1024 bytes of flash", NULL);
+	/* An MCU other than the one the ELF was built for. */
+	expect_bad_record(f, FIRMWARE, "--mcu attiny13", "traces/funcsheap.elf: built for the "
+			  "atmega16 (its .mmcu section), not the attiny13 asked for", NULL);
+	expect_bad_record(f, FIRMWARE, "--board uno", "traces/funcsheap.elf: built for the "
+			  "atmega16 (its .mmcu section), not the atmega328p asked for", NULL);
+	expect_bad_record(f, FIRMWARE, "--board uno --mcu atmega16",
+			  "--mcu atmega16 contradicts --board uno, an atmega328p", NULL);
+	expect_bad_record(f, FIRMWARE, "--board zero", "--board: unknown board 'zero'; known: "
+			  "uno, nano, pro-mini", NULL);
+	/* Static data larger than the part's SRAM: 2100 bytes of .bss from
+	 * 0x100 end at 0x100 + 2100 = 0x934, past the ATmega328P's RAMEND. */
+	expect_bad_record(f, "tests/firmware/bigdata.elf", "", "tests/firmware/bigdata.elf: its "
+			  "static data (.data, .bss, .noinit) ends at 0x934, past the atmega328p's "
+			  "RAMEND 0x8ff", NULL);
 	/* Output that cannot be written is an error, not a silent success. */
 	assert_int_equal(test_run(f->out, sizeof f->out, "%s select %s > /dev/full", test_avrr(),
 				  FIRMWARE), 2);
