@@ -12,6 +12,7 @@
 #include "sim.h"
 
 #include "avr_decode.h"
+#include "chip.h"
 
 #ifdef __SSE2__
 #include <immintrin.h>
@@ -233,6 +234,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &d);
 	}
 	avr->sleep = no_sleep;
+	if (!(s->chip = chip_open(avr, name))) {
+		sim_close(s);
+		return avrr_errf(err, "out of memory");
+	}
 	for (char u = '0'; u <= '3'; u++) {
 		uint32_t flags = 0; /* no stdout echo, no usleep while polling */
 		avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS(u), &flags);
@@ -260,6 +265,7 @@ void sim_close(sim *s)
 		free(s->avr);
 	}
 	stim_detach(s->stim);
+	chip_close(s->chip);
 	free(s->io_hooks);
 	free(s->pre);
 	free(s->transfer_kind);
@@ -275,7 +281,11 @@ static uint8_t io_read(avr_t *avr, avr_io_addr_t addr, void *param)
 	uint8_t v = h->orig_read ? h->orig_read(avr, addr, h->orig_read_param)
 				 : avr->data[addr];
 	sim *s = h->s;
-	return s->hooks.on_read ? s->hooks.on_read(s->hooks.ud, addr, v) : v;
+	/* SBI/CBI on PINx write a bit; the read is simavr's way of doing it,
+	 * and no input reaches the program (chip_pins.c). */
+	if (!s->hooks.on_read || chip_pin_bit_write(s->chip, addr))
+		return v;
+	return s->hooks.on_read(s->hooks.ud, addr, v);
 }
 
 static void io_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
@@ -615,6 +625,7 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	s->transfers = 0;
 	s->reset_cycle = avr->cycle;
 	s->observe_depth = 0;
+	chip_reset(s->chip);
 	if (s->stim)
 		stim_rearm(s->stim);
 	if (s->hooks.on_reset)

@@ -157,6 +157,7 @@ typedef struct sim {
 	struct avr_io_t *watchdog;             /* the watchdog port, or NULL */
 	int asleep_forever;     /* slept with nothing enabled that could wake it */
 	uint32_t warned_modes;  /* sim_check_modes: a bit per timer and mode kind */
+	struct chip *chip;      /* where simavr is put right (chip.h) */
 	int replay;             /* replay mode: never vector on its own */
 	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
 	/* Replay mode: on_boundary is called only where the PC's word

@@ -1,0 +1,2 @@
+#include "chip.h"
+void chip_twi_init(chip *c) { (void)c; }
