@@ -5,6 +5,9 @@
  *  - pin_toggle: a write of 1 to PINB5 toggles PORTB5 and is a PORTB write
  *    (OUT, SBI, STS); SBI/CBI read no input; on the ATmega16 PINx are
  *    read-only and such writes do nothing.
+ *  - twi_absent: a TWI master addressing nobody reads the datasheet's
+ *    status codes, 0x08, 0x20, 0x10, 0x48, each address byte taking 9 SCL
+ *    periods.
  */
 #include "../testlib.h"
 
@@ -79,10 +82,41 @@ static void test_pin_writes_toggle_port(void **state)
 	replays_exactly(s, path, 0, opts, 1);
 }
 
+static void test_twi_status_codes(void **state)
+{
+	scratch *s = *state;
+	char path[256], got[512];
+	record(s, "twi_absent", "--instructions 100000", path, sizeof path);
+	/* START sent, SLA+W NACK, repeated START sent, SLA+R NACK: the
+	 * statuses the firmware read from TWSR (0xb9, an input) and wrote to
+	 * PORTB (0x25). */
+	event_values(path, EV_READ, 0xb9, got, sizeof got);
+	assert_string_equal(got, "08 20 10 48\n");
+	event_values(path, EV_WRITE, 0x25, got, sizeof got);
+	assert_string_equal(got, "08 20 10 48\n");
+	/* An address byte and its acknowledge: 9 SCL periods of 16 + 2 *
+	 * TWBR (72) * 4^0 = 160 cycles, 1440 cycles from the TWCR write that
+	 * follows the TWDR write (an STS, 2 cycles) to TWINT; the polling
+	 * loop sees it within its 10 cycles and the PORTB write comes 3
+	 * cycles after. */
+	for (int sla = 0xa0; sla <= 0xa1; sla++) {
+		char q[512];
+		snprintf(q, sizeof q, "SELECT (SELECT min(cycle) FROM events WHERE type = 5 AND "
+			 "addr = 37 AND seq > w.seq) - w.cycle FROM events w WHERE type = 5 AND "
+			 "addr = 187 AND value = %d", sla);
+		long long d = test_sql_int(path, q);
+		if (d < 1440 || d > 1440 + 2 + 10 + 3)
+			fail_msg("SLA 0x%02x: status %lld cycles after TWDR, not 1440..1455", sla, d);
+	}
+	static const char *const opts[] = { "" };
+	replays_exactly(s, path, 0, opts, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pin_writes_toggle_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_twi_status_codes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
