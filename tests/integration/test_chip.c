@@ -8,6 +8,9 @@
  *  - twi_absent: a TWI master addressing nobody reads the datasheet's
  *    status codes, 0x08, 0x20, 0x10, 0x48, each address byte taking 9 SCL
  *    periods.
+ *  - uart_burst: back-to-back bytes each make one RX interrupt, a frame
+ *    (10 bits of (UBRR + 1) * 16 cycles) apart, and the whole data space
+ *    tells the interrupt points from the polling loop's turns.
  */
 #include "../testlib.h"
 
@@ -112,11 +115,52 @@ static void test_twi_status_codes(void **state)
 	replays_exactly(s, path, 0, opts, 1);
 }
 
+static void test_uart_back_to_back(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* Bursts of 10 bytes at 1 ms and 51 ms: 20 bytes in 1M cycles. */
+	record(s, "uart_burst", "--stimuli tests/firmware/uart_burst.stim --cycles 1M "
+	       "--fp 'all:sel=all,ra=16,width=64'", path, sizeof path);
+	/* One RX interrupt (USART_RX, vector 18) per byte, each reading UDR0
+	 * (0xc6) once. */
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 20);
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts WHERE vector = 18"), 20);
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 4 AND "
+				      "addr = 198"), 20);
+	/* Within a burst the reads are a frame apart: 10 bits * (103 + 1) * 16
+	 * = 16640 cycles, give or take the cycle or two the instruction being
+	 * run when RXC rises delays the interrupt. */
+	const char *gaps = "SELECT %s FROM (SELECT cycle - lag(cycle) OVER (ORDER BY seq) d, "
+			   "row_number() OVER (ORDER BY seq) n FROM events WHERE type = 4 AND "
+			   "addr = 198) WHERE n %% 10 != 1";
+	char q[512];
+	snprintf(q, sizeof q, gaps, "count(*)");
+	assert_int_equal(test_sql_int(path, q), 18);
+	snprintf(q, sizeof q, gaps, "min(d)");
+	assert_true(test_sql_int(path, q) >= 16640 - 2);
+	snprintf(q, sizeof q, gaps, "max(d)");
+	assert_true(test_sql_int(path, q) <= 16640 + 2);
+	/* Nine frames from a burst's first byte to its last. */
+	long long span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM (SELECT cycle FROM "
+				      "events WHERE type = 4 AND addr = 198 ORDER BY seq LIMIT 10)");
+	assert_true(span >= 9 * 16640 - 2 && span <= 9 * 16640 + 2);
+	/* The echo: what went out of UDR0 is what came in. */
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 5 AND "
+				      "addr = 198"), 20);
+	/* The idle loop's turns differ from the interrupt points (RXC is
+	 * clear there): the whole data space replays exactly, even matched
+	 * against every recorded fingerprint at once. */
+	static const char *const opts[] = { "--fp all --match set", "--fp all", "" };
+	replays_exactly(s, path, 20, opts, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pin_writes_toggle_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_twi_status_codes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uart_back_to_back, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
