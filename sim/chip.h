@@ -26,6 +26,8 @@
 
 #include <stdint.h>
 
+#include "ioregs.h"
+
 struct avr_t;
 struct avr_uart_t;
 typedef struct chip chip;
@@ -47,10 +49,11 @@ int chip_pin_bit_write(const chip *c, uint16_t addr);
 /* A byte whose stop bit has just arrived on UART u's RxD (the stimuli). */
 void chip_uart_arrive(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);
 
-/* Calls warn(ud, text) for each timer clocked in a mode nothing here
- * simulates; `warned` holds a bit per timer already reported. */
-void chip_check_modes(chip *c, const char *mcu, uint32_t *warned,
-		      const char *(*regname)(void *ud, uint16_t addr),
+/* Calls warn(ud, text) for each timer clocked in a mode neither simavr
+ * nor this layer simulates, when that loses something: an output compare
+ * pin's output (named in the text) or an enabled interrupt.  `warned`
+ * holds a bit per timer already reported; names gives register names. */
+void chip_check_modes(chip *c, const char *mcu, const mcu_names *names, uint32_t *warned,
 		      void (*warn)(void *ud, const char *text), void *ud);
 
 /* ---- private to the chip_*.c files ---------------------------------- */

@@ -801,30 +801,7 @@ uint64_t sim_cycle(const sim *s)
 
 void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud)
 {
-	avr_t *avr = s->avr;
-	unsigned k = 0;
-	for (avr_io_t *port = avr->io_port; port; port = port->next) {
-		if (!port->kind || strcmp(port->kind, "timer"))
-			continue;
-		/* A mode the core's table lacks (phase-correct PWM on most
-		 * parts in 1.6) has kind none: the timer does not run at all. */
-		avr_timer_t *t = (avr_timer_t *)port;
-		unsigned mode = avr_regbit_get_array(avr, t->wgm, 4);
-		uint32_t bit = 1u << (k++ % 32);
-		if (t->wgm_op_mode_kind != avr_timer_wgm_none || !mode ||
-		    !avr_regbit_get_array(avr, t->cs, 4) || (s->warned_modes & bit))
-			continue;
-		s->warned_modes |= bit;
-		const char *a = sim_ioreg_name(s, t->wgm[0].reg), *b = NULL;
-		for (int i = 1; i < 4; i++)
-			if (t->wgm[i].reg && t->wgm[i].reg != t->wgm[0].reg)
-				b = sim_ioreg_name(s, t->wgm[i].reg);
-		char text[256];
-		snprintf(text, sizeof text, "timer %c: %s%s%s select WGM mode %u, which simavr 1.6 "
-			 "does not simulate on the %s: the timer stands still where the chip's would "
-			 "run", t->name, a ? a : "?", b ? "/" : "", b ? b : "", mode, s->mcu);
-		warn(ud, text);
-	}
+	chip_check_modes(s->chip, s->mcu, s->names, &s->warned_modes, warn, ud);
 }
 
 uint32_t sim_stacked_pc(const sim *s)

@@ -11,10 +11,22 @@
  *  - uart_burst: back-to-back bytes each make one RX interrupt, a frame
  *    (10 bits of (UBRR + 1) * 16 cycles) apart, and the whole data space
  *    tells the interrupt points from the polling loop's turns.
+ *  - pwm_pc: phase-correct PWM on Timers 1 and 2 counts its interrupts as
+ *    the datasheet's period 2 * TOP * prescaler gives them, OC1A and OC2B
+ *    are high 2 * OCR * prescaler cycles a period; pwm_phase (Timer 1 at
+ *    clk/1) too; a mode nothing simulates warns naming the lost pins, and
+ *    says nothing when no pin and no interrupt is lost.
  */
 #include "../testlib.h"
 
 #include <unistd.h>
+
+#include <avr_timer.h>
+#include <sim_avr.h>
+#include <sim_io.h>
+#include <sim_irq.h>
+
+#include "sim/sim.h"
 
 #define setup test_scratch_setup
 #define teardown test_scratch_teardown
@@ -155,12 +167,145 @@ static void test_uart_back_to_back(void **state)
 	replays_exactly(s, path, 20, opts, 3);
 }
 
+/* Interrupts of vector v in the recording at path. */
+static long long irqs_of(const char *path, int v)
+{
+	char q[128];
+	snprintf(q, sizeof q, "SELECT count(*) FROM interrupts WHERE vector = %d", v);
+	return test_sql_int(path, q);
+}
+
+static void test_phase_correct_pwm_counts(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* The timers start c0 ~ 100 cycles after reset (main's setup); the
+	 * run ends at C = 204 * 16000 + 8000 = 3272000 cycles.  Timer 1
+	 * (period 16000): TOV1 at c0 + 16000k, k = 1..204 -> 204; OCF1A up at
+	 * c0 + 2000 + 16000k (k = 0..204: 205) and down at c0 + 14000 +
+	 * 16000k (k = 0..203: 204) -> 409; OCF1B at c0 + 6000 + 16000k (205)
+	 * and c0 + 10000 + 16000k (204) -> 409.  Timer 2 (period 32640):
+	 * TOV2 at c0 + 32640j, j = 1..100 -> 100; OCF2B at c0 + 6400 + 32640j
+	 * (j = 0..100: 101) and c0 + 26240 + 32640j (j = 0..99: 100) -> 201. */
+	record(s, "pwm_pc", "--cycles 3272000", path, sizeof path);
+	if (strstr(s->out, "warning"))
+		fail_msg("a warning for modes that are simulated:\n%s", s->out);
+	assert_int_equal(irqs_of(path, 13), 204);       /* TIMER1_OVF */
+	assert_int_equal(irqs_of(path, 11), 409);       /* TIMER1_COMPA */
+	assert_int_equal(irqs_of(path, 12), 409);       /* TIMER1_COMPB */
+	assert_int_equal(irqs_of(path, 9), 100);        /* TIMER2_OVF */
+	assert_int_equal(irqs_of(path, 8), 201);        /* TIMER2_COMPB */
+	/* A period apart, give or take the cycles an interrupt waits for the
+	 * instruction in progress or for another ISR to return. */
+	long long span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM interrupts WHERE "
+				      "vector = 13");
+	assert_true(span >= 203 * 16000 - 100 && span <= 203 * 16000 + 100);
+	span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM interrupts WHERE vector = 9");
+	assert_true(span >= 99 * 32640 - 100 && span <= 99 * 32640 + 100);
+	static const char *const opts[] = { "" };
+	replays_exactly(s, path, 204 + 409 + 409 + 100 + 201, opts, 1);
+
+	/* pwm_phase: Timer 1 mode 1 (TOP 0xff) at clk/1, a TOV1 each
+	 * 2 * 255 = 510 cycles; the ISR and the loop never make it wait
+	 * long, so over C cycles floor((C - c0) / 510) overflows. */
+	record(s, "pwm_phase", "--cycles 1020000", path, sizeof path);
+	if (strstr(s->out, "warning"))
+		fail_msg("%s", s->out);
+	long long n = irqs_of(path, 13);
+	assert_true(n == 1999 || n == 2000);  /* 1020000 / 510 = 2000, less c0's part */
+	span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM interrupts");
+	assert_true(span >= (n - 1) * 510 - 20 && span <= (n - 1) * 510 + 20);
+	replays_exactly(s, path, n, opts, 1);
+}
+
+/* Level changes of a timer's output compare unit, as its irq reports them. */
+typedef struct edges {
+	avr_t *avr;
+	uint64_t cycle[4096];
+	uint8_t level[4096];
+	unsigned n;
+} edges;
+
+static void on_edge(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	edges *e = param;
+	if (e->n < 4096 && (!e->n || e->level[e->n - 1] != (value & 1))) {
+		e->cycle[e->n] = e->avr->cycle;
+		e->level[e->n++] = value & 1;
+	}
+}
+
+/* The high times of e: each must be `want` give or take the cycles an
+ * instruction in progress delays the event (at most 4). */
+static void assert_high_times(const edges *e, uint64_t want, unsigned at_least)
+{
+	unsigned highs = 0;
+	for (unsigned i = 0; i + 1 < e->n; i++) {
+		if (!e->level[i])
+			continue;
+		uint64_t d = e->cycle[i + 1] - e->cycle[i];
+		if (d + 4 < want || d > want + 4)
+			fail_msg("high for %llu cycles, not %llu", (unsigned long long)d,
+				 (unsigned long long)want);
+		highs++;
+	}
+	assert_true(highs >= at_least);
+}
+
+static void test_phase_correct_pwm_pins(void **state)
+{
+	(void)state;
+	firmware *fw;
+	sim *s;
+	avrr_err err = { "" };
+	if (fw_load_file("tests/firmware/pwm_pc.elf", &fw, &err) ||
+	    sim_open(fw, NULL, 0, &s, &err))
+		fail_msg("%s", err.msg);
+	static edges oc1a, oc2b;
+	oc1a = (edges){ .avr = s->avr };
+	oc2b = (edges){ .avr = s->avr };
+	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_TIMER_GETIRQ('1'),
+					      TIMER_IRQ_OUT_COMP + 0), on_edge, &oc1a);
+	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_TIMER_GETIRQ('2'),
+					      TIMER_IRQ_OUT_COMP + 1), on_edge, &oc2b);
+	assert_int_equal(sim_run(s, 0, 3272000, NULL), SIM_STOP_LIMIT);
+	/* OC1A: cleared at the up-counting match (count 250), set at the
+	 * down-counting one: high 2 * 250 * 8 = 4000 of 16000 cycles; about
+	 * 204 periods.  OC2B: high 2 * 100 * 64 = 12800 of 32640; 100. */
+	assert_high_times(&oc1a, 4000, 200);
+	assert_high_times(&oc2b, 12800, 98);
+	sim_close(s);
+	fw_free(fw);
+}
+
+static void test_missing_mode_warnings(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* Mode 13 is reserved: nothing simulates it.  With OC1A enabled the
+	 * warning names it; with no pin and no interrupt, nothing is lost. */
+	record(s, "pwm_reserved", "--instructions 100000", path, sizeof path);
+	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 13, "
+			   "which is not simulated on the atmega328p: the timer stands still where "
+			   "the chip's would run; lost output: OC1A (PB1)\n";
+	const char *p = strstr(s->out, want);
+	if (!p || strstr(p + strlen(want), "warning"))
+		fail_msg("expected the warning once:\n%s", s->out);
+	record(s, "pwm_reserved_quiet", "--instructions 100000", path, sizeof path);
+	if (strstr(s->out, "warning"))
+		fail_msg("a warning where nothing is lost:\n%s", s->out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pin_writes_toggle_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_twi_status_codes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_uart_back_to_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phase_correct_pwm_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phase_correct_pwm_pins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_mode_warnings, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
