@@ -14,7 +14,8 @@
  *  - pwm_pc: phase-correct PWM on Timers 1 and 2 counts its interrupts as
  *    the datasheet's period 2 * TOP * prescaler gives them, OC1A and OC2B
  *    are high 2 * OCR * prescaler cycles a period; pwm_phase (Timer 1 at
- *    clk/1) too; a mode nothing simulates warns naming the lost pins, and
+ *    clk/1) too; pwm_pfc: phase-and-frequency-correct PWM takes OCR1B's
+ *    buffer at BOTTOM; a mode nothing simulates warns naming the lost pins, and
  *    says nothing when no pin and no interrupt is lost.
  */
 #include "../testlib.h"
@@ -279,6 +280,61 @@ static void test_phase_correct_pwm_pins(void **state)
 	fw_free(fw);
 }
 
+/* Low times of e, each `a` or `b` (give or take 4 cycles); how many of each. */
+static void count_low_times(const edges *e, uint64_t a, uint64_t b, unsigned *na, unsigned *nb)
+{
+	*na = *nb = 0;
+	for (unsigned i = 0; i + 1 < e->n; i++) {
+		if (e->level[i])
+			continue;
+		uint64_t d = e->cycle[i + 1] - e->cycle[i];
+		if (d + 4 >= a && d <= a + 4)
+			++*na;
+		else if (d + 4 >= b && d <= b + 4)
+			++*nb;
+		else
+			fail_msg("low for %llu cycles, neither %llu nor %llu", (unsigned long long)d,
+				 (unsigned long long)a, (unsigned long long)b);
+	}
+}
+
+static void test_phase_frequency_correct_pwm(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* Period 2 * 500 * 64 = 64000, C = 20 * 64000 + 32000: TOV1 at c0 +
+	 * 64000k, k = 1..20 -> 20; OCF1A at TOP, c0 + 32000 + 64000k, k =
+	 * 0..19 -> 20; OCF1B twice a period: up-matches in periods 0..20 (the
+	 * last, OCR1B 300, at 19200 < 32000) -> 21, down-matches in 0..19 ->
+	 * 20: 41. */
+	record(s, "pwm_pfc", "--cycles 1312000", path, sizeof path);
+	assert_int_equal(irqs_of(path, 13), 20);
+	assert_int_equal(irqs_of(path, 11), 20);
+	assert_int_equal(irqs_of(path, 12), 41);
+	static const char *const opts[] = { "" };
+	replays_exactly(s, path, 81, opts, 1);
+
+	/* OC1B low, centred on TOP, 2 * (500 - OCR1B) * 64: 51200 in the
+	 * periods of 100 (0, 1, 3, 5, ..., 19: 11 of 20), 25600 in those of
+	 * 300 (2, 4, ..., 18: 9). */
+	firmware *fw;
+	sim *m;
+	avrr_err err = { "" };
+	if (fw_load_file("tests/firmware/pwm_pfc.elf", &fw, &err) || sim_open(fw, NULL, 0, &m, &err))
+		fail_msg("%s", err.msg);
+	static edges oc1b;
+	oc1b = (edges){ .avr = m->avr };
+	avr_irq_register_notify(avr_io_getirq(m->avr, AVR_IOCTL_TIMER_GETIRQ('1'),
+					      TIMER_IRQ_OUT_COMP + 1), on_edge, &oc1b);
+	assert_int_equal(sim_run(m, 0, 1312000, NULL), SIM_STOP_LIMIT);
+	unsigned n100, n300;
+	count_low_times(&oc1b, 51200, 25600, &n100, &n300);
+	assert_int_equal(n100, 11);
+	assert_int_equal(n300, 9);
+	sim_close(m);
+	fw_free(fw);
+}
+
 static void test_missing_mode_warnings(void **state)
 {
 	scratch *s = *state;
@@ -305,6 +361,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_uart_back_to_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phase_correct_pwm_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phase_correct_pwm_pins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phase_frequency_correct_pwm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_mode_warnings, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
