@@ -7,7 +7,8 @@
  *
  * The datasheet's numbers: a frame is 1 start + 8 data + 1 stop = 10 bits
  * of (UBRR0 + 1) * 16 = 1664 cycles, 16640 cycles a byte; each byte is one
- * RX interrupt.  rx_irqs counts them.
+ * RX interrupt.  rx_irqs counts them.  (uart_burst_8e2.c: 8 data bits,
+ * even parity, 2 stop bits: 12 bits, 19968 cycles a byte.)
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
@@ -16,6 +17,9 @@
 AVR_MCU(F_CPU, "atmega328p");
 
 #define UBRR_9600 103
+#ifndef UART_FORMAT
+#define UART_FORMAT (_BV(UCSZ01) | _BV(UCSZ00))  /* 8N1 */
+#endif
 
 static volatile uint8_t ring[64];
 static volatile uint8_t head, tail;
@@ -35,7 +39,7 @@ int main(void)
 {
 	UBRR0H = UBRR_9600 >> 8;
 	UBRR0L = UBRR_9600 & 0xff;
-	UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);      /* 8N1 */
+	UCSR0C = UART_FORMAT;
 	UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
 	sei();
 	for (;;) {

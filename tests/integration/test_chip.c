@@ -166,6 +166,28 @@ static void test_uart_back_to_back(void **state)
 	 * against every recorded fingerprint at once. */
 	static const char *const opts[] = { "--fp all --match set", "--fp all", "" };
 	replays_exactly(s, path, 20, opts, 3);
+
+	/* 8 data bits, even parity, 2 stop bits (UPM01, USBS0): 12 bits,
+	 * 12 * 1664 = 19968 cycles a byte. */
+	record(s, "uart_burst_8e2", "--stimuli tests/firmware/uart_burst.stim --cycles 1M", path,
+	       sizeof path);
+	snprintf(q, sizeof q, gaps, "min(d)");
+	assert_true(test_sql_int(path, q) >= 19968 - 2);
+	snprintf(q, sizeof q, gaps, "max(d)");
+	assert_true(test_sql_int(path, q) <= 19968 + 2);
+
+	/* The ATmega16, whose UBRRH and UCSRC share an address (URSEL picks):
+	 * adcapp sets 38400 baud at 8 MHz (UBRR 12) and 8N1 through URSEL;
+	 * "?r" at 1200 ms comes 10 * 13 * 16 = 2080 cycles a byte. */
+	snprintf(path, sizeof path, "%s/adcapp.db", s->dir);
+	if (test_run(s->out, sizeof s->out, "%s record traces/adcapp.elf --stimuli "
+		     "traces/adcapp.stim --cycles 9610000 -o '%s'", test_avrr(), path))
+		fail_msg("%s", s->out);
+	long long q1 = test_sql_int(path, "SELECT cycle FROM events WHERE type = 4 AND addr = 44 "
+				    "AND value = 63 AND cycle >= 9600000");
+	long long r1 = test_sql_int(path, "SELECT min(cycle) FROM events WHERE type = 4 AND "
+				    "addr = 44 AND cycle > 9600000 AND value = 114");
+	assert_true(r1 - q1 >= 2080 - 4 && r1 - q1 <= 2080 + 4);
 }
 
 /* Interrupts of vector v in the recording at path. */
