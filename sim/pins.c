@@ -261,15 +261,35 @@ int sim_pins_attach(sim *s)
 		if (!io->kind || strcmp(io->kind, "timer"))
 			continue;
 		avr_timer_t *t = (avr_timer_t *)io;
-		/* Its registers: those whose write callback is the timer's own
-		 * (one shared with another module, through simavr's muxer, is
-		 * not seen). */
-		for (unsigned a = 0; a < MAX_IOs && pins->ntreg < 128; a++)
-			if (avr->io[a].w.c && avr->io[a].w.param == t) {
-				timer_reg *r = &pins->treg[pins->ntreg++];
-				r->pins = pins;
-				wrap(avr, AVR_IO_TO_DATA(a), &r->w, on_timer_write, r);
-			}
+		/* Its registers, from the timer's own description rather than
+		 * by who handles their writes: sim/chip.c may have wrapped them
+		 * already (phase-correct PWM), and a register shared with
+		 * another module is the timer's too. */
+		uint16_t regs[4 + 3 * AVR_TIMER_COMP_COUNT + 8];
+		unsigned nregs = 0;
+		regs[nregs++] = t->r_tcnt;
+		regs[nregs++] = t->r_tcnth;
+		regs[nregs++] = t->r_icr;
+		regs[nregs++] = t->r_icrh;
+		for (unsigned c = 0; c < AVR_TIMER_COMP_COUNT; c++) {
+			regs[nregs++] = t->comp[c].r_ocr;
+			regs[nregs++] = t->comp[c].r_ocrh;
+			regs[nregs++] = t->comp[c].com.reg;
+		}
+		for (unsigned i = 0; i < 4; i++) {
+			regs[nregs++] = t->wgm[i].reg;
+			regs[nregs++] = t->cs[i].reg;
+		}
+		for (unsigned i = 0; i < nregs && pins->ntreg < 128; i++) {
+			int seen = !regs[i];
+			for (unsigned j = 0; j < i && !seen; j++)
+				seen = regs[j] == regs[i];
+			if (seen || !avr->io[AVR_DATA_TO_IO(regs[i])].w.c)
+				continue;
+			timer_reg *r = &pins->treg[pins->ntreg++];
+			r->pins = pins;
+			wrap(avr, regs[i], &r->w, on_timer_write, r);
+		}
 		for (unsigned c = 0; c < AVR_TIMER_COMP_COUNT; c++) {
 			avr_regbit_t pin = t->comp[c].com_pin;
 			for (unsigned i = 0; pin.reg && i < pins->nports; i++) {

@@ -14,6 +14,7 @@
 
 #include "avr_decode.h"
 #include "board.h"
+#include "chip.h"
 
 #ifdef __SSE2__
 #include <immintrin.h>
@@ -254,6 +255,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &d);
 	}
 	avr->sleep = no_sleep;
+	if (!(s->chip = chip_open(avr, name))) {
+		sim_close(s);
+		return avrr_errf(err, "out of memory");
+	}
 	for (char u = '0'; u <= '3'; u++) {
 		uint32_t flags = 0; /* no stdout echo, no usleep while polling */
 		avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS(u), &flags);
@@ -290,6 +295,7 @@ void sim_close(sim *s)
 	stim_detach(s->stim);
 	sim_pins_detach(s);
 	sim_extint_free(s->extint);
+	chip_close(s->chip);
 	free(s->io_hooks);
 	free(s->pre);
 	free(s->transfer_kind);
@@ -305,7 +311,11 @@ static uint8_t io_read(avr_t *avr, avr_io_addr_t addr, void *param)
 	uint8_t v = h->orig_read ? h->orig_read(avr, addr, h->orig_read_param)
 				 : avr->data[addr];
 	sim *s = h->s;
-	return s->hooks.on_read ? s->hooks.on_read(s->hooks.ud, addr, v) : v;
+	/* SBI/CBI on PINx write a bit; the read is simavr's way of doing it,
+	 * and no input reaches the program (chip_pins.c). */
+	if (!s->hooks.on_read || chip_pin_bit_write(s->chip, addr))
+		return v;
+	return s->hooks.on_read(s->hooks.ud, addr, v);
 }
 
 static void io_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
@@ -646,6 +656,7 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	s->transfers = 0;
 	s->reset_cycle = avr->cycle;
 	s->observe_depth = 0;
+	chip_reset(s->chip);
 	if (s->stim)
 		stim_rearm(s->stim);
 	sim_pins_refresh(s);
@@ -822,30 +833,7 @@ uint64_t sim_cycle(const sim *s)
 
 void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud)
 {
-	avr_t *avr = s->avr;
-	unsigned k = 0;
-	for (avr_io_t *port = avr->io_port; port; port = port->next) {
-		if (!port->kind || strcmp(port->kind, "timer"))
-			continue;
-		/* A mode the core's table lacks (phase-correct PWM on most
-		 * parts in 1.6) has kind none: the timer does not run at all. */
-		avr_timer_t *t = (avr_timer_t *)port;
-		unsigned mode = avr_regbit_get_array(avr, t->wgm, 4);
-		uint32_t bit = 1u << (k++ % 32);
-		if (t->wgm_op_mode_kind != avr_timer_wgm_none || !mode ||
-		    !avr_regbit_get_array(avr, t->cs, 4) || (s->warned_modes & bit))
-			continue;
-		s->warned_modes |= bit;
-		const char *a = sim_ioreg_name(s, t->wgm[0].reg), *b = NULL;
-		for (int i = 1; i < 4; i++)
-			if (t->wgm[i].reg && t->wgm[i].reg != t->wgm[0].reg)
-				b = sim_ioreg_name(s, t->wgm[i].reg);
-		char text[256];
-		snprintf(text, sizeof text, "timer %c: %s%s%s select WGM mode %u, which simavr 1.6 "
-			 "does not simulate on the %s: the timer stands still where the chip's would "
-			 "run", t->name, a ? a : "?", b ? "/" : "", b ? b : "", mode, s->mcu);
-		warn(ud, text);
-	}
+	chip_check_modes(s->chip, s->mcu, s->names, &s->warned_modes, warn, ud);
 }
 
 uint32_t sim_stacked_pc(const sim *s)

@@ -31,7 +31,9 @@
  *
  * simavr's quirks are handled here and nowhere else: the stock sleep
  * callback (which waits in real time) is replaced by one that does not, and
- * the UARTs' stdout echo and poll-sleeps are switched off.
+ * the UARTs' stdout echo and poll-sleeps are switched off.  Where simavr
+ * and the datasheet part ways (PINx writes, the UART receiver and frame,
+ * TWI status, phase-correct PWM), chip.h puts simavr right.
  */
 #ifndef AVRR_SIM_H
 #define AVRR_SIM_H
@@ -158,6 +160,7 @@ typedef struct sim {
 	struct avr_io_t *watchdog;             /* the watchdog port, or NULL */
 	int asleep_forever;     /* slept with nothing enabled that could wake it */
 	uint32_t warned_modes;  /* sim_check_modes: a bit per timer and mode kind */
+	struct chip *chip;      /* where simavr is put right (chip.h) */
 	int replay;             /* replay mode: never vector on its own */
 	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
 	/* Replay mode: on_boundary is called only where the PC's word
@@ -298,9 +301,12 @@ const char *sim_ioreg_name(const sim *s, uint16_t addr);  /* NULL if none */
 const char *sim_vector_name(const sim *s, uint8_t vector); /* NULL if none */
 
 /* Calls warn(ud, text) once for each timer found clocked in a mode that
- * simavr 1.6 does not simulate for this MCU (phase-correct PWM, on most
- * parts), naming its registers and the mode.  A recorder calls it now and
- * then: a recording of such a firmware is not the chip's run. */
+ * neither simavr 1.6 nor chip.h simulates for this MCU (a reserved WGM
+ * mode; phase-correct PWM on an external clock), naming its registers,
+ * the mode and the output compare pins whose output is lost — and only
+ * when something is lost: an enabled output compare pin or interrupt.  A
+ * recorder calls it now and then: a recording of such a firmware is not
+ * the chip's run. */
 void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud);
 
 /* ---- pins (pins.c) ---------------------------------------------------

@@ -11,6 +11,8 @@
  */
 #include "stimuli.h"
 
+#include "chip.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -843,19 +845,11 @@ static uint64_t due(const struct dstate *st)
 	return st->fall && st->fall < t ? st->fall : t;
 }
 
-/* The chip's receiver holds two bytes (UDR's FIFO); a byte that completes
- * while both are unread is lost, and DOR tells the firmware.  simavr's own
- * buffer is deeper, so the limit is kept here; simavr clears DOR when UDR
- * is read. */
+/* A byte's stop bit is in: the receiver takes it as the chip would
+ * (chip_uart.c: its two-byte FIFO, RXC, DOR). */
 static void uart_arrive(stim_runtime *rt, size_t i, uint8_t byte)
 {
-	avr_uart_t *u = rt->dc[i].uart;
-	unsigned unread = (unsigned)(u->input.write - u->input.read) & (uart_fifo_fifo_size - 1);
-	if (unread >= 2) {
-		avr_regbit_setto(rt->avr, u->dor, 1);
-		return;
-	}
-	avr_raise_irq(rt->dc[i].irq, byte);
+	chip_uart_arrive(rt->avr, rt->dc[i].uart, byte);
 }
 
 /* The next owed byte of UART directive i; the one after follows a frame

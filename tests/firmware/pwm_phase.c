@@ -2,8 +2,8 @@
 /*
  * pwm_phase.c — Timer 1 in 8-bit phase-correct PWM with its overflow
  * interrupt, on an ATmega328P at 16 MHz: a mode simavr 1.6 does not have
- * for this part, so the timer stands still where the chip's would run, and
- * a recording must say so.
+ * for this part, which sim/timer_pwm.c simulates: an overflow each
+ * 2 * 255 * 1 = 510 cycles.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>

@@ -304,8 +304,8 @@ static void test_false_injection_stops_before_it(void **state)
 	json_t *o = replay_json(s, path, "--fp old --match sequence", 1);
 	json_t *d = json_object_get(o, "divergence");
 	assert_true(json_is_true(json_object_get(o, "diverged")));
-	assert_int_equal(test_json_int(d, "icount"), 1289);
-	assert_true(irq1 < 1289 && 1289 < irq2);
+	assert_int_equal(test_json_int(d, "icount"), 1294);
+	assert_true(irq1 < 1294 && 1294 < irq2);
 	snprintf(want, sizeof want, "interrupt 2 (vector 12 (USART_UDRE_vect)) at icount %lld", irq2);
 	assert_string_equal(test_json_str(d, "expected"), want);
 	snprintf(want, sizeof want, "the fingerprint 0x%llx of interrupt 2 (vector 12) matched here",
@@ -318,21 +318,21 @@ static void test_false_injection_stops_before_it(void **state)
 	assert_int_equal(test_json_int(o, "false_loop"), 1);
 	json_decref(o);
 
-	/* Set matching goes wrong three instructions earlier, on a
+	/* Set matching goes wrong earlier, on a
 	 * fingerprint that a later interrupt also has. */
 	o = replay_json(s, path, "--fp old --match set", 1);
 	d = json_object_get(o, "divergence");
-	assert_int_equal(test_json_int(d, "icount"), 1286);
+	assert_int_equal(test_json_int(d, "icount"), 1287);
 	assert_contains(test_json_str(d, "actual"), "a false loop positive");
 	json_decref(o);
 
-	/* --until: nothing wrong before 1289, so exit 0; past it, exit 1. */
-	o = replay_json(s, path, "--fp old --match sequence --until 1288", 0);
+	/* --until: nothing wrong before 1294, so exit 0; past it, exit 1. */
+	o = replay_json(s, path, "--fp old --match sequence --until 1293", 0);
 	assert_true(json_is_false(json_object_get(o, "diverged")));
-	assert_int_equal(test_json_int(o, "instructions"), 1288);
+	assert_int_equal(test_json_int(o, "instructions"), 1293);
 	json_decref(o);
 	o = replay_json(s, path, "--fp old --match sequence --until 1300", 1);
-	assert_int_equal(test_json_int(json_object_get(o, "divergence"), "icount"), 1289);
+	assert_int_equal(test_json_int(json_object_get(o, "divergence"), "icount"), 1294);
 	json_decref(o);
 }
 

@@ -6,7 +6,8 @@
  *    every 16 ms; each reset is a logged event, a counter in .noinit goes
  *    out on PORTB at each boot, and the replay is exact.
  *  - sleep_forever: a sleep nothing can end stops the recording at once.
- *  - pwm_phase: a timer mode simavr 1.6 lacks is reported, once.
+ *  - pwm_reserved: a timer mode nothing simulates is reported, once,
+ *    naming the output compare pin it loses.
  *  - SIGTERM ends a long recording at once and leaves nothing behind.
  *  - A firmware for each of five MCUs (UART echo or sensor node, timer,
  *    ADC, pin change, watchdog, sleep, nesting): recorded without --fp,
@@ -99,10 +100,10 @@ static void test_missing_timer_mode_is_reported(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "pwm_phase", "--instructions 2M", path, sizeof path);
-	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 1, which "
-			   "simavr 1.6 does not simulate on the atmega328p: the timer stands still "
-			   "where the chip's would run\n";
+	record(s, "pwm_reserved", "--instructions 2M", path, sizeof path);
+	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 13, "
+			   "which is not simulated on the atmega328p: the timer stands still where "
+			   "the chip's would run; lost output: OC1A (PB1)\n";
 	const char *p = strstr(s->out, want);
 	if (!p || strstr(p + strlen(want), "warning"))
 		fail_msg("expected the warning once:\n%s", s->out);

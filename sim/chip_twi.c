@@ -1,0 +1,104 @@
+/*
+ * chip_twi.c — the TWI master's status codes, TWINT and bus timing (see
+ * chip.h).
+ *
+ * Status: the datasheet's master transmitter table gives, after SLA+W,
+ * 0x18 (ACK received) or 0x20 (NACK received); 0x28/0x30 belong to data
+ * bytes.  simavr 1.6 answers an SLA+W with the data codes whenever TWDR
+ * was written since the last TWINT clear — always, since SLA+W is written
+ * to TWDR — so an address nobody acknowledges reads 0x30 and Arduino's
+ * Wire.endTransmission() returns 3 ("NACK on data") instead of 2 ("NACK
+ * on address").  SLA+R (0x40/0x48), data (0x28/0x30, 0x50/0x58) and START
+ * (0x08/0x10) simavr reports as the tables do.
+ *
+ * TWINT: "cleared by writing a logic one to it"; simavr declares it
+ * sticky, so a write of one leaves it set and a master polling TWINT goes
+ * on at once with the previous status.
+ *
+ * Timing: an address or data byte and its acknowledge take 9 SCL periods,
+ * and SCL's period is 16 + 2 * TWBR * 4^TWPS CPU cycles (datasheet, "Bit
+ * Rate Generator Unit"); simavr takes 9 µs, or none for SLA+W.
+ *
+ * The wrapper on TWCR lets simavr run the bus, then puts right the status
+ * simavr has scheduled, TWINT, and when the status comes.
+ */
+#include "chip.h"
+
+#include <string.h>
+
+#include <avr_twi.h>
+#include <sim_avr.h>
+#include <sim_cycle_timers.h>
+#include <sim_interrupts.h>
+#include <sim_io.h>
+#include <sim_regbit.h>
+
+enum { WRAP_TWCR = 1 };
+
+/* The datasheet's master status codes. */
+enum {
+	MT_SLA_ACK = 0x18, MT_SLA_NACK = 0x20, MT_DATA_ACK = 0x28, MT_DATA_NACK = 0x30,
+	MR_SLA_ACK = 0x40, MR_SLA_NACK = 0x48, MR_DATA_ACK = 0x50, MR_DATA_NACK = 0x58,
+};
+
+/* CPU cycles of one SCL period. */
+static uint32_t scl_cycles(avr_t *avr, const avr_twi_t *p)
+{
+	unsigned ps = avr_regbit_get(avr, p->twps);
+	return 16u + 2u * avr->data[p->r_twbr] * (1u << (2 * ps));
+}
+
+/* The slot of the state timer simavr scheduled for p (its only cycle
+ * timer), or NULL. */
+static avr_cycle_timer_slot_p state_timer(avr_t *avr, const avr_twi_t *p)
+{
+	for (avr_cycle_timer_slot_p t = avr->cycle_timers.timer; t; t = t->next)
+		if (t->param == p)
+			return t;
+	return NULL;
+}
+
+static int byte_status(uint8_t st)
+{
+	switch (st) {
+	case MT_SLA_ACK: case MT_SLA_NACK: case MT_DATA_ACK: case MT_DATA_NACK:
+	case MR_SLA_ACK: case MR_SLA_NACK: case MR_DATA_ACK: case MR_DATA_NACK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void twcr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+{
+	chip_wrap *w = param;
+	avr_twi_t *p = w->dev;
+	/* A master that has sent START and no address yet sends the address
+	 * with this write, if it clears TWINT and asks for no START/STOP. */
+	int master_before_address = (p->state & TWI_COND_START) && !(p->state & TWI_COND_ADDR) &&
+				    !(p->state & TWI_COND_SLAVE);
+	int had_timer = state_timer(avr, p) != NULL;
+	chip_orig_write(w, avr, addr, v);
+	if (p->twi.raised.reg == addr && (v >> p->twi.raised.bit) & p->twi.raised.mask)
+		avr_regbit_clear(avr, p->twi.raised);
+	if (master_before_address && (p->state & TWI_COND_ADDR) && !(p->peer_addr & 1)) {
+		if (p->next_twstate == MT_DATA_ACK)
+			p->next_twstate = MT_SLA_ACK;
+		else if (p->next_twstate == MT_DATA_NACK)
+			p->next_twstate = MT_SLA_NACK;
+	}
+	avr_cycle_timer_slot_p t = state_timer(avr, p);
+	if (t && !had_timer && byte_status(p->next_twstate))
+		avr_cycle_timer_register(avr, 9 * scl_cycles(avr, p), t->timer, p);
+}
+
+void chip_twi_init(chip *c)
+{
+	for (avr_io_t *port = c->avr->io_port; port; port = port->next) {
+		if (!port->kind || strcmp(port->kind, "twi"))
+			continue;
+		avr_twi_t *p = (avr_twi_t *)port;
+		if (p->twen.reg)
+			chip_wrap_write(c, p->twen.reg, twcr_write, p, WRAP_TWCR);
+	}
+}

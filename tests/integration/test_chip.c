@@ -1,0 +1,390 @@
+/*
+ * test_chip.c — where simavr 1.6 and the datasheet part ways, put right
+ * in sim/ (chip.h): each firmware's recording is checked against numbers
+ * worked out from the datasheet, and replays exactly.
+ *  - pinx_write: a write of 1 to PINB5 toggles PORTB5 and is a PORTB write
+ *    (OUT, SBI, STS); SBI/CBI read no input; on the ATmega16 PINx are
+ *    read-only and such writes do nothing.
+ *  - twi_absent: a TWI master addressing nobody reads the datasheet's
+ *    status codes, 0x08, 0x20, 0x10, 0x48, each address byte taking 9 SCL
+ *    periods.
+ *  - uart_burst: back-to-back bytes each make one RX interrupt, a frame
+ *    (10 bits of (UBRR + 1) * 16 cycles) apart, and the whole data space
+ *    tells the interrupt points from the polling loop's turns.
+ *  - pwm_pc: phase-correct PWM on Timers 1 and 2 counts its interrupts as
+ *    the datasheet's period 2 * TOP * prescaler gives them, OC1A and OC2B
+ *    are high 2 * OCR * prescaler cycles a period; pwm_phase (Timer 1 at
+ *    clk/1) too; pwm_pfc: phase-and-frequency-correct PWM takes OCR1B's
+ *    buffer at BOTTOM; a mode nothing simulates warns naming the lost pins, and
+ *    says nothing when no pin and no interrupt is lost.
+ */
+#include "../testlib.h"
+
+#include <unistd.h>
+
+#include <avr_timer.h>
+#include <sim_avr.h>
+#include <sim_io.h>
+#include <sim_irq.h>
+
+#include "sim/sim.h"
+
+#define setup test_scratch_setup
+#define teardown test_scratch_teardown
+typedef test_scratch scratch;
+
+static void record(scratch *s, const char *fw, const char *args, char *path, size_t n)
+{
+	snprintf(path, n, "%s/%s.db", s->dir, fw);
+	if (test_run(s->out, sizeof s->out, "%s record tests/firmware/%s.elf %s -o '%s'",
+		     test_avrr(), fw, args, path))
+		fail_msg("record %s: %s", fw, s->out);
+}
+
+/* Replays path with each --fp/--match option set in turn: exact, with
+ * `irqs` interrupts injected. */
+static void replays_exactly(scratch *s, const char *path, long long irqs, const char *const *opts,
+			    size_t nopts)
+{
+	char want[64];
+	snprintf(want, sizeof want, "injected             %lld\n", irqs);
+	for (size_t i = 0; i < nopts; i++) {
+		int rc = test_run(s->out, sizeof s->out, "%s replay '%s' %s", test_avrr(), path,
+				  opts[i]);
+		if (rc || !strstr(s->out, want) || !strstr(s->out, "diverged             no\n") ||
+		    !strstr(s->out, "missed               0\n"))
+			fail_msg("replay %s %s: status %d\n%s", path, opts[i], rc, s->out);
+	}
+}
+
+/* The values of the events of one type and address, in log order, as
+ * "%02x " each. */
+static void event_values(const char *path, int type, int addr, char *out, size_t n)
+{
+	if (test_run(out, n, "sqlite3 '%s' \"SELECT group_concat(printf('%%02x', value), ' ') "
+		     "FROM (SELECT value FROM events WHERE type = %d AND addr = %d ORDER BY seq)\"",
+		     path, type, addr))
+		fail_msg("sqlite3: %s", out);
+}
+
+enum { EV_READ = 4, EV_WRITE = 5 };
+
+static void test_pin_writes_toggle_port(void **state)
+{
+	scratch *s = *state;
+	char path[256], got[512], want[512] = "01";
+	record(s, "pinx_write", "--instructions 10000", path, sizeof path);
+	/* PORTB (0x25) = 0x01, then 30 toggles of bit 5 (10 OUT, 10 SBI, 10
+	 * STS): 0x21, 0x01, ... and back to 0x01; then 5 CBI write a 0 to
+	 * PINB5: five writes of PORTB unchanged. */
+	for (int i = 0; i < 30; i++)
+		strcat(want, i % 2 ? " 01" : " 21");
+	for (int i = 0; i < 5; i++)
+		strcat(want, " 01");
+	strcat(want, "\n");
+	event_values(path, EV_WRITE, 0x25, got, sizeof got);
+	assert_string_equal(got, want);
+	/* No input read: SBI/CBI on PINB (0x23) write a bit. */
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 4"), 0);
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events"), 1 + 36);
+	static const char *const opts[] = { "" };
+	replays_exactly(s, path, 0, opts, 1);
+
+	/* The ATmega16's PINx are read-only: only PORTB = 0x01 (0x38) is written. */
+	record(s, "pinx_write_m16", "--instructions 10000", path, sizeof path);
+	event_values(path, EV_WRITE, 0x38, got, sizeof got);
+	assert_string_equal(got, "01\n");
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events"), 2);
+	replays_exactly(s, path, 0, opts, 1);
+}
+
+static void test_twi_status_codes(void **state)
+{
+	scratch *s = *state;
+	char path[256], got[512];
+	record(s, "twi_absent", "--instructions 100000", path, sizeof path);
+	/* START sent, SLA+W NACK, repeated START sent, SLA+R NACK: the
+	 * statuses the firmware read from TWSR (0xb9, an input) and wrote to
+	 * PORTB (0x25). */
+	event_values(path, EV_READ, 0xb9, got, sizeof got);
+	assert_string_equal(got, "08 20 10 48\n");
+	event_values(path, EV_WRITE, 0x25, got, sizeof got);
+	assert_string_equal(got, "08 20 10 48\n");
+	/* An address byte and its acknowledge: 9 SCL periods of 16 + 2 *
+	 * TWBR (72) * 4^0 = 160 cycles, 1440 cycles from the TWCR write that
+	 * follows the TWDR write (an STS, 2 cycles) to TWINT; the polling
+	 * loop sees it within its 10 cycles and the PORTB write comes 3
+	 * cycles after. */
+	for (int sla = 0xa0; sla <= 0xa1; sla++) {
+		char q[512];
+		snprintf(q, sizeof q, "SELECT (SELECT min(cycle) FROM events WHERE type = 5 AND "
+			 "addr = 37 AND seq > w.seq) - w.cycle FROM events w WHERE type = 5 AND "
+			 "addr = 187 AND value = %d", sla);
+		long long d = test_sql_int(path, q);
+		if (d < 1440 || d > 1440 + 2 + 10 + 3)
+			fail_msg("SLA 0x%02x: status %lld cycles after TWDR, not 1440..1455", sla, d);
+	}
+	static const char *const opts[] = { "" };
+	replays_exactly(s, path, 0, opts, 1);
+}
+
+static void test_uart_back_to_back(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* Bursts of 10 bytes at 1 ms and 51 ms: 20 bytes in 1M cycles. */
+	record(s, "uart_burst", "--stimuli tests/firmware/uart_burst.stim --cycles 1M "
+	       "--fp 'all:sel=all,ra=16,width=64'", path, sizeof path);
+	/* One RX interrupt (USART_RX, vector 18) per byte, each reading UDR0
+	 * (0xc6) once. */
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 20);
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts WHERE vector = 18"), 20);
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 4 AND "
+				      "addr = 198"), 20);
+	/* Within a burst the reads are a frame apart: 10 bits * (103 + 1) * 16
+	 * = 16640 cycles, give or take the cycle or two the instruction being
+	 * run when RXC rises delays the interrupt. */
+	const char *gaps = "SELECT %s FROM (SELECT cycle - lag(cycle) OVER (ORDER BY seq) d, "
+			   "row_number() OVER (ORDER BY seq) n FROM events WHERE type = 4 AND "
+			   "addr = 198) WHERE n %% 10 != 1";
+	char q[512];
+	snprintf(q, sizeof q, gaps, "count(*)");
+	assert_int_equal(test_sql_int(path, q), 18);
+	snprintf(q, sizeof q, gaps, "min(d)");
+	assert_true(test_sql_int(path, q) >= 16640 - 2);
+	snprintf(q, sizeof q, gaps, "max(d)");
+	assert_true(test_sql_int(path, q) <= 16640 + 2);
+	/* Nine frames from a burst's first byte to its last. */
+	long long span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM (SELECT cycle FROM "
+				      "events WHERE type = 4 AND addr = 198 ORDER BY seq LIMIT 10)");
+	assert_true(span >= 9 * 16640 - 2 && span <= 9 * 16640 + 2);
+	/* The echo: what went out of UDR0 is what came in. */
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 5 AND "
+				      "addr = 198"), 20);
+	/* The idle loop's turns differ from the interrupt points (RXC is
+	 * clear there): the whole data space replays exactly, even matched
+	 * against every recorded fingerprint at once. */
+	static const char *const opts[] = { "--fp all --match set", "--fp all", "" };
+	replays_exactly(s, path, 20, opts, 3);
+
+	/* 8 data bits, even parity, 2 stop bits (UPM01, USBS0): 12 bits,
+	 * 12 * 1664 = 19968 cycles a byte. */
+	record(s, "uart_burst_8e2", "--stimuli tests/firmware/uart_burst.stim --cycles 1M", path,
+	       sizeof path);
+	snprintf(q, sizeof q, gaps, "min(d)");
+	assert_true(test_sql_int(path, q) >= 19968 - 2);
+	snprintf(q, sizeof q, gaps, "max(d)");
+	assert_true(test_sql_int(path, q) <= 19968 + 2);
+
+	/* The ATmega16, whose UBRRH and UCSRC share an address (URSEL picks):
+	 * adcapp sets 38400 baud at 8 MHz (UBRR 12) and 8N1 through URSEL;
+	 * "?r" at 1200 ms comes 10 * 13 * 16 = 2080 cycles a byte. */
+	snprintf(path, sizeof path, "%s/adcapp.db", s->dir);
+	if (test_run(s->out, sizeof s->out, "%s record traces/adcapp.elf --stimuli "
+		     "traces/adcapp.stim --cycles 9610000 -o '%s'", test_avrr(), path))
+		fail_msg("%s", s->out);
+	long long q1 = test_sql_int(path, "SELECT cycle FROM events WHERE type = 4 AND addr = 44 "
+				    "AND value = 63 AND cycle >= 9600000");
+	long long r1 = test_sql_int(path, "SELECT min(cycle) FROM events WHERE type = 4 AND "
+				    "addr = 44 AND cycle > 9600000 AND value = 114");
+	assert_true(r1 - q1 >= 2080 - 4 && r1 - q1 <= 2080 + 4);
+}
+
+/* Interrupts of vector v in the recording at path. */
+static long long irqs_of(const char *path, int v)
+{
+	char q[128];
+	snprintf(q, sizeof q, "SELECT count(*) FROM interrupts WHERE vector = %d", v);
+	return test_sql_int(path, q);
+}
+
+static void test_phase_correct_pwm_counts(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* The timers start c0 ~ 100 cycles after reset (main's setup); the
+	 * run ends at C = 204 * 16000 + 8000 = 3272000 cycles.  Timer 1
+	 * (period 16000): TOV1 at c0 + 16000k, k = 1..204 -> 204; OCF1A up at
+	 * c0 + 2000 + 16000k (k = 0..204: 205) and down at c0 + 14000 +
+	 * 16000k (k = 0..203: 204) -> 409; OCF1B at c0 + 6000 + 16000k (205)
+	 * and c0 + 10000 + 16000k (204) -> 409.  Timer 2 (period 32640):
+	 * TOV2 at c0 + 32640j, j = 1..100 -> 100; OCF2B at c0 + 6400 + 32640j
+	 * (j = 0..100: 101) and c0 + 26240 + 32640j (j = 0..99: 100) -> 201. */
+	record(s, "pwm_pc", "--cycles 3272000", path, sizeof path);
+	if (strstr(s->out, "warning"))
+		fail_msg("a warning for modes that are simulated:\n%s", s->out);
+	assert_int_equal(irqs_of(path, 13), 204);       /* TIMER1_OVF */
+	assert_int_equal(irqs_of(path, 11), 409);       /* TIMER1_COMPA */
+	assert_int_equal(irqs_of(path, 12), 409);       /* TIMER1_COMPB */
+	assert_int_equal(irqs_of(path, 9), 100);        /* TIMER2_OVF */
+	assert_int_equal(irqs_of(path, 8), 201);        /* TIMER2_COMPB */
+	/* A period apart, give or take the cycles an interrupt waits for the
+	 * instruction in progress or for another ISR to return. */
+	long long span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM interrupts WHERE "
+				      "vector = 13");
+	assert_true(span >= 203 * 16000 - 100 && span <= 203 * 16000 + 100);
+	span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM interrupts WHERE vector = 9");
+	assert_true(span >= 99 * 32640 - 100 && span <= 99 * 32640 + 100);
+	static const char *const opts[] = { "" };
+	replays_exactly(s, path, 204 + 409 + 409 + 100 + 201, opts, 1);
+
+	/* pwm_phase: Timer 1 mode 1 (TOP 0xff) at clk/1, a TOV1 each
+	 * 2 * 255 = 510 cycles; the ISR and the loop never make it wait
+	 * long, so over C cycles floor((C - c0) / 510) overflows. */
+	record(s, "pwm_phase", "--cycles 1020000", path, sizeof path);
+	if (strstr(s->out, "warning"))
+		fail_msg("%s", s->out);
+	long long n = irqs_of(path, 13);
+	assert_true(n == 1999 || n == 2000);  /* 1020000 / 510 = 2000, less c0's part */
+	span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM interrupts");
+	assert_true(span >= (n - 1) * 510 - 20 && span <= (n - 1) * 510 + 20);
+	replays_exactly(s, path, n, opts, 1);
+}
+
+/* Level changes of a timer's output compare unit, as its irq reports them. */
+typedef struct edges {
+	avr_t *avr;
+	uint64_t cycle[4096];
+	uint8_t level[4096];
+	unsigned n;
+} edges;
+
+static void on_edge(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	edges *e = param;
+	if (e->n < 4096 && (!e->n || e->level[e->n - 1] != (value & 1))) {
+		e->cycle[e->n] = e->avr->cycle;
+		e->level[e->n++] = value & 1;
+	}
+}
+
+/* The high times of e: each must be `want` give or take the cycles an
+ * instruction in progress delays the event (at most 4). */
+static void assert_high_times(const edges *e, uint64_t want, unsigned at_least)
+{
+	unsigned highs = 0;
+	for (unsigned i = 0; i + 1 < e->n; i++) {
+		if (!e->level[i])
+			continue;
+		uint64_t d = e->cycle[i + 1] - e->cycle[i];
+		if (d + 4 < want || d > want + 4)
+			fail_msg("high for %llu cycles, not %llu", (unsigned long long)d,
+				 (unsigned long long)want);
+		highs++;
+	}
+	assert_true(highs >= at_least);
+}
+
+static void test_phase_correct_pwm_pins(void **state)
+{
+	(void)state;
+	firmware *fw;
+	sim *s;
+	avrr_err err = { "" };
+	if (fw_load_file("tests/firmware/pwm_pc.elf", &fw, &err) ||
+	    sim_open(fw, NULL, 0, &s, &err))
+		fail_msg("%s", err.msg);
+	static edges oc1a, oc2b;
+	oc1a = (edges){ .avr = s->avr };
+	oc2b = (edges){ .avr = s->avr };
+	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_TIMER_GETIRQ('1'),
+					      TIMER_IRQ_OUT_COMP + 0), on_edge, &oc1a);
+	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_TIMER_GETIRQ('2'),
+					      TIMER_IRQ_OUT_COMP + 1), on_edge, &oc2b);
+	assert_int_equal(sim_run(s, 0, 3272000, NULL), SIM_STOP_LIMIT);
+	/* OC1A: cleared at the up-counting match (count 250), set at the
+	 * down-counting one: high 2 * 250 * 8 = 4000 of 16000 cycles; about
+	 * 204 periods.  OC2B: high 2 * 100 * 64 = 12800 of 32640; 100. */
+	assert_high_times(&oc1a, 4000, 200);
+	assert_high_times(&oc2b, 12800, 98);
+	sim_close(s);
+	fw_free(fw);
+}
+
+/* Low times of e, each `a` or `b` (give or take 4 cycles); how many of each. */
+static void count_low_times(const edges *e, uint64_t a, uint64_t b, unsigned *na, unsigned *nb)
+{
+	*na = *nb = 0;
+	for (unsigned i = 0; i + 1 < e->n; i++) {
+		if (e->level[i])
+			continue;
+		uint64_t d = e->cycle[i + 1] - e->cycle[i];
+		if (d + 4 >= a && d <= a + 4)
+			++*na;
+		else if (d + 4 >= b && d <= b + 4)
+			++*nb;
+		else
+			fail_msg("low for %llu cycles, neither %llu nor %llu", (unsigned long long)d,
+				 (unsigned long long)a, (unsigned long long)b);
+	}
+}
+
+static void test_phase_frequency_correct_pwm(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* Period 2 * 500 * 64 = 64000, C = 20 * 64000 + 32000: TOV1 at c0 +
+	 * 64000k, k = 1..20 -> 20; OCF1A at TOP, c0 + 32000 + 64000k, k =
+	 * 0..19 -> 20; OCF1B twice a period: up-matches in periods 0..20 (the
+	 * last, OCR1B 300, at 19200 < 32000) -> 21, down-matches in 0..19 ->
+	 * 20: 41. */
+	record(s, "pwm_pfc", "--cycles 1312000", path, sizeof path);
+	assert_int_equal(irqs_of(path, 13), 20);
+	assert_int_equal(irqs_of(path, 11), 20);
+	assert_int_equal(irqs_of(path, 12), 41);
+	static const char *const opts[] = { "" };
+	replays_exactly(s, path, 81, opts, 1);
+
+	/* OC1B low, centred on TOP, 2 * (500 - OCR1B) * 64: 51200 in the
+	 * periods of 100 (0, 1, 3, 5, ..., 19: 11 of 20), 25600 in those of
+	 * 300 (2, 4, ..., 18: 9). */
+	firmware *fw;
+	sim *m;
+	avrr_err err = { "" };
+	if (fw_load_file("tests/firmware/pwm_pfc.elf", &fw, &err) || sim_open(fw, NULL, 0, &m, &err))
+		fail_msg("%s", err.msg);
+	static edges oc1b;
+	oc1b = (edges){ .avr = m->avr };
+	avr_irq_register_notify(avr_io_getirq(m->avr, AVR_IOCTL_TIMER_GETIRQ('1'),
+					      TIMER_IRQ_OUT_COMP + 1), on_edge, &oc1b);
+	assert_int_equal(sim_run(m, 0, 1312000, NULL), SIM_STOP_LIMIT);
+	unsigned n100, n300;
+	count_low_times(&oc1b, 51200, 25600, &n100, &n300);
+	assert_int_equal(n100, 11);
+	assert_int_equal(n300, 9);
+	sim_close(m);
+	fw_free(fw);
+}
+
+static void test_missing_mode_warnings(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	/* Mode 13 is reserved: nothing simulates it.  With OC1A enabled the
+	 * warning names it; with no pin and no interrupt, nothing is lost. */
+	record(s, "pwm_reserved", "--instructions 100000", path, sizeof path);
+	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 13, "
+			   "which is not simulated on the atmega328p: the timer stands still where "
+			   "the chip's would run; lost output: OC1A (PB1)\n";
+	const char *p = strstr(s->out, want);
+	if (!p || strstr(p + strlen(want), "warning"))
+		fail_msg("expected the warning once:\n%s", s->out);
+	record(s, "pwm_reserved_quiet", "--instructions 100000", path, sizeof path);
+	if (strstr(s->out, "warning"))
+		fail_msg("a warning where nothing is lost:\n%s", s->out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pin_writes_toggle_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_twi_status_codes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uart_back_to_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phase_correct_pwm_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phase_correct_pwm_pins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phase_frequency_correct_pwm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_mode_warnings, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
