@@ -131,6 +131,89 @@ static void test_wire_no_slave_is_address_nack(void **state)
 	if (!strstr(s->out, "\n$1 = 2 '\\002'\n"))
 		fail_msg("endTransmission() did not return 2:\n%s", s->out);
 }
+/* The echo with the whole state as its fingerprint (sel=all, 64 bits) under
+ * the paper's set matching: between the bytes of "hi\n", which arrive back
+ * to back, loop() polls Serial.available() with nothing changing but the
+ * USART's receive flag.  That flag (RXC) is set while the two-byte FIFO
+ * holds a byte and clears as UDR0 empties it, as the datasheet has it, so
+ * every idle turn is a state no interrupt was taken in, and the replay is
+ * exact. */
+static void test_serial_echo_whole_state_set_matching(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	snprintf(path, sizeof path, "%s/echo_all.db", s->dir);
+	int rc = test_run(s->out, sizeof s->out, "%s record " ECHO " --board uno "
+			  "--stimuli tests/firmware/arduino/serial_echo/serial_echo.stim "
+			  "--instructions 10M --fp 'all:sel=all,width=64' -o '%s'", test_avrr(), path);
+	if (rc)
+		fail_msg("record: status %d\n%s", rc, s->out);
+	long long irqs = test_sql_int(path, "SELECT count(*) FROM interrupts");
+	rc = test_run(s->out, sizeof s->out, "%s replay '%s' --fp all --match set", test_avrr(), path);
+	char want[96];
+	snprintf(want, sizeof want, "correct              %lld\n", irqs);
+	if (rc || !strstr(s->out, want) || !strstr(s->out, "false loop positives 0\n") ||
+	    !strstr(s->out, "missed               0\n"))
+		fail_msg("replay --fp all --match set: status %d, %lld interrupts\n%s", rc, irqs, s->out);
+}
+
+/* analogWrite(9) and analogWrite(3): Arduino's init() runs Timers 1 and 2
+ * in 8-bit phase-correct PWM (WGM mode 1, TOP 255) at clk/64, so the period
+ * is 2 x 255 x 64 = 32640 cycles (the datasheet's f = f_clk / (2 N TOP)).
+ * Non-inverting, the pin is high around each BOTTOM, for 2 x OCR x 64
+ * cycles; the duty changes every 2 ms, but the two edges around a BOTTOM
+ * share one OCR (it is updated at TOP), so each high pulse is centred on
+ * its BOTTOM: the centres are a period apart.  simavr moves a timer's pin
+ * at the end of the instruction the match falls in (up to 4 cycles late),
+ * so a centre may be off by a few cycles, but never drifts: over the run's
+ * hundreds of pulses a period one cycle off would add up to hundreds. */
+static void test_analog_write_pwm_period(void **state)
+{
+	scratch *s = *state;
+	char path[256], vcd[300];
+	record(s, "analog_write", "uno", path, sizeof path);
+	if (strstr(s->out, "warning"))
+		fail_msg("phase-correct PWM warned:\n%s", s->out);
+	snprintf(vcd, sizeof vcd, "%s/pwm.vcd", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd '%s'", test_avrr(),
+				  path, vcd), 0);
+	static const char *const pins[] = { "PB1", "PD3" };  /* OC1A = pin 9, OC2B = pin 3 */
+	for (unsigned p = 0; p < 2; p++) {
+		FILE *f = fopen(vcd, "r");
+		assert_non_null(f);
+		char line[256], id[8] = "", w[8], decl[32];
+		snprintf(decl, sizeof decl, " %s $end", pins[p]);
+		unsigned long long ns = 0, rise = 0, centre[400];
+		unsigned n = 0;
+		while (fgets(line, sizeof line, f) && n < 400) {
+			if (strstr(line, decl) && sscanf(line, "$var wire 1 %7s", w) == 1)
+				snprintf(id, sizeof id, "%s", w);
+			else if (line[0] == '#')
+				ns = strtoull(line + 1, NULL, 10);
+			else if (*id && (line[0] == '0' || line[0] == '1') &&
+				 !strncmp(line + 1, id, strlen(id)) && line[1 + strlen(id)] == '\n') {
+				/* ns = cycle x 10^9 / 16 MHz, truncated: the cycle back. */
+				unsigned long long cycle = (ns * 16 + 999) / 1000;
+				if (line[0] == '1')
+					rise = cycle;
+				else if (rise)
+					centre[n++] = rise + cycle;  /* twice the centre */
+			}
+		}
+		fclose(f);
+		if (n < 240)
+			fail_msg("%s: %u pulses in the VCD", pins[p], n);
+		/* Until the duty wraps (about 255 periods in), when analogWrite(0)
+		 * and then analogWrite(1) cut a pulse short as the CPU switches
+		 * the pin between PORT and the timer. */
+		for (unsigned i = 1; i < n && i < 240; i++) {
+			long long off = (long long)(centre[i] - centre[0]) - 2LL * 32640 * i;
+			if (off < -8 || off > 8)
+				fail_msg("%s: pulse %u is centred %lld/2 cycles off %u periods of 32640 "
+					 "after the first", pins[p], i, off, i);
+		}
+	}
+}
 static void test_soft_serial(void **state) { replays_exactly(*state, "soft_serial", "mega2560", "atmega2560", 23, 0); }
 
 /* The deviceinfo note names the MCU; nothing names the clock. */
@@ -330,6 +413,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_analog_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wire_master, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wire_no_slave_is_address_nack, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_serial_echo_whole_state_set_matching, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_analog_write_pwm_period, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_soft_serial, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
