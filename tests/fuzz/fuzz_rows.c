@@ -5,6 +5,8 @@
  * (small, at a bit boundary, or any 64-bit value), NULL, text, a real or a
  * blob.  Byte mutations of the file rarely get past SQLite's page checks;
  * these reach avrr's validation and every loader behind it (recording.h).
+ * The edits are made in memory, on one connection kept for the process,
+ * and the edited bytes handed to db_open_memory: no file is written.
  *
  * An edit: table (byte 0), row (bytes 1-2, modulo the table's rows), column
  * (byte 3), kind of value (byte 4), value (bytes 5-7).  For a chunk's `data`

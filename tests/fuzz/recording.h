@@ -2,13 +2,13 @@
  * recording.h — what the two recording harnesses do with a recording's
  * bytes: open them from memory (db_open_memory, which validates them
  * whole, as db_open does a file), and if they pass, read every table as
- * the commands do and replay the recording (all its 3,000 instructions,
- * and the check that the log was used up) on the same connection.  A
- * recording that passes validation must load and replay without a crash.
+ * the commands do and replay its first 5,000 instructions (all of the
+ * seed's 3,000) on the same connection.  A recording that passes
+ * validation must load and replay without a crash.
  *
  * From memory rather than a file, and validated once rather than twice
- * (by the loaders' open and again by rp_open's): the same avrr code, at
- * ten to twenty times the inputs a second (tests/fuzz/README.md).
+ * (by the loaders' open and again by rp_open's): the same avrr code, with
+ * no file written or opened (tests/fuzz/README.md has the speeds).
  */
 #ifndef AVRR_FUZZ_RECORDING_H
 #define AVRR_FUZZ_RECORDING_H
