@@ -63,6 +63,8 @@ struct db {
 	sqlite3 *h;
 	char *path;          /* the user's path */
 	char *tmp;           /* the temporary being built, or NULL */
+	const void *image;   /* db_open_memory's bytes (the caller's), or NULL */
+	size_t image_size;
 	sqlite3_stmt *st[ST_COUNT];
 	unsigned fail_after; /* fault injection for tests; 0 = off */
 	int version;         /* the file's schema version */
@@ -683,23 +685,42 @@ static int pragma_int(db *d, const char *sql, int64_t *out)
 	return rc;
 }
 
-static int open_checked(const char *path, int writable, int validate, db **out, avrr_err *err)
+/* Connects d to the n bytes at `image`, read-only and without copying
+ * them: SQLite's memdb VFS reads its pages from there. */
+static int open_image(db *d, const void *image, size_t n)
+{
+	int rc = sqlite3_open_v2(":memory:", &d->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+				 NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_deserialize(d->h, "main", (unsigned char *)(uintptr_t)image,
+					 (sqlite3_int64)n, (sqlite3_int64)n,
+					 SQLITE_DESERIALIZE_READONLY);
+	return rc;
+}
+
+/* Opens the recording at `path`, or, when image is not NULL, the n bytes
+ * there (path then only names it in messages). */
+static int open_checked(const char *path, const void *image, size_t n, int writable,
+			int validate, db **out, avrr_err *err)
 {
 	*out = NULL;
 	struct stat sb;
-	if (stat(path, &sb) != 0)
+	if (!image && stat(path, &sb) != 0)
 		return avrr_errf(err, "%s: %s", path, strerror(errno));
-	if (S_ISDIR(sb.st_mode))
+	if (!image && S_ISDIR(sb.st_mode))
 		return avrr_errf(err, "%s: is a directory", path);
 	db *d = db_alloc(path, err);
 	if (!d)
 		return -1;
+	d->image = image;
+	d->image_size = n;
 	/* Writable: the writer thread inserts while the caller may still be
 	 * stepping a SELECT on the same connection (avrr fingerprint reads
 	 * contexts as it adds rows), so SQLite must serialize the two. */
 	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
 			     : SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
-	if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
+	if ((image ? open_image(d, image, n) : sqlite3_open_v2(path, &d->h, flags, NULL)) !=
+	    SQLITE_OK) {
 		avrr_errf(err, "%s: cannot open: %s", path, d->h ? sqlite3_errmsg(d->h) : "out of memory");
 		db_free(d);
 		return -1;
@@ -740,17 +761,24 @@ static int open_checked(const char *path, int writable, int validate, db **out, 
 
 int db_open(const char *path, int writable, db **out, avrr_err *err)
 {
-	return open_checked(path, writable, 1, out, err);
+	return open_checked(path, NULL, 0, writable, 1, out, err);
+}
+
+int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err)
+{
+	/* An empty image is an empty database, not "no image". */
+	static const uint8_t none;
+	return open_checked(name, n ? bytes : &none, n, 0, 1, out, err);
 }
 
 int db_open_again(const db *d, db **out, avrr_err *err)
 {
-	return open_checked(d->path, 0, 0, out, err);
+	return open_checked(d->path, d->image, d->image_size, 0, 0, out, err);
 }
 
 int db_open_written(const char *path, db **out, avrr_err *err)
 {
-	return open_checked(path, 0, 0, out, err);
+	return open_checked(path, NULL, 0, 0, 0, out, err);
 }
 
 int db_commit(db *d, avrr_err *err)

@@ -136,6 +136,14 @@ void db_discard(db *d);
  * "PATH: damaged recording: WHAT (TABLE, row N)".  Changes to a writable
  * recording take effect at db_commit; db_close abandons the rest. */
 int db_open(const char *path, int writable, db **out, avrr_err *err);
+/* Opens, read-only, a recording held in memory: the n bytes at `bytes`,
+ * an image of a recording's file, which must stay as they are until
+ * db_close (SQLite reads its pages there, without a copy).  Validated as
+ * db_open validates a file, with the same messages, `name` standing for
+ * the path in them.  For callers that hold a recording's bytes rather than
+ * a file: the fuzz harnesses (tests/fuzz/recording.h), which would
+ * otherwise write every input to a file. */
+int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err);
 /* Another read-only connection to the recording d has open and validated,
  * e.g. for a second reading thread; it is not validated again. */
 int db_open_again(const db *d, db **out, avrr_err *err);

@@ -14,6 +14,7 @@
 #include "validate.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,74 +135,124 @@ static const char *text(sqlite3_stmt *st, int i)
 	return t ? (const char *)t : "";
 }
 
+/* One row of sqlite_schema: type, name, tbl_name and sql ('' for none). */
+typedef struct schema_row {
+	char *col[4];
+} schema_row;
+
+/* The rows of sqlite_schema that `schema` creates, in the order of
+ * check_schema's query.  Built once per process, in a scratch in-memory
+ * database from the schema's own text, and never changed after: building
+ * it (parsing the views' SQL) costs more than validating a small
+ * recording, and every db_open compares against the same rows. */
+typedef struct schema_rows {
+	const char *schema;    /* the text they were built from */
+	schema_row *rows;
+	size_t n;
+} schema_rows;
+
+static const char SCHEMA_QUERY[] = "SELECT type, name, tbl_name, coalesce(sql, '')"
+				   " FROM sqlite_schema ORDER BY type, name";
+
+/* Builds the rows `schema` creates into *out; -1 when out of memory. */
+static int build_schema_rows(const char *schema, schema_rows *out)
+{
+	sqlite3 *want = NULL;
+	sqlite3_stmt *ws = NULL;
+	growbuf rows = { .size = sizeof(schema_row) };
+	int rc = -1, step = SQLITE_DONE;
+	if (sqlite3_open_v2(":memory:", &want, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(want, schema, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(want, SCHEMA_QUERY, -1, &ws, NULL) != SQLITE_OK)
+		goto out;
+	while ((step = sqlite3_step(ws)) == SQLITE_ROW) {
+		schema_row *r = grow(&rows);
+		if (!r)
+			goto out;
+		*r = (schema_row){ { NULL } };
+		for (int i = 0; i < 4; i++)
+			if (!(r->col[i] = strdup(text(ws, i))))
+				goto out;
+	}
+	if (step == SQLITE_DONE) {
+		*out = (schema_rows){ .schema = schema, .rows = rows.items, .n = rows.n };
+		rc = 0;
+	}
+out:
+	if (rc) {
+		schema_row *r = rows.items;
+		for (size_t i = 0; i < rows.n; i++)
+			for (int k = 0; k < 4; k++)
+				free(r[i].col[k]);
+		free(rows.items);
+	}
+	sqlite3_finalize(ws);
+	sqlite3_close(want);
+	return rc;
+}
+
+/* The rows of `schema`, built at the first call (any thread) and kept for
+ * the process: the one table of state validation keeps, written once under
+ * its lock and only read after.  NULL when out of memory. */
+static const schema_rows *schema_rows_of(const char *schema)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static schema_rows built;
+	const schema_rows *r = NULL;
+	pthread_mutex_lock(&mu);
+	if (built.schema || !build_schema_rows(schema, &built))
+		r = built.schema == schema ? &built : NULL;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
 /* The file's tables, indexes and their SQL are exactly those `schema`
  * creates; a table or index added, dropped or altered is damage. */
 static int check_schema(checker *c, const char *schema)
 {
-	static const char *const q = "SELECT type, name, tbl_name, coalesce(sql, '')"
-				     " FROM sqlite_schema ORDER BY type, name";
-	sqlite3 *want = NULL;
-	sqlite3_stmt *ws = NULL;
-	int rc = -1;
-	if (sqlite3_open_v2(":memory:", &want, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(want, schema, NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(want, q, -1, &ws, NULL) != SQLITE_OK) {
-		avrr_errf(c->err, "out of memory");
-		goto out;
-	}
-	if (begin(c, "sqlite_schema", q))
-		goto out;
-	for (int64_t row = 1;; row++) {
-		int have = next(c, "sqlite_schema"), expect = sqlite3_step(ws) == SQLITE_ROW;
+	const schema_rows *want = schema_rows_of(schema);
+	if (!want)
+		return avrr_errf(c->err, "out of memory");
+	if (begin(c, "sqlite_schema", SCHEMA_QUERY))
+		return -1;
+	for (size_t row = 0;; row++) {
+		int have = next(c, "sqlite_schema"), expect = row < want->n;
 		if (have < 0)
-			goto out;
+			return -1;
 		if (!have && !expect)
 			break;
-		if (!expect) {
-			damaged(c, "sqlite_schema", row, "an extra %s '%s'", text(c->st, 0),
-				text(c->st, 1));
-			goto out;
-		}
-		int order = have ? strcmp(text(c->st, 0), text(ws, 0)) : 1;
+		char *const *w = expect ? want->rows[row].col : NULL;
+		if (!expect)
+			return damaged(c, "sqlite_schema", (int64_t)row + 1, "an extra %s '%s'",
+				       text(c->st, 0), text(c->st, 1));
+		int order = have ? strcmp(text(c->st, 0), w[0]) : 1;
 		if (!order)
-			order = strcmp(text(c->st, 1), text(ws, 1));
-		if (order < 0) {
-			damaged(c, "sqlite_schema", row, "an extra %s '%s'", text(c->st, 0),
-				text(c->st, 1));
-			goto out;
-		}
-		if (order > 0) {
-			damaged(c, "sqlite_schema", row, "%s '%s' is missing", text(ws, 0),
-				text(ws, 1));
-			goto out;
-		}
-		if (strcmp(text(c->st, 2), text(ws, 2)) || strcmp(text(c->st, 3), text(ws, 3))) {
-			damaged(c, "sqlite_schema", row, "%s '%s' is not avrr's", text(ws, 0),
-				text(ws, 1));
-			goto out;
-		}
+			order = strcmp(text(c->st, 1), w[1]);
+		if (order < 0)
+			return damaged(c, "sqlite_schema", (int64_t)row + 1, "an extra %s '%s'",
+				       text(c->st, 0), text(c->st, 1));
+		if (order > 0)
+			return damaged(c, "sqlite_schema", (int64_t)row + 1, "%s '%s' is missing",
+				       w[0], w[1]);
+		if (strcmp(text(c->st, 2), w[2]) || strcmp(text(c->st, 3), w[3]))
+			return damaged(c, "sqlite_schema", (int64_t)row + 1, "%s '%s' is not avrr's",
+				       w[0], w[1]);
 	}
 	if (begin(c, "event_types", "SELECT type, name FROM event_types ORDER BY type"))
-		goto out;
+		return -1;
 	for (int type = 1;; type++) {
 		int have = next(c, "event_types");
 		int64_t t;
 		if (have < 0)
-			goto out;
+			return -1;
 		if (!have && type == TRACE_COUNT)
 			break;
 		if (!have || type == TRACE_COUNT ||
 		    int_in(c->st, 0, type, type, &t) ||
-		    strcmp(text(c->st, 1), trace_kind_name(type))) {
-			damaged(c, "event_types", type, "the event types are not avrr's");
-			goto out;
-		}
+		    strcmp(text(c->st, 1), trace_kind_name(type)))
+			return damaged(c, "event_types", type, "the event types are not avrr's");
 	}
-	rc = 0;
-out:
-	sqlite3_finalize(ws);
-	sqlite3_close(want);
-	return rc;
+	return 0;
 }
 
 static int known_stop_reason(const char *s)

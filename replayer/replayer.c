@@ -890,9 +890,21 @@ static int needs_transfers(const replay *r)
 int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 {
 	*out = NULL;
+	db *d;
+	if (db_open(path, 0, &d, err))
+		return -1;
+	return rp_open_db(d, o, out, err);
+}
+
+int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
+{
+	*out = NULL;
 	replay *r = calloc(1, sizeof *r);
-	if (!r)
+	if (!r) {
+		db_close(d);
 		return avrr_errf(err, "out of memory");
+	}
+	r->d = d;
 	r->o = *o;
 	if (!r->o.window)
 		r->o.window = RP_DEFAULT_WINDOW;
@@ -900,7 +912,7 @@ int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 	db_fp_config *cfgs = NULL;
 	size_t ncfgs = 0;
 	int rc = -1;
-	if (db_open(path, 0, &r->d, err) || trace_replica_open(r->d, &r->rep, err))
+	if (trace_replica_open(r->d, &r->rep, err))
 		goto out;
 	r->s = r->rep.s;
 	if (index_log(r, err) || db_load_fp_configs(r->d, &cfgs, &ncfgs, err))

@@ -118,6 +118,9 @@ typedef enum {
 typedef struct replay replay;
 
 int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err);
+/* The same for a recording already open (db_open, db_open_memory): the
+ * replay owns d from here on, failing or not, and rp_close closes it. */
+int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err);
 void rp_close(replay *r);
 
 /* Runs until icount `until` (0: the end of the recording). */

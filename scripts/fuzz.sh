@@ -29,6 +29,20 @@ seeds_for() {
 	esac
 }
 
+# Options of one harness.  The recording harnesses leave simavr's IRQs
+# behind with every replay (tests/lsan.supp), so libFuzzer would take every
+# replaying input for a possible leak, run it again and scan the whole heap
+# (until it gives up by itself after 1,000 of them): most of a short run's
+# time.  LeakSanitizer's check when the run ends still fails it for a leak
+# of avrr's own, suppressions applied; only the input that leaked is not
+# named (tests/fuzz/README.md).
+options_for() {
+	case $1 in
+	recording | rows) echo "-detect_leaks=0" ;;
+	*) echo "" ;;
+	esac
+}
+
 passed=0
 failed=0
 for src in tests/fuzz/fuzz_*.c; do
@@ -40,7 +54,7 @@ for src in tests/fuzz/fuzz_*.c; do
 	log="$build/log/$name.log"
 	# shellcheck disable=SC2046
 	"$bin" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-		-print_final_stats=1 -artifact_prefix="$build/crash/$name-" \
+		-print_final_stats=1 -artifact_prefix="$build/crash/$name-" $(options_for "$name") \
 		"$work" "tests/fuzz/corpus/$name" $(seeds_for "$name") > "$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)

@@ -10,6 +10,9 @@
  *   - write failures, injected (db_fail_after) and real (RLIMIT_FSIZE
  *     standing in for a full disk, at a batch commit and at db_finish),
  *     leave nothing behind;
+ *   - db_open_memory reading a recording's bytes as db_open reads its
+ *     file (db_open_again too), leaving the bytes as they were, and
+ *     refusing empty, foreign and damaged bytes with db_open's messages;
  *   - db_open refusing missing paths, directories, text and empty files,
  *     foreign SQLite files, newer, older and unset schema versions, and
  *     recordings missing their run or firmware; db_create refusing a
@@ -823,6 +826,89 @@ static void test_damaged_recording(void **state)
 	expect_open_fails(f->path, 0, "damaged recording: no run metadata (run)");
 }
 
+/* ------------------------------------------------------------ from memory */
+
+/* The whole file at path, malloc'ed; its size in *n. */
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	long size = ftell(fp);
+	assert_true(size > 0);
+	rewind(fp);
+	uint8_t *b = malloc((size_t)size);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)size, fp), (size_t)size);
+	fclose(fp);
+	*n = (size_t)size;
+	return b;
+}
+
+static void test_open_memory(void **state)
+{
+	fixture *f = *state;
+	make_small_recording(f);
+	size_t n;
+	uint8_t *bytes = slurp(f->path, &n), *before = malloc(n);
+	assert_non_null(before);
+	memcpy(before, bytes, n);
+	avrr_err err = { "" };
+	db *d = NULL, *again = NULL;
+	assert_int_equal(db_open_memory("mem.db", bytes, n, &d, &err), 0);
+	assert_int_equal(db_schema_version(d), DB_SCHEMA_VERSION);
+	db_run want = sample_run(), got;
+	assert_int_equal(db_get_run(d, &got, &err), 0);
+	assert_run_equal(&got, &want);
+	db_run_free(&got);
+	uint8_t *elf;
+	size_t elf_size;
+	assert_int_equal(db_get_firmware(d, &elf, &elf_size, &err), 0);
+	assert_int_equal(elf_size, sizeof FIRMWARE);
+	assert_memory_equal(elf, FIRMWARE, sizeof FIRMWARE);
+	free(elf);
+	trace_event *ev;
+	size_t nev;
+	assert_int_equal(db_load_events(d, &ev, &nev, &err), 0);
+	assert_int_equal(nev, 1);
+	assert_int_equal(ev[0].type, TRACE_RESET);
+	free(ev);
+	/* A second connection reads the same bytes. */
+	assert_int_equal(db_open_again(d, &again, &err), 0);
+	assert_int_equal(db_get_run(again, &got, &err), 0);
+	assert_run_equal(&got, &want);
+	db_run_free(&got);
+	db_close(again);
+	db_close(d);
+	assert_memory_equal(bytes, before, n);  /* read only */
+	free(bytes);
+	free(before);
+	assert_dir_only(f->dir, "run.db");  /* no file made beside it */
+}
+
+static void expect_memory_fails(const void *bytes, size_t n, const char *msg)
+{
+	avrr_err err = { "" };
+	db *d = (db *)&err;
+	assert_int_equal(db_open_memory("mem.db", bytes, n, &d, &err), -1);
+	assert_null(d);
+	assert_string_equal(err.msg, msg);
+}
+
+static void test_open_memory_refusals(void **state)
+{
+	fixture *f = *state;
+	expect_memory_fails(NULL, 0, "mem.db: not an avrr recording (an SQLite file of another kind)");
+	const char *text = "this is not a database, just some text\n";
+	expect_memory_fails(text, strlen(text), "mem.db: not an avrr recording (file is not a database)");
+	make_small_recording(f);
+	doctor(f->path, "DELETE FROM firmware");
+	size_t n;
+	uint8_t *bytes = slurp(f->path, &n);
+	expect_memory_fails(bytes, n, "mem.db: damaged recording: the firmware copy is missing (firmware)");
+	free(bytes);
+}
+
 /* ------------------------------------------------------------ db_create refusals */
 
 static void test_create_in_missing_directory(void **state)
@@ -896,6 +982,8 @@ int main(void)
 		T(test_open_older_schema),
 		T(test_open_unset_version),
 		T(test_damaged_recording),
+		T(test_open_memory),
+		T(test_open_memory_refusals),
 		T(test_create_in_missing_directory),
 		T(test_create_on_directory),
 		cmocka_unit_test(test_event_type_names),
