@@ -280,7 +280,10 @@ static void test_mi_session(void **state)
 	assert_string_equal(field(f1, "func", v, sizeof v), "main");
 	/* uptime, 32 bits, as the shell reads it there */
 	shell_at(s, db, hit1, "print uptime\ninfo registers\n", sh, sizeof sh);
-	uint64_t up = strtoull(strstr(sh, "uptime = ") + strlen("uptime = "), NULL, 10);
+	const char *shown = strstr(sh, "$1 = ");  /* the shell prints as gdb does */
+	if (!shown)
+		fail_msg("the shell's print uptime said:\n%s", sh);
+	uint64_t up = strtoull(shown + strlen("$1 = "), NULL, 10);
 	assert_int_equal(strtoull(mi_eval(&m, "uptime", v, sizeof v), NULL, 10), up);
 
 	/* The second press; then who last wrote presses: backward, the
