@@ -17,6 +17,7 @@
 #include "../sim/stimuli.h"
 #include "../trace/uart.h"
 #include "../util/file.h"
+#include "../device/devreplay.h"
 
 #define DEVICE_DEFAULT_INSTRUCTIONS 2000000u
 #define DEVICE_DRAIN_MAX 10000000u   /* instructions to finish a block being sent */
@@ -47,29 +48,6 @@ static void on_write(void *ud, uint16_t addr, uint8_t value)
 static int sending(sim *s, const fw_symbol *busy)
 {
 	return busy && busy->addr < s->data_size && sim_live_data(s)[busy->addr];
-}
-
-static int write_state(sim *s, const char *path)
-{
-	char tmp[4096];
-	FILE *f = util_open_temp(path, tmp, sizeof tmp);
-	if (!f)
-		return -1;
-	const uint8_t *d = sim_live_data(s);
-	fprintf(f, "pc 0x%05x\nsp 0x%04x\nsreg 0x%02x\nregs", (unsigned)sim_pc(s),
-		(unsigned)sim_sp(s), d[0x5f]);
-	for (unsigned r = 0; r < 32; r++)
-		fprintf(f, " %02x", d[r]);
-	fputs("\n", f);
-	/* SRAM (and, on parts with extended I/O, those registers) in lines of 32 */
-	for (unsigned a = 0x60; a < s->data_size; a++) {
-		if (a % 32 == 0)
-			fprintf(f, "data 0x%04x", a);
-		fprintf(f, " %02x", d[a]);
-		if (a % 32 == 31 || a + 1 == s->data_size)
-			fputs("\n", f);
-	}
-	return util_close_temp(f, tmp, path, 1);
 }
 
 int cmd_device(int argc, char **argv)
@@ -186,18 +164,21 @@ int cmd_device(int argc, char **argv)
 	}
 	s->hooks = (sim_hooks){ .ud = &cap, .on_write = on_write };
 	sim_stop why = sim_run(s, limit, 0, NULL);
-	/* A chip keeps running: let a block being sent finish going out, so
-	 * the dump ends where a capture stopped between blocks would. */
-	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
-	for (uint64_t extra = 0; why == SIM_STOP_LIMIT && sending(s, busy) &&
-	     extra < DEVICE_DRAIN_MAX; extra++)
+		const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
+	/* Stop where the tracer finishes sending a block (as the replay of
+	 * the import does): until it sends one, then until it is done. */
+	uint64_t extra = 0;
+	for (; why == SIM_STOP_LIMIT && busy && !sending(s, busy) && extra < DEVICE_DRAIN_MAX;
+	     extra++)
+		why = sim_run(s, s->icount + 1, 0, NULL);
+	for (; why == SIM_STOP_LIMIT && sending(s, busy) && extra < DEVICE_DRAIN_MAX; extra++)
 		why = sim_run(s, s->icount + 1, 0, NULL);
 	if (why == SIM_STOP_CRASHED) {
 		cli_fail("device", "%s: the CPU crashed at PC 0x%05x after %llu instructions",
 			 argv[optind], (unsigned)sim_pc(s), (unsigned long long)s->icount);
 		goto done;
 	}
-	if (state_out && write_state(s, state_out)) {
+	if (state_out && devreplay_write_state(s, state_out)) {
 		cli_fail("device", "%s: %s", state_out, strerror(errno));
 		goto done;
 	}

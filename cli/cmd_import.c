@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "../db/db.h"
 #include "../device/devlog.h"
+#include "../device/devreplay.h"
 #include "../fingerprint/fingerprint.h"
 #include "../fingerprint/hash.h"
 #include "../sim/sim.h"
@@ -182,7 +183,7 @@ int cmd_import(int argc, char **argv)
 		.stimuli_path = NULL,
 		.stimuli = NULL,
 		.tool_version = AVRR_VERSION,
-		.interrupt_rule = (char *)"device-log",
+		.interrupt_rule = (char *)DEVREPLAY_RULE,
 		.data_size = s->data_size,
 		.instructions = 0,
 		.cycles = 0,

@@ -68,8 +68,8 @@ int cmd_tracer(int argc, char **argv)
 		return cli_fail("tracer", "usage: avrr tracer FIRMWARE.elf [--fp SPEC] -o tracer.h");
 	if (!slots || slots > 1024)
 		return cli_fail("tracer", "--slots: %llu; give 1..1024", (unsigned long long)slots);
-	if (ring < 8 || ring > 255)
-		return cli_fail("tracer", "--ring: %llu; give 8..255", (unsigned long long)ring);
+	if (ring > 255)
+		return cli_fail("tracer", "--ring: %llu; give at most 255", (unsigned long long)ring);
 	if (baud > 4000000)
 		return cli_fail("tracer", "--baud: %llu; give at most 4000000", (unsigned long long)baud);
 	if ((baud || ring != FP_LOG_RING) && log.sink == FP_LOG_NONE)

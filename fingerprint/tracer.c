@@ -332,7 +332,11 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	      "\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)avrr_log_lost;\n"
 	      "\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)(avrr_log_lost >> 8);\n"
 	      "\t\tavrr_log_lost = 0;\n\t}\n"
-	      "\tfor (uint8_t i = 0; i < n; i++)\n\t\tavrr_log_blk[avrr_log_len++] = item[i];\n}\n\n", o);
+	      "\tfor (uint8_t i = 0; i < n; i++)\n\t\tavrr_log_blk[avrr_log_len++] = item[i];\n"
+	      "\t/* Full: no room for the largest item and a loss item.  Sent now, so\n"
+	      "\t * the stream is complete up to this item once it is out. */\n"
+	      "\tif (AVRR_LOG_RING - avrr_log_len < 2 + AVRR_TRACE_BYTES + 3 && !avrr_log_busy)\n"
+	      "\t\tavrr_log_flush(ien);\n}\n\n", o);
 	fputs("/* An input read's value: called by `avrr instrument`'s rewrite after\n"
 	      " * each read of an input register. */\n"
 	      "void avrr_log_read(uint8_t value) __attribute__((used));\n"
@@ -370,9 +374,10 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 		return avrr_errf(err, "%s: %s", spec, why);
 	if (!slots || slots > 1024)
 		return avrr_errf(err, "ring buffer slots must be 1..1024");
-	if (logging && (log->ring < 8 || log->ring > 255))
-		return avrr_errf(err, "the log's block must be 8..255 bytes");
 	unsigned width = c->ra_bits + c->state_bits, bytes = (width + 7) / 8;
+	if (logging && (log->ring < 2 * (bytes + 5) || log->ring > 255))
+		return avrr_errf(err, "the log's block must be %u..255 bytes for %u-byte "
+				 "fingerprints", 2 * (bytes + 5), bytes);
 	size_t gbytes = 0;  /* g[] holds every component at its largest */
 	for (unsigned i = 0; i < c->ncomp; i++)
 		gbytes += c->comp[i].len;
