@@ -182,6 +182,12 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 			 : why == SIM_STOP_REQUEST ? "stopped" : "the CPU stopped",
 			 (unsigned long long)r.s->icount);
 	}
+	if (!res->diverged && r.have_busy && why != SIM_STOP_REQUEST) {
+		res->diverged = 1;
+		snprintf(res->why, sizeof res->why, "all %zu interrupts entered, but the tracer did "
+			 "not finish sending the last block within %llu instructions: the run went "
+			 "elsewhere than the device's", r.nfp, (unsigned long long)r.s->icount);
+	}
 	if (o->state_out && devreplay_write_state(r.s, o->state_out)) {
 		avrr_errf(err, "%s: cannot write", o->state_out);
 		goto out;

@@ -464,7 +464,7 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 		fputs("\tuint8_t item[2 + AVRR_TRACE_BYTES] = { 1, avrr_log_vec };\n"
 		      "\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++)\n"
 		      "\t\titem[2 + i] = slot[i];\n"
-		      "\tavrr_log_put(item, sizeof item, 0);\n", o);
+		      "\tavrr_log_put(item, sizeof item, 1);  /* other interrupts may come while a block goes out */\n", o);
 	fputs("}\n\n", o);
 	emit_stub(o, &l, cycles > 0, sic, logging);
 	fputs("#endif\n", o);
