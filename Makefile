@@ -77,7 +77,7 @@ AVRR := $(BUILD)/avrr
 endif
 
 .PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench bench-scale install uninstall \
-	deps clean firmware figures table1 man
+	deps clean firmware figures table1 device-table man
 all: $(AVRR) firmware
 
 firmware: $(FIRMWARE)
@@ -241,8 +241,13 @@ man: $(AVRR)
 deps:
 	@sh scripts/install-deps.sh
 
-figures: $(AVRR) $(FIRMWARE) tests/firmware/adcapp_tasks.elf tests/firmware/funcsheap_big.elf
+figures: $(AVRR) $(FIRMWARE) tests/firmware/adcapp_tasks.elf tests/firmware/funcsheap_big.elf \
+		device-table
 	sh scripts/figures.sh $(AVRR)
+
+# The device log's cost (docs/device.md): results/device_log.{csv,md}.
+device-table: $(AVRR) $(FIRMWARE) tests/firmware/arduino_blink.elf
+	sh scripts/device_table.sh $(AVRR) results
 
 # The paper's Table 1 measured on the device-side tracer (docs/tracer.md).
 table1: $(AVRR) $(FIRMWARE)

@@ -28,7 +28,36 @@ typedef struct capture {
 	unsigned nudr;
 	FILE *log, *uart;
 	uint64_t log_bytes, uart_bytes;
+	/* --stats: cycles by where the PC was (the tracer's log code, its
+	 * fingerprint code) and how many interrupts the tracer recorded */
+	sim *s;
+	uint32_t pc;
+	uint64_t cycle;
+	uint32_t record_at;
+	uint64_t interrupts, log_cycles, send_cycles, trace_cycles;
 } capture;
+
+/* After each step: the cycles it took go to the code it ran. */
+static int on_step(void *ud)
+{
+	capture *c = ud;
+	uint64_t now = sim_cycle(c->s);
+	const fw_symbol *f = fw_code_symbol_at(c->s->fw, c->pc);
+	uint64_t took = now - c->cycle;
+	if (f && !strncmp(f->name, "avrr_log_", 9)) {
+		c->log_cycles += took;
+		if (strcmp(f->name, "avrr_log_put") && strcmp(f->name, "avrr_log_read"))
+			c->send_cycles += took;
+	} else if (f && (!strncmp(f->name, "avrr_trace_", 11) || !strncmp(f->name, "avrr_hash_", 10) ||
+			 !strcmp(f->name, "avrr_oaat"))) {
+		c->trace_cycles += took;
+	}
+	c->cycle = now;
+	c->pc = sim_pc(c->s);
+	if (c->pc == c->record_at)
+		c->interrupts++;
+	return 0;
+}
 
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
@@ -62,13 +91,14 @@ int cmd_device(int argc, char **argv)
 		{ "mcu", required_argument, NULL, 'm' },
 		{ "instructions", required_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'X' },
+		{ "stats", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *stim_path = NULL, *log_out = NULL, *uart_out = NULL, *state_out = NULL,
 		   *log_reg = NULL, *mcu = NULL;
 	uint64_t limit = DEVICE_DEFAULT_INSTRUCTIONS, seed = 0;
-	int seed_given = 0, force = 0, c;
+	int seed_given = 0, force = 0, stats = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -85,6 +115,7 @@ int cmd_device(int argc, char **argv)
 		case 'r': log_reg = optarg; break;
 		case 'm': mcu = optarg; break;
 		case 'X': force = 1; break;
+		case 'T': stats = 1; break;
 		case 'n':
 			if (cli_parse_u64("device", "--instructions", optarg, &limit))
 				return EXIT_BAD_INPUT;
@@ -163,6 +194,14 @@ int cmd_device(int argc, char **argv)
 		goto done;
 	}
 	s->hooks = (sim_hooks){ .ud = &cap, .on_write = on_write };
+	if (stats) {
+		const fw_symbol *rec = fw_find_symbol(fw, "avrr_trace_record");
+		cap.s = s;
+		cap.record_at = rec ? rec->addr : UINT32_MAX;
+		cap.pc = sim_pc(s);
+		cap.cycle = sim_cycle(s);
+		s->hooks.on_step = on_step;
+	}
 	sim_stop why = sim_run(s, limit, 0, NULL);
 		const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
 	/* Stop where the tracer finishes sending a block (as the replay of
@@ -186,6 +225,11 @@ int cmd_device(int argc, char **argv)
 	printf("device: %llu instructions, %llu cycles; log %llu bytes, other UART %llu bytes\n",
 	       (unsigned long long)s->icount, (unsigned long long)sim_cycle(s),
 	       (unsigned long long)cap.log_bytes, (unsigned long long)cap.uart_bytes);
+	if (stats)
+		printf("stats: interrupts %llu, trace cycles %llu, log cycles %llu, of which "
+		       "sending %llu\n", (unsigned long long)cap.interrupts,
+		       (unsigned long long)cap.trace_cycles, (unsigned long long)cap.log_cycles,
+		       (unsigned long long)cap.send_cycles);
 done:
 	if (cap.log && util_close_temp(cap.log, ltmp, log_out, !rc) && !rc)
 		rc = cli_fail("device", "%s: %s", log_out, strerror(errno));

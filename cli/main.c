@@ -252,7 +252,7 @@ const cli_command cli_commands[] = {
 	{ "device", cmd_device, "run a logging firmware as a stand-in chip, capturing its log",
 	  "usage: avrr device FW.elf [--stimuli S] --log-out DUMP [--uart-out FILE]\n"
 	  "                   [--state-out FILE] [--log-reg NAME] [--mcu NAME]\n"
-	  "                   [--instructions N] [--seed N]\n"
+	  "                   [--instructions N] [--seed N] [--stats]\n"
 	  "\n"
 	  "Plain simulation with the stimuli: no recorder, no ground truth.  The bytes\n"
 	  "the firmware writes to its log's register go to DUMP; its other UART bytes\n"
@@ -267,6 +267,9 @@ const cli_command cli_commands[] = {
 	  "      --log-reg NAME      the log's register (default UDR0, else UDR)\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
 	  "      --instructions N    how long to run (default 2M)\n"
+	  "      --stats             count the cycles in the tracer's fingerprint code,\n"
+	  "                          its log code and the log's sending, and the\n"
+	  "                          interrupts it recorded\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "import", cmd_import, "turn a device log into a recording (no ground truth, no stimuli)",

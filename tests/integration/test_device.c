@@ -29,7 +29,7 @@ static void build_blink(test_scratch *s, const char *name, unsigned ring)
 	int rc = test_run(s->out, sizeof s->out,
 			  "%s tracer " AB ".elf --log func --ring %u -o %s/%s.h && "
 			  "avr-gcc -mmcu=atmega328p -DF_CPU=16000000UL " AVR_FLAGS
-			  " -include %s/%s.h -include " AB "_sink.h -o %s/%s.elf " AB ".c",
+			  " -include %s/%s.h -include tests/firmware/log_sink.h -o %s/%s.elf " AB ".c",
 			  a, ring, s->dir, name, s->dir, name, s->dir, name);
 	if (rc)
 		fail_msg("build %s: %s", name, s->out);
