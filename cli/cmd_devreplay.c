@@ -77,8 +77,10 @@ int cmd_replay_device(int argc, char **argv)
 		return rc;
 	if (res.diverged)
 		printf("replay: diverged: %s\n", res.why);
-	printf("replay: %llu instructions, %llu of %llu device interrupts re-created%s\n",
-	       (unsigned long long)res.instructions, (unsigned long long)res.injected,
-	       (unsigned long long)res.expected, res.diverged ? "" : ": exact");
+	printf("replay: %llu instructions, %llu of %llu device interrupts re-created, %llu of "
+	       "%llu input reads fed%s\n", (unsigned long long)res.instructions,
+	       (unsigned long long)res.injected, (unsigned long long)res.expected,
+	       (unsigned long long)res.reads, (unsigned long long)res.reads_expected,
+	       res.diverged ? "" : ": every item of the log matched");
 	return rc;
 }

@@ -6,10 +6,11 @@
  *
  * The recording holds what the device knew: the firmware, the
  * fingerprint configuration of the header, each fingerprint in order and
- * the input reads.  Where and when each interrupt came is what a replay
- * finds out, so its events carry no position (icount, cycle and return
- * address 0), and the run's interrupt_rule says "device-log" so that no
- * reader takes them for simulated ones.
+ * the input reads' values, in the log's order.  Where and when each
+ * interrupt came, and which register each read was, is what a replay finds
+ * out, so the events carry no position (icount, cycle, return address and
+ * a read's address 0), and the run's interrupt_rule says "device-log" so
+ * that no reader takes them for simulated ones.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,11 +138,6 @@ int cmd_import(int argc, char **argv)
 			nread++;
 		}
 	}
-	if (nread) {
-		cli_fail("import", "%s: %zu input reads: this avrr does not import them yet "
-			 "(docs/device.md, \"Not yet\")", dump_path, nread);
-		goto done;
-	}
 	uint32_t id;
 	if (db_create(out, &d, &err) ||
 	    db_put_firmware(d, fw->sha256, fw->elf, fw->elf_size, &err) ||
@@ -156,8 +152,12 @@ int cmd_import(int argc, char **argv)
 	uint64_t n = 0;
 	for (size_t i = 0; i < use; i++) {
 		const devlog_item *it = &log.items[i];
-		if (it->kind != DEVLOG_ITEM_FP)
+		if (it->kind == DEVLOG_ITEM_READ) {   /* where: the replay's own read */
+			trace_event rd = trace_stamp(&w, 0, TRACE_READ, 0, 0, 0, 0, it->value);
+			if (db_add_event(d, &rd, &err))
+				goto db_fail;
 			continue;
+		}
 		db_fingerprint f = {
 			.config = id, .n = ++n, .vector = it->vector,
 			.ra_part = cfg.ra_bits ? it->fp >> cfg.state_bits : 0,
@@ -179,7 +179,9 @@ int cmd_import(int argc, char **argv)
 		.firmware_sha256 = fw->sha256,
 		.mcu = s->mcu,
 		.frequency = s->frequency,
-		.seed = 0,
+		/* No stimuli, so no seed: it holds the number of blocks, which
+		 * the replay needs to stop where the device stopped. */
+		.seed = log.blocks,
 		.stimuli_path = NULL,
 		.stimuli = NULL,
 		.tool_version = AVRR_VERSION,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../device/devlog.h"
 #include "../fingerprint/instrument.h"
 #include "../sim/sim.h"
 #include "../util/file.h"
@@ -53,6 +54,8 @@ int cmd_instrument(int argc, char **argv)
 		goto done;
 	}
 	sim_flash_layout(s, &dev.flash_size, &dev.vectors_end);
+	uint8_t inputs[FP_INPUT_SPACE];
+	dev.inputs = s->names && devlog_inputs(s->names, inputs) ? inputs : NULL;
 	if (!dev.vectors_end) {
 		cli_fail("instrument", "%s: no vector table known for %s", fw->path, s->mcu);
 		goto done;
@@ -72,6 +75,8 @@ int cmd_instrument(int argc, char **argv)
 			cli_fail("instrument", "%s: %s", out, strerror(errno));
 		goto done;
 	}
+	if (st.reads)
+		printf("input reads logged: %u\n", st.reads);
 	printf("counted transfers instrumented: %u; jumps lengthened to reach: %u; .text: %u -> "
 	       "%u bytes; a %u-byte counter, +%u cycles per transfer with interrupts on\n",
 	       st.sites, st.relaxed, (unsigned)st.text_before, (unsigned)st.text_after,

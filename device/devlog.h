@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../sim/ioregs.h"
 #include "../util/err.h"
 
 #define DEVLOG_ITEM_FP   1
@@ -59,6 +60,12 @@ int devlog_elf_hash(const uint8_t *elf, size_t n, uint8_t sha[32], size_t *tail,
 int devlog_stamp(uint8_t *elf, size_t n, avrr_err *err);
 
 
+
+/* The input set (docs/device.md, "Input reads"): the registers the
+ * outside world feeds, by name; those the MCU has are marked in
+ * map[0..FP_INPUT_SPACE).  Returns how many. */
+extern const char *const devlog_input_names[];
+unsigned devlog_inputs(const mcu_names *names, uint8_t *map);
 
 /* Reads a whole binary file (malloc'ed into *out); -1 with err "PATH: ...". */
 int devlog_read_file(const char *path, uint8_t **out, size_t *n, avrr_err *err);

@@ -8,18 +8,32 @@
 
 #include "../db/db.h"
 #include "../fingerprint/fingerprint.h"
+#include "../fingerprint/instrument.h"
+#include "devlog.h"
 #include "../sim/firmware.h"
 #include "../trace/uart.h"
 #include "../util/file.h"
 
 #define DEVREPLAY_DEFAULT_MAX 100000000ull
 
+/* One item of the device's log, in order: an interrupt (its fingerprint's
+ * index) or an input read (its value). */
+typedef struct item {
+	uint8_t read;
+	uint8_t value;
+	uint32_t fp;
+} item;
+
 typedef struct run {
 	sim *s;
 	fp_config cfg;
 	db_fingerprint *fp;
-	size_t nfp, next;
-	uint16_t log_reg, busy_addr;
+	size_t nfp, next;        /* next: fingerprints entered */
+	item *items;
+	size_t nitems, at;       /* at: items consumed */
+	uint64_t reads;
+	uint16_t log_reg, busy_addr, seq_addr;
+	uint8_t blocks;          /* the dump's blocks, mod 256 (avrr_log_seq) */
 	int have_busy, was_busy, done;
 	const devreplay_opts *o;
 	devreplay_result *res;
@@ -75,7 +89,7 @@ static void on_write(void *ud, uint16_t addr, uint8_t value)
 static void on_boundary(void *ud)
 {
 	run *r = ud;
-	if (r->next >= r->nfp || !sim_interrupts_enabled(r->s))
+	if (r->at >= r->nitems || r->items[r->at].read || !sim_interrupts_enabled(r->s))
 		return;
 	const db_fingerprint *want = &r->fp[r->next];
 	fp_value v = fp_compute(&r->cfg, &(fp_state){ .data = sim_live_data(r->s),
@@ -92,7 +106,36 @@ static void on_boundary(void *ud)
 		return;
 	}
 	r->next++;
+	r->at++;
 	r->res->injected++;
+}
+
+/* A read of an input register: the device's value, if the log has this
+ * read next; else the replay stops here, naming the read. */
+static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
+{
+	run *r = ud;
+	if (r->done)
+		return value;
+	if (r->at < r->nitems && r->items[r->at].read) {
+		r->reads++;
+		return r->items[r->at++].value;
+	}
+	const char *name = sim_ioreg_name(r->s, addr);
+	char next[96];
+	if (r->at < r->nitems) {
+		const db_fingerprint *f = &r->fp[r->items[r->at].fp];
+		const char *vn = sim_vector_name(r->s, (uint8_t)f->vector);
+		snprintf(next, sizeof next, "interrupt %zu (%s)", r->next + 1, vn ? vn : "?");
+	} else {
+		snprintf(next, sizeof next, "its end");
+	}
+	r->res->diverged = 1;
+	snprintf(r->res->why, sizeof r->res->why, "a read of %s at PC 0x%05x that the device's "
+		 "log does not have (read %llu; next in the log: %s)", name ? name : "?",
+		 (unsigned)sim_pc(r->s), (unsigned long long)r->reads + 1, next);
+	r->done = 1;
+	return value;
 }
 
 /* After every step: stop where the tracer finished sending the block the
@@ -103,11 +146,11 @@ static int on_step(void *ud)
 	if (r->done)
 		return 1;
 	if (!r->have_busy)
-		return r->next >= r->nfp;
+		return r->at >= r->nitems;
 	int busy = sim_live_data(r->s)[r->busy_addr] != 0;
 	int fell = r->was_busy && !busy;
 	r->was_busy = busy;
-	return r->next >= r->nfp && fell;
+	return r->at >= r->nitems && fell && sim_live_data(r->s)[r->seq_addr] == r->blocks;
 }
 
 int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *res,
@@ -144,10 +187,31 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	    db_load_fingerprints(d, cfgs[0].id, 0, &r.fp, &r.nfp, err))
 		goto out;
 	res->expected = r.nfp;
+	trace_event *ev = NULL;
+	size_t nev = 0;
+	if (db_load_events(d, &ev, &nev, err))
+		goto out;
+	r.items = calloc(nev ? nev : 1, sizeof *r.items);
+	if (!r.items) {
+		free(ev);
+		avrr_errf(err, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0, k = 0; i < nev; i++) {
+		if (ev[i].type == TRACE_READ)
+			r.items[r.nitems++] = (item){ .read = 1, .value = (uint8_t)ev[i].value };
+		else if (ev[i].type == TRACE_IRQ && k < r.nfp)
+			r.items[r.nitems++] = (item){ .fp = (uint32_t)k++ };
+	}
+	free(ev);
 	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
-	if (busy && busy->space == FW_SYM_DATA && busy->addr < r.s->data_size) {
+	const fw_symbol *seq = fw_find_symbol(fw, "avrr_log_seq");
+	if (busy && busy->space == FW_SYM_DATA && busy->addr < r.s->data_size &&
+	    seq && seq->space == FW_SYM_DATA && seq->addr < r.s->data_size) {
 		r.have_busy = 1;
 		r.busy_addr = (uint16_t)busy->addr;
+		r.seq_addr = (uint16_t)seq->addr;
+		r.blocks = (uint8_t)meta.seed;   /* import keeps the block count there */
 	}
 	int reg = o->log_reg ? sim_ioreg_addr(r.s, o->log_reg) : sim_ioreg_addr(r.s, "UDR0");
 	if (reg < 0 && !o->log_reg)
@@ -165,12 +229,26 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 		if (a >= 0 && a != reg && sim_watch_write(r.s, (uint16_t)a, err))
 			goto out;
 	}
+	uint8_t inputs[FP_INPUT_SPACE];
+	if (r.s->names && devlog_inputs(r.s->names, inputs))
+		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
+			if (inputs[a] && a != r.log_reg && sim_watch_read(r.s, (uint16_t)a, err))
+				goto out;
 	sim_set_replay(r.s, 1);
 	r.s->hooks = (sim_hooks){ .ud = &r, .on_boundary = on_boundary, .on_step = on_step,
-				  .on_write = on_write };
+				  .on_write = on_write, .on_read = on_read };
 	uint64_t max = o->max_instructions ? o->max_instructions : DEVREPLAY_DEFAULT_MAX;
 	sim_stop why = sim_run(r.s, max, 0, NULL);
 	res->instructions = r.s->icount;
+	res->reads = r.reads;
+	for (size_t i = 0; i < r.nitems; i++)
+		res->reads_expected += r.items[i].read;
+	if (!res->diverged && r.at < r.nitems && r.items[r.at].read) {
+		res->diverged = 1;
+		snprintf(res->why, sizeof res->why, "the device's input read %llu never came "
+			 "(%llu instructions)", (unsigned long long)r.reads + 1,
+			 (unsigned long long)r.s->icount);
+	}
 	if (!res->diverged && r.next < r.nfp) {
 		res->diverged = 1;
 		const db_fingerprint *f = &r.fp[r.next];
@@ -195,6 +273,7 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	rc = 0;
 out:
 	free(r.fp);
+	free(r.items);
 	free(cfgs);
 	sim_close(r.s);
 	fw_free(fw);

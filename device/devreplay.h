@@ -31,6 +31,7 @@ typedef struct devreplay_opts {
 
 typedef struct devreplay_result {
 	uint64_t expected, injected, instructions;
+	uint64_t reads_expected, reads;
 	int diverged;                 /* 1: why says where */
 	char why[512];
 } devreplay_result;

@@ -78,8 +78,9 @@ static void test_blink_end_to_end(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay %s/ab.db --log-reg GPIOR0 "
 				  "--uart-out %s/r.uart --log-out %s/r.log --state-out %s/r.state",
 				  a, s->dir, s->dir, s->dir, s->dir), 0);
-	char want[64];
-	snprintf(want, sizeof want, "%u of %u device interrupts re-created: exact", irqs, irqs);
+	char want[160];
+	snprintf(want, sizeof want, "%u of %u device interrupts re-created, 0 of 0 input reads "
+		 "fed: every item of the log matched", irqs, irqs);
 	assert_non_null(strstr(s->out, want));
 	char p1[256], p2[256];
 	const char *ext[] = { "uart", "log", "state" };
@@ -198,6 +199,37 @@ static void test_loss_reported(void **state)
 		fail_msg("import --allow-gaps: exit %d, %s", rc, s->out);
 }
 
+/* funcsheap with its reads logged (avrr instrument after the tracer):
+ * the ADC's reads are fed from the log, but func_a tests the mode jumper
+ * with SBIS PINB, which the rewrite does not log yet: the replay stops
+ * there and names the read. */
+static void test_unlogged_read_is_named(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s tracer traces/funcsheap.elf --fp 'sel=SPL+SPH+SREG+r24,ra=8,width=24' "
+			  "--log func --ring 255 -o %s/f.h && "
+			  "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL " AVR_FLAGS " -Wl,--emit-relocs"
+			  " -include %s/f.h -include tests/firmware/log_sink.h -o %s/f0.elf "
+			  "traces/funcsheap.c && %s instrument %s/f0.elf -o %s/f.elf && "
+			  "%s stamp %s/f.elf && %s device %s/f.elf --stimuli traces/funcsheap.stim "
+			  "--log-reg TWAR --log-out %s/f.log --instructions 2000000 && "
+			  "%s import %s/f.log --elf %s/f.elf -o %s/f.db",
+			  a, s->dir, s->dir, s->dir, a, s->dir, s->dir, a, s->dir, a, s->dir, s->dir,
+			  a, s->dir, s->dir, s->dir);
+	if (rc)
+		fail_msg("build, run, import: %s", s->out);
+	/* funcsheap's ADC handler reads ADCL and ADCH: two IN sites */
+	if (!strstr(s->out, "input reads logged: 2"))
+		fail_msg("instrument: %s", s->out);
+	rc = test_run(s->out, sizeof s->out, "%s replay %s/f.db --log-reg TWAR --instructions "
+		      "5000000", a, s->dir);
+	if (rc != 1 || !strstr(s->out, "a read of PINB at PC 0x") ||
+	    !strstr(s->out, "that the device's log does not have"))
+		fail_msg("replay: exit %d, %s", rc, s->out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +238,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_dumps, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_loss_reported, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_unlogged_read_is_named, test_scratch_setup,
 						test_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
