@@ -33,8 +33,8 @@ typedef struct capture {
 	sim *s;
 	uint32_t pc;
 	uint64_t cycle;
-	uint32_t record_at;
-	uint64_t interrupts, log_cycles, send_cycles, trace_cycles;
+	uint32_t record_at, read_at;
+	uint64_t interrupts, reads, log_cycles, send_cycles, trace_cycles, put_cycles, read_cycles;
 } capture;
 
 /* After each step: the cycles it took go to the code it ran. */
@@ -46,7 +46,11 @@ static int on_step(void *ud)
 	uint64_t took = now - c->cycle;
 	if (f && !strncmp(f->name, "avrr_log_", 9)) {
 		c->log_cycles += took;
-		if (strcmp(f->name, "avrr_log_put") && strcmp(f->name, "avrr_log_read"))
+		if (!strcmp(f->name, "avrr_log_put"))
+			c->put_cycles += took;
+		else if (!strcmp(f->name, "avrr_log_read"))
+			c->read_cycles += took;
+		else
 			c->send_cycles += took;
 	} else if (f && (!strncmp(f->name, "avrr_trace_", 11) || !strncmp(f->name, "avrr_hash_", 10) ||
 			 !strcmp(f->name, "avrr_oaat"))) {
@@ -56,6 +60,8 @@ static int on_step(void *ud)
 	c->pc = sim_pc(c->s);
 	if (c->pc == c->record_at)
 		c->interrupts++;
+	if (c->pc == c->read_at)
+		c->reads++;
 	return 0;
 }
 
@@ -197,7 +203,9 @@ int cmd_device(int argc, char **argv)
 	if (stats) {
 		const fw_symbol *rec = fw_find_symbol(fw, "avrr_trace_record");
 		cap.s = s;
+		const fw_symbol *rd = fw_find_symbol(fw, "avrr_log_read");
 		cap.record_at = rec ? rec->addr : UINT32_MAX;
+		cap.read_at = rd ? rd->addr : UINT32_MAX;
 		cap.pc = sim_pc(s);
 		cap.cycle = sim_cycle(s);
 		s->hooks.on_step = on_step;
@@ -227,9 +235,11 @@ int cmd_device(int argc, char **argv)
 	       (unsigned long long)cap.log_bytes, (unsigned long long)cap.uart_bytes);
 	if (stats)
 		printf("stats: interrupts %llu, trace cycles %llu, log cycles %llu, of which "
-		       "sending %llu\n", (unsigned long long)cap.interrupts,
-		       (unsigned long long)cap.trace_cycles, (unsigned long long)cap.log_cycles,
-		       (unsigned long long)cap.send_cycles);
+		       "sending %llu; reads %llu, read cycles %llu, append cycles %llu\n",
+		       (unsigned long long)cap.interrupts, (unsigned long long)cap.trace_cycles,
+		       (unsigned long long)cap.log_cycles, (unsigned long long)cap.send_cycles,
+		       (unsigned long long)cap.reads, (unsigned long long)cap.read_cycles,
+		       (unsigned long long)cap.put_cycles);
 done:
 	if (cap.log && util_close_temp(cap.log, ltmp, log_out, !rc) && !rc)
 		rc = cli_fail("device", "%s: %s", log_out, strerror(errno));

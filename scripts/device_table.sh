@@ -6,13 +6,19 @@
 #
 # Usage: device_table.sh AVRR OUT
 #
-# Columns: code bytes of the plain build, what the tracer adds, what the log
-# adds on top; the log's RAM (its avrr_log_* variables); interrupts the
-# tracer recorded; cycles per interrupt in the tracer's fingerprint code,
-# in the log's code (append and send) and of those in the sending (the
-# sink's waits included); the log's bytes and bytes per second of run;
-# the baud it needs (10 bits a byte, 8N1); items lost; and whether it fits
-# a 115,200-baud UART (needs less than 115,200 and lost nothing).
+# The log build is linked with its relocations and rewritten by avrr
+# instrument, so its input reads are logged too.
+#
+# Columns: code bytes of the plain build, what the tracer adds, what the
+# log adds on top (its code and the read sites); the log's RAM (its
+# avrr_log_* variables); interrupts the tracer recorded and input reads
+# logged; cycles per interrupt in the fingerprint code; cycles to append
+# an item (avrr_log_put, per item); cycles per input read (the inline
+# sequence's 69, by the instruction set's cycle counts, plus the measured
+# avrr_log_read and the append); cycles per log byte in the sending (the
+# sink's waits included); the log's bytes and bytes per second of run; the
+# baud it needs (10 bits a byte, 8N1); items lost; and whether it fits a
+# 115,200-baud UART (needs less than 115,200 and lost nothing).
 set -eu
 [ $# -eq 2 ] || { echo "usage: device_table.sh AVRR OUT" >&2; exit 2; }
 avrr=$1
@@ -23,7 +29,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 csv=$out/device_log.csv
-echo "firmware,mcu,f_cpu,sink,code_plain,code_tracer,code_log,ram_log,interrupts,trace_cycles_per_irq,log_cycles_per_irq,send_cycles_per_irq,log_bytes,run_ms,log_bytes_per_s,baud_needed,lost,fits_115200" > "$csv.tmp"
+echo "firmware,mcu,f_cpu,sink,code_plain,code_tracer,code_log,ram_log,interrupts,reads,trace_cycles_per_irq,append_cycles_per_item,cycles_per_read,send_cycles_per_byte,log_bytes,run_ms,log_bytes_per_s,baud_needed,lost,fits_115200" > "$csv.tmp"
 
 # NAME SOURCE MCU F_CPU SINK STIMULI
 row() {
@@ -34,14 +40,16 @@ row() {
 	$cc -include "$tmp/t.h" -o "$tmp/tracer.elf" "$src"
 	if [ "$sink" = uart ]; then
 		"$avrr" tracer "$tmp/plain.elf" --fp "$spec" --log uart --baud 115200 -o "$tmp/l.h" --force
-		$cc -include "$tmp/l.h" -o "$tmp/log.elf" "$src"
+		$cc -Wl,--emit-relocs -include "$tmp/l.h" -o "$tmp/log0.elf" "$src"
 		reg=
 	else
 		"$avrr" tracer "$tmp/plain.elf" --fp "$spec" --log func -o "$tmp/l.h" --force
-		$cc -include "$tmp/l.h" -include tests/firmware/log_sink.h -o "$tmp/log.elf" "$src"
+		$cc -Wl,--emit-relocs -include "$tmp/l.h" -include tests/firmware/log_sink.h \
+			-o "$tmp/log0.elf" "$src"
 		reg=GPIOR0
 		[ "$mcu" = atmega16 ] && reg=TWAR
 	fi
+	"$avrr" instrument "$tmp/log0.elf" -o "$tmp/log.elf" --force > /dev/null
 	"$avrr" stamp "$tmp/log.elf" > /dev/null
 	text() { avr-size -A "$1" | awk '$1 == ".text" || $1 == ".data" { s += $2 } END { print s }'; }
 	c0=$(text "$tmp/plain.elf"); c1=$(text "$tmp/tracer.elf"); c2=$(text "$tmp/log.elf")
@@ -55,19 +63,22 @@ row() {
 		--instructions 2000000 --stats --force)
 	cycles=$(echo "$dev" | sed -n 's/^device: [0-9]* instructions, \([0-9]*\) cycles.*/\1/p')
 	bytes=$(echo "$dev" | sed -n 's/.*; log \([0-9]*\) bytes.*/\1/p')
-	set -- $(echo "$dev" | sed -n 's/^stats: interrupts \([0-9]*\), trace cycles \([0-9]*\), log cycles \([0-9]*\), of which sending \([0-9]*\)/\1 \2 \3 \4/p')
-	irqs=$1 tcyc=$2 lcyc=$3 scyc=$4
+	# shellcheck disable=SC2046
+	set -- $(echo "$dev" | sed -n 's/^stats: interrupts \([0-9]*\), trace cycles \([0-9]*\), log cycles \([0-9]*\), of which sending \([0-9]*\); reads \([0-9]*\), read cycles \([0-9]*\), append cycles \([0-9]*\)/\1 \2 \3 \4 \5 \6 \7/p')
+	irqs=$1 tcyc=$2 scyc=$4 reads=$5 rcyc=$6 pcyc=$7
 	lost=$("$avrr" import "$tmp/d.log" --elf "$tmp/log.elf" -o "$tmp/r.db" --force 2>&1 |
 		sed -n 's/.*the device lost \([0-9]*\) items.*/\1/p')
 	lost=${lost:-0}
 	awk -v n="$name" -v m="$mcu" -v f="$fcpu" -v s="$sink" -v c0="$c0" -v c1="$c1" -v c2="$c2" \
-	    -v ram="$ram" -v i="$irqs" -v t="$tcyc" -v l="$lcyc" -v sc="$scyc" -v b="$bytes" \
-	    -v cy="$cycles" -v lost="$lost" 'BEGIN {
+	    -v ram="$ram" -v i="$irqs" -v t="$tcyc" -v sc="$scyc" -v b="$bytes" -v rd="$reads" \
+	    -v rc="$rcyc" -v pc="$pcyc" -v cy="$cycles" -v lost="$lost" 'BEGIN {
 		ms = cy / f * 1000; bps = b / (cy / f); baud = bps * 10;
 		fits = (baud < 115200 && lost == 0) ? "yes" : "no";
-		printf "%s,%s,%s,%s,%d,%d,%d,%d,%d,%.0f,%.0f,%.0f,%d,%.1f,%.0f,%.0f,%s,%s\n",
-			n, m, f, s, c0, c1 - c0, c2 - c1, ram, i, t / i, l / i, sc / i, b, ms, bps,
-			baud, (lost ? "first loss: " lost : "0"), fits }' >> "$csv.tmp"
+		app = pc / (i + rd);
+		per_read = rd ? sprintf("%.0f", 69 + rc / rd + app) : "n/a";
+		printf "%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%.0f,%.0f,%s,%.0f,%d,%.1f,%.0f,%.0f,%s,%s\n",
+			n, m, f, s, c0, c1 - c0, c2 - c1, ram, i, rd, t / i, app, per_read, sc / b, b,
+			ms, bps, baud, (lost ? "first loss: " lost : "0"), fits }' >> "$csv.tmp"
 }
 
 row adcapp traces/adcapp.c atmega16 8000000 func traces/adcapp.stim
@@ -84,12 +95,12 @@ md=$out/device_log.md
 	echo "stand-in chip (\`avrr device --stats\`, 2 M instructions with the bundled"
 	echo "stimuli). Fingerprint \`$spec\`; block 64 bytes. The UART sink runs"
 	echo "at 115,200 baud and blocks on UDRE (its waits are in \"send\"); the func"
-	echo "sink writes one register. Input reads are not logged yet (docs/device.md),"
-	echo "so there is no per-read cost to show."
+	echo "sink writes one register. Input reads: IN and LDS of the input set (SBIS,"
+	echo "SBIC and loads through X/Y/Z are not logged yet; docs/device.md)."
 	echo
-	echo "| firmware | MCU | sink | code plain | + tracer | + log | log RAM | interrupts | trace cyc/irq | log cyc/irq | of which send | log B | run ms | log B/s | baud needed | lost | fits 115,200 |"
-	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
-	tail -n +2 "$csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		$1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 }'
+	echo "| firmware | MCU | sink | code plain | + tracer | + log | log RAM | interrupts | reads | trace cyc/irq | append cyc/item | cyc/read | send cyc/byte | log B | run ms | log B/s | baud needed | lost | fits 115,200 |"
+	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+	tail -n +2 "$csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		$1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 }'
 } > "$md"
 cat "$md"
