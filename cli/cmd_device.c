@@ -213,13 +213,20 @@ int cmd_device(int argc, char **argv)
 	sim_stop why = sim_run(s, limit, 0, NULL);
 		const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
 	/* Stop where the tracer finishes sending a block (as the replay of
-	 * the import does): until it sends one, then until it is done. */
+	 * the import does): until it sends one, then until it is done.
+	 * A block whose sending other interrupts came into would leave them
+	 * in the next block, out of the dump: stop after one that ends with
+	 * the block being filled empty (avrr_log_len 0). */
+	const fw_symbol *len = fw_find_symbol(fw, "avrr_log_len");
 	uint64_t extra = 0;
-	for (; why == SIM_STOP_LIMIT && busy && !sending(s, busy) && extra < DEVICE_DRAIN_MAX;
-	     extra++)
-		why = sim_run(s, s->icount + 1, 0, NULL);
-	for (; why == SIM_STOP_LIMIT && sending(s, busy) && extra < DEVICE_DRAIN_MAX; extra++)
-		why = sim_run(s, s->icount + 1, 0, NULL);
+	do {
+		for (; why == SIM_STOP_LIMIT && busy && !sending(s, busy) &&
+		     extra < DEVICE_DRAIN_MAX; extra++)
+			why = sim_run(s, s->icount + 1, 0, NULL);
+		for (; why == SIM_STOP_LIMIT && sending(s, busy) && extra < DEVICE_DRAIN_MAX;
+		     extra++)
+			why = sim_run(s, s->icount + 1, 0, NULL);
+	} while (why == SIM_STOP_LIMIT && busy && sending(s, len) && extra < DEVICE_DRAIN_MAX);
 	if (why == SIM_STOP_CRASHED) {
 		cli_fail("device", "%s: the CPU crashed at PC 0x%05x after %llu instructions",
 			 argv[optind], (unsigned)sim_pc(s), (unsigned long long)s->icount);

@@ -101,6 +101,7 @@ enum kind {
 	K_REL,     /* RJMP or BRxx forward: redone, lengthened when out of reach */
 	K_SITE,    /* a counted transfer: the sequence, then the transfer */
 	K_READ,    /* an input read: saved SREG, cli, the read, the log call */
+	K_SKIPREAD, /* SBIS/SBIC of an input: IN, the log call, the bit tested */
 };
 
 /* An input read becomes (the read's Rd not r0 or r1):
@@ -113,6 +114,17 @@ enum kind {
  * Interrupts are off from before the read until the value is logged, so
  * no interrupt's fingerprint can come between the read and its item. */
 #define READ_FIXED 35u   /* words besides the read and the call */
+
+/* SBIS/SBIC A, b of an input register becomes the same around `in r24, A`
+ * (the value kept on the stack across the call), then the skip decided on
+ * the logged value:
+ *
+ *	sbrs r0, b; rjmp 1f
+ *	pop r0; out SREG, r0; pop r0; rjmp (SBIS: past the next; SBIC: 2f)
+ *   1: pop r0; out SREG, r0; pop r0; rjmp (SBIS: 2f; SBIC: past the next)
+ *   2: the next instruction
+ */
+#define SKIPREAD_FIXED 44u   /* words besides the call */
 
 typedef struct entry {
 	avr_insn in;
@@ -199,7 +211,7 @@ static unsigned xfer_words(const entry *e)
  * before it needs the two-jump entry. */
 static int multi(const entry *e)
 {
-	return e->kind == K_SITE || e->kind == K_READ || (e->kind == K_REL && is_branch(e) && e->len);
+	return e->kind == K_SITE || e->kind == K_READ || e->kind == K_SKIPREAD || (e->kind == K_REL && is_branch(e) && e->len);
 }
 
 static unsigned entry_words(const rewrite *rw, const entry *e)
@@ -213,6 +225,8 @@ static unsigned entry_words(const rewrite *rw, const entry *e)
 		return prefix + 1u + e->len;
 	case K_READ:
 		return prefix + READ_FIXED + e->in.words + (rw->has_jmp ? 2u : 1u);
+	case K_SKIPREAD:
+		return prefix + SKIPREAD_FIXED + (rw->has_jmp ? 2u : 1u);
 	default:
 		return prefix + (is_branch(e) ? 1 : 0) + seq_words(rw) + xfer_words(e);
 	}
@@ -413,6 +427,52 @@ static int write_read(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 	return at == end ? 0 : fail(rw, "an input read's sequence of the wrong size", in->addr);
 }
 
+static int write_skipread(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
+{
+	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
+	const avr_insn *in = &e->in;
+	size_t i = (size_t)(e - rw->e);
+	/* past the next instruction: the start of the entry after it */
+	uint32_t past = i + 2 < rw->ne ? rw->e[i + 2].pos : rw->new_size;
+	if (e->after_skip) {
+		put(rw, &at, 0xc001);
+		put(rw, &at, rel12(0xc000, at, end));
+	}
+	put(rw, &at, 0x920f);                      /* push r0 */
+	put(rw, &at, 0xb60f);                      /* in r0, SREG */
+	put(rw, &at, 0x94f8);                      /* cli */
+	put(rw, &at, 0x920f);                      /* push r0 */
+	for (unsigned k = 0; k < sizeof saved; k++)
+		put(rw, &at, (uint16_t)(0x920f | saved[k] << 4));
+	unsigned a = (unsigned)in->io;             /* in r24, A */
+	put(rw, &at, (uint16_t)(0xb000 | (a & 0x30) << 5 | 24u << 4 | (a & 0x0f)));
+	put(rw, &at, 0x938f);                      /* push r24 */
+	put(rw, &at, 0x2411);                      /* clr r1 */
+	int64_t to = map_addr(rw, rw->log_read);
+	if (to < 0)
+		return fail(rw, "avrr_log_read is not at an instruction", rw->log_read);
+	if (rw->has_jmp)
+		put_abs(rw, &at, 0x940e, (uint32_t)to);
+	else
+		put(rw, &at, rel12(0xd000, at, (uint32_t)to));
+	put(rw, &at, 0x900f);                      /* pop r0: the value */
+	for (unsigned k = sizeof saved; k-- > 0;)
+		put(rw, &at, (uint16_t)(0x900f | saved[k] << 4));
+	put(rw, &at, (uint16_t)(0xfe00 | in->bit));  /* sbrs r0, b */
+	uint32_t clear = at + 2 + 8;
+	put(rw, &at, rel12(0xc000, at, clear));    /* rjmp 1f */
+	int sbis = in->op == AVR_OP_SBIS;
+	put(rw, &at, 0x900f);                      /* bit set: pop r0 */
+	put(rw, &at, 0xbe0f);                      /* out SREG, r0 */
+	put(rw, &at, 0x900f);                      /* pop r0 */
+	put(rw, &at, rel12(0xc000, at, sbis ? past : end));
+	put(rw, &at, 0x900f);                      /* 1: bit clear */
+	put(rw, &at, 0xbe0f);
+	put(rw, &at, 0x900f);
+	put(rw, &at, rel12(0xc000, at, sbis ? end : past));
+	return at == end ? 0 : fail(rw, "an input skip's sequence of the wrong size", in->addr);
+}
+
 static int write_entry(rewrite *rw, const entry *e)
 {
 	uint32_t at = e->pos, end = e->pos + 2 * entry_words(rw, e), to = 0;
@@ -423,6 +483,8 @@ static int write_entry(rewrite *rw, const entry *e)
 	}
 	if (e->kind == K_READ)
 		return write_read(rw, e, at, end);
+	if (e->kind == K_SKIPREAD)
+		return write_skipread(rw, e, at, end);
 	if (in->op != AVR_OP_RET && in->op != AVR_OP_RETI && in->op != AVR_OP_IJMP &&
 	    in->op != AVR_OP_EIJMP && in->op != AVR_OP_ICALL && in->op != AVR_OP_EICALL &&
 	    target_of(rw, e, &to))
@@ -641,7 +703,8 @@ static int cut(rewrite *rw)
 			int backward = e->in.target <= a;
 			e->after_skip = prev && prev->kind != K_DATA && is_skip(&prev->in);
 			int counted = k == AVR_COUNT_ALWAYS || (k == AVR_COUNT_BACKWARD && backward);
-			int addr = e->in.op == AVR_OP_IN ? e->in.io + 0x20
+			int skipread = e->in.op == AVR_OP_SBIS || e->in.op == AVR_OP_SBIC;
+			int addr = e->in.op == AVR_OP_IN || skipread ? e->in.io + 0x20
 				 : e->in.op == AVR_OP_LDS ? e->in.data : -1;
 			if (counted && rw->counter_bytes)
 				e->kind = K_SITE;
@@ -651,13 +714,17 @@ static int cut(rewrite *rw)
 					  is_branch(e) ? K_REL : K_PLAIN;
 			else if (rw->have_log_read && rw->dev->inputs && addr >= 0 &&
 				 addr < FP_INPUT_SPACE && rw->dev->inputs[addr]) {
-				if (e->in.rd < 2) {
+				if (skipread) {
+					e->kind = K_SKIPREAD;
+					rw->st->reads++;
+				} else if (e->in.rd < 2) {
 					free(is_data);
 					return fail(rw, "an input read into r0 or r1, which the log's "
 						    "call uses", a);
+				} else {
+					e->kind = K_READ;
+					rw->st->reads++;
 				}
-				e->kind = K_READ;
-				rw->st->reads++;
 			} else
 				e->kind = K_PLAIN;
 			rw->st->sites += e->kind == K_SITE;
