@@ -216,9 +216,11 @@ int cmd_device(int argc, char **argv)
 	 * the import does): until it sends one, then until it is done.
 	 * A block whose sending other interrupts came into would leave them
 	 * in the next block, out of the dump: stop after one that ends with
-	 * the block being filled empty (avrr_log_len 0). */
+	 * the block being filled empty (avrr_log_len 0), or, when 64 blocks
+	 * never do (a log that loses items), after the 64th. */
 	const fw_symbol *len = fw_find_symbol(fw, "avrr_log_len");
 	uint64_t extra = 0;
+	unsigned tries = 0;   /* a device that always has items pending: 64 blocks at most */
 	do {
 		for (; why == SIM_STOP_LIMIT && busy && !sending(s, busy) &&
 		     extra < DEVICE_DRAIN_MAX; extra++)
@@ -226,7 +228,8 @@ int cmd_device(int argc, char **argv)
 		for (; why == SIM_STOP_LIMIT && sending(s, busy) && extra < DEVICE_DRAIN_MAX;
 		     extra++)
 			why = sim_run(s, s->icount + 1, 0, NULL);
-	} while (why == SIM_STOP_LIMIT && busy && sending(s, len) && extra < DEVICE_DRAIN_MAX);
+	} while (why == SIM_STOP_LIMIT && busy && sending(s, len) && ++tries < 64 &&
+		 extra < DEVICE_DRAIN_MAX);
 	if (why == SIM_STOP_CRASHED) {
 		cli_fail("device", "%s: the CPU crashed at PC 0x%05x after %llu instructions",
 			 argv[optind], (unsigned)sim_pc(s), (unsigned long long)s->icount);

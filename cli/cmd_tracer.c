@@ -23,12 +23,13 @@ int cmd_tracer(int argc, char **argv)
 		{ "log", required_argument, NULL, 'L' },
 		{ "baud", required_argument, NULL, 'B' },
 		{ "ring", required_argument, NULL, 'R' },
+		{ "send-masked", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *spec = FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC, *mcu = NULL, *out = NULL;
 	uint64_t slots = FP_TRACER_SLOTS, baud = 0, ring = FP_LOG_RING;
-	fp_tracer_log log = { FP_LOG_NONE, 0, FP_LOG_RING };
+	fp_tracer_log log = { FP_LOG_NONE, 0, FP_LOG_RING, 0 };
 	int force = 0, c;
 	opterr = 0;
 	optind = 1;
@@ -49,6 +50,7 @@ int cmd_tracer(int argc, char **argv)
 			else
 				return cli_fail("tracer", "--log: '%s'; give uart or func", optarg);
 			break;
+		case 'M': log.masked = 1; break;
 		case 'B':
 			if (cli_parse_u64("tracer", "--baud", optarg, &baud))
 				return EXIT_BAD_INPUT;
@@ -72,8 +74,8 @@ int cmd_tracer(int argc, char **argv)
 		return cli_fail("tracer", "--ring: %llu; give at most 255", (unsigned long long)ring);
 	if (baud > 4000000)
 		return cli_fail("tracer", "--baud: %llu; give at most 4000000", (unsigned long long)baud);
-	if ((baud || ring != FP_LOG_RING) && log.sink == FP_LOG_NONE)
-		return cli_fail("tracer", "--baud and --ring are the device log's: give --log uart|func");
+	if ((baud || ring != FP_LOG_RING || log.masked) && log.sink == FP_LOG_NONE)
+		return cli_fail("tracer", "--baud, --ring and --send-masked are the device log's: give --log uart|func");
 	if (baud && log.sink == FP_LOG_FUNC)
 		return cli_fail("tracer", "--baud is the UART sink's; --log func sends to avrr_log_sink");
 	log.baud = (uint32_t)baud;

@@ -206,7 +206,8 @@ const cli_command cli_commands[] = {
 	  "  -h, --help              this help\n" },
 	{ "tracer", cmd_tracer, "write the device-side tracer for a configuration (avr-gcc)",
 	  "usage: avrr tracer FIRMWARE.elf [--fp SPEC] [--slots N] [--mcu NAME]\n"
-	  "                   [--log uart|func [--baud B] [--ring BYTES]] -o tracer.h\n"
+	  "                   [--log uart|func [--baud B] [--ring BYTES] [--send-masked]]\n"
+	  "                   -o tracer.h\n"
 	  "\n"
 	  "Writes the C header a firmware includes (avr-gcc -include tracer.h) to record\n"
 	  "on the chip the fingerprints avrr record computes in simulation: it wraps\n"
@@ -221,6 +222,9 @@ const cli_command cli_commands[] = {
 	  "                          UDR0 (or UDR), or the firmware's avrr_log_sink()\n"
 	  "      --baud B            the tracer sets the log's UART up at B baud (8N1)\n"
 	  "      --ring BYTES        the log's block in RAM, 8..255 (default 64)\n"
+	  "      --send-masked       send an interrupt's block with interrupts off: no\n"
+	  "                          loss from interrupts nesting in the send, but\n"
+	  "                          the others wait for it\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
 	  "  -o, --output FILE       where to write the header (required)\n"
 	  CLI_FORCE_HELP

@@ -32,6 +32,8 @@ typedef struct run {
 	item *items;
 	size_t nitems, at;       /* at: items consumed */
 	uint64_t reads;
+	uint16_t sic_addr;       /* the device's avrr_sic, when the spec counts sic */
+	unsigned sic_bytes;
 	uint16_t log_reg, busy_addr, seq_addr;
 	uint8_t blocks;          /* the dump's blocks, mod 256 (avrr_log_seq) */
 	int have_busy, was_busy, done;
@@ -92,9 +94,18 @@ static void on_boundary(void *ud)
 	if (r->at >= r->nitems || r->items[r->at].read || !sim_interrupts_enabled(r->s))
 		return;
 	const db_fingerprint *want = &r->fp[r->next];
-	fp_value v = fp_compute(&r->cfg, &(fp_state){ .data = sim_live_data(r->s),
+	const uint8_t *data = sim_live_data(r->s);
+	/* sic: the device's own counter, as its stub reads it (the simulator's
+	 * count would also count the calls the read logging added) */
+	uint64_t transfers = sim_transfers(r->s);
+	if (r->sic_bytes) {
+		transfers = 0;
+		for (unsigned i = r->sic_bytes; i-- > 0;)
+			transfers = transfers << 8 | data[r->sic_addr + i];
+	}
+	fp_value v = fp_compute(&r->cfg, &(fp_state){ .data = data,
 		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
-		.transfers = sim_transfers(r->s) });
+		.transfers = transfers });
 	if (v.ra_part != want->ra_part || v.hash_part != want->hash_part)
 		return;
 	if (sim_enter_vector(r->s, (uint8_t)want->vector) < 0) {
@@ -205,6 +216,12 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	}
 	free(ev);
 	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
+	const fw_symbol *sic = fw_find_symbol(fw, FP_SIC_SYMBOL);
+	if (sic && sic->space == FW_SYM_DATA && sic->size >= 1 && sic->size <= 4 &&
+	    sic->addr + sic->size <= r.s->data_size) {
+		r.sic_addr = (uint16_t)sic->addr;
+		r.sic_bytes = sic->size;
+	}
 	const fw_symbol *seq = fw_find_symbol(fw, "avrr_log_seq");
 	if (busy && busy->space == FW_SYM_DATA && busy->addr < r.s->data_size &&
 	    seq && seq->space == FW_SYM_DATA && seq->addr < r.s->data_size) {

@@ -461,10 +461,12 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 	      "\t\tslot[i] = (uint8_t)f;\n"
 	      "\tavrr_trace_count++;\n", o);
 	if (logging)
-		fputs("\tuint8_t item[2 + AVRR_TRACE_BYTES] = { 1, avrr_log_vec };\n"
-		      "\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++)\n"
-		      "\t\titem[2 + i] = slot[i];\n"
-		      "\tavrr_log_put(item, sizeof item, 1);  /* other interrupts may come while a block goes out */\n", o);
+		fprintf(o, "\tuint8_t item[2 + AVRR_TRACE_BYTES] = { 1, avrr_log_vec };\n"
+			"\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++)\n"
+			"\t\titem[2 + i] = slot[i];\n"
+			"\tavrr_log_put(item, sizeof item, %d);  /* %s */\n", !log->masked,
+			log->masked ? "the block goes out with interrupts off"
+				    : "other interrupts may come while a block goes out");
 	fputs("}\n\n", o);
 	emit_stub(o, &l, cycles > 0, sic, logging);
 	fputs("#endif\n", o);

@@ -49,6 +49,7 @@ typedef struct fp_tracer_log {
 	fp_log_sink sink;
 	uint32_t baud;          /* 0: the firmware sets the UART up itself */
 	unsigned ring;          /* payload bytes per block, 8..255 */
+	int masked;             /* an interrupt's block is sent with interrupts off */
 } fp_tracer_log;
 
 /* fp_tracer_write with the device log (log NULL or FP_LOG_NONE: none). */
