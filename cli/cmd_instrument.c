@@ -77,10 +77,14 @@ int cmd_instrument(int argc, char **argv)
 	}
 	if (st.reads)
 		printf("input reads logged: %u\n", st.reads);
-	printf("counted transfers instrumented: %u; jumps lengthened to reach: %u; .text: %u -> "
-	       "%u bytes; a %u-byte counter, +%u cycles per transfer with interrupts on\n",
-	       st.sites, st.relaxed, (unsigned)st.text_before, (unsigned)st.text_after,
-	       st.counter_bytes, st.cycles_per_transfer);
+	if (st.counter_bytes)
+		printf("counted transfers instrumented: %u; jumps lengthened to reach: %u; .text: %u -> "
+		       "%u bytes; a %u-byte counter, +%u cycles per transfer with interrupts on\n",
+		       st.sites, st.relaxed, (unsigned)st.text_before, (unsigned)st.text_after,
+		       st.counter_bytes, st.cycles_per_transfer);
+	else
+		printf(".text: %u -> %u bytes; jumps lengthened to reach: %u\n",
+		       (unsigned)st.text_before, (unsigned)st.text_after, st.relaxed);
 	rc = 0;
 done:
 	sim_close(s);
