@@ -47,7 +47,8 @@ int devreplay_is_import(const char *path)
 	avrr_err err;
 	db *d;
 	db_run r;
-	if (!db_is_recording(path) || db_open(path, 0, &d, &err))
+	/* a look at the run only: the replay that follows validates the file */
+	if (!db_is_recording(path) || db_open_written(path, &d, &err))
 		return -1;
 	int rc = db_get_run(d, &r, &err) ? -1 : !strcmp(r.interrupt_rule, DEVREPLAY_RULE);
 	if (rc >= 0)

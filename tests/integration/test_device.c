@@ -110,6 +110,10 @@ static void test_blink_end_to_end(void **state)
 	assert_string_equal(test_json_str(j, "interrupt_rule"), "device-log");
 	assert_int_equal(test_json_int(j, "interrupts"), irqs);
 	json_decref(j);
+	/* The analyses need positions the import lacks: refused, one line. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze %s/ab.db races", a, s->dir), 2);
+	assert_non_null(strstr(s->out, "ab.db: an import of a device log: only avrr replay "
+			       "replays it yet (docs/device.md)\n"));
 }
 
 /* Writes DIR/NAME.log changed: byte `at` xor 0x01, or cut to `len` bytes. */
