@@ -297,6 +297,43 @@ static void test_unlogged_read_is_named(void **state)
 		fail_msg("replay: exit %d, %s", rc, s->out);
 }
 
+/* Bad input to the new commands: one line each, exit 2. */
+static void test_bad_input(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	static const struct { const char *args, *line; } cases[] = {
+		{ "import x.log -o y.db", "avrr import: usage: avrr import DUMP --elf FW.elf -o "
+		  "RUN.db\n" },
+		{ "device traces/funcsheap.elf", "avrr device: usage: avrr device FW.elf [--stimuli S] "
+		  "--log-out DUMP\n" },
+		{ "stamp traces/funcsheap.elf", "avrr stamp: traces/funcsheap.elf: no "
+		  "avrr_log_header: not built with `avrr tracer --log`\n" },
+		{ "tracer traces/funcsheap.elf --log serial -o DIR/t.h", "avrr tracer: --log: "
+		  "'serial'; give uart or func\n" },
+		/* 3-byte fingerprints: two items of 5 and a loss item need 16 */
+		{ "tracer traces/funcsheap.elf --log func --ring 15 -o DIR/t.h", "avrr tracer: the "
+		  "log's block must be 16..255 bytes for 3-byte fingerprints\n" },
+		{ "import traces/funcsheap.elf --elf traces/funcsheap.elf -o DIR/x.db", "avrr import: "
+		  "traces/funcsheap.elf: byte 0: not a device log (no AVRL header)\n" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char args[512];
+		const char *d = strstr(cases[i].args, "DIR");
+		if (d)
+			snprintf(args, sizeof args, "%.*s%s%s", (int)(d - cases[i].args),
+				 cases[i].args, s->dir, d + 3);
+		else
+			snprintf(args, sizeof args, "%s", cases[i].args);
+		int rc = test_run(s->out, sizeof s->out, "%s %s", a, args);
+		if (rc != 2 || strcmp(s->out, cases[i].line))
+			fail_msg("avrr %s: exit %d, '%s'; want 2, '%s'", args, rc, s->out,
+				 cases[i].line);
+	}
+	assert_int_equal(test_run(s->out, sizeof s->out, "ls -A '%s'", s->dir), 0);
+	assert_string_equal(s->out, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +350,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_adcapp_end_to_end, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_unlogged_read_is_named, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, test_scratch_setup,
 						test_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
