@@ -326,7 +326,8 @@ static void test_bad_input(void **state)
 		else
 			snprintf(args, sizeof args, "%s", cases[i].args);
 		int rc = test_run(s->out, sizeof s->out, "%s %s", a, args);
-		if (rc != 2 || strcmp(s->out, cases[i].line))
+		/* the first line (a sanitizer build may add its report after) */
+		if (rc != 2 || strncmp(s->out, cases[i].line, strlen(cases[i].line)))
 			fail_msg("avrr %s: exit %d, '%s'; want 2, '%s'", args, rc, s->out,
 				 cases[i].line);
 	}
