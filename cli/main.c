@@ -239,7 +239,7 @@ const cli_command cli_commands[] = {
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "instrument", cmd_instrument, "count control transfers on the device, for a sic:K tracer",
-	  "usage: avrr instrument TRACED.elf [--mcu NAME] -o OUT.elf\n"
+	  "usage: avrr instrument TRACED.elf [--mcu NAME] [--log-loads] -o OUT.elf\n"
 	  "\n"
 	  "Rewrites a firmware built with the tracer of a sic:K configuration and\n"
 	  "linked with -Wl,--emit-relocs: before every control transfer sic:K counts\n"
@@ -250,6 +250,8 @@ const cli_command cli_commands[] = {
 	  "docs/tracer.md.\n"
 	  "\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
+	  "      --log-loads         with the device log: test every LD/LDD's address at\n"
+	  "                          run time and log the inputs it reads\n"
 	  "  -o, --output FILE       where to write the new ELF (required)\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },

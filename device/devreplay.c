@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sim_avr.h>
+
 #include "../db/db.h"
 #include "../fingerprint/fingerprint.h"
 #include "../fingerprint/instrument.h"
@@ -69,9 +71,13 @@ int devreplay_write_state(sim *s, const char *path)
 	for (unsigned r = 0; r < 32; r++)
 		fprintf(f, " %02x", d[r]);
 	fputs("\n", f);
-	for (unsigned a = 0x60; a < s->data_size; a++) {
-		if (a % 32 == 0)
-			fprintf(f, "data 0x%04x", a);
+	/* SRAM: past the I/O registers (simavr's ioend), whose inputs the
+	 * firmware may never have read */
+	unsigned from = s->avr->ioend >= 0x5f && s->avr->ioend + 1u < s->data_size
+			? s->avr->ioend + 1u : 0x60;
+	for (unsigned a = from; a < s->data_size; a++) {
+		if (a == from || a % 32 == 0)
+			fprintf(f, "sram 0x%04x", a);
 		fprintf(f, " %02x", d[a]);
 		if (a % 32 == 31 || a + 1 == s->data_size)
 			fputs("\n", f);

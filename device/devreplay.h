@@ -44,7 +44,7 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 		  avrr_err *err);
 
 /* The final state as `avrr device --state-out` writes it: registers, SP,
- * PC, SREG and the data space from 0x60, as text. */
+ * PC, SREG and SRAM (from RAMSTART), as text. */
 int devreplay_write_state(sim *s, const char *path);
 
 #endif

@@ -102,6 +102,7 @@ enum kind {
 	K_SITE,    /* a counted transfer: the sequence, then the transfer */
 	K_READ,    /* an input read: saved SREG, cli, the read, the log call */
 	K_SKIPREAD, /* SBIS/SBIC of an input: IN, the log call, the bit tested */
+	K_LOAD,    /* LD/LDD: the load, then its address tested at run time */
 };
 
 /* An input read becomes (the read's Rd not r0 or r1):
@@ -125,6 +126,18 @@ enum kind {
  *   2: the next instruction
  */
 #define SKIPREAD_FIXED 44u   /* words besides the call */
+
+/* LD/LDD Rd, ptr becomes (Rd not r0, r1 nor the pointer's):
+ *
+ *	push r0; in r0, SREG; cli; push r0
+ *	the load
+ *	push r1, r18-r27, r30, r31; mov r22, Rd; movw r24, ptr
+ *	adiw r24, q | sbiw r24, 1 (post-increment) | adiw r24, 0
+ *	cpi r25, 2; brsh 1f             ; the cheap test: not below 0x200
+ *	clr r1; call avrr_log_ld        ; the input map, then the log
+ *   1: pop r31, r30, r27-r18, r1; pop r0; out SREG, r0; pop r0
+ */
+#define LOAD_FIXED 40u   /* words besides the call */
 
 typedef struct entry {
 	avr_insn in;
@@ -170,6 +183,8 @@ typedef struct rewrite {
 	uint16_t counter_addr; /* data-space address */
 	int have_log_read;
 	uint32_t log_read;     /* avrr_log_read's byte address */
+	int have_log_ld;
+	uint32_t log_ld;       /* avrr_log_ld's byte address */
 	uint8_t *out;          /* the new .text */
 	fp_instrument_stats *st;
 } rewrite;
@@ -211,7 +226,8 @@ static unsigned xfer_words(const entry *e)
  * before it needs the two-jump entry. */
 static int multi(const entry *e)
 {
-	return e->kind == K_SITE || e->kind == K_READ || e->kind == K_SKIPREAD || (e->kind == K_REL && is_branch(e) && e->len);
+	return e->kind == K_SITE || e->kind == K_READ || e->kind == K_SKIPREAD ||
+	       e->kind == K_LOAD || (e->kind == K_REL && is_branch(e) && e->len);
 }
 
 static unsigned entry_words(const rewrite *rw, const entry *e)
@@ -227,6 +243,8 @@ static unsigned entry_words(const rewrite *rw, const entry *e)
 		return prefix + READ_FIXED + e->in.words + (rw->has_jmp ? 2u : 1u);
 	case K_SKIPREAD:
 		return prefix + SKIPREAD_FIXED + (rw->has_jmp ? 2u : 1u);
+	case K_LOAD:
+		return prefix + LOAD_FIXED + (rw->has_jmp ? 2u : 1u);
 	default:
 		return prefix + (is_branch(e) ? 1 : 0) + seq_words(rw) + xfer_words(e);
 	}
@@ -473,6 +491,66 @@ static int write_skipread(rewrite *rw, const entry *e, uint32_t at, uint32_t end
 	return at == end ? 0 : fail(rw, "an input skip's sequence of the wrong size", in->addr);
 }
 
+static int write_load(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
+{
+	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
+	const avr_insn *in = &e->in;
+	if (e->after_skip) {
+		put(rw, &at, 0xc001);
+		put(rw, &at, rel12(0xc000, at, end));
+	}
+	put(rw, &at, 0x920f);                      /* push r0 */
+	put(rw, &at, 0xb60f);                      /* in r0, SREG */
+	put(rw, &at, 0x94f8);                      /* cli */
+	put(rw, &at, 0x920f);                      /* push r0 */
+	put(rw, &at, in->raw[0]);                  /* the load */
+	for (unsigned k = 0; k < sizeof saved; k++)
+		put(rw, &at, (uint16_t)(0x920f | saved[k] << 4));
+	unsigned d = (unsigned)in->rd;             /* mov r22, Rd */
+	put(rw, &at, (uint16_t)(0x2c00 | (d & 0x10) << 5 | 22u << 4 | (d & 0x0f)));
+	unsigned p = in->ptr == 'X' ? 26 : in->ptr == 'Y' ? 28 : 30;
+	put(rw, &at, (uint16_t)(0x0100 | 12u << 4 | p / 2));   /* movw r24, ptr */
+	if (in->ptr_mode == AVR_PTR_POSTINC)
+		put(rw, &at, 0x9701);                  /* sbiw r24, 1 */
+	else {
+		unsigned q = in->ptr_mode == AVR_PTR_DISP ? in->disp : 0;
+		put(rw, &at, (uint16_t)(0x9600 | (q & 0x30) << 2 | (q & 0x0f)));  /* adiw r24, q */
+	}
+	put(rw, &at, 0x3092);                      /* cpi r25, 2 */
+	unsigned over = 1 + (rw->has_jmp ? 2u : 1u);
+	put(rw, &at, (uint16_t)(0xf400 | (over & 0x7f) << 3));   /* brsh 1f */
+	put(rw, &at, 0x2411);                      /* clr r1 */
+	int64_t to = map_addr(rw, rw->log_ld);
+	if (to < 0)
+		return fail(rw, "avrr_log_ld is not at an instruction", rw->log_ld);
+	if (rw->has_jmp)
+		put_abs(rw, &at, 0x940e, (uint32_t)to);
+	else
+		put(rw, &at, rel12(0xd000, at, (uint32_t)to));
+	for (unsigned k = sizeof saved; k-- > 0;)  /* 1: */
+		put(rw, &at, (uint16_t)(0x900f | saved[k] << 4));
+	put(rw, &at, 0x900f);                      /* pop r0 */
+	put(rw, &at, 0xbe0f);                      /* out SREG, r0 */
+	put(rw, &at, 0x900f);                      /* pop r0 */
+	return at == end ? 0 : fail(rw, "a load's sequence of the wrong size", in->addr);
+}
+
+static const char *sym_name(const rewrite *rw, const Elf32_Sym *sym);
+
+/* Whether byte address a is inside one of the tracer's own functions
+ * (avrr_*), whose loads must not be tested: avrr_log_ld itself is one. */
+static int in_tracer(const rewrite *rw, uint32_t a)
+{
+	for (size_t i = 0; i < rw->nsyms; i++) {
+		const Elf32_Sym *y = &rw->syms[i];
+		if (y->st_shndx == rw->text && ELF32_ST_TYPE(y->st_info) == STT_FUNC &&
+		    a >= y->st_value && a < y->st_value + y->st_size &&
+		    !strncmp(sym_name(rw, y), "avrr_", 5))
+			return 1;
+	}
+	return 0;
+}
+
 static int write_entry(rewrite *rw, const entry *e)
 {
 	uint32_t at = e->pos, end = e->pos + 2 * entry_words(rw, e), to = 0;
@@ -485,6 +563,8 @@ static int write_entry(rewrite *rw, const entry *e)
 		return write_read(rw, e, at, end);
 	if (e->kind == K_SKIPREAD)
 		return write_skipread(rw, e, at, end);
+	if (e->kind == K_LOAD)
+		return write_load(rw, e, at, end);
 	if (in->op != AVR_OP_RET && in->op != AVR_OP_RETI && in->op != AVR_OP_IJMP &&
 	    in->op != AVR_OP_EIJMP && in->op != AVR_OP_ICALL && in->op != AVR_OP_EICALL &&
 	    target_of(rw, e, &to))
@@ -725,6 +805,15 @@ static int cut(rewrite *rw)
 					e->kind = K_READ;
 					rw->st->reads++;
 				}
+			} else if (rw->have_log_ld && rw->dev->log_loads &&
+				   (e->in.op == AVR_OP_LD || e->in.op == AVR_OP_LDD) &&
+				   e->in.rd >= 2 && (e->in.ptr == 'X' || e->in.ptr == 'Y' ||
+						     e->in.ptr == 'Z') &&
+				   (unsigned)e->in.rd / 2 != (e->in.ptr == 'X' ? 13u :
+							      e->in.ptr == 'Y' ? 14u : 15u) &&
+				   !in_tracer(rw, a)) {
+				e->kind = K_LOAD;
+				rw->st->loads++;
 			} else
 				e->kind = K_PLAIN;
 			rw->st->sites += e->kind == K_SITE;
@@ -825,6 +914,10 @@ static int read_elf(rewrite *rw, Elf *elf)
 		if (y->st_shndx == rw->text && !strcmp(sym_name(rw, y), FP_LOG_READ_SYMBOL)) {
 			rw->have_log_read = 1;
 			rw->log_read = y->st_value;
+		}
+		if (y->st_shndx == rw->text && !strcmp(sym_name(rw, y), FP_LOG_LD_SYMBOL)) {
+			rw->have_log_ld = 1;
+			rw->log_ld = y->st_value;
 		}
 	}
 	if (!rw->counter_bytes && !(rw->have_log_read && rw->dev->inputs))

@@ -35,12 +35,17 @@ typedef struct fp_instrument_device {
 	 * tracer --log), each IN or LDS of an input register is followed by a
 	 * call that logs the value (docs/device.md). */
 	const uint8_t *inputs;
+	/* Also every LD/LDD (through X, Y or Z) outside the tracer's own
+	 * functions: after it, its address is tested at run time (below 0x200
+	 * inline, then avrr_log_ld's map) and an input's value logged. */
+	int log_loads;
 } fp_instrument_device;
 #define FP_INPUT_SPACE 0x200
 
 typedef struct fp_instrument_stats {
 	unsigned sites;          /* counted transfers instrumented */
 	unsigned reads;          /* input reads logged */
+	unsigned loads;          /* loads through a pointer given the run-time test */
 	unsigned relaxed;        /* branches and jumps lengthened to reach */
 	uint32_t text_before, text_after;  /* .text bytes */
 	unsigned counter_bytes;
@@ -48,6 +53,7 @@ typedef struct fp_instrument_stats {
 } fp_instrument_stats;
 
 #define FP_LOG_READ_SYMBOL "avrr_log_read"
+#define FP_LOG_LD_SYMBOL "avrr_log_ld"
 
 /* Rewrites the ELF in elf[0..size) (named `path` in messages) and writes
  * the new ELF to out_fd.  Returns 0, or -1 (err): no relocations, no

@@ -12,6 +12,7 @@
 #include "tracer.h"
 
 #include "instrument.h"
+#include "../device/devlog.h"
 
 #include <string.h>
 
@@ -337,6 +338,25 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	      "\t * the stream is complete up to this item once it is out. */\n"
 	      "\tif (AVRR_LOG_RING - avrr_log_len < 2 + AVRR_TRACE_BYTES + 3 && !avrr_log_busy)\n"
 	      "\t\tavrr_log_flush(ien);\n}\n\n", o);
+	/* The input set as a bit map of the addresses below 0x200, for the
+	 * loads through a pointer `avrr instrument --log-loads` tests. */
+	uint8_t map[FP_INPUT_SPACE], bits[FP_INPUT_SPACE / 8] = { 0 };
+	devlog_inputs(names, map);
+	for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
+		bits[a / 8] |= (uint8_t)(map[a] << (a % 8));
+	fputs("/* The input set (docs/device.md), a bit per data address below 0x200. */\n"
+	      "static const uint8_t avrr_input_map[] PROGMEM = {", o);
+	for (unsigned i = 0; i < sizeof bits; i++)
+		fprintf(o, "%s0x%02x,", i % 12 ? " " : "\n\t", bits[i]);
+	fputs("\n};\n\n", o);
+	fputs("/* A load through X, Y or Z from `addr` gave `value`: called by\n"
+	      " * `avrr instrument --log-loads` after each one below 0x200 (interrupts\n"
+	      " * off); an input's value is logged like any read. */\n"
+	      "void avrr_log_ld(uint16_t addr, uint8_t value) __attribute__((used));\n"
+	      "void avrr_log_ld(uint16_t addr, uint8_t value)\n{\n"
+	      "\tif (addr >= 0x200 || !(pgm_read_byte(&avrr_input_map[addr >> 3]) >> (addr & 7) & 1))\n"
+	      "\t\treturn;\n"
+	      "\tuint8_t item[2] = { 2, value };\n\tavrr_log_put(item, 2, 0);\n}\n\n", o);
 	fputs("/* An input read's value: called by `avrr instrument`'s rewrite after\n"
 	      " * each read of an input register. */\n"
 	      "void avrr_log_read(uint8_t value) __attribute__((used));\n"

@@ -274,6 +274,54 @@ static void test_adcapp_end_to_end(void **state)
 			   "ra=8,width=32' --ring 96 --send-masked", "input reads logged: 3");
 }
 
+/* Arduino's digitalRead: PINx's address from a table, read through a
+ * pointer.  With --log-loads the rewrite tests the load's address at run
+ * time and logs the inputs; the replay feeds them and is the device's. */
+static void test_arduino_digitalread(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s tracer tests/firmware/arduino_button.elf --log func -o %s/b.h && "
+			  "avr-gcc -mmcu=atmega328p -DF_CPU=16000000UL " AVR_FLAGS " -Wl,--emit-relocs"
+			  " -include %s/b.h -include tests/firmware/log_sink.h -o %s/b0.elf "
+			  "tests/firmware/arduino_button.c && %s instrument %s/b0.elf --log-loads "
+			  "-o %s/b.elf",
+			  a, s->dir, s->dir, s->dir, a, s->dir, s->dir);
+	/* digitalRead's one LD */
+	if (rc || !strstr(s->out, "loads through a pointer tested at run time: 1\n"))
+		fail_msg("build and instrument: %s", s->out);
+	rc = test_run(s->out, sizeof s->out,
+		      "%s stamp %s/b.elf && %s device %s/b.elf --stimuli "
+		      "tests/firmware/arduino_button.stim --log-reg GPIOR0 --log-out %s/b.log "
+		      "--uart-out %s/b.uart --state-out %s/b.state --instructions 3000000 && "
+		      "%s import %s/b.log --elf %s/b.elf -o %s/b.db",
+		      a, s->dir, a, s->dir, s->dir, s->dir, s->dir, a, s->dir, s->dir, s->dir);
+	if (rc)
+		fail_msg("device and import: %s", s->out);
+	unsigned blocks, irqs, reads;
+	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts, %u input",
+				&blocks, &irqs, &reads), 3);
+	/* two digitalReads per turn of the main loop: thousands */
+	assert_true(reads > 2000);
+	rc = test_run(s->out, sizeof s->out, "%s replay %s/b.db --log-reg GPIOR0 --uart-out "
+		      "%s/r.uart --log-out %s/r.log --state-out %s/r.state", a, s->dir, s->dir,
+		      s->dir, s->dir);
+	char want[160];
+	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
+		 "fed: every item of the log matched", irqs, irqs, reads, reads);
+	if (rc || !strstr(s->out, want))
+		fail_msg("replay: exit %d, %s", rc, s->out);
+	char p1[256], p2[256];
+	const char *ext[] = { "uart", "log", "state" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(p1, sizeof p1, "%s/b.%s", s->dir, ext[i]);
+		snprintf(p2, sizeof p2, "%s/r.%s", s->dir, ext[i]);
+		if (!same_files(p1, p2))
+			fail_msg("the replay's %s differs from the device's", ext[i]);
+	}
+}
+
 /* The same firmware built with the log but not rewritten: its reads are
  * not in the log, and the replay stops at the first, naming it. */
 static void test_unlogged_read_is_named(void **state)
@@ -349,6 +397,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_funcsheap_noloop_end_to_end, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_adcapp_end_to_end, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_arduino_digitalread, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_unlogged_read_is_named, test_scratch_setup,
 						test_scratch_teardown),
