@@ -33,8 +33,9 @@ typedef struct capture {
 	sim *s;
 	uint32_t pc;
 	uint64_t cycle;
-	uint32_t record_at, read_at;
+	uint32_t record_at, read_at, ld_at;
 	uint64_t interrupts, reads, log_cycles, send_cycles, trace_cycles, put_cycles, read_cycles;
+	uint64_t ld_calls, ld_cycles;
 } capture;
 
 /* After each step: the cycles it took go to the code it ran. */
@@ -50,6 +51,8 @@ static int on_step(void *ud)
 			c->put_cycles += took;
 		else if (!strcmp(f->name, "avrr_log_read"))
 			c->read_cycles += took;
+		else if (!strcmp(f->name, "avrr_log_ld"))
+			c->ld_cycles += took;
 		else
 			c->send_cycles += took;
 	} else if (f && (!strncmp(f->name, "avrr_trace_", 11) || !strncmp(f->name, "avrr_hash_", 10) ||
@@ -62,6 +65,8 @@ static int on_step(void *ud)
 		c->interrupts++;
 	if (c->pc == c->read_at)
 		c->reads++;
+	if (c->pc == c->ld_at)
+		c->ld_calls++;
 	return 0;
 }
 
@@ -205,7 +210,9 @@ int cmd_device(int argc, char **argv)
 		cap.s = s;
 		const fw_symbol *rd = fw_find_symbol(fw, "avrr_log_read");
 		cap.record_at = rec ? rec->addr : UINT32_MAX;
+		const fw_symbol *ld = fw_find_symbol(fw, "avrr_log_ld");
 		cap.read_at = rd ? rd->addr : UINT32_MAX;
+		cap.ld_at = ld ? ld->addr : UINT32_MAX;
 		cap.pc = sim_pc(s);
 		cap.cycle = sim_cycle(s);
 		s->hooks.on_step = on_step;
@@ -250,6 +257,9 @@ int cmd_device(int argc, char **argv)
 		       (unsigned long long)cap.log_cycles, (unsigned long long)cap.send_cycles,
 		       (unsigned long long)cap.reads, (unsigned long long)cap.read_cycles,
 		       (unsigned long long)cap.put_cycles);
+	if (stats && cap.ld_calls)
+		printf("stats: loads below 0x200 %llu, their test's cycles %llu\n",
+		       (unsigned long long)cap.ld_calls, (unsigned long long)cap.ld_cycles);
 done:
 	if (cap.log && util_close_temp(cap.log, ltmp, log_out, !rc) && !rc)
 		rc = cli_fail("device", "%s: %s", log_out, strerror(errno));

@@ -18,9 +18,11 @@ AVR_MCU(F_CPU, "atmega328p");
 
 static volatile uint32_t timer0_millis;
 
-/* The core's tables, in RAM: a pin's input register and its bit. */
-static volatile uint8_t *pin_reg[] = { &PIND, &PINB };
-static uint8_t pin_bit[] = { _BV(PD2), _BV(PB0) };
+/* The core's tables, in RAM: a pin's input register and its bit.  Not
+ * static, as in the core (another unit's), so the compiler cannot fold
+ * the pointer into an IN. */
+volatile uint8_t *pin_reg[] = { &PIND, &PINB };
+uint8_t pin_bit[] = { _BV(PD2), _BV(PB0) };
 
 static uint8_t digitalRead(uint8_t pin)
 {
