@@ -28,13 +28,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 csv=$out/device_log.csv
-echo "firmware,mcu,f_cpu,sink,code_plain,code_tracer,code_log,ram_log,interrupts,reads,trace_cycles_per_irq,append_cycles_per_item,cycles_per_read,send_cycles_per_byte,log_bytes,run_ms,log_bytes_per_s,baud_needed,lost,fits_115200" > "$csv.tmp"
+echo "firmware,mcu,f_cpu,sink,code_plain,code_tracer,code_log,ram_log,interrupts,reads,pointer_reads,trace_cycles_per_irq,append_cycles_per_item,cycles_per_read,cycles_per_pointer_read,send_cycles_per_byte,log_bytes,run_ms,log_bytes_per_s,baud_needed,lost,fits_115200" > "$csv.tmp"
 
 # NAME SOURCE MCU F_CPU SINK STIMULI SPEC [TRACER ARGS]: the configurations
 # tests/integration/test_device.c replays exactly (funcsheap's there
 # through the function sink)
 row() {
-	name=$1 src=$2 mcu=$3 fcpu=$4 sink=$5 stim=$6 spec=$7 extra=${8:-}
+	name=$1 src=$2 mcu=$3 fcpu=$4 sink=$5 stim=$6 spec=$7 extra=${8:-} iargs=${9:-}
 	cc="avr-gcc -mmcu=$mcu -DF_CPU=${fcpu}UL $flags"
 	$cc -o "$tmp/plain.elf" "$src"
 	"$avrr" tracer "$tmp/plain.elf" --fp "$spec" -o "$tmp/t.h" --force > /dev/null
@@ -53,7 +53,8 @@ row() {
 		reg=GPIOR0
 		[ "$mcu" = atmega16 ] && reg=TWAR
 	fi
-	"$avrr" instrument "$tmp/log0.elf" -o "$tmp/log.elf" --force > /dev/null
+	# shellcheck disable=SC2086
+	"$avrr" instrument "$tmp/log0.elf" $iargs -o "$tmp/log.elf" --force > /dev/null
 	"$avrr" stamp "$tmp/log.elf" > /dev/null
 	text() { avr-size -A "$1" | awk '$1 == ".text" || $1 == ".data" { s += $2 } END { print s }'; }
 	c0=$(text "$tmp/plain.elf"); c1=$(text "$tmp/tracer.elf"); c2=$(text "$tmp/log.elf")
@@ -70,19 +71,25 @@ row() {
 	# shellcheck disable=SC2046
 	set -- $(echo "$dev" | sed -n 's/^stats: interrupts \([0-9]*\), trace cycles \([0-9]*\), log cycles \([0-9]*\), of which sending \([0-9]*\); reads \([0-9]*\), read cycles \([0-9]*\), append cycles \([0-9]*\)/\1 \2 \3 \4 \5 \6 \7/p')
 	irqs=$1 tcyc=$2 scyc=$4 reads=$5 rcyc=$6 pcyc=$7
+	# shellcheck disable=SC2046
+	set -- $(echo "$dev" | sed -n 's/^stats: loads below 0x200 \([0-9]*\), their test.s cycles \([0-9]*\)/\1 \2/p') 0 0
+	loads=$1 lcyc=$2
 	lost=$("$avrr" import "$tmp/d.log" --elf "$tmp/log.elf" -o "$tmp/r.db" --force 2>&1 |
 		sed -n 's/.*the device lost \([0-9]*\) items.*/\1/p')
 	lost=${lost:-0}
 	awk -v n="$name" -v m="$mcu" -v f="$fcpu" -v s="$sink" -v c0="$c0" -v c1="$c1" -v c2="$c2" \
 	    -v ram="$ram" -v i="$irqs" -v t="$tcyc" -v sc="$scyc" -v b="$bytes" -v rd="$reads" \
-	    -v rc="$rcyc" -v pc="$pcyc" -v cy="$cycles" -v lost="$lost" 'BEGIN {
+	    -v rc="$rcyc" -v pc="$pcyc" -v cy="$cycles" -v lost="$lost" -v ld="$loads" \
+	    -v lc="$lcyc" 'BEGIN {
 		ms = cy / f * 1000; bps = b / (cy / f); baud = bps * 10;
 		fits = (baud < 115200 && lost == 0) ? "yes" : "no";
-		app = pc / (i + rd);
+		app = pc / (i + rd + ld);
 		per_read = rd ? sprintf("%.0f", 69 + rc / rd + app) : "n/a";
-		printf "%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%.0f,%.0f,%s,%.0f,%d,%.1f,%.0f,%.0f,%s,%s\n",
-			n, m, f, s, c0, c1 - c0, c2 - c1, ram, i, rd, t / i, app, per_read, sc / b, b,
-			ms, bps, baud, (lost ? "first loss: " lost : "0"), fits }' >> "$csv.tmp"
+		per_load = ld ? sprintf("%.0f", 76 + lc / ld + app) : "n/a";
+		printf "%s,%s,%s,%s,%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f,%s,%s,%.0f,%d,%.1f,%.0f,%.0f,%s,%s\n",
+			n, m, f, s, c0, c1 - c0, c2 - c1, ram, i, rd, ld, t / i, app, per_read,
+			per_load, sc / b, b, ms, bps, baud, (lost ? "first loss: " lost : "0"),
+			fits }' >> "$csv.tmp"
 }
 
 default='sel=cycles:16,ra=8,width=24'
@@ -92,6 +99,8 @@ row funcsheap traces/funcsheap.c atmega16 8000000 uart traces/funcsheap.stim "$d
 row funcsheap_noloop traces/funcsheap_noloop.c atmega16 8000000 uart traces/funcsheap_noloop.stim \
 	"$default"
 row arduino_blink tests/firmware/arduino_blink.c atmega328p 16000000 func "" "$default"
+row arduino_button tests/firmware/arduino_button.c atmega328p 16000000 func \
+	tests/firmware/arduino_button.stim "$default" "" --log-loads
 mv "$csv.tmp" "$csv"
 
 md=$out/device_log.md
@@ -107,10 +116,14 @@ md=$out/device_log.md
 	echo "\"send\"); the func sink writes one register. Input reads: IN, LDS, SBIS and"
 	echo "SBIC of the input set (loads through X/Y/Z are not logged yet; docs/device.md)."
 	echo "Code added by the log includes adcapp's sic:16 counter increments."
+	echo "arduino_button is rewritten with --log-loads: its digitalRead reads PINx"
+	echo "through a pointer; each LD/LDD costs 72 cycles when its address is 0x200"
+	echo "or above (the inline test, by the instruction set's cycle counts) and 76"
+	echo "plus avrr_log_ld's map test below it; \"cyc/pointer read\" is a logged one."
 	echo
-	echo "| firmware | MCU | sink | code plain | + tracer | + log | log RAM | interrupts | reads | trace cyc/irq | append cyc/item | cyc/read | send cyc/byte | log B | run ms | log B/s | baud needed | lost | fits 115,200 |"
-	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
-	tail -n +2 "$csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		$1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 }'
+	echo "| firmware | MCU | sink | code plain | + tracer | + log | log RAM | interrupts | reads | pointer reads | trace cyc/irq | append cyc/item | cyc/read | cyc/pointer read | send cyc/byte | log B | run ms | log B/s | baud needed | lost | fits 115,200 |"
+	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"
+	tail -n +2 "$csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		$1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22 }'
 } > "$md"
 cat "$md"
