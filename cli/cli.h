@@ -41,6 +41,10 @@ int cmd_analyze(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_tracer(int argc, char **argv);
 int cmd_instrument(int argc, char **argv);
+int cmd_stamp(int argc, char **argv);
+int cmd_device(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_replay_device(int argc, char **argv);  /* replay of an import */
 
 /* Prints "avrr CMD: message" to stderr and returns EXIT_BAD_INPUT. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

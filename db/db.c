@@ -764,6 +764,11 @@ int db_open(const char *path, int writable, db **out, avrr_err *err)
 	return open_checked(path, NULL, 0, writable, 1, out, err);
 }
 
+const char *db_name(const db *d)
+{
+	return d->path;
+}
+
 int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err)
 {
 	/* An empty image is an empty database, not "no image". */

@@ -144,6 +144,10 @@ int db_open(const char *path, int writable, db **out, avrr_err *err);
  * a file: the fuzz harnesses (tests/fuzz/recording.h), which would
  * otherwise write every input to a file. */
 int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err);
+
+/* The path (or db_open_memory's name) a recording was opened as, for
+ * messages about it. */
+const char *db_name(const db *d);
 /* Another read-only connection to the recording d has open and validated,
  * e.g. for a second reading thread; it is not validated again. */
 int db_open_again(const db *d, db **out, avrr_err *err);
