@@ -39,6 +39,7 @@ typedef struct run {
 	uint16_t log_reg, busy_addr, seq_addr;
 	uint8_t blocks;          /* the dump's blocks, mod 256 (avrr_log_seq) */
 	int have_busy, was_busy, done;
+	int ovf_vector;          /* the tracer's own TIMER1_OVF handler's, or -1 */
 	const devreplay_opts *o;
 	devreplay_result *res;
 	uint16_t udr[TRACE_UARTS];
@@ -93,13 +94,12 @@ static void on_write(void *ud, uint16_t addr, uint8_t value)
 		fputc(value, f);
 }
 
-/* At each boundary with interrupts on: the next interrupt of the log,
- * where its fingerprint matches. */
-static void on_boundary(void *ud)
+/* The log's next interrupt, if it is next and its fingerprint matches
+ * here; else NULL. */
+static const db_fingerprint *logged_here(run *r)
 {
-	run *r = ud;
 	if (r->at >= r->nitems || r->items[r->at].read || !sim_interrupts_enabled(r->s))
-		return;
+		return NULL;
 	const db_fingerprint *want = &r->fp[r->next];
 	const uint8_t *data = sim_live_data(r->s);
 	/* sic: the device's own counter, as its stub reads it (the simulator's
@@ -113,7 +113,27 @@ static void on_boundary(void *ud)
 	fp_value v = fp_compute(&r->cfg, &(fp_state){ .data = data,
 		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 		.transfers = transfers });
-	if (v.ra_part != want->ra_part || v.hash_part != want->hash_part)
+	return v.ra_part == want->ra_part && v.hash_part == want->hash_part ? want : NULL;
+}
+
+/* At each boundary with interrupts on: the next interrupt of the log,
+ * where its fingerprint matches.  The tracer's own Timer1 overflow handler
+ * (a cycles:K counter with K > 16) stores no fingerprint and so has no
+ * item in the log: it is entered where simavr would enter it, Timer1
+ * overflowing as on the device (the cycle counts in the fingerprints keep
+ * the two in step) — unless the log's interrupt is due here too and comes
+ * first by priority (a lower vector), as the device would have taken it. */
+static void on_boundary(void *ud)
+{
+	run *r = ud;
+	const db_fingerprint *want = logged_here(r);
+	if (r->ovf_vector >= 0 && (!want || want->vector > (unsigned)r->ovf_vector) &&
+	    sim_next_vector(r->s) == r->ovf_vector) {
+		if (sim_enter_vector(r->s, (uint8_t)r->ovf_vector) == 0)
+			r->res->overflows++;
+		return;
+	}
+	if (!want)
 		return;
 	if (sim_enter_vector(r->s, (uint8_t)want->vector) < 0) {
 		r->res->diverged = 1;
@@ -183,7 +203,7 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	firmware *fw = NULL;
 	db_fp_config *cfgs = NULL;
 	size_t ncfg = 0;
-	run r = { .o = o, .res = res };
+	run r = { .o = o, .res = res, .ovf_vector = -1 };
 	int rc = -1;
 	if (db_open(path, 0, &d, err) || db_get_run(d, &meta, err))
 		goto out;
@@ -205,6 +225,12 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	    db_load_fingerprints(d, cfgs[0].id, 0, &r.fp, &r.nfp, err))
 		goto out;
 	res->expected = r.nfp;
+	if (fp_counter_bytes(&r.cfg, FP_COUNT_CYCLES) > 2)
+		for (unsigned v = 1; v < 128 && r.ovf_vector < 0; v++) {
+			const char *vn = sim_vector_name(r.s, (uint8_t)v);
+			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
+				r.ovf_vector = (int)v;
+		}
 	trace_event *ev = NULL;
 	size_t nev = 0;
 	if (db_load_events(d, &ev, &nev, err))
