@@ -21,6 +21,7 @@
 
 #define DEVICE_DEFAULT_INSTRUCTIONS 2000000u
 #define DEVICE_DRAIN_MAX 10000000u   /* instructions to finish a block being sent */
+#define DEVICE_DRAIN_BLOCKS 256u     /* blocks to wait for one that ends clean */
 
 typedef struct capture {
 	uint16_t log_reg;
@@ -144,9 +145,11 @@ int cmd_device(int argc, char **argv)
 				(unsigned long long)DB_MAX_INSTRUCTIONS);
 	const char *inputs[] = { argv[optind], stim_path };
 	if (cli_check_output("device", "--log-out", log_out, inputs, stim_path ? 2 : 1,
-			     CLI_OUT_RAW, force) ||
+			     CLI_OUT_DEVLOG, force) ||
 	    (uart_out && cli_check_output("device", "--uart-out", uart_out, inputs,
-					  stim_path ? 2 : 1, CLI_OUT_RAW, force)))
+					  stim_path ? 2 : 1, CLI_OUT_RAW, force)) ||
+	    (state_out && cli_check_output("device", "--state-out", state_out, inputs,
+					   stim_path ? 2 : 1, CLI_OUT_STATE, force)))
 		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
@@ -223,20 +226,26 @@ int cmd_device(int argc, char **argv)
 	 * the import does): until it sends one, then until it is done.
 	 * A block whose sending other interrupts came into would leave them
 	 * in the next block, out of the dump: stop after one that ends with
-	 * the block being filled empty (avrr_log_len 0), or, when 64 blocks
-	 * never do (a log that loses items), after the 64th. */
+	 * the block being filled empty (avrr_log_len 0), or, when
+	 * DEVICE_DRAIN_BLOCKS blocks never do (a log that loses items), after
+	 * the last of them.  Busy firmware may need many: funcsheap under the
+	 * default cycles:32 tracer has an interrupt in nearly every send of a
+	 * 255-byte block, and took 80 to find one without. */
 	const fw_symbol *len = fw_find_symbol(fw, "avrr_log_len");
 	uint64_t extra = 0;
-	unsigned tries = 0;   /* a device that always has items pending: 64 blocks at most */
+	unsigned tries = 0;   /* a device that always has items pending: a bound */
+	/* A block is begun only in the first half of DEVICE_DRAIN_MAX, so
+	 * that the second is there to finish it: a dump cut mid-block is
+	 * left only by a sink that never finishes. */
 	do {
 		for (; why == SIM_STOP_LIMIT && busy && !sending(s, busy) &&
-		     extra < DEVICE_DRAIN_MAX; extra++)
+		     extra < DEVICE_DRAIN_MAX / 2; extra++)
 			why = sim_run(s, s->icount + 1, 0, NULL);
 		for (; why == SIM_STOP_LIMIT && sending(s, busy) && extra < DEVICE_DRAIN_MAX;
 		     extra++)
 			why = sim_run(s, s->icount + 1, 0, NULL);
-	} while (why == SIM_STOP_LIMIT && busy && sending(s, len) && ++tries < 64 &&
-		 extra < DEVICE_DRAIN_MAX);
+	} while (why == SIM_STOP_LIMIT && busy && sending(s, len) && ++tries < DEVICE_DRAIN_BLOCKS &&
+		 extra < DEVICE_DRAIN_MAX / 2);
 	if (why == SIM_STOP_CRASHED) {
 		cli_fail("device", "%s: the CPU crashed at PC 0x%05x after %llu instructions",
 			 argv[optind], (unsigned)sim_pc(s), (unsigned long long)s->icount);

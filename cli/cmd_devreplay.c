@@ -53,10 +53,10 @@ int cmd_replay_device(int argc, char **argv)
 	const char *in = argv[optind];
 	if ((uart_out && cli_check_output("replay", "--uart-out", uart_out, &in, 1, CLI_OUT_RAW,
 					  force)) ||
-	    (log_out && cli_check_output("replay", "--log-out", log_out, &in, 1, CLI_OUT_RAW,
+	    (log_out && cli_check_output("replay", "--log-out", log_out, &in, 1, CLI_OUT_DEVLOG,
 					 force)) ||
 	    (o.state_out && cli_check_output("replay", "--state-out", o.state_out, &in, 1,
-					     CLI_OUT_RAW, force)))
+					     CLI_OUT_STATE, force)))
 		return EXIT_BAD_INPUT;
 	char ut[4096], lt[4096];
 	if (uart_out && !(o.uart_out = util_open_temp(uart_out, ut, sizeof ut)))
