@@ -204,11 +204,12 @@ static void test_loss_reported(void **state)
 }
 
 /* A bundled firmware with its input reads logged (avrr instrument after
- * the tracer, the default fingerprint: cycles:16 and 8 return-address
- * bits), through the function sink: the ADC's IN ADCL/ADCH and
- * SBIS PINB (funcsheap's mode jumper) are logged, the replay feeds them
- * and re-creates every interrupt, and its log bytes and final registers
- * and SRAM are the device's. */
+ * the tracer, the default fingerprint: cycles:32, no return-address bits,
+ * the tracer counting Timer1's overflows in its own handler), through the
+ * function sink: the ADC's IN ADCL/ADCH and SBIS PINB (funcsheap's mode
+ * jumper) are logged, the replay feeds them, re-creates every interrupt
+ * and lets the tracer's overflow handler run as Timer1 overflows, and its
+ * log bytes and final registers and SRAM are the device's. */
 static void bundled_end_to_end(test_scratch *s, const char *fw, const char *tracer_args,
 			       const char *sites)
 {
@@ -234,6 +235,10 @@ static void bundled_end_to_end(test_scratch *s, const char *fw, const char *trac
 		      s->dir);
 	if (rc)
 		fail_msg("device and import %s: %s", fw, s->out);
+	unsigned long long cycles;
+	assert_non_null(strstr(s->out, "device: "));
+	assert_int_equal(sscanf(strstr(s->out, "device: ") + 8, "%*u instructions, %llu cycles",
+				&cycles), 1);
 	unsigned blocks, irqs, reads;
 	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts, %u input",
 				&blocks, &irqs, &reads), 3);
@@ -250,6 +255,18 @@ static void bundled_end_to_end(test_scratch *s, const char *fw, const char *trac
 		 "fed: every item of the log matched", irqs, irqs, reads, reads);
 	if (rc || !strstr(s->out, want))
 		fail_msg("replay %s: exit %d, %s", fw, rc, s->out);
+	/* The default's cycles:32: Timer1 runs at clk/1 from the tracer's
+	 * .init0 (cycle 6: the reset JMP's 3, LDI 1, STS 2) and overflows
+	 * every 65,536 cycles; each overflow's handler, in no log, is entered
+	 * in the replay as on the device (if the run did not end within the
+	 * handler's latency of one). */
+	if (!strstr(tracer_args, "--fp")) {
+		assert_true((cycles - 6) % 65536 > 100);
+		snprintf(want, sizeof want, "the tracer's own Timer1 overflow handler entered %llu "
+			 "times", (cycles - 6) / 65536);
+		if (!strstr(s->out, want))
+			fail_msg("replay %s: want '%s': %s", fw, want, s->out);
+	}
 	char p1[256], p2[256];
 	const char *ext[] = { "uart", "log", "state" };
 	for (int i = 0; i < 3; i++) {
@@ -372,13 +389,22 @@ static void test_bad_input(void **state)
 		  "RUN.db\n" },
 		{ "device traces/funcsheap.elf", "avrr device: usage: avrr device FW.elf [--stimuli S] "
 		  "--log-out DUMP\n" },
+		/* every output is checked before the run: a file of another kind
+		 * needs --force */
+		{ "device traces/funcsheap.elf --log-out DIR/l.log --state-out traces/funcsheap.c",
+		  "avrr device: --state-out traces/funcsheap.c: exists and is not a state avrr "
+		  "device or replay wrote; use --force to replace it\n" },
+		{ "device traces/funcsheap.elf --log-out traces/funcsheap.c", "avrr device: "
+		  "--log-out traces/funcsheap.c: exists and is not a device log; use --force to "
+		  "replace it\n" },
 		{ "stamp traces/funcsheap.elf", "avrr stamp: traces/funcsheap.elf: no "
 		  "avrr_log_header: not built with `avrr tracer --log`\n" },
 		{ "tracer traces/funcsheap.elf --log serial -o DIR/t.h", "avrr tracer: --log: "
 		  "'serial'; give uart or func\n" },
-		/* 3-byte fingerprints: two items of 5 and a loss item need 16 */
-		{ "tracer traces/funcsheap.elf --log func --ring 15 -o DIR/t.h", "avrr tracer: the "
-		  "log's block must be 16..255 bytes for 3-byte fingerprints\n" },
+		/* the default's 4-byte fingerprints (width=32): 2 * (4 + 5) = 18 at
+		 * least, as 3-byte ones need 16 */
+		{ "tracer traces/funcsheap.elf --log func --ring 17 -o DIR/t.h", "avrr tracer: the "
+		  "log's block must be 18..255 bytes for 4-byte fingerprints\n" },
 		{ "import traces/funcsheap.elf --elf traces/funcsheap.elf -o DIR/x.db", "avrr import: "
 		  "traces/funcsheap.elf: byte 0: not a device log (no AVRL header)\n" },
 	};
