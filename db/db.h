@@ -185,6 +185,12 @@ int db_load_fp_configs(db *d, db_fp_config **out, size_t *n, avrr_err *err);
  * that costs more than the rest). */
 int db_load_fingerprints(db *d, uint32_t config, int with_digests, db_fingerprint **out,
 			 size_t *n, avrr_err *err);
+/* The same, a chunk at a time, without holding them: fn gets each chunk's
+ * fingerprints (valid during the call only) in order of n; its non-zero
+ * return stops the walk and is returned with fn's err. */
+int db_each_fingerprint(db *d, uint32_t config, int with_digests,
+			int (*fn)(void *ud, const db_fingerprint *f, size_t n, avrr_err *err),
+			void *ud, avrr_err *err);
 
 /* Calls fn for every ground-truth interrupt in order, with its stored
  * context (context NULL when none; valid during the call only); stops at
