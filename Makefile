@@ -43,7 +43,7 @@ FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(FUZZ_SRC:%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 60
 
-MODULES   := util sim trace db recorder fingerprint replayer sweep timeline analyze shell gdb
+MODULES   := util sim trace db recorder fingerprint replayer sweep timeline analyze shell gdb device
 CORE_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ioregs.o
 CLI_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
@@ -78,7 +78,7 @@ AVRR := $(BUILD)/avrr
 endif
 
 .PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench bench-scale install uninstall \
-	deps clean firmware arduino figures table1 man
+	deps clean firmware arduino figures table1 device-table man
 all: $(AVRR) firmware
 
 firmware: $(FIRMWARE)
@@ -261,8 +261,13 @@ man: $(AVRR)
 deps:
 	@sh scripts/install-deps.sh
 
-figures: $(AVRR) $(FIRMWARE) tests/firmware/adcapp_tasks.elf tests/firmware/funcsheap_big.elf
+figures: $(AVRR) $(FIRMWARE) tests/firmware/adcapp_tasks.elf tests/firmware/funcsheap_big.elf \
+		device-table
 	sh scripts/figures.sh $(AVRR)
+
+# The device log's cost (docs/device.md): results/device_log.{csv,md}.
+device-table: $(AVRR) $(FIRMWARE) tests/firmware/arduino_blink.elf
+	sh scripts/device_table.sh $(AVRR) results
 
 # The paper's Table 1 measured on the device-side tracer (docs/tracer.md).
 table1: $(AVRR) $(FIRMWARE)

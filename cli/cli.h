@@ -41,6 +41,10 @@ int cmd_analyze(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_tracer(int argc, char **argv);
 int cmd_instrument(int argc, char **argv);
+int cmd_stamp(int argc, char **argv);
+int cmd_device(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_replay_device(int argc, char **argv);  /* replay of an import */
 
 /* Prints "avrr CMD: message" to stderr and returns EXIT_BAD_INPUT. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -90,6 +94,8 @@ typedef enum cli_output_kind {
 	CLI_OUT_HEADER,     /* avrr tracer's tracer.h */
 	CLI_OUT_FOLDED,     /* folded stacks: "FRAME;FRAME... COUNT" lines */
 	CLI_OUT_ELF,        /* an AVR ELF with the tracer's counter avrr_sic */
+	CLI_OUT_DEVLOG,     /* a device log's bytes, from its "AVRL" header (docs/device.md) */
+	CLI_OUT_STATE,      /* avrr device's or replay's --state-out: "pc 0x..." text */
 	CLI_OUT_RAW,        /* bytes with no mark of ours (export --uart): never replaced */
 } cli_output_kind;
 

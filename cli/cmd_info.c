@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "info.h"
 #include "../db/db.h"
+#include "../util/grow.h"
 #include "../fingerprint/cost.h"
 #include "../fingerprint/metrics.h"
 #include "../sim/ioregs.h"
@@ -61,6 +62,29 @@ static int add_costs(db *d, const db_run *r, config_metrics *cm, size_t ncm, avr
 	return 0;
 }
 
+/* One configuration's fingerprints as the metrics' samples, taken a chunk
+ * at a time: the samples are all the metrics hold of a long run. */
+typedef struct sampling {
+	growbuf g;        /* fp_sample */
+	int truth;
+} sampling;
+
+static int add_samples(void *ud, const db_fingerprint *f, size_t n, avrr_err *err)
+{
+	sampling *sm = ud;
+	fp_sample *s = grow_n(&sm->g, n);
+	if (!s)
+		return avrr_errf(err, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		s[k].ra_part = f[k].ra_part;
+		s[k].hash_part = f[k].hash_part;
+		s[k].input_key = f[k].input_key;
+		memcpy(s[k].context, f[k].digest, sizeof s[k].context);
+		sm->truth &= f[k].has_digest && f[k].has_input_key;
+	}
+	return 0;
+}
+
 /* Loads every configuration of d with its metrics; *out is malloc'ed. */
 static int load_metrics(db *d, config_metrics **out, size_t *n, avrr_err *err)
 {
@@ -77,24 +101,12 @@ static int load_metrics(db *d, config_metrics **out, size_t *n, avrr_err *err)
 	}
 	int rc = 0;
 	for (size_t i = 0; i < ncfg && !rc; i++) {
-		db_fingerprint *rows = NULL;
-		size_t nrows = 0;
+		sampling sm = { .g = { .size = sizeof(fp_sample) }, .truth = 1 };
 		cm[i].cfg = cfgs[i];
-		if ((rc = db_load_fingerprints(d, cfgs[i].id, 1, &rows, &nrows, err)))
-			break;
-		fp_sample *s = malloc((nrows ? nrows : 1) * sizeof *s);
-		int truth = 1;
-		for (size_t k = 0; s && k < nrows; k++) {
-			s[k].ra_part = rows[k].ra_part;
-			s[k].hash_part = rows[k].hash_part;
-			s[k].input_key = rows[k].input_key;
-			memcpy(s[k].context, rows[k].digest, sizeof s[k].context);
-			truth &= rows[k].has_digest && rows[k].has_input_key;
-		}
-		if (!s || fp_metrics_compute(s, nrows, truth, &cm[i].m))
+		rc = db_each_fingerprint(d, cfgs[i].id, 1, add_samples, &sm, err);
+		if (!rc && fp_metrics_compute(sm.g.items, sm.g.n, sm.truth, &cm[i].m))
 			rc = avrr_errf(err, "out of memory");
-		free(s);
-		free(rows);
+		free(sm.g.items);
 	}
 	free(cfgs);
 	if (rc) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../device/devlog.h"
 #include "../fingerprint/instrument.h"
 #include "../sim/sim.h"
 #include "../util/file.h"
@@ -20,12 +21,13 @@ int cmd_instrument(int argc, char **argv)
 		{ "board", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'X' },
+		{ "log-loads", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *mcu = NULL, *out = NULL;
 	cli_board board = { 0 };
-	int force = 0, c;
+	int force = 0, loads = 0, c;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
@@ -37,6 +39,7 @@ int cmd_instrument(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'X': force = 1; break;
+		case 'L': loads = 1; break;
 		case 'h': return cli_help("instrument");
 		case ':': return cli_fail("instrument", "%s needs a value", argv[optind - 1]);
 		default: return cli_fail("instrument", "unknown option '%s'; see 'avrr instrument "
@@ -60,6 +63,9 @@ int cmd_instrument(int argc, char **argv)
 		goto done;
 	}
 	sim_flash_layout(s, &dev.flash_size, &dev.vectors_end);
+	uint8_t inputs[FP_INPUT_SPACE];
+	dev.inputs = s->names && devlog_inputs(s->names, inputs) ? inputs : NULL;
+	dev.log_loads = loads;
 	if (!dev.vectors_end) {
 		cli_fail("instrument", "%s: no vector table known for %s", fw->path, s->mcu);
 		goto done;
@@ -79,10 +85,18 @@ int cmd_instrument(int argc, char **argv)
 			cli_fail("instrument", "%s: %s", out, strerror(errno));
 		goto done;
 	}
-	printf("counted transfers instrumented: %u; jumps lengthened to reach: %u; .text: %u -> "
-	       "%u bytes; a %u-byte counter, +%u cycles per transfer with interrupts on\n",
-	       st.sites, st.relaxed, (unsigned)st.text_before, (unsigned)st.text_after,
-	       st.counter_bytes, st.cycles_per_transfer);
+	if (st.reads)
+		printf("input reads logged: %u\n", st.reads);
+	if (st.loads)
+		printf("loads through a pointer tested at run time: %u\n", st.loads);
+	if (st.counter_bytes)
+		printf("counted transfers instrumented: %u; jumps lengthened to reach: %u; .text: %u -> "
+		       "%u bytes; a %u-byte counter, +%u cycles per transfer with interrupts on\n",
+		       st.sites, st.relaxed, (unsigned)st.text_before, (unsigned)st.text_after,
+		       st.counter_bytes, st.cycles_per_transfer);
+	else
+		printf(".text: %u -> %u bytes; jumps lengthened to reach: %u\n",
+		       (unsigned)st.text_before, (unsigned)st.text_after, st.relaxed);
 	rc = 0;
 done:
 	sim_close(s);

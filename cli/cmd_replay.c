@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "../device/devreplay.h"
 #include "../replayer/replayer.h"
 
 /* A scoring counter, or JSON null when the recording was stripped. */
@@ -147,6 +148,8 @@ static int report_oracle(replay *r, int json)
 
 int cmd_replay(int argc, char **argv)
 {
+	if (argc >= 2 && argv[1][0] != '-' && devreplay_is_import(argv[1]) == 1)
+		return cmd_replay_device(argc, argv);
 	static const struct option opts[] = {
 		{ "fp", required_argument, NULL, 'F' },
 		{ "match", required_argument, NULL, 'm' },

@@ -21,11 +21,16 @@ int cmd_tracer(int argc, char **argv)
 		{ "slots", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'X' },
+		{ "log", required_argument, NULL, 'L' },
+		{ "baud", required_argument, NULL, 'B' },
+		{ "ring", required_argument, NULL, 'R' },
+		{ "send-masked", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *spec = FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC, *mcu = NULL, *out = NULL;
-	uint64_t slots = FP_TRACER_SLOTS;
+	uint64_t slots = FP_TRACER_SLOTS, baud = 0, ring = FP_LOG_RING;
+	fp_tracer_log log = { FP_LOG_NONE, 0, FP_LOG_RING, 0 };
 	cli_board board = { 0 };
 	int force = 0, c;
 	opterr = 0;
@@ -43,6 +48,23 @@ int cmd_tracer(int argc, char **argv)
 				return EXIT_BAD_INPUT;
 			break;
 		case 'o': out = optarg; break;
+		case 'L':
+			if (!strcmp(optarg, "uart"))
+				log.sink = FP_LOG_UART;
+			else if (!strcmp(optarg, "func"))
+				log.sink = FP_LOG_FUNC;
+			else
+				return cli_fail("tracer", "--log: '%s'; give uart or func", optarg);
+			break;
+		case 'M': log.masked = 1; break;
+		case 'B':
+			if (cli_parse_u64("tracer", "--baud", optarg, &baud))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'R':
+			if (cli_parse_u64("tracer", "--ring", optarg, &ring))
+				return EXIT_BAD_INPUT;
+			break;
 		case 'X': force = 1; break;
 		case 'h': return cli_help("tracer");
 		case ':': return cli_fail("tracer", "%s needs a value", argv[optind - 1]);
@@ -54,6 +76,16 @@ int cmd_tracer(int argc, char **argv)
 		return cli_fail("tracer", "usage: avrr tracer FIRMWARE.elf [--fp SPEC] -o tracer.h");
 	if (!slots || slots > 1024)
 		return cli_fail("tracer", "--slots: %llu; give 1..1024", (unsigned long long)slots);
+	if (ring > 255)
+		return cli_fail("tracer", "--ring: %llu; give at most 255", (unsigned long long)ring);
+	if (baud > 4000000)
+		return cli_fail("tracer", "--baud: %llu; give at most 4000000", (unsigned long long)baud);
+	if ((baud || ring != FP_LOG_RING || log.masked) && log.sink == FP_LOG_NONE)
+		return cli_fail("tracer", "--baud, --ring and --send-masked are the device log's: give --log uart|func");
+	if (baud && log.sink == FP_LOG_FUNC)
+		return cli_fail("tracer", "--baud is the UART sink's; --log func sends to avrr_log_sink");
+	log.baud = (uint32_t)baud;
+	log.ring = (unsigned)ring;
 	const char *in = argv[optind];
 	if (cli_check_output("tracer", "-o", out, &in, 1, CLI_OUT_HEADER, force) ||
 	    cli_board_mcu("tracer", &board, &mcu))
@@ -78,7 +110,7 @@ int cmd_tracer(int argc, char **argv)
 		cli_fail("tracer", "%s: %s", out, strerror(errno));
 		goto done;
 	}
-	int bad = fp_tracer_write(&cfg, s->names, (unsigned)slots, f, &err);
+	int bad = fp_tracer_write_log(&cfg, s->names, (unsigned)slots, &log, f, &err);
 	if (util_close_temp(f, tmp, out, !bad)) {
 		if (bad)
 			cli_fail("tracer", "%s", err.msg);

@@ -81,6 +81,15 @@ const cli_command cli_commands[] = {
 	  "usage: avrr replay RUN.db [--fp NAME] [--match set|sequence] [--until ICOUNT]\n"
 	  "                          [--keep-going] [--json]\n"
 	  "       avrr replay RUN.db --oracle [--fp SPEC ...] [--match set|sequence] [--json]\n"
+	  "       avrr replay IMPORT.db [--uart-out F] [--log-out F] [--state-out F]\n"
+	  "                          [--log-reg NAME] [--instructions N] [--force]\n"
+	  "\n"
+	  "A recording avrr import made from a device log is replayed from the log\n"
+	  "alone: each interrupt where the device's next fingerprint matches, each\n"
+	  "input read given the device's value; it stops where the device's tracer\n"
+	  "sent its last block, or names the first step that disagrees.  --uart-out,\n"
+	  "--log-out and --state-out write what avrr device writes, for comparison\n"
+	  "(docs/device.md).\n"
 	  "\n"
 	  "Plays the recording back instruction by instruction.  The CPU never takes an\n"
 	  "interrupt on its own: after each instruction where it could, the fingerprint\n"
@@ -211,6 +220,7 @@ const cli_command cli_commands[] = {
 	  "  -h, --help              this help\n" },
 	{ "tracer", cmd_tracer, "write the device-side tracer for a configuration (avr-gcc)",
 	  "usage: avrr tracer FIRMWARE.elf [--fp SPEC] [--slots N] [--mcu NAME | --board NAME]\n"
+	  "                   [--log uart|func [--baud B] [--ring BYTES] [--send-masked]]\n"
 	  "                   -o tracer.h\n"
 	  "\n"
 	  "Writes the C header a firmware includes (avr-gcc -include tracer.h) to record\n"
@@ -222,13 +232,21 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --fp SPEC           the configuration (default: the default one)\n"
 	  "      --slots N           ring buffer entries (default 32)\n"
+	  "      --log uart|func     also send the device log (docs/device.md): through\n"
+	  "                          UDR0 (or UDR), or the firmware's avrr_log_sink()\n"
+	  "      --baud B            the tracer sets the log's UART up at B baud (8N1)\n"
+	  "      --ring BYTES        the log's block in RAM, 8..255 (default 64)\n"
+	  "      --send-masked       send an interrupt's block with interrupts off: no\n"
+	  "                          loss from interrupts nesting in the send, but\n"
+	  "                          the others wait for it\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
 	  CLI_BOARD_HELP
 	  "  -o, --output FILE       where to write the header (required)\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "instrument", cmd_instrument, "count control transfers on the device, for a sic:K tracer",
-	  "usage: avrr instrument TRACED.elf [--mcu NAME | --board NAME] -o OUT.elf\n"
+	  "usage: avrr instrument TRACED.elf [--mcu NAME | --board NAME] [--log-loads]\n"
+	  "                       -o OUT.elf\n"
 	  "\n"
 	  "Rewrites a firmware built with the tracer of a sic:K configuration and\n"
 	  "linked with -Wl,--emit-relocs: before every control transfer sic:K counts\n"
@@ -240,7 +258,55 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
 	  CLI_BOARD_HELP
+	  "      --log-loads         with the device log: test every LD/LDD's address at\n"
+	  "                          run time and log the inputs it reads\n"
 	  "  -o, --output FILE       where to write the new ELF (required)\n"
+	  CLI_FORCE_HELP
+	  "  -h, --help              this help\n" },
+	{ "stamp", cmd_stamp, "write a logging firmware's own SHA-256 into its log header",
+	  "usage: avrr stamp FW.elf\n"
+	  "\n"
+	  "The last build step of a firmware built with avrr tracer --log (after avrr\n"
+	  "instrument, if any): writes the SHA-256 of the ELF, with the header's hash\n"
+	  "and CRC zeroed, into avrr_log_header in place, so the device log names the\n"
+	  "firmware that ran.  See docs/device.md.\n"
+	  "\n"
+	  "  -h, --help              this help\n" },
+	{ "device", cmd_device, "run a logging firmware as a stand-in chip, capturing its log",
+	  "usage: avrr device FW.elf [--stimuli S] --log-out DUMP [--uart-out FILE]\n"
+	  "                   [--state-out FILE] [--log-reg NAME] [--mcu NAME]\n"
+	  "                   [--instructions N] [--seed N] [--stats]\n"
+	  "\n"
+	  "Plain simulation with the stimuli: no recorder, no ground truth.  The bytes\n"
+	  "the firmware writes to its log's register go to DUMP; its other UART bytes\n"
+	  "to --uart-out; --state-out writes the final registers and data space.\n"
+	  "See docs/device.md.\n"
+	  "\n"
+	  "      --stimuli FILE      the inputs (docs/stimuli.md)\n"
+	  "      --seed N            the stimuli's seed (default: the file's)\n"
+	  "      --log-out FILE      where the log's bytes go (required)\n"
+	  "      --uart-out FILE     where the other UART bytes go\n"
+	  "      --state-out FILE    the final registers, SP, PC and data space, as text\n"
+	  "      --log-reg NAME      the log's register (default UDR0, else UDR)\n"
+	  "      --mcu NAME          the MCU, when the ELF does not say\n"
+	  "      --instructions N    how long to run (default 2M)\n"
+	  "      --stats             count the cycles in the tracer's fingerprint code,\n"
+	  "                          its log code and the log's sending, and the\n"
+	  "                          interrupts it recorded\n"
+	  CLI_FORCE_HELP
+	  "  -h, --help              this help\n" },
+	{ "import", cmd_import, "turn a device log into a recording (no ground truth, no stimuli)",
+	  "usage: avrr import DUMP --elf FW.elf -o RUN.db [--allow-gaps]\n"
+	  "\n"
+	  "Checks the device log whole (header, SHA-256 against FW.elf, each block's\n"
+	  "CRC and sequence) and writes a recording of its fingerprints.  A damaged,\n"
+	  "truncated or foreign dump is refused with one line (exit 2); so is one with\n"
+	  "lost items, unless --allow-gaps, which imports up to the first loss.\n"
+	  "See docs/device.md.\n"
+	  "\n"
+	  "      --elf FW.elf        the firmware that ran (required)\n"
+	  "  -o, --output FILE       the recording to write (required)\n"
+	  "      --allow-gaps        import up to the first loss\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "strip", cmd_strip, "copy a recording without its ground truth",

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../db/db.h"
+#include "../fingerprint/tracer.h"
 #include "../sim/board.h"
 #include "../timeline/travel.h"
 
@@ -237,6 +238,12 @@ static int is_kind(const char *path, cli_output_kind kind)
 		yes = n > 20 && !memcmp(buf, "\x7f" "ELF", 4) && buf[18] == 83 /* EM_AVR */ &&
 		      has_name(buf, (size_t)n, "avrr_sic");
 		break;
+	case CLI_OUT_DEVLOG:
+		yes = n >= 4 && !memcmp(buf, FP_LOG_MAGIC, 4);
+		break;
+	case CLI_OUT_STATE:
+		yes = n > 0 && STARTS(buf, "pc 0x");
+		break;
 	case CLI_OUT_RECORDING:
 	case CLI_OUT_RAW:
 		break;
@@ -252,6 +259,8 @@ static const char *const kind_name[] = {
 	[CLI_OUT_HEADER] = "a tracer.h avrr tracer wrote",
 	[CLI_OUT_FOLDED] = "folded stacks",
 	[CLI_OUT_ELF] = "an AVR ELF with avrr_sic (a traced build)",
+	[CLI_OUT_DEVLOG] = "a device log",
+	[CLI_OUT_STATE] = "a state avrr device or replay wrote",
 	[CLI_OUT_RAW] = "empty",
 };
 

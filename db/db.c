@@ -85,13 +85,10 @@ struct db {
 	db_decoded decoded;  /* what validation read, until a loader takes it */
 
 	/* Decoded once for all configurations' fingerprints: the vector of
-	 * each interrupt (from the log) and, when asked, the ground truth. */
+	 * each interrupt (from the log), a byte each. */
 	uint8_t *irq_vector;
 	size_t nirq;
 	int have_irq_vector;
-	db_interrupt *truth;
-	size_t ntruth;
-	int have_truth;
 };
 
 /* The byte at 1-based position `pos` of blob `b`, in plain SQL: SQLite has
@@ -254,7 +251,6 @@ static void db_free(db *d)
 	free(d->decoded.events);
 	free(d->decoded.interrupts);
 	free(d->irq_vector);
-	free(d->truth);
 	free(d->path);
 	free(d->tmp);
 	free(d);
@@ -764,6 +760,11 @@ int db_open(const char *path, int writable, db **out, avrr_err *err)
 	return open_checked(path, NULL, 0, writable, 1, out, err);
 }
 
+const char *db_name(const db *d)
+{
+	return d->path;
+}
+
 int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err)
 {
 	/* An empty image is an empty database, not "no image". */
@@ -1137,19 +1138,29 @@ int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 	return decode_interrupts(d, out, n, err);
 }
 
-/* Calls count(counts, event) for every event of the log. */
+/* Calls count(counts, event) for every event of the log: over
+ * validation's copy while no loader has taken it, else a chunk at a time,
+ * so that counting a long log holds none of it. */
+typedef struct counting {
+	void (*count)(uint64_t *, const trace_event *);
+	uint64_t *counts;
+} counting;
+
+static int count_chunk(void *ud, const trace_event *ev, size_t n)
+{
+	const counting *c = ud;
+	for (size_t i = 0; i < n; i++)
+		c->count(c->counts, &ev[i]);
+	return 0;
+}
+
 static int each_event(db *d, void (*count)(uint64_t *, const trace_event *), uint64_t *counts,
 		      avrr_err *err)
 {
-	const trace_event *ev;
-	trace_event *loaded;
-	size_t n;
-	if (read_log(d, &ev, &n, &loaded, err))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		count(counts, &ev[i]);
-	free(loaded);
-	return 0;
+	counting c = { count, counts };
+	if (d->decoded.events)
+		return count_chunk(&c, d->decoded.events, d->decoded.nevents);
+	return drain(d, err) || db_each_event_chunk(d->h, d->path, count_chunk, &c, err) ? -1 : 0;
 }
 
 static void count_vector(uint64_t *counts, const trace_event *e)
@@ -1200,80 +1211,149 @@ int db_load_fp_configs(db *d, db_fp_config **out, size_t *n, avrr_err *err)
 	return rc;
 }
 
-/* Fills d->irq_vector from the log validation decoded, or decodes it. */
+/* Fills d->irq_vector from the log validation decoded, or from the chunks
+ * one at a time. */
+static int add_irq_vectors(void *ud, const trace_event *ev, size_t n)
+{
+	growbuf *g = ud;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *v = ev[i].type == TRACE_IRQ ? grow(g) : NULL;
+		if (ev[i].type == TRACE_IRQ && !v)
+			return -1;
+		if (v)
+			*v = (uint8_t)ev[i].addr;
+	}
+	return 0;
+}
+
 static int load_irq_vectors(db *d, avrr_err *err)
 {
 	if (d->have_irq_vector)
 		return 0;
-	const trace_event *ev;
-	trace_event *loaded;
-	size_t nev, n = 0;
-	if (read_log(d, &ev, &nev, &loaded, err))
-		return -1;
-	for (size_t i = 0; i < nev; i++)
-		n += ev[i].type == TRACE_IRQ;
-	uint8_t *v = malloc(n ? n : 1);
-	if (!v) {
-		free(loaded);
-		return avrr_errf(err, "out of memory");
+	growbuf g = { .size = 1 };
+	int rc = d->decoded.events ? add_irq_vectors(&g, d->decoded.events, d->decoded.nevents)
+		 : drain(d, err) || db_each_event_chunk(d->h, d->path, add_irq_vectors, &g, err);
+	if (rc) {
+		free(g.items);
+		return d->decoded.events ? avrr_errf(err, "out of memory") : -1;
 	}
-	n = 0;
-	for (size_t i = 0; i < nev; i++)
-		if (ev[i].type == TRACE_IRQ)
-			v[n++] = (uint8_t)ev[i].addr;
-	free(loaded);
-	d->irq_vector = v;
-	d->nirq = n;
+	d->irq_vector = g.items ? g.items : malloc(1);
+	if (!d->irq_vector)
+		return avrr_errf(err, "out of memory");
+	d->nirq = g.n;
 	d->have_irq_vector = 1;
 	return 0;
 }
 
-/* The ground truth: validation's copy while a loader has not taken it,
- * else decoded once and kept. */
-static int truth_for_fingerprints(db *d, const db_interrupt **q, size_t *n, avrr_err *err)
+/* Reads the context digests of the ground truth a chunk at a time, in
+ * order of interrupt, for the fingerprints being decoded: from
+ * validation's copy while a loader has not taken it, else straight from
+ * interrupt_chunks, so that no decoded ground truth is held.  A stripped
+ * recording has none to give. */
+typedef struct digest_reader {
+	db *d;
+	sqlite3_stmt *st;       /* over interrupt_chunks; NULL with the copy or when done */
+	const uint8_t *data;    /* the current chunk's */
+	uint64_t first, count;  /* its interrupts */
+} digest_reader;
+
+static int digests_open(db *d, digest_reader *r, avrr_err *err)
 {
-	if (d->decoded.interrupts) {
-		*q = d->decoded.interrupts;
-		*n = d->decoded.ninterrupts;
+	*r = (digest_reader){ .d = d };
+	if (d->decoded.interrupts)
 		return 0;
-	}
-	if (!d->have_truth) {
-		if (decode_interrupts(d, &d->truth, &d->ntruth, err))
-			return -1;
-		d->have_truth = 1;
-	}
-	*q = d->truth;
-	*n = d->ntruth;
+	if (sqlite3_prepare_v2(d->h, "SELECT first, count, data FROM interrupt_chunks"
+			       " ORDER BY first", -1, &r->st, NULL) != SQLITE_OK)
+		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	r->first = 1;
 	return 0;
 }
 
-/* Decodes one configuration's chunks (as chunk.h) in order of n.  db_open
- * validated them; the checks here only keep a file that was not validated
- * (db_open_written) from being read out of bounds. */
-static int decode_fingerprints(db *d, uint32_t config, growbuf *g, avrr_err *err)
+/* Gives f its interrupt's digest (f->n ascending from call to call) when
+ * the ground truth has one. */
+static int digest_of(digest_reader *r, db_fingerprint *f, avrr_err *err)
 {
+	db *d = r->d;
+	if (d->decoded.interrupts) {
+		if (f->n >= 1 && f->n <= d->decoded.ninterrupts) {
+			memcpy(f->digest, d->decoded.interrupts[f->n - 1].digest, sizeof f->digest);
+			f->has_digest = 1;
+		}
+		return 0;
+	}
+	while (r->st && f->n >= r->first + r->count) {
+		int step = sqlite3_step(r->st);
+		if (step == SQLITE_DONE) {
+			sqlite3_finalize(r->st);
+			r->st = NULL;
+			break;
+		}
+		if (step != SQLITE_ROW)
+			return avrr_errf(err, "%s: damaged recording: %s", d->path,
+					 sqlite3_errmsg(d->h));
+		int64_t first = sqlite3_column_int64(r->st, 0), count = sqlite3_column_int64(r->st, 1);
+		if ((uint64_t)first != r->first + r->count || count < 1 ||
+		    (uint64_t)(first - 1 + count) > d->nirq ||
+		    sqlite3_column_bytes(r->st, 2) != count * CHUNK_IRQ_SIZE)
+			return avrr_errf(err, "%s: damaged recording: interrupts out of place"
+					 " (interrupt_chunks, row %" PRId64 ")", d->path, first);
+		r->data = sqlite3_column_blob(r->st, 2);
+		r->first = (uint64_t)first;
+		r->count = (uint64_t)count;
+	}
+	if (r->st && f->n >= r->first) {
+		uint32_t sp;
+		chunk_get_irq(r->data + (f->n - r->first) * CHUNK_IRQ_SIZE, &sp, f->digest);
+		f->has_digest = 1;
+	}
+	return 0;
+}
+
+static void digests_close(digest_reader *r)
+{
+	sqlite3_finalize(r->st);
+	r->st = NULL;
+}
+
+int db_each_fingerprint(db *d, uint32_t config, int with_digests,
+			int (*fn)(void *ud, const db_fingerprint *f, size_t n, avrr_err *err),
+			void *ud, avrr_err *err)
+{
+	if (drain(d, err) || load_irq_vectors(d, err))
+		return -1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(d->h, "SELECT first, count, ra_size, hash_size, key_size, data,"
 			       " keys FROM fingerprint_chunks WHERE config = ? ORDER BY first",
 			       -1, &st, NULL) != SQLITE_OK)
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	digest_reader dr = { .d = d };
+	if (with_digests && digests_open(d, &dr, err)) {
+		sqlite3_finalize(st);
+		return -1;
+	}
 	sqlite3_bind_int64(st, 1, config);
+	db_fingerprint *f = NULL;
+	size_t cap = 0;
+	uint64_t next = 1;
 	int rc = 0, step;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t first = sqlite3_column_int64(st, 0);
 		size_t count;
 		const char *why = db_decode_fp_chunk(st, 1, NULL, 0, &count);
-		if (!why && (first != (int64_t)g->n + 1 || first - 1 + count > d->nirq))
+		if (!why && (first != (int64_t)next || first - 1 + count > d->nirq))
 			why = "fingerprints out of place";
-		db_fingerprint *f = why ? NULL : grow_n(g, count);
 		if (why) {
 			rc = avrr_errf(err, "%s: damaged recording: %s (fingerprint_chunks, row %" PRId64
 				       ")", d->path, why, first);
 			break;
 		}
-		if (!f) {
-			rc = avrr_errf(err, "out of memory");
-			break;
+		if (count > cap) {
+			free(f);
+			if (!(f = malloc(count * sizeof *f))) {
+				rc = avrr_errf(err, "out of memory");
+				break;
+			}
+			cap = count;
 		}
 		memset(f, 0, count * sizeof *f);
 		for (size_t i = 0; i < count; i++) {
@@ -1282,29 +1362,34 @@ static int decode_fingerprints(db *d, uint32_t config, growbuf *g, avrr_err *err
 			f[i].vector = d->irq_vector[first - 1 + (int64_t)i];
 		}
 		db_decode_fp_chunk(st, 1, f, count, &count);
+		for (size_t i = 0; i < count && with_digests && !rc; i++)
+			rc = digest_of(&dr, &f[i], err);
+		if (!rc)
+			rc = fn(ud, f, count, err) ? -1 : 0;
+		next += count;
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
+	free(f);
+	digests_close(&dr);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+static int append_fingerprints(void *ud, const db_fingerprint *f, size_t n, avrr_err *err)
+{
+	db_fingerprint *to = grow_n(ud, n);
+	if (!to)
+		return avrr_errf(err, "out of memory");
+	memcpy(to, f, n * sizeof *to);
+	return 0;
 }
 
 int db_load_fingerprints(db *d, uint32_t config, int with_digests, db_fingerprint **out,
 			 size_t *n, avrr_err *err)
 {
 	growbuf g = { .size = sizeof **out };
-	const db_interrupt *truth = NULL;
-	size_t ntruth = 0;
-	int rc = drain(d, err) || load_irq_vectors(d, err) ||
-		 decode_fingerprints(d, config, &g, err) ||
-		 (with_digests && truth_for_fingerprints(d, &truth, &ntruth, err)) ? -1 : 0;
-	db_fingerprint *f = g.items;
-	for (size_t i = 0; !rc && with_digests && i < g.n; i++) {
-		if (f[i].n >= 1 && f[i].n <= ntruth) {
-			memcpy(f[i].digest, truth[f[i].n - 1].digest, sizeof f[i].digest);
-			f[i].has_digest = 1;
-		}
-	}
+	int rc = db_each_fingerprint(d, config, with_digests, append_fingerprints, &g, err);
 	if (rc) {
 		free(g.items);
 		g.items = NULL;

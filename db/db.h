@@ -144,6 +144,10 @@ int db_open(const char *path, int writable, db **out, avrr_err *err);
  * a file: the fuzz harnesses (tests/fuzz/recording.h), which would
  * otherwise write every input to a file. */
 int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err);
+
+/* The path (or db_open_memory's name) a recording was opened as, for
+ * messages about it. */
+const char *db_name(const db *d);
 /* Another read-only connection to the recording d has open and validated,
  * e.g. for a second reading thread; it is not validated again. */
 int db_open_again(const db *d, db **out, avrr_err *err);
@@ -181,6 +185,12 @@ int db_load_fp_configs(db *d, db_fp_config **out, size_t *n, avrr_err *err);
  * that costs more than the rest). */
 int db_load_fingerprints(db *d, uint32_t config, int with_digests, db_fingerprint **out,
 			 size_t *n, avrr_err *err);
+/* The same, a chunk at a time, without holding them: fn gets each chunk's
+ * fingerprints (valid during the call only) in order of n; its non-zero
+ * return stops the walk and is returned with fn's err. */
+int db_each_fingerprint(db *d, uint32_t config, int with_digests,
+			int (*fn)(void *ud, const db_fingerprint *f, size_t n, avrr_err *err),
+			void *ud, avrr_err *err);
 
 /* Calls fn for every ground-truth interrupt in order, with its stored
  * context (context NULL when none; valid during the call only); stops at

@@ -392,14 +392,15 @@ static int check_firmware(checker *c)
 	return have ? (have < 0 ? -1 : damaged(c, "firmware", 0, "more than one firmware copy")) : 0;
 }
 
-int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n, avrr_err *err)
+int db_each_event_chunk(sqlite3 *h, const char *path,
+			int (*fn)(void *ud, const trace_event *ev, size_t n), void *ud, avrr_err *err)
 {
-	checker c = { .h = h, .path = path, .err = err, .events = { .size = sizeof(trace_event) } };
+	checker c = { .h = h, .path = path, .err = err };
 	uint64_t last_of_ctx[256] = { 0 };
+	trace_event buf[256];  /* every chunk avrr writes fits; a longer one goes on the heap */
+	trace_event *big = NULL;
 	int64_t seq = 1, first, count;
 	int have, rc = -1;
-	*out = NULL;
-	*n = 0;
 	if (begin(&c, "event_chunks", "SELECT first, count, data FROM event_chunks ORDER BY first"))
 		goto out;
 	while ((have = next(&c, "event_chunks")) > 0) {
@@ -413,10 +414,13 @@ int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n,
 			damaged(&c, "event_chunks", first, "an event chunk with a bad count or no data");
 			goto out;
 		}
-		trace_event *e = grow_n(&c.events, (size_t)count);
-		if (!e) {
-			avrr_errf(err, "out of memory");
-			goto out;
+		trace_event *e = buf;
+		if ((size_t)count > sizeof buf / sizeof buf[0]) {
+			free(big);
+			if (!(e = big = malloc((size_t)count * sizeof *e))) {
+				avrr_errf(err, "out of memory");
+				goto out;
+			}
 		}
 		const char *why = chunk_get_events(sqlite3_column_blob(st, 2),
 						   (size_t)sqlite3_column_bytes(st, 2), (uint64_t)first,
@@ -425,18 +429,41 @@ int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n,
 			damaged(&c, "event_chunks", first, "%s", why);
 			goto out;
 		}
+		if (fn(ud, e, (size_t)count)) {
+			avrr_errf(err, "out of memory");
+			goto out;
+		}
 		seq += count;
 	}
-	if (have == 0) {
+	if (have == 0)
 		rc = 0;
-		*out = c.events.items;
-		*n = c.events.n;
-		c.events.items = NULL;
-	}
 out:
 	sqlite3_finalize(c.st);
-	free(c.events.items);
+	free(big);
 	return rc;
+}
+
+static int append_events(void *ud, const trace_event *ev, size_t n)
+{
+	trace_event *e = grow_n(ud, n);
+	if (!e)
+		return -1;
+	memcpy(e, ev, n * sizeof *e);
+	return 0;
+}
+
+int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n, avrr_err *err)
+{
+	growbuf g = { .size = sizeof(trace_event) };
+	*out = NULL;
+	*n = 0;
+	if (db_each_event_chunk(h, path, append_events, &g, err)) {
+		free(g.items);
+		return -1;
+	}
+	*out = g.items;
+	*n = g.n;
+	return 0;
 }
 
 int db_decode_interrupts(sqlite3 *h, const char *path, const trace_event *ev, size_t nev,

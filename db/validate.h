@@ -29,6 +29,11 @@ typedef struct db_decoded {
  * meets (a chunk out of place, cut short, overlong) is reported as in
  * db_validate, but the events' ranges and rules are not checked. */
 int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n, avrr_err *err);
+/* The same decoding a chunk at a time, for a reader that need not hold the
+ * log: fn gets each chunk's events (valid during the call only) in seq
+ * order; its non-zero return stops the walk as "out of memory". */
+int db_each_event_chunk(sqlite3 *h, const char *path,
+			int (*fn)(void *ud, const trace_event *ev, size_t n), void *ud, avrr_err *err);
 /* The ground truth (without contexts) from interrupt_chunks, each completed
  * from its irq event in ev; *n is 0 in a stripped recording. */
 int db_decode_interrupts(sqlite3 *h, const char *path, const trace_event *ev, size_t nev,

@@ -100,7 +100,44 @@ enum kind {
 	K_ABS,     /* JMP forward: its target redone */
 	K_REL,     /* RJMP or BRxx forward: redone, lengthened when out of reach */
 	K_SITE,    /* a counted transfer: the sequence, then the transfer */
+	K_READ,    /* an input read: saved SREG, cli, the read, the log call */
+	K_SKIPREAD, /* SBIS/SBIC of an input: IN, the log call, the bit tested */
+	K_LOAD,    /* LD/LDD: the load, then its address tested at run time */
 };
+
+/* An input read becomes (the read's Rd not r0 or r1):
+ *
+ *	push r0; in r0, SREG; cli; push r0
+ *	the read
+ *	push r1, r18-r27, r30, r31; mov r24, Rd; clr r1; call avrr_log_read
+ *	pop r31, r30, r27-r18, r1; pop r0; out SREG, r0; pop r0
+ *
+ * Interrupts are off from before the read until the value is logged, so
+ * no interrupt's fingerprint can come between the read and its item. */
+#define READ_FIXED 35u   /* words besides the read and the call */
+
+/* SBIS/SBIC A, b of an input register becomes the same around `in r24, A`
+ * (the value kept on the stack across the call), then the skip decided on
+ * the logged value:
+ *
+ *	sbrs r0, b; rjmp 1f
+ *	pop r0; out SREG, r0; pop r0; rjmp (SBIS: past the next; SBIC: 2f)
+ *   1: pop r0; out SREG, r0; pop r0; rjmp (SBIS: 2f; SBIC: past the next)
+ *   2: the next instruction
+ */
+#define SKIPREAD_FIXED 44u   /* words besides the call */
+
+/* LD/LDD Rd, ptr becomes (Rd not r0, r1 nor the pointer's):
+ *
+ *	push r0; in r0, SREG; cli; push r0
+ *	the load
+ *	push r1, r18-r27, r30, r31; mov r22, Rd; movw r24, ptr
+ *	adiw r24, q | sbiw r24, 1 (post-increment) | adiw r24, 0
+ *	cpi r25, 2; brsh 1f             ; the cheap test: not below 0x200
+ *	clr r1; call avrr_log_ld        ; the input map, then the log
+ *   1: pop r31, r30, r27-r18, r1; pop r0; out SREG, r0; pop r0
+ */
+#define LOAD_FIXED 40u   /* words besides the call */
 
 typedef struct entry {
 	avr_insn in;
@@ -144,6 +181,10 @@ typedef struct rewrite {
 	uint32_t load_after;   /* flash bytes loaded after .text (the data's image) */
 	unsigned counter_bytes;
 	uint16_t counter_addr; /* data-space address */
+	int have_log_read;
+	uint32_t log_read;     /* avrr_log_read's byte address */
+	int have_log_ld;
+	uint32_t log_ld;       /* avrr_log_ld's byte address */
 	uint8_t *out;          /* the new .text */
 	fp_instrument_stats *st;
 } rewrite;
@@ -185,7 +226,8 @@ static unsigned xfer_words(const entry *e)
  * before it needs the two-jump entry. */
 static int multi(const entry *e)
 {
-	return e->kind == K_SITE || (e->kind == K_REL && is_branch(e) && e->len);
+	return e->kind == K_SITE || e->kind == K_READ || e->kind == K_SKIPREAD ||
+	       e->kind == K_LOAD || (e->kind == K_REL && is_branch(e) && e->len);
 }
 
 static unsigned entry_words(const rewrite *rw, const entry *e)
@@ -197,6 +239,12 @@ static unsigned entry_words(const rewrite *rw, const entry *e)
 	case K_ABS: return 2;
 	case K_REL:   /* rjmp / jmp; brXX / brXY + rjmp / brXY + jmp */
 		return prefix + 1u + e->len;
+	case K_READ:
+		return prefix + READ_FIXED + e->in.words + (rw->has_jmp ? 2u : 1u);
+	case K_SKIPREAD:
+		return prefix + SKIPREAD_FIXED + (rw->has_jmp ? 2u : 1u);
+	case K_LOAD:
+		return prefix + LOAD_FIXED + (rw->has_jmp ? 2u : 1u);
 	default:
 		return prefix + (is_branch(e) ? 1 : 0) + seq_words(rw) + xfer_words(e);
 	}
@@ -363,6 +411,146 @@ static void put_sequence(rewrite *rw, uint32_t *at)
 	put(rw, at, 0x9478);          /* sei; 2: the transfer */
 }
 
+static int write_read(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
+{
+	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
+	const avr_insn *in = &e->in;
+	if (e->after_skip) {   /* skipped: over the rest; else into it */
+		put(rw, &at, 0xc001);
+		put(rw, &at, rel12(0xc000, at, end));
+	}
+	put(rw, &at, 0x920f);                      /* push r0 */
+	put(rw, &at, 0xb60f);                      /* in r0, SREG */
+	put(rw, &at, 0x94f8);                      /* cli */
+	put(rw, &at, 0x920f);                      /* push r0 */
+	for (unsigned w = 0; w < in->words; w++)   /* the read */
+		put(rw, &at, in->raw[w]);
+	for (unsigned i = 0; i < sizeof saved; i++)
+		put(rw, &at, (uint16_t)(0x920f | saved[i] << 4));   /* push */
+	unsigned d = (unsigned)in->rd;             /* mov r24, Rd */
+	put(rw, &at, (uint16_t)(0x2c00 | (d & 0x10) << 5 | 24u << 4 | (d & 0x0f)));
+	put(rw, &at, 0x2411);                      /* clr r1 */
+	int64_t to = map_addr(rw, rw->log_read);
+	if (to < 0)
+		return fail(rw, "avrr_log_read is not at an instruction", rw->log_read);
+	if (rw->has_jmp)
+		put_abs(rw, &at, 0x940e, (uint32_t)to);
+	else
+		put(rw, &at, rel12(0xd000, at, (uint32_t)to));
+	for (unsigned i = sizeof saved; i-- > 0;)
+		put(rw, &at, (uint16_t)(0x900f | saved[i] << 4));   /* pop */
+	put(rw, &at, 0x900f);                      /* pop r0 */
+	put(rw, &at, 0xbe0f);                      /* out SREG, r0 */
+	put(rw, &at, 0x900f);                      /* pop r0 */
+	return at == end ? 0 : fail(rw, "an input read's sequence of the wrong size", in->addr);
+}
+
+static int write_skipread(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
+{
+	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
+	const avr_insn *in = &e->in;
+	size_t i = (size_t)(e - rw->e);
+	/* past the next instruction: the start of the entry after it */
+	uint32_t past = i + 2 < rw->ne ? rw->e[i + 2].pos : rw->new_size;
+	if (e->after_skip) {
+		put(rw, &at, 0xc001);
+		put(rw, &at, rel12(0xc000, at, end));
+	}
+	put(rw, &at, 0x920f);                      /* push r0 */
+	put(rw, &at, 0xb60f);                      /* in r0, SREG */
+	put(rw, &at, 0x94f8);                      /* cli */
+	put(rw, &at, 0x920f);                      /* push r0 */
+	for (unsigned k = 0; k < sizeof saved; k++)
+		put(rw, &at, (uint16_t)(0x920f | saved[k] << 4));
+	unsigned a = (unsigned)in->io;             /* in r24, A */
+	put(rw, &at, (uint16_t)(0xb000 | (a & 0x30) << 5 | 24u << 4 | (a & 0x0f)));
+	put(rw, &at, 0x938f);                      /* push r24 */
+	put(rw, &at, 0x2411);                      /* clr r1 */
+	int64_t to = map_addr(rw, rw->log_read);
+	if (to < 0)
+		return fail(rw, "avrr_log_read is not at an instruction", rw->log_read);
+	if (rw->has_jmp)
+		put_abs(rw, &at, 0x940e, (uint32_t)to);
+	else
+		put(rw, &at, rel12(0xd000, at, (uint32_t)to));
+	put(rw, &at, 0x900f);                      /* pop r0: the value */
+	for (unsigned k = sizeof saved; k-- > 0;)
+		put(rw, &at, (uint16_t)(0x900f | saved[k] << 4));
+	put(rw, &at, (uint16_t)(0xfe00 | in->bit));  /* sbrs r0, b */
+	uint32_t clear = at + 2 + 8;
+	put(rw, &at, rel12(0xc000, at, clear));    /* rjmp 1f */
+	int sbis = in->op == AVR_OP_SBIS;
+	put(rw, &at, 0x900f);                      /* bit set: pop r0 */
+	put(rw, &at, 0xbe0f);                      /* out SREG, r0 */
+	put(rw, &at, 0x900f);                      /* pop r0 */
+	put(rw, &at, rel12(0xc000, at, sbis ? past : end));
+	put(rw, &at, 0x900f);                      /* 1: bit clear */
+	put(rw, &at, 0xbe0f);
+	put(rw, &at, 0x900f);
+	put(rw, &at, rel12(0xc000, at, sbis ? end : past));
+	return at == end ? 0 : fail(rw, "an input skip's sequence of the wrong size", in->addr);
+}
+
+static int write_load(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
+{
+	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
+	const avr_insn *in = &e->in;
+	if (e->after_skip) {
+		put(rw, &at, 0xc001);
+		put(rw, &at, rel12(0xc000, at, end));
+	}
+	put(rw, &at, 0x920f);                      /* push r0 */
+	put(rw, &at, 0xb60f);                      /* in r0, SREG */
+	put(rw, &at, 0x94f8);                      /* cli */
+	put(rw, &at, 0x920f);                      /* push r0 */
+	put(rw, &at, in->raw[0]);                  /* the load */
+	for (unsigned k = 0; k < sizeof saved; k++)
+		put(rw, &at, (uint16_t)(0x920f | saved[k] << 4));
+	unsigned d = (unsigned)in->rd;             /* mov r22, Rd */
+	put(rw, &at, (uint16_t)(0x2c00 | (d & 0x10) << 5 | 22u << 4 | (d & 0x0f)));
+	unsigned p = in->ptr == 'X' ? 26 : in->ptr == 'Y' ? 28 : 30;
+	put(rw, &at, (uint16_t)(0x0100 | 12u << 4 | p / 2));   /* movw r24, ptr */
+	if (in->ptr_mode == AVR_PTR_POSTINC)
+		put(rw, &at, 0x9701);                  /* sbiw r24, 1 */
+	else {
+		unsigned q = in->ptr_mode == AVR_PTR_DISP ? in->disp : 0;
+		put(rw, &at, (uint16_t)(0x9600 | (q & 0x30) << 2 | (q & 0x0f)));  /* adiw r24, q */
+	}
+	put(rw, &at, 0x3092);                      /* cpi r25, 2 */
+	unsigned over = 1 + (rw->has_jmp ? 2u : 1u);
+	put(rw, &at, (uint16_t)(0xf400 | (over & 0x7f) << 3));   /* brsh 1f */
+	put(rw, &at, 0x2411);                      /* clr r1 */
+	int64_t to = map_addr(rw, rw->log_ld);
+	if (to < 0)
+		return fail(rw, "avrr_log_ld is not at an instruction", rw->log_ld);
+	if (rw->has_jmp)
+		put_abs(rw, &at, 0x940e, (uint32_t)to);
+	else
+		put(rw, &at, rel12(0xd000, at, (uint32_t)to));
+	for (unsigned k = sizeof saved; k-- > 0;)  /* 1: */
+		put(rw, &at, (uint16_t)(0x900f | saved[k] << 4));
+	put(rw, &at, 0x900f);                      /* pop r0 */
+	put(rw, &at, 0xbe0f);                      /* out SREG, r0 */
+	put(rw, &at, 0x900f);                      /* pop r0 */
+	return at == end ? 0 : fail(rw, "a load's sequence of the wrong size", in->addr);
+}
+
+static const char *sym_name(const rewrite *rw, const Elf32_Sym *sym);
+
+/* Whether byte address a is inside one of the tracer's own functions
+ * (avrr_*), whose loads must not be tested: avrr_log_ld itself is one. */
+static int in_tracer(const rewrite *rw, uint32_t a)
+{
+	for (size_t i = 0; i < rw->nsyms; i++) {
+		const Elf32_Sym *y = &rw->syms[i];
+		if (y->st_shndx == rw->text && ELF32_ST_TYPE(y->st_info) == STT_FUNC &&
+		    a >= y->st_value && a < y->st_value + y->st_size &&
+		    !strncmp(sym_name(rw, y), "avrr_", 5))
+			return 1;
+	}
+	return 0;
+}
+
 static int write_entry(rewrite *rw, const entry *e)
 {
 	uint32_t at = e->pos, end = e->pos + 2 * entry_words(rw, e), to = 0;
@@ -371,6 +559,12 @@ static int write_entry(rewrite *rw, const entry *e)
 		memcpy(rw->out + at, rw->code + in->addr, e->kind == K_DATA ? 2u : 2u * in->words);
 		return 0;
 	}
+	if (e->kind == K_READ)
+		return write_read(rw, e, at, end);
+	if (e->kind == K_SKIPREAD)
+		return write_skipread(rw, e, at, end);
+	if (e->kind == K_LOAD)
+		return write_load(rw, e, at, end);
 	if (in->op != AVR_OP_RET && in->op != AVR_OP_RETI && in->op != AVR_OP_IJMP &&
 	    in->op != AVR_OP_EIJMP && in->op != AVR_OP_ICALL && in->op != AVR_OP_EICALL &&
 	    target_of(rw, e, &to))
@@ -384,7 +578,9 @@ static int write_entry(rewrite *rw, const entry *e)
 		return 0;
 	}
 	if (e->kind == K_REL) {
-		if (!is_branch(e))
+		if (in->op == AVR_OP_RCALL)   /* only without a counter */
+			e->len ? put_abs(rw, &at, 0x940e, to) : put(rw, &at, rel12(0xd000, at, to));
+		else if (!is_branch(e))
 			put_jump(rw, &at, e->len, to);
 		else if (!e->len)
 			put(rw, &at, rel7(in->raw[0], at, to));
@@ -502,9 +698,13 @@ static int relocate(rewrite *rw, size_t target, const Elf32_Rela *r)
 		if (e->kind != K_DATA && (type == R_AVR_7_PCREL || type == R_AVR_13_PCREL ||
 					  type == R_AVR_CALL))
 			return 0;   /* decoded and redone with the instruction */
-		if (e->kind != K_DATA && e->kind != K_PLAIN)
+		if (e->kind == K_READ)   /* LDS of a symbol: the read is 4 words in */
+			p = rw->out + e->pos + 2 * ((e->after_skip ? 2 : 0) + 4) +
+			    (r->r_offset - e->in.addr);
+		else if (e->kind != K_DATA && e->kind != K_PLAIN)
 			return fail(rw, "a relocation inside a rewritten transfer", r->r_offset);
-		p = rw->out + e->pos + (r->r_offset - e->in.addr);
+		else
+			p = rw->out + e->pos + (r->r_offset - e->in.addr);
 		if (p + room > rw->out + rw->new_size)
 			return fail(rw, "a relocation past the code", r->r_offset);
 	} else {
@@ -582,11 +782,39 @@ static int cut(rewrite *rw)
 			uint8_t k = avr_word_transfer_kind(e->in.raw[0]);
 			int backward = e->in.target <= a;
 			e->after_skip = prev && prev->kind != K_DATA && is_skip(&prev->in);
-			if (k == AVR_COUNT_ALWAYS || (k == AVR_COUNT_BACKWARD && backward))
+			int counted = k == AVR_COUNT_ALWAYS || (k == AVR_COUNT_BACKWARD && backward);
+			int skipread = e->in.op == AVR_OP_SBIS || e->in.op == AVR_OP_SBIC;
+			int addr = e->in.op == AVR_OP_IN || skipread ? e->in.io + 0x20
+				 : e->in.op == AVR_OP_LDS ? e->in.data : -1;
+			if (counted && rw->counter_bytes)
 				e->kind = K_SITE;
-			else if (k == AVR_COUNT_BACKWARD)
-				e->kind = e->in.op == AVR_OP_JMP ? K_ABS : K_REL;
-			else
+			else if (k == AVR_COUNT_BACKWARD || counted)
+				e->kind = e->in.op == AVR_OP_JMP || e->in.op == AVR_OP_CALL ? K_ABS
+					: e->in.op == AVR_OP_RJMP || e->in.op == AVR_OP_RCALL ||
+					  is_branch(e) ? K_REL : K_PLAIN;
+			else if (rw->have_log_read && rw->dev->inputs && addr >= 0 &&
+				 addr < FP_INPUT_SPACE && rw->dev->inputs[addr]) {
+				if (skipread) {
+					e->kind = K_SKIPREAD;
+					rw->st->reads++;
+				} else if (e->in.rd < 2) {
+					free(is_data);
+					return fail(rw, "an input read into r0 or r1, which the log's "
+						    "call uses", a);
+				} else {
+					e->kind = K_READ;
+					rw->st->reads++;
+				}
+			} else if (rw->have_log_ld && rw->dev->log_loads &&
+				   (e->in.op == AVR_OP_LD || e->in.op == AVR_OP_LDD) &&
+				   e->in.rd >= 2 && (e->in.ptr == 'X' || e->in.ptr == 'Y' ||
+						     e->in.ptr == 'Z') &&
+				   (unsigned)e->in.rd / 2 != (e->in.ptr == 'X' ? 13u :
+							      e->in.ptr == 'Y' ? 14u : 15u) &&
+				   !in_tracer(rw, a)) {
+				e->kind = K_LOAD;
+				rw->st->loads++;
+			} else
 				e->kind = K_PLAIN;
 			rw->st->sites += e->kind == K_SITE;
 		}
@@ -681,9 +909,21 @@ static int read_elf(rewrite *rw, Elf *elf)
 			rw->counter_bytes = y->st_size;
 		}
 	}
-	if (!rw->counter_bytes)
-		return avrr_errf(rw->err, "%s: no " FP_SIC_SYMBOL ": build it with the tracer of "
-				 "a sic:K configuration (avrr tracer)", rw->path);
+	for (size_t i = 0; i < rw->nsyms; i++) {
+		const Elf32_Sym *y = &rw->syms[i];
+		if (y->st_shndx == rw->text && !strcmp(sym_name(rw, y), FP_LOG_READ_SYMBOL)) {
+			rw->have_log_read = 1;
+			rw->log_read = y->st_value;
+		}
+		if (y->st_shndx == rw->text && !strcmp(sym_name(rw, y), FP_LOG_LD_SYMBOL)) {
+			rw->have_log_ld = 1;
+			rw->log_ld = y->st_value;
+		}
+	}
+	if (!rw->counter_bytes && !(rw->have_log_read && rw->dev->inputs))
+		return avrr_errf(rw->err, "%s: no " FP_SIC_SYMBOL " nor " FP_LOG_READ_SYMBOL
+				 ": build it with the tracer of a sic:K configuration or with "
+				 "the device log (avrr tracer --log)", rw->path);
 	return 0;
 }
 

@@ -29,15 +29,31 @@
 typedef struct fp_instrument_device {
 	uint32_t flash_size;    /* bytes */
 	uint32_t vectors_end;   /* byte address after the interrupt vector table */
+	/* The device log's input set: inputs[a] for data address a < 0x200 is
+	 * 1 when the outside world feeds that register (devlog_inputs); NULL:
+	 * no read is logged.  With it, and avrr_log_read in the ELF (avrr
+	 * tracer --log), each IN or LDS of an input register is followed by a
+	 * call that logs the value (docs/device.md). */
+	const uint8_t *inputs;
+	/* Also every LD/LDD (through X, Y or Z) outside the tracer's own
+	 * functions: after it, its address is tested at run time (below 0x200
+	 * inline, then avrr_log_ld's map) and an input's value logged. */
+	int log_loads;
 } fp_instrument_device;
+#define FP_INPUT_SPACE 0x200
 
 typedef struct fp_instrument_stats {
 	unsigned sites;          /* counted transfers instrumented */
+	unsigned reads;          /* input reads logged */
+	unsigned loads;          /* loads through a pointer given the run-time test */
 	unsigned relaxed;        /* branches and jumps lengthened to reach */
 	uint32_t text_before, text_after;  /* .text bytes */
 	unsigned counter_bytes;
 	unsigned cycles_per_transfer;      /* with interrupts on */
 } fp_instrument_stats;
+
+#define FP_LOG_READ_SYMBOL "avrr_log_read"
+#define FP_LOG_LD_SYMBOL "avrr_log_ld"
 
 /* Rewrites the ELF in elf[0..size) (named `path` in messages) and writes
  * the new ELF to out_fd.  Returns 0, or -1 (err): no relocations, no

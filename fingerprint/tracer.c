@@ -12,6 +12,7 @@
 #include "tracer.h"
 
 #include "instrument.h"
+#include "../device/devlog.h"
 
 #include <string.h>
 
@@ -170,7 +171,7 @@ static void emit_hash(FILE *o, const fp_config *c)
 }
 
 /* ISR() as a naked stub around the handler's body. */
-static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes)
+static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes, int log)
 {
 	/* The software instruction counter, if any, into r18-r21:
 	 * avrr_trace_record's third argument. */
@@ -204,21 +205,164 @@ static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes)
 		"\t{ \\\n"
 		"\t\t__asm__ volatile(AVRR_SAVE \\\n"
 		"\t\t\t\"in r0, __SREG__\\n\\tpush r0\\n\\t\" \\\n"
-		"%s%s"
+		"%s%s%s"
 		"\t\t\t\"in r24, __SP_L__\\n\\tin r25, __SP_H__\\n\\tadiw r24, 1\\n\\t\" \\\n"
 		"\t\t\t\"clr r1\\n\\t\" \\\n"
 		"\t\t\tAVRR_CALL \" avrr_trace_record\\n\\t\" \\\n"
 		"\t\t\tAVRR_CALL \" avrr_body_\" #vector \"\\n\\t\" \\\n"
 		"\t\t\t\"pop r0\\n\\tout __SREG__, r0\\n\\t\" \\\n"
 		"\t\t\tAVRR_RESTORE \\\n"
-		"\t\t\t\"reti\"%s); \\\n"
+		"\t\t\t\"reti\" :: %s%s); \\\n"
 		"\t} \\\n"
 		"\tvoid avrr_body_##vector(void)\n\n", l->nsaved,
 		cycles ? "\t\t\t\"lds r22, %[tl]\\n\\tlds r23, %[th]\\n\\t\" \\\n"
 		       : "\t\t\t\"clr r22\\n\\tclr r23\\n\\t\" \\\n",
 		sic,
-		cycles ? " :: [tl] \"n\"(_SFR_MEM_ADDR(TCNT1L)), [th] \"n\"(_SFR_MEM_ADDR(TCNT1H))"
-		       : "");
+		log ? "\t\t\t\"ldi r24, %[vn]\\n\\tsts avrr_log_vec, r24\\n\\t\" \\\n" : "",
+		cycles ? "[tl] \"n\"(_SFR_MEM_ADDR(TCNT1L)), [th] \"n\"(_SFR_MEM_ADDR(TCNT1H))"
+		       : "",
+		log ? (cycles ? ", [vn] \"M\"(AVRR_VNUM(vector))" : "[vn] \"M\"(AVRR_VNUM(vector))") : "");
+}
+
+/* The device log (docs/device.md): the header constant, the block being
+ * filled, the sink, the append that interrupt stubs and avrr_log_read
+ * share.  Everything runs inside the firmware's own execution, so the
+ * simulation of the same ELF re-creates it exactly. */
+static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
+		     const fp_tracer_log *log, const char *spec, unsigned fp_bytes)
+{
+	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
+	size_t nm = strlen(mcu), ns = strlen(spec);
+	(void)c;
+	fputs("#include <avr/pgmspace.h>\n#include <util/crc16.h>\n\n", o);
+	fputs("/* The vector number of __vector_N, for ISR(vector). */\n"
+	      "#define AVRR_CAT2(a, b) a##b\n#define AVRR_CAT(a, b) AVRR_CAT2(a, b)\n"
+	      "#define AVRR_VNUM(v) AVRR_CAT(AVRR_VN, v)\n", o);
+	for (unsigned v = 0; v < 128; v++)
+		fprintf(o, "#define AVRR_VN__vector_%u %u\n", v, v);
+	fprintf(o, "\n#define AVRR_LOG_RING %u\n", log->ring);
+	fputs("/* The stream's header (docs/device.md): its SHA-256 and CRC, the last\n"
+	      " * 34 bytes, are written into the ELF by `avrr stamp`. */\n"
+	      "const uint8_t " FP_LOG_HEADER_SYMBOL "[] __attribute__((used, section(\".progmem.avrr_log\"))) = {", o);
+	size_t k = 0;
+#define HB(b) fprintf(o, "%s0x%02x,", k++ % 12 ? " " : "\n\t", (unsigned)(uint8_t)(b))
+	for (const char *m = FP_LOG_MAGIC; *m; m++)
+		HB(*m);
+	HB(FP_LOG_VERSION);
+	HB(nm);
+	for (size_t i = 0; i < nm; i++)
+		HB(mcu[i]);
+	HB(ns & 0xff);
+	HB(ns >> 8);
+	for (size_t i = 0; i < ns; i++)
+		HB(spec[i]);
+	HB(fp_bytes);
+	for (int i = 0; i < 34; i++)
+		HB(0);
+#undef HB
+	fputs("\n};\n\n", o);
+	fputs("volatile uint8_t avrr_log_blk[AVRR_LOG_RING] __attribute__((section(\".noinit\")));\n"
+	      "volatile uint8_t avrr_log_out[AVRR_LOG_RING] __attribute__((section(\".noinit\")));\n"
+	      "volatile uint8_t avrr_log_len __attribute__((section(\".noinit\")));\n"
+	      "volatile uint8_t avrr_log_seq __attribute__((section(\".noinit\")));\n"
+	      "volatile uint8_t avrr_log_busy __attribute__((section(\".noinit\")));\n"
+	      "volatile uint8_t avrr_log_started __attribute__((section(\".noinit\")));\n"
+	      "volatile uint8_t avrr_log_vec __attribute__((section(\".noinit\")));\n"
+	      "volatile uint16_t avrr_log_lost __attribute__((section(\".noinit\")));\n\n", o);
+	if (log->sink == FP_LOG_FUNC)
+		fputs("/* The firmware's sink: one byte of the stream, in order. */\n"
+		      "void avrr_log_sink(uint8_t byte);\n\n", o);
+	else
+		fputs("#if defined(UDR0)\n#define AVRR_UDR UDR0\n#define AVRR_UCSRA UCSR0A\n"
+		      "#define AVRR_UDRE UDRE0\n#define AVRR_UCSRB UCSR0B\n#define AVRR_TXEN TXEN0\n"
+		      "#define AVRR_UBRRL UBRR0L\n#define AVRR_UBRRH UBRR0H\n#else\n"
+		      "#define AVRR_UDR UDR\n#define AVRR_UCSRA UCSRA\n#define AVRR_UDRE UDRE\n"
+		      "#define AVRR_UCSRB UCSRB\n#define AVRR_TXEN TXEN\n"
+		      "#define AVRR_UBRRL UBRRL\n#define AVRR_UBRRH UBRRH\n#endif\n"
+		      "/* The UART sink: blocking, one byte at a time. */\n"
+		      "static inline void avrr_log_sink(uint8_t byte)\n{\n"
+		      "\twhile (!(AVRR_UCSRA & _BV(AVRR_UDRE)))\n\t\t;\n\tAVRR_UDR = byte;\n}\n\n", o);
+	fprintf(o, "/* At reset: an empty block, nothing lost, the header not yet sent%s. */\n"
+		"__attribute__((naked, used, section(\".init3\"))) void avrr_log_init(void)\n{\n"
+		"\tavrr_log_len = 0;\n\tavrr_log_seq = 0;\n\tavrr_log_busy = 0;\n"
+		"\tavrr_log_started = 0;\n\tavrr_log_lost = 0;\n", log->baud ? ", the UART at its baud" : "");
+	if (log->sink == FP_LOG_UART && log->baud)
+		fprintf(o, "\tuint16_t ubrr = (uint16_t)((F_CPU + 8ul * %luul) / (16ul * %luul) - 1);\n"
+			"\tAVRR_UBRRH = (uint8_t)(ubrr >> 8);\n\tAVRR_UBRRL = (uint8_t)ubrr;\n"
+			"\tAVRR_UCSRB |= _BV(AVRR_TXEN);\n", (unsigned long)log->baud,
+			(unsigned long)log->baud);
+	fputs("}\n\n", o);
+	fputs("/* Closes the block and sends it through the sink (with interrupts on\n"
+	      " * if ien: items that come meanwhile go to the next block).  Called\n"
+	      " * with interrupts off; returns with them off.  The header goes first,\n"
+	      " * once per reset. */\n"
+	      "__attribute__((noinline)) static void avrr_log_flush(uint8_t ien)\n{\n"
+	      "\tuint8_t n = avrr_log_len, seq = avrr_log_seq++;\n"
+	      "\tfor (uint8_t i = 0; i < n; i++)\n\t\tavrr_log_out[i] = avrr_log_blk[i];\n"
+	      "\tavrr_log_len = 0;\n\tavrr_log_busy = 1;\n"
+	      "\tif (ien)\n\t\tsei();\n"
+	      "\tif (!avrr_log_started) {\n"
+	      "\t\tavrr_log_started = 1;\n"
+	      "\t\tfor (uint16_t i = 0; i < sizeof " FP_LOG_HEADER_SYMBOL "; i++)\n"
+	      "\t\t\tavrr_log_sink(pgm_read_byte(&" FP_LOG_HEADER_SYMBOL "[i]));\n\t}\n"
+	      "\tuint16_t crc = _crc_ccitt_update(0xffff, seq);\n"
+	      "\tcrc = _crc_ccitt_update(crc, n);\n"
+	      "\tavrr_log_sink(0xa5);\n\tavrr_log_sink(seq);\n\tavrr_log_sink(n);\n"
+	      "\tfor (uint8_t i = 0; i < n; i++) {\n"
+	      "\t\tuint8_t b = avrr_log_out[i];\n\t\tcrc = _crc_ccitt_update(crc, b);\n"
+	      "\t\tavrr_log_sink(b);\n\t}\n"
+	      "\tavrr_log_sink((uint8_t)crc);\n\tavrr_log_sink((uint8_t)(crc >> 8));\n"
+	      "\tcli();\n\tavrr_log_busy = 0;\n}\n\n", o);
+	fputs("/* Appends one item (interrupts off).  A loss item stands where lost\n"
+	      " * items were; an item that finds the block full while the block\n"
+	      " * before is being sent is lost. */\n"
+	      "__attribute__((noinline)) static void avrr_log_put(const uint8_t *item, uint8_t n,\n"
+	      "\t\t\t\t\t\t  uint8_t ien)\n{\n"
+	      "\tuint8_t need = n + (avrr_log_lost ? 3 : 0);\n"
+	      "\tif (avrr_log_len + need > AVRR_LOG_RING) {\n"
+	      "\t\tif (avrr_log_busy) {\n"
+	      "\t\t\tif (avrr_log_lost != 0xffff)\n\t\t\t\tavrr_log_lost++;\n"
+	      "\t\t\treturn;\n\t\t}\n"
+	      "\t\tavrr_log_flush(ien);\n"
+	      "\t\tneed = n + (avrr_log_lost ? 3 : 0);\n"
+	      "\t\tif (avrr_log_len + need > AVRR_LOG_RING) {  /* filled while sending */\n"
+	      "\t\t\tif (avrr_log_lost != 0xffff)\n\t\t\t\tavrr_log_lost++;\n"
+	      "\t\t\treturn;\n\t\t}\n\t}\n"
+	      "\tif (avrr_log_lost) {\n"
+	      "\t\tavrr_log_blk[avrr_log_len++] = 3;\n"
+	      "\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)avrr_log_lost;\n"
+	      "\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)(avrr_log_lost >> 8);\n"
+	      "\t\tavrr_log_lost = 0;\n\t}\n"
+	      "\tfor (uint8_t i = 0; i < n; i++)\n\t\tavrr_log_blk[avrr_log_len++] = item[i];\n"
+	      "\t/* Full: no room for the largest item and a loss item.  Sent now, so\n"
+	      "\t * the stream is complete up to this item once it is out. */\n"
+	      "\tif (AVRR_LOG_RING - avrr_log_len < 2 + AVRR_TRACE_BYTES + 3 && !avrr_log_busy)\n"
+	      "\t\tavrr_log_flush(ien);\n}\n\n", o);
+	/* The input set as a bit map of the addresses below 0x200, for the
+	 * loads through a pointer `avrr instrument --log-loads` tests. */
+	uint8_t map[FP_INPUT_SPACE], bits[FP_INPUT_SPACE / 8] = { 0 };
+	devlog_inputs(names, map);
+	for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
+		bits[a / 8] |= (uint8_t)(map[a] << (a % 8));
+	fputs("/* The input set (docs/device.md), a bit per data address below 0x200. */\n"
+	      "static const uint8_t avrr_input_map[] PROGMEM = {", o);
+	for (unsigned i = 0; i < sizeof bits; i++)
+		fprintf(o, "%s0x%02x,", i % 12 ? " " : "\n\t", bits[i]);
+	fputs("\n};\n\n", o);
+	fputs("/* A load through X, Y or Z from `addr` gave `value`: called by\n"
+	      " * `avrr instrument --log-loads` after each one below 0x200 (interrupts\n"
+	      " * off); an input's value is logged like any read. */\n"
+	      "void avrr_log_ld(uint16_t addr, uint8_t value) __attribute__((used));\n"
+	      "void avrr_log_ld(uint16_t addr, uint8_t value)\n{\n"
+	      "\tif (addr >= 0x200 || !(pgm_read_byte(&avrr_input_map[addr >> 3]) >> (addr & 7) & 1))\n"
+	      "\t\treturn;\n"
+	      "\tuint8_t item[2] = { 2, value };\n\tavrr_log_put(item, 2, 0);\n}\n\n", o);
+	fputs("/* An input read's value: called by `avrr instrument`'s rewrite after\n"
+	      " * each read of an input register. */\n"
+	      "void avrr_log_read(uint8_t value) __attribute__((used));\n"
+	      "void avrr_log_read(uint8_t value)\n{\n"
+	      "\tuint8_t sreg = SREG, item[2] = { 2, value };\n\tcli();\n"
+	      "\tavrr_log_put(item, 2, sreg & 0x80);\n\tSREG = sreg;\n}\n\n", o);
 }
 
 /* The tracer's own TIMER1_OVF handler, for a cycles:K counter wider than
@@ -253,6 +397,13 @@ static const char *refusal(const fp_config *c, const mcu_names *names)
 int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, FILE *o,
 		    avrr_err *err)
 {
+	return fp_tracer_write_log(c, names, slots, NULL, o, err);
+}
+
+int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slots,
+			const fp_tracer_log *log, FILE *o, avrr_err *err)
+{
+	int logging = log && log->sink != FP_LOG_NONE;
 	char spec[600];
 	fp_format(c, spec, sizeof spec);
 	const char *why = refusal(c, names);
@@ -261,6 +412,9 @@ int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, 
 	if (!slots || slots > 1024)
 		return avrr_errf(err, "ring buffer slots must be 1..1024");
 	unsigned width = c->ra_bits + c->state_bits, bytes = (width + 7) / 8;
+	if (logging && (log->ring < 2 * (bytes + 5) || log->ring > 255))
+		return avrr_errf(err, "the log's block must be %u..255 bytes for %u-byte "
+				 "fingerprints", 2 * (bytes + 5), bytes);
 	size_t gbytes = 0;  /* g[] holds every component at its largest */
 	for (unsigned i = 0; i < c->ncomp; i++)
 		gbytes += c->comp[i].len;
@@ -324,6 +478,8 @@ int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, 
 		emit_overflow(o, ovf);
 	if (c->hash_bits)
 		fputs(HASHES, o);
+	if (logging)
+		emit_log(o, c, names, log, spec, bytes);
 	fputs("/* Called by the stub: frame is its saved SREG, timer TCNT1 and sic the\n"
 	      " * software instruction counter as it read them. */\n"
 	      "void avrr_trace_record(const uint8_t *frame, uint16_t timer, uint32_t sic)\n"
@@ -379,8 +535,16 @@ int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, 
 		fputs("\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++, f >>= 8)\n"
 		      "\t\tslot[i] = (uint8_t)f;\n", o);
 	}
-	fputs("\tavrr_trace_count++;\n}\n\n", o);
-	emit_stub(o, &l, cycles > 0, sic);
+	fputs("\tavrr_trace_count++;\n", o);
+	if (logging)
+		fprintf(o, "\tuint8_t item[2 + AVRR_TRACE_BYTES] = { 1, avrr_log_vec };\n"
+			"\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++)\n"
+			"\t\titem[2 + i] = slot[i];\n"
+			"\tavrr_log_put(item, sizeof item, %d);  /* %s */\n", !log->masked,
+			log->masked ? "the block goes out with interrupts off"
+				    : "other interrupts may come while a block goes out");
+	fputs("}\n\n", o);
+	emit_stub(o, &l, cycles > 0, sic, logging);
 	fputs("#endif\n", o);
 	return ferror(o) ? avrr_errf(err, "write error") : 0;
 }

@@ -39,4 +39,21 @@
 int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, FILE *out,
 		    avrr_err *err);
 
+/* The device log (docs/device.md): where its bytes go, and its buffer. */
+typedef enum { FP_LOG_NONE, FP_LOG_UART, FP_LOG_FUNC } fp_log_sink;
+#define FP_LOG_RING 64       /* a block's payload bytes, by default */
+#define FP_LOG_VERSION 1
+#define FP_LOG_MAGIC "AVRL"
+#define FP_LOG_HEADER_SYMBOL "avrr_log_header"
+typedef struct fp_tracer_log {
+	fp_log_sink sink;
+	uint32_t baud;          /* 0: the firmware sets the UART up itself */
+	unsigned ring;          /* payload bytes per block, 8..255 */
+	int masked;             /* an interrupt's block is sent with interrupts off */
+} fp_tracer_log;
+
+/* fp_tracer_write with the device log (log NULL or FP_LOG_NONE: none). */
+int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slots,
+			const fp_tracer_log *log, FILE *out, avrr_err *err);
+
 #endif

@@ -915,6 +915,13 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (trace_replica_open(r->d, &r->rep, err))
 		goto out;
 	r->s = r->rep.s;
+	/* An import of a device log has no positions in its log: only `avrr
+	 * replay` replays it (device/devreplay.h). */
+	if (r->rep.run.interrupt_rule && !strcmp(r->rep.run.interrupt_rule, "device-log")) {
+		avrr_errf(err, "%s: an import of a device log: only avrr replay replays it yet "
+			  "(docs/device.md)", db_name(r->d));
+		goto out;
+	}
 	if (index_log(r, err) || db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
 		goto out;
 	if (r->rep.run.has_ground_truth) {

@@ -452,20 +452,20 @@ static void unqueue(avr_t *avr, int i)
 /* avr_service_interrupts without the entry: counts the shadow down and
  * drops the highest-priority pending interrupt if it was masked or cleared
  * meanwhile, leaving an enabled one pending for the caller to decide. */
-static void service_without_entry(avr_t *avr)
+static int service_without_entry(avr_t *avr)
 {
 	if (!avr->sreg[S_I] || !avr->interrupt_state)
-		return;
+		return 0;
 	if (avr->interrupt_state < 0) {
 		if (++avr->interrupt_state == 0)
 			avr->interrupt_state = avr_has_pending_interrupts(avr);
-		return;
+		return 0;
 	}
 	avr_int_table_p t = &avr->interrupts;
 	int cnt = pending_count(&t->pending), min = 0xff, mini = 0;
 	if (!cnt) {
 		avr->interrupt_state = 0;
-		return;
+		return 0;
 	}
 	for (int i = 0; i < cnt; i++) {
 		avr_int_vector_t *v = pending_at(&t->pending, i);
@@ -479,7 +479,9 @@ static void service_without_entry(avr_t *avr)
 		unqueue(avr, mini);
 		v->pending = 0;
 		avr->interrupt_state = avr_has_pending_interrupts(avr);
+		return 1;  /* simavr enters nothing at this boundary */
 	}
+	return 0;
 }
 
 void sim_set_tap(sim *s, sim_tap *t)
@@ -568,8 +570,7 @@ static inline __attribute__((always_inline)) void replay_boundary(sim *s)
 	if (state != cpu_Running && state != cpu_Sleeping)
 		return;
 	int could_accept = state == cpu_Running && avr->interrupt_state >= 0;
-	if (avr->interrupt_state)
-		service_without_entry(avr);
+	s->dropped = avr->interrupt_state ? service_without_entry(avr) : 0;
 	if (!could_accept)
 		return;
 	sim_tap *t = s->tap;
@@ -611,6 +612,22 @@ int sim_enter_vector(sim *s, uint8_t vector)
 	t->running[t->running_ptr++] = v;
 	avr_clear_interrupt(avr, v);
 	return 0;
+}
+
+int sim_next_vector(sim *s)
+{
+	avr_t *avr = s->avr;
+	if (s->dropped || !avr->sreg[S_I] || avr->interrupt_state <= 0)
+		return -1;
+	avr_int_table_p t = &avr->interrupts;
+	int cnt = pending_count(&t->pending);
+	avr_int_vector_t *min = NULL;
+	for (int i = 0; i < cnt; i++) {
+		avr_int_vector_t *v = pending_at(&t->pending, i);
+		if (!min || v->vector < min->vector)
+			min = v;
+	}
+	return min && min->pending && avr_regbit_get(avr, min->enable) ? min->vector : -1;
 }
 
 const uint8_t *sim_live_data(sim *s)

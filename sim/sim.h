@@ -162,6 +162,7 @@ typedef struct sim {
 	uint32_t warned_modes;  /* sim_check_modes: a bit per timer and mode kind */
 	struct chip *chip;      /* where simavr is put right (chip.h) */
 	int replay;             /* replay mode: never vector on its own */
+	int dropped;            /* replay mode: this boundary dropped a masked interrupt */
 	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
 	/* Replay mode: on_boundary is called only where the PC's word
 	 * address, masked by boundary_mask, equals boundary_match (mask 0:
@@ -242,6 +243,13 @@ void sim_set_tap(sim *s, sim_tap *tap);
  * SIM_NESTED_FULL if simavr's nesting stack (64 deep) is full. */
 enum { SIM_NO_VECTOR = -1, SIM_NESTED_FULL = -2 };
 int sim_enter_vector(sim *s, uint8_t vector);
+
+/* In replay mode, at on_boundary: the vector simavr would enter here on its
+ * own (the highest-priority pending interrupt, enabled), or -1 if it would
+ * enter none at this boundary.  For a replay that lets some interrupts
+ * happen as the simulated peripherals raise them (the tracer's own Timer1
+ * overflow handler, which the device's log does not record). */
+int sim_next_vector(sim *s);
 
 /* The return address the innermost interrupt or call pushed, read from
  * the stack: a byte address (2 bytes pushed, or 3 on parts with a 22-bit

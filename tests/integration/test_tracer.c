@@ -229,8 +229,9 @@ static void test_what_a_device_cannot_record(void **state)
 				  "-Wl,--emit-relocs -o %s/plain.elf traces/funcsheap_noloop.c "
 				  "-I/usr/include/simavr && %s instrument %s/plain.elf -o %s/x.elf",
 				  s->dir, test_avrr(), s->dir, s->dir), 2);
-	assert_non_null(strstr(s->out, "plain.elf: no avrr_sic: build it with the tracer of a "
-			       "sic:K configuration"));
+	assert_non_null(strstr(s->out, "plain.elf: no avrr_sic nor avrr_log_read: build it with "
+			       "the tracer of a sic:K configuration or with the device log "
+			       "(avrr tracer --log)"));
 	/* funcsheap_big's 14 KB of code, rewritten, outgrows the ATmega16. */
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer tests/firmware/funcsheap_big.elf "
 				  "--fp 'sel=SREG+r24+sic:16,hash=jenkins,ra=8,width=32' -o %s/t.h && "

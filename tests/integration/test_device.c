@@ -1,0 +1,454 @@
+/*
+ * test_device.c — the device loop end to end (docs/device.md): `avrr
+ * tracer --log` + avr-gcc + `avrr stamp` → `avrr device` (the stand-in
+ * chip) → `avrr import` → `avrr replay`, and the import's refusals: a
+ * flipped byte, a truncated dump, a dump of another ELF, an unstamped
+ * firmware, and lost items (a deliberately small block at a slow baud).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "../testlib.h"
+
+#define AB "tests/firmware/arduino_blink"
+#define AVR_FLAGS "-Os -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000"
+
+/* Builds the Arduino-style firmware with the log through avrr_log_sink
+ * (to GPIOR0) and a block of `ring` bytes, stamped, as DIR/NAME.elf. */
+static void build_blink(test_scratch *s, const char *name, unsigned ring)
+{
+	const char *a = test_avrr();
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s tracer " AB ".elf --log func --ring %u -o %s/%s.h && "
+			  "avr-gcc -mmcu=atmega328p -DF_CPU=16000000UL " AVR_FLAGS
+			  " -include %s/%s.h -include tests/firmware/log_sink.h -o %s/%s.elf " AB ".c",
+			  a, ring, s->dir, name, s->dir, name, s->dir, name);
+	if (rc)
+		fail_msg("build %s: %s", name, s->out);
+}
+
+static void stamp(test_scratch *s, const char *name)
+{
+	if (test_run(s->out, sizeof s->out, "%s stamp %s/%s.elf", test_avrr(), s->dir, name))
+		fail_msg("stamp: %s", s->out);
+}
+
+/* The stand-in chip for 3 M instructions: DIR/NAME.log, .uart, .state. */
+static void device(test_scratch *s, const char *name)
+{
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s device %s/%s.elf --log-reg GPIOR0 --log-out %s/%s.log "
+			  "--uart-out %s/%s.uart --state-out %s/%s.state --instructions 3000000",
+			  test_avrr(), s->dir, name, s->dir, name, s->dir, name, s->dir, name);
+	if (rc)
+		fail_msg("device: %s", s->out);
+}
+
+static int same_files(const char *a, const char *b)
+{
+	char out[256];
+	return test_run(out, sizeof out, "cmp '%s' '%s'", a, b) == 0;
+}
+
+static void test_blink_end_to_end(void **state)
+{
+	test_scratch *s = *state;
+	build_blink(s, "ab", 64);
+	stamp(s, "ab");
+	device(s, "ab");
+	const char *a = test_avrr();
+	if (test_run(s->out, sizeof s->out, "%s import %s/ab.log --elf %s/ab.elf -o %s/ab.db", a,
+		     s->dir, s->dir, s->dir))
+		fail_msg("import: %s", s->out);
+	unsigned blocks, irqs;
+	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts", &blocks,
+				&irqs), 2);
+	/* 3 M instructions at ~1.3 cycles each at 16 MHz is ~245 ms: Timer0
+	 * overflows every 1.024 ms, Timer2 ticks every 1 ms, the UART sends
+	 * a few bytes every 20 ms — more than 400 interrupts. */
+	assert_true(irqs > 400);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay %s/ab.db --log-reg GPIOR0 "
+				  "--uart-out %s/r.uart --log-out %s/r.log --state-out %s/r.state",
+				  a, s->dir, s->dir, s->dir, s->dir), 0);
+	char want[160];
+	snprintf(want, sizeof want, "%u of %u device interrupts re-created, 0 of 0 input reads "
+		 "fed: every item of the log matched", irqs, irqs);
+	assert_non_null(strstr(s->out, want));
+	char p1[256], p2[256];
+	const char *ext[] = { "uart", "log", "state" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(p1, sizeof p1, "%s/ab.%s", s->dir, ext[i]);
+		snprintf(p2, sizeof p2, "%s/r.%s", s->dir, ext[i]);
+		if (!same_files(p1, p2))
+			fail_msg("the replay's %s differs from the device's", ext[i]);
+	}
+	/* The firmware printed millis() every 20 ms: some output to compare. */
+	FILE *f = fopen(p1, "r");
+	(void)f;
+	if (f)
+		fclose(f);
+	snprintf(p1, sizeof p1, "%s/ab.uart", s->dir);
+	f = fopen(p1, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	assert_true(ftell(f) > 20);
+	fclose(f);
+	/* No ground truth, no stimuli. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s info --json %s/ab.db", a, s->dir), 0);
+	json_t *j = json_loads(s->out, 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_null(json_object_get(j, "stimuli")));
+	assert_true(json_is_false(json_object_get(j, "ground_truth")));
+	assert_string_equal(test_json_str(j, "interrupt_rule"), "device-log");
+	assert_int_equal(test_json_int(j, "interrupts"), irqs);
+	json_decref(j);
+	/* The analyses need positions the import lacks: refused, one line. */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze %s/ab.db races", a, s->dir), 2);
+	assert_non_null(strstr(s->out, "ab.db: an import of a device log: only avrr replay "
+			       "replays it yet (docs/device.md)\n"));
+}
+
+/* Writes DIR/NAME.log changed: byte `at` xor 0x01, or cut to `len` bytes. */
+static void damage(test_scratch *s, const char *to, long at, long len)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/ab.log", s->dir);
+	FILE *f = fopen(p, "rb");
+	assert_non_null(f);
+	static unsigned char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	assert_true(n > 200);
+	if (at >= 0)
+		buf[at] ^= 1;
+	if (len >= 0)
+		n = (size_t)len;
+	snprintf(p, sizeof p, "%s/%s", s->dir, to);
+	f = fopen(p, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, n, f), n);
+	fclose(f);
+}
+
+static void expect_refusal(test_scratch *s, const char *dump, const char *elf, const char *line)
+{
+	int rc = test_run(s->out, sizeof s->out, "%s import %s/%s --elf %s/%s -o %s/bad.db",
+			  test_avrr(), s->dir, dump, s->dir, elf, s->dir);
+	if (rc != 2 || !strstr(s->out, line))
+		fail_msg("import %s: exit %d, '%s'; want 2 and '%s'", dump, rc, s->out, line);
+	/* one line, and no recording left behind */
+	assert_int_equal(strchr(s->out, '\n') - s->out, (long)strlen(s->out) - 1);
+	char p[256];
+	snprintf(p, sizeof p, "%s/bad.db", s->dir);
+	FILE *f = fopen(p, "r");
+	assert_null(f);
+}
+
+static void test_damaged_dumps(void **state)
+{
+	test_scratch *s = *state;
+	build_blink(s, "ab", 64);
+	stamp(s, "ab");
+	device(s, "ab");
+	/* The header of this build: "AVRL", 1, 10 "atmega328p", 2 bytes of
+	 * length, the spec, 1, 32 + 2: the first block starts after it. */
+	damage(s, "flip.log", 300, -1);
+	expect_refusal(s, "flip.log", "ab.elf", "CRC does not match: damaged");
+	damage(s, "head.log", 20, -1);
+	expect_refusal(s, "head.log", "ab.elf", "byte ");
+	damage(s, "cut.log", -1, 290);
+	expect_refusal(s, "cut.log", "ab.elf", "truncated");
+	/* Another ELF: the same firmware with another block size. */
+	build_blink(s, "other", 32);
+	stamp(s, "other");
+	expect_refusal(s, "ab.log", "other.elf", "the log is of another firmware");
+	/* Not stamped: the header's hash is zero. */
+	build_blink(s, "raw", 64);
+	device(s, "raw");
+	expect_refusal(s, "raw.log", "raw.elf", "not stamped");
+}
+
+/* A block of 16 bytes sent at 9600 baud (~1 ms a byte) while funcsheap's
+ * interrupts come about every 0.5 ms: the block fills while the one
+ * before goes out, and items are lost. */
+static void test_loss_reported(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s tracer traces/funcsheap.elf --fp 'sel=SPL+SPH+SREG+r24,ra=8,width=24' "
+			  "--log uart --baud 9600 --ring 16 -o %s/fl.h && "
+			  "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL " AVR_FLAGS
+			  " -include %s/fl.h -o %s/fl.elf traces/funcsheap.c && "
+			  "%s stamp %s/fl.elf && %s device %s/fl.elf --stimuli traces/funcsheap.stim "
+			  "--log-out %s/fl.log --instructions 2000000",
+			  a, s->dir, s->dir, s->dir, a, s->dir, a, s->dir, s->dir);
+	if (rc)
+		fail_msg("build and run: %s", s->out);
+	rc = test_run(s->out, sizeof s->out, "%s import %s/fl.log --elf %s/fl.elf -o %s/fl.db",
+		      a, s->dir, s->dir, s->dir);
+	if (rc != 2 || !strstr(s->out, "the device lost") || !strstr(s->out, "--allow-gaps"))
+		fail_msg("import with a loss: exit %d, %s", rc, s->out);
+	rc = test_run(s->out, sizeof s->out, "%s import %s/fl.log --elf %s/fl.elf -o %s/fl.db "
+		      "--allow-gaps", a, s->dir, s->dir, s->dir);
+	if (rc || !strstr(s->out, "imported up to byte"))
+		fail_msg("import --allow-gaps: exit %d, %s", rc, s->out);
+}
+
+/* A bundled firmware with its input reads logged (avrr instrument after
+ * the tracer, the default fingerprint: cycles:32, no return-address bits,
+ * the tracer counting Timer1's overflows in its own handler), through the
+ * function sink: the ADC's IN ADCL/ADCH and SBIS PINB (funcsheap's mode
+ * jumper) are logged, the replay feeds them, re-creates every interrupt
+ * and lets the tracer's overflow handler run as Timer1 overflows, and its
+ * log bytes and final registers and SRAM are the device's. */
+static void bundled_end_to_end(test_scratch *s, const char *fw, const char *tracer_args,
+			       const char *sites)
+{
+	const char *a = test_avrr();
+	int uart = strstr(tracer_args, "--log uart") != NULL;
+	const char *reg = uart ? "UDR" : "TWAR";
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s tracer traces/%s.elf %s%s -o %s/f.h && "
+			  "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL " AVR_FLAGS " -Wl,--emit-relocs"
+			  " -include %s/f.h %s -o %s/f0.elf "
+			  "traces/%s.c && %s instrument %s/f0.elf -o %s/f.elf",
+			  a, fw, uart ? "" : "--log func ", tracer_args, s->dir, s->dir,
+			  uart ? "" : "-include tests/firmware/log_sink.h", s->dir, fw, a, s->dir,
+			  s->dir);
+	if (rc || !strstr(s->out, sites))
+		fail_msg("build and instrument %s: %s", fw, s->out);
+	rc = test_run(s->out, sizeof s->out,
+		      "%s stamp %s/f.elf && %s device %s/f.elf --stimuli traces/%s.stim "
+		      "--log-reg %s --log-out %s/f.log --uart-out %s/f.uart --state-out "
+		      "%s/f.state --instructions 2000000 && "
+		      "%s import %s/f.log --elf %s/f.elf -o %s/f.db",
+		      a, s->dir, a, s->dir, fw, reg, s->dir, s->dir, s->dir, a, s->dir, s->dir,
+		      s->dir);
+	if (rc)
+		fail_msg("device and import %s: %s", fw, s->out);
+	unsigned long long cycles;
+	assert_non_null(strstr(s->out, "device: "));
+	assert_int_equal(sscanf(strstr(s->out, "device: ") + 8, "%*u instructions, %llu cycles",
+				&cycles), 1);
+	unsigned blocks, irqs, reads;
+	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts, %u input",
+				&blocks, &irqs, &reads), 3);
+	/* ~2 M instructions at 8 MHz, over 0.25 s: Timer0's 488 Hz (funcsheap)
+	 * or the 1 kHz Timer1 tick (adcapp) alone gives more than 120
+	 * interrupts, and each ADC conversion is read in two INs */
+	assert_true(irqs > 120);
+	assert_true(reads > 100);
+	rc = test_run(s->out, sizeof s->out, "%s replay %s/f.db --log-reg %s --uart-out %s/r.uart "
+		      "--log-out %s/r.log --state-out %s/r.state", a, s->dir, reg, s->dir, s->dir,
+		      s->dir);
+	char want[160];
+	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
+		 "fed: every item of the log matched", irqs, irqs, reads, reads);
+	if (rc || !strstr(s->out, want))
+		fail_msg("replay %s: exit %d, %s", fw, rc, s->out);
+	/* The default's cycles:32: Timer1 runs at clk/1 from the tracer's
+	 * .init0 (cycle 6: the reset JMP's 3, LDI 1, STS 2) and overflows
+	 * every 65,536 cycles; each overflow's handler, in no log, is entered
+	 * in the replay as on the device (if the run did not end within the
+	 * handler's latency of one). */
+	if (!strstr(tracer_args, "--fp")) {
+		assert_true((cycles - 6) % 65536 > 100);
+		snprintf(want, sizeof want, "the tracer's own Timer1 overflow handler entered %llu "
+			 "times", (cycles - 6) / 65536);
+		if (!strstr(s->out, want))
+			fail_msg("replay %s: want '%s': %s", fw, want, s->out);
+	}
+	char p1[256], p2[256];
+	const char *ext[] = { "uart", "log", "state" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(p1, sizeof p1, "%s/f.%s", s->dir, ext[i]);
+		snprintf(p2, sizeof p2, "%s/r.%s", s->dir, ext[i]);
+		if (!same_files(p1, p2))
+			fail_msg("%s: the replay's %s differs from the device's", fw, ext[i]);
+	}
+}
+
+static void test_funcsheap_end_to_end(void **state)
+{
+	bundled_end_to_end(*state, "funcsheap", "--ring 255", "input reads logged: 3");
+}
+
+/* The UART sink, the tracer setting the USART up (funcsheap does not use
+ * it): blocking on UDRE at 500 kbaud (UBRR 0 at 8 MHz), fast enough for
+ * 128-byte blocks not to lose items. */
+static void test_funcsheap_uart_end_to_end(void **state)
+{
+	bundled_end_to_end(*state, "funcsheap", "--log uart --baud 500000 --ring 128",
+			   "input reads logged: 3");
+}
+
+static void test_funcsheap_noloop_end_to_end(void **state)
+{
+	bundled_end_to_end(*state, "funcsheap_noloop", "--ring 255", "input reads logged: 3");
+}
+
+/* adcapp uses Timer1, so no cycle counter: the software instruction
+ * counter instead (the same rewrite keeps it); its UDRE interrupt would
+ * nest in the sending of blocks and fill the next one, so the blocks of
+ * interrupts go out with interrupts off. */
+static void test_adcapp_end_to_end(void **state)
+{
+	bundled_end_to_end(*state, "adcapp", "--fp 'sel=SPL+SPH+SREG+r24+sic:16,hash=jenkins,"
+			   "ra=8,width=32' --ring 96 --send-masked", "input reads logged: 3");
+}
+
+/* Arduino's digitalRead: PINx's address from a table, read through a
+ * pointer.  With --log-loads the rewrite tests the load's address at run
+ * time and logs the inputs; the replay feeds them and is the device's. */
+static void test_arduino_digitalread(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s tracer tests/firmware/arduino_button.elf --log func -o %s/b.h && "
+			  "avr-gcc -mmcu=atmega328p -DF_CPU=16000000UL " AVR_FLAGS " -Wl,--emit-relocs"
+			  " -include %s/b.h -include tests/firmware/log_sink.h -o %s/b0.elf "
+			  "tests/firmware/arduino_button.c && %s instrument %s/b0.elf --log-loads "
+			  "-o %s/b.elf",
+			  a, s->dir, s->dir, s->dir, a, s->dir, s->dir);
+	/* digitalRead's loads of pin_reg[pin] and pin_bit[pin], and of *pin_reg[pin] */
+	if (rc || !strstr(s->out, "loads through a pointer tested at run time: 3\n"))
+		fail_msg("build and instrument: %s", s->out);
+	rc = test_run(s->out, sizeof s->out,
+		      "%s stamp %s/b.elf && %s device %s/b.elf --stimuli "
+		      "tests/firmware/arduino_button.stim --log-reg GPIOR0 --log-out %s/b.log "
+		      "--uart-out %s/b.uart --state-out %s/b.state --instructions 3000000 && "
+		      "%s import %s/b.log --elf %s/b.elf -o %s/b.db",
+		      a, s->dir, a, s->dir, s->dir, s->dir, s->dir, a, s->dir, s->dir, s->dir);
+	if (rc)
+		fail_msg("device and import: %s", s->out);
+	unsigned blocks, irqs, reads;
+	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts, %u input",
+				&blocks, &irqs, &reads), 3);
+	/* two digitalReads per turn of the main loop: thousands, and all of
+	 * them through the pointer (no IN of an input in this firmware) */
+	assert_true(reads > 2000);
+	assert_null(strstr(s->out, "input reads logged"));
+	rc = test_run(s->out, sizeof s->out, "%s replay %s/b.db --log-reg GPIOR0 --uart-out "
+		      "%s/r.uart --log-out %s/r.log --state-out %s/r.state", a, s->dir, s->dir,
+		      s->dir, s->dir);
+	char want[160];
+	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
+		 "fed: every item of the log matched", irqs, irqs, reads, reads);
+	if (rc || !strstr(s->out, want))
+		fail_msg("replay: exit %d, %s", rc, s->out);
+	char p1[256], p2[256];
+	const char *ext[] = { "uart", "log", "state" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(p1, sizeof p1, "%s/b.%s", s->dir, ext[i]);
+		snprintf(p2, sizeof p2, "%s/r.%s", s->dir, ext[i]);
+		if (!same_files(p1, p2))
+			fail_msg("the replay's %s differs from the device's", ext[i]);
+	}
+}
+
+/* The same firmware built with the log but not rewritten: its reads are
+ * not in the log, and the replay stops at the first, naming it. */
+static void test_unlogged_read_is_named(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s tracer traces/funcsheap.elf --log func --ring 255 -o %s/f.h && "
+			  "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL " AVR_FLAGS
+			  " -include %s/f.h -include tests/firmware/log_sink.h -o %s/f.elf "
+			  "traces/funcsheap.c && %s stamp %s/f.elf && %s device %s/f.elf --stimuli "
+			  "traces/funcsheap.stim --log-reg TWAR --log-out %s/f.log --instructions "
+			  "2000000 && %s import %s/f.log --elf %s/f.elf -o %s/f.db",
+			  a, s->dir, s->dir, s->dir, a, s->dir, a, s->dir, s->dir, a, s->dir, s->dir,
+			  s->dir);
+	if (rc)
+		fail_msg("build, run, import: %s", s->out);
+	rc = test_run(s->out, sizeof s->out, "%s replay %s/f.db --log-reg TWAR", a, s->dir);
+	if (rc != 1 || !strstr(s->out, "replay: diverged: a read of ADCL at PC 0x") ||
+	    !strstr(s->out, "that the device's log does not have (read 1;"))
+		fail_msg("replay: exit %d, %s", rc, s->out);
+}
+
+/* Bad input to the new commands: one line each, exit 2. */
+static void test_bad_input(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	static const struct { const char *args, *line; } cases[] = {
+		{ "import x.log -o y.db", "avrr import: usage: avrr import DUMP --elf FW.elf -o "
+		  "RUN.db\n" },
+		{ "device traces/funcsheap.elf", "avrr device: usage: avrr device FW.elf [--stimuli S] "
+		  "--log-out DUMP\n" },
+		/* every output is checked before the run: a file of another kind
+		 * needs --force */
+		{ "device traces/funcsheap.elf --log-out DIR/l.log --state-out traces/funcsheap.c",
+		  "avrr device: --state-out traces/funcsheap.c: exists and is not a state avrr "
+		  "device or replay wrote; use --force to replace it\n" },
+		{ "device traces/funcsheap.elf --log-out traces/funcsheap.c", "avrr device: "
+		  "--log-out traces/funcsheap.c: exists and is not a device log; use --force to "
+		  "replace it\n" },
+		{ "stamp traces/funcsheap.elf", "avrr stamp: traces/funcsheap.elf: no "
+		  "avrr_log_header: not built with `avrr tracer --log`\n" },
+		{ "tracer traces/funcsheap.elf --log serial -o DIR/t.h", "avrr tracer: --log: "
+		  "'serial'; give uart or func\n" },
+		/* the default's 4-byte fingerprints (width=32): 2 * (4 + 5) = 18 at
+		 * least, as 3-byte ones need 16 */
+		{ "tracer traces/funcsheap.elf --log func --ring 17 -o DIR/t.h", "avrr tracer: the "
+		  "log's block must be 18..255 bytes for 4-byte fingerprints\n" },
+		{ "import traces/funcsheap.elf --elf traces/funcsheap.elf -o DIR/x.db", "avrr import: "
+		  "traces/funcsheap.elf: byte 0: not a device log (no AVRL header)\n" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char args[512];
+		const char *d = strstr(cases[i].args, "DIR");
+		if (d)
+			snprintf(args, sizeof args, "%.*s%s%s", (int)(d - cases[i].args),
+				 cases[i].args, s->dir, d + 3);
+		else
+			snprintf(args, sizeof args, "%s", cases[i].args);
+		int rc = test_run(s->out, sizeof s->out, "%s %s", a, args);
+		/* the first line (a sanitizer build may add its report after) */
+		if (rc != 2 || strncmp(s->out, cases[i].line, strlen(cases[i].line)))
+			fail_msg("avrr %s: exit %d, '%s'; want 2, '%s'", args, rc, s->out,
+				 cases[i].line);
+	}
+	assert_int_equal(test_run(s->out, sizeof s->out, "ls -A '%s'", s->dir), 0);
+	assert_string_equal(s->out, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_blink_end_to_end, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_dumps, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_loss_reported, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_funcsheap_end_to_end, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_funcsheap_uart_end_to_end, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_funcsheap_noloop_end_to_end, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_adcapp_end_to_end, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_arduino_digitalread, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_unlogged_read_is_named, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, test_scratch_setup,
+						test_scratch_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,85 @@
+/*
+ * test_memory.c — a recording's memory does not grow with the run's length.
+ *
+ * `avrr record` streams the events, the ground truth and the fingerprints
+ * into the store's chunks as the run goes, and its summary reads them back
+ * a chunk at a time, so its peak resident set is (nearly) the same for a
+ * short run as for a long one.  What is measured is the growth between
+ * two lengths of the same run, not a size, so the simulator's and
+ * SQLite's fixed footprint (and the allocator's whims) cancel out.
+ *
+ * The bound: adcapp takes about 820 interrupts and 2,300 events per 10^6
+ * instructions (traces/adcapp.c: a 1 kHz timer, the ADC and the UART at
+ * 8 MHz), so 3*10^7 instructions more are about 25,000 interrupts and
+ * 70,000 events.  Held decoded (56 bytes an event, 64 an interrupt, and a
+ * fingerprint row of 64 bytes plus its metrics sample), that is over
+ * 8 MB; the summary's metrics keep only a 32-byte sample per interrupt
+ * (and qsort's copy of it), under 2 MB.  The bound sits between, at 5 MB.
+ */
+#include "../testlib.h"
+
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define GROWTH_LIMIT_KB (5 * 1024)
+
+/* Runs argv (argv[0] the program) with stdout and stderr to /dev/null;
+ * returns its peak resident set in KB, failing the test unless it exits 0. */
+static long peak_rss_kb(char *const argv[])
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* Under AddressSanitizer (make SAN=1), freed blocks wait in a
+		 * quarantine of up to 256 MB, resident, which would count as
+		 * growth: none, for this measure.  A plain build ignores it. */
+		const char *asan = getenv("ASAN_OPTIONS");
+		char opts[1024];
+		snprintf(opts, sizeof opts, "%s%squarantine_size_mb=0:thread_local_quarantine_size_kb=0",
+			 asan ? asan : "", asan && *asan ? ":" : "");
+		if (setenv("ASAN_OPTIONS", opts, 1) || !freopen("/dev/null", "w", stdout) ||
+		    !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	assert_int_equal(wait4(pid, &status, 0, &ru), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("%s %s exited with status %d", argv[0], argv[1], status);
+	return ru.ru_maxrss;
+}
+
+static long record_rss_kb(const char *dir, const char *instructions)
+{
+	char out[256];
+	snprintf(out, sizeof out, "%s/run-%s.db", dir, instructions);
+	char *argv[] = { (char *)test_avrr(), "record", "traces/adcapp.elf", "--stimuli",
+			 "traces/adcapp.stim", "--instructions", (char *)instructions, "-o", out,
+			 "-q", NULL };
+	return peak_rss_kb(argv);
+}
+
+static void test_record_memory_flat(void **state)
+{
+	test_scratch *s = *state;
+	long short_kb = record_rss_kb(s->dir, "10M");
+	long long_kb = record_rss_kb(s->dir, "40M");
+	print_message("record: peak RSS %ld KB at 10^7, %ld KB at 4*10^7 instructions\n",
+		      short_kb, long_kb);
+	if (long_kb - short_kb >= GROWTH_LIMIT_KB)
+		fail_msg("record's peak RSS grew by %ld KB from 10^7 to 4*10^7 instructions"
+			 " (limit %d KB)", long_kb - short_kb, GROWTH_LIMIT_KB);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_record_memory_flat, test_scratch_setup,
+						test_scratch_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
