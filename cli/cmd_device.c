@@ -101,6 +101,8 @@ int cmd_device(int argc, char **argv)
 		{ "state-out", required_argument, NULL, 't' },
 		{ "log-reg", required_argument, NULL, 'r' },
 		{ "mcu", required_argument, NULL, 'm' },
+		{ "board", required_argument, NULL, 'b' },
+		{ "freq", required_argument, NULL, 'f' },
 		{ "instructions", required_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'X' },
 		{ "stats", no_argument, NULL, 'T' },
@@ -109,7 +111,8 @@ int cmd_device(int argc, char **argv)
 	};
 	const char *stim_path = NULL, *log_out = NULL, *uart_out = NULL, *state_out = NULL,
 		   *log_reg = NULL, *mcu = NULL;
-	uint64_t limit = DEVICE_DEFAULT_INSTRUCTIONS, seed = 0;
+	cli_board board = { 0 };
+	uint64_t limit = DEVICE_DEFAULT_INSTRUCTIONS, seed = 0, freq = 0;
 	int seed_given = 0, force = 0, stats = 0, c;
 	opterr = 0;
 	optind = 1;
@@ -125,7 +128,17 @@ int cmd_device(int argc, char **argv)
 		case 'u': uart_out = optarg; break;
 		case 't': state_out = optarg; break;
 		case 'r': log_reg = optarg; break;
-		case 'm': mcu = optarg; break;
+		case 'm': board.mcu = optarg; break;
+		case 'b':
+			if (cli_board_set("device", &board, optarg))
+				return EXIT_BAD_INPUT;
+			break;
+		case 'f':
+			if (cli_parse_u64("device", "--freq", optarg, &freq))
+				return EXIT_BAD_INPUT;
+			if (freq == 0 || freq > 1000000000)
+				return cli_fail("device", "--freq: %s Hz is not a plausible AVR clock", optarg);
+			break;
 		case 'X': force = 1; break;
 		case 'T': stats = 1; break;
 		case 'n':
@@ -143,6 +156,8 @@ int cmd_device(int argc, char **argv)
 	if (!limit || limit > DB_MAX_INSTRUCTIONS)
 		return cli_fail("device", "--instructions: give 1..%llu",
 				(unsigned long long)DB_MAX_INSTRUCTIONS);
+	if (cli_board_mcu("device", &board, &mcu))
+		return EXIT_BAD_INPUT;
 	const char *inputs[] = { argv[optind], stim_path };
 	if (cli_check_output("device", "--log-out", log_out, inputs, stim_path ? 2 : 1,
 			     CLI_OUT_DEVLOG, force) ||
@@ -159,7 +174,8 @@ int cmd_device(int argc, char **argv)
 	capture cap = { 0 };
 	char ltmp[4096], utmp[4096];
 	int rc = EXIT_BAD_INPUT;
-	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, 0, &s, &err)) {
+	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, (uint32_t)(freq ? freq : board.board_frequency), &s,
+								   &err)) {
 		cli_fail("device", "%s", err.msg);
 		goto done;
 	}

@@ -274,7 +274,7 @@ const cli_command cli_commands[] = {
 	  "  -h, --help              this help\n" },
 	{ "device", cmd_device, "run a logging firmware as a stand-in chip, capturing its log",
 	  "usage: avrr device FW.elf [--stimuli S] --log-out DUMP [--uart-out FILE]\n"
-	  "                   [--state-out FILE] [--log-reg NAME] [--mcu NAME]\n"
+	  "                   [--state-out FILE] [--log-reg NAME] [--mcu NAME | --board NAME] [--freq HZ]\n"
 	  "                   [--instructions N] [--seed N] [--stats]\n"
 	  "\n"
 	  "Plain simulation with the stimuli: no recorder, no ground truth.  The bytes\n"
@@ -289,6 +289,8 @@ const cli_command cli_commands[] = {
 	  "      --state-out FILE    the final registers, SP, PC and data space, as text\n"
 	  "      --log-reg NAME      the log's register (default UDR0, else UDR)\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
+	  CLI_BOARD_HELP
+	  "      --freq HZ           the clock, when neither the ELF nor a board says\n"
 	  "      --instructions N    how long to run (default 2M)\n"
 	  "      --stats             count the cycles in the tracer's fingerprint code,\n"
 	  "                          its log code and the log's sending, and the\n"
