@@ -959,7 +959,11 @@ matching comparison.  [docs/sweep.md](../docs/sweep.md) explains the
 measures.  Each figure closes with a verdict — agrees, partly or differs —
 by the criterion stated beside it, computed from its CSV, and for each
 difference the cause as measured here.  The paper's Table 1 is measured on
-the device-side tracer by `make table1`: [table1.md](table1.md).
+the device-side tracer by `make table1`: [table1.md](table1.md).  The
+device log's cost — code, RAM, cycles per interrupt and per input read,
+bytes per second and the baud it needs — is measured by `make
+device-table` (run by `make figures`): [device_log.md](device_log.md)
+([docs/device.md](../docs/device.md)).
 
 ## Setup
 
