@@ -377,6 +377,50 @@ static void put_abs(rewrite *rw, uint32_t *at, uint16_t base, uint32_t to)
 	put(rw, at, (uint16_t)k);
 }
 
+/* A call (RCALL, or CALL when lengthened) from *at to `to`. */
+static void put_call(rewrite *rw, uint32_t *at, int lengthened, uint32_t to)
+{
+	if (lengthened)
+		put_abs(rw, at, 0x940e, to);
+	else
+		put(rw, at, rel12(0xd000, *at, to));
+}
+
+/* The registers an input's sequence saves around the log call. */
+static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
+
+/* An input's sequence up to its own part: past it when after a skip that
+ * skips, then push r0; in r0, SREG; cli; push r0. */
+static void put_enter(rewrite *rw, uint32_t *at, const entry *e, uint32_t end)
+{
+	if (e->after_skip) {   /* skipped: over the rest; else into it */
+		put(rw, at, 0xc001);
+		put(rw, at, rel12(0xc000, *at, end));
+	}
+	put(rw, at, 0x920f);                       /* push r0 */
+	put(rw, at, 0xb60f);                       /* in r0, SREG */
+	put(rw, at, 0x94f8);                       /* cli */
+	put(rw, at, 0x920f);                       /* push r0 */
+}
+
+/* pop r0; out SREG, r0; pop r0 */
+static void put_leave(rewrite *rw, uint32_t *at)
+{
+	put(rw, at, 0x900f);
+	put(rw, at, 0xbe0f);
+	put(rw, at, 0x900f);
+}
+
+/* The call to the tracer's logger at old byte address fn. */
+static int put_log_call(rewrite *rw, uint32_t *at, uint32_t fn, const char *what)
+{
+	int64_t to = map_addr(rw, fn);
+	if (to < 0)
+		return fail(rw, what, fn);
+	put_call(rw, at, rw->has_jmp, (uint32_t)to);
+	return 0;
+}
+
 /* A jump (RJMP, or JMP when lengthened) from *at to `to`. */
 static void put_jump(rewrite *rw, uint32_t *at, int lengthened, uint32_t to)
 {
@@ -413,16 +457,8 @@ static void put_sequence(rewrite *rw, uint32_t *at)
 
 static int write_read(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 {
-	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
 	const avr_insn *in = &e->in;
-	if (e->after_skip) {   /* skipped: over the rest; else into it */
-		put(rw, &at, 0xc001);
-		put(rw, &at, rel12(0xc000, at, end));
-	}
-	put(rw, &at, 0x920f);                      /* push r0 */
-	put(rw, &at, 0xb60f);                      /* in r0, SREG */
-	put(rw, &at, 0x94f8);                      /* cli */
-	put(rw, &at, 0x920f);                      /* push r0 */
+	put_enter(rw, &at, e, end);
 	for (unsigned w = 0; w < in->words; w++)   /* the read */
 		put(rw, &at, in->raw[w]);
 	for (unsigned i = 0; i < sizeof saved; i++)
@@ -430,49 +466,29 @@ static int write_read(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 	unsigned d = (unsigned)in->rd;             /* mov r24, Rd */
 	put(rw, &at, (uint16_t)(0x2c00 | (d & 0x10) << 5 | 24u << 4 | (d & 0x0f)));
 	put(rw, &at, 0x2411);                      /* clr r1 */
-	int64_t to = map_addr(rw, rw->log_read);
-	if (to < 0)
-		return fail(rw, "avrr_log_read is not at an instruction", rw->log_read);
-	if (rw->has_jmp)
-		put_abs(rw, &at, 0x940e, (uint32_t)to);
-	else
-		put(rw, &at, rel12(0xd000, at, (uint32_t)to));
+	if (put_log_call(rw, &at, rw->log_read, "avrr_log_read is not at an instruction"))
+		return -1;
 	for (unsigned i = sizeof saved; i-- > 0;)
 		put(rw, &at, (uint16_t)(0x900f | saved[i] << 4));   /* pop */
-	put(rw, &at, 0x900f);                      /* pop r0 */
-	put(rw, &at, 0xbe0f);                      /* out SREG, r0 */
-	put(rw, &at, 0x900f);                      /* pop r0 */
+	put_leave(rw, &at);
 	return at == end ? 0 : fail(rw, "an input read's sequence of the wrong size", in->addr);
 }
 
 static int write_skipread(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 {
-	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
 	const avr_insn *in = &e->in;
 	size_t i = (size_t)(e - rw->e);
 	/* past the next instruction: the start of the entry after it */
 	uint32_t past = i + 2 < rw->ne ? rw->e[i + 2].pos : rw->new_size;
-	if (e->after_skip) {
-		put(rw, &at, 0xc001);
-		put(rw, &at, rel12(0xc000, at, end));
-	}
-	put(rw, &at, 0x920f);                      /* push r0 */
-	put(rw, &at, 0xb60f);                      /* in r0, SREG */
-	put(rw, &at, 0x94f8);                      /* cli */
-	put(rw, &at, 0x920f);                      /* push r0 */
+	put_enter(rw, &at, e, end);
 	for (unsigned k = 0; k < sizeof saved; k++)
 		put(rw, &at, (uint16_t)(0x920f | saved[k] << 4));
 	unsigned a = (unsigned)in->io;             /* in r24, A */
 	put(rw, &at, (uint16_t)(0xb000 | (a & 0x30) << 5 | 24u << 4 | (a & 0x0f)));
 	put(rw, &at, 0x938f);                      /* push r24 */
 	put(rw, &at, 0x2411);                      /* clr r1 */
-	int64_t to = map_addr(rw, rw->log_read);
-	if (to < 0)
-		return fail(rw, "avrr_log_read is not at an instruction", rw->log_read);
-	if (rw->has_jmp)
-		put_abs(rw, &at, 0x940e, (uint32_t)to);
-	else
-		put(rw, &at, rel12(0xd000, at, (uint32_t)to));
+	if (put_log_call(rw, &at, rw->log_read, "avrr_log_read is not at an instruction"))
+		return -1;
 	put(rw, &at, 0x900f);                      /* pop r0: the value */
 	for (unsigned k = sizeof saved; k-- > 0;)
 		put(rw, &at, (uint16_t)(0x900f | saved[k] << 4));
@@ -480,29 +496,17 @@ static int write_skipread(rewrite *rw, const entry *e, uint32_t at, uint32_t end
 	uint32_t clear = at + 2 + 8;
 	put(rw, &at, rel12(0xc000, at, clear));    /* rjmp 1f */
 	int sbis = in->op == AVR_OP_SBIS;
-	put(rw, &at, 0x900f);                      /* bit set: pop r0 */
-	put(rw, &at, 0xbe0f);                      /* out SREG, r0 */
-	put(rw, &at, 0x900f);                      /* pop r0 */
+	put_leave(rw, &at);                        /* bit set */
 	put(rw, &at, rel12(0xc000, at, sbis ? past : end));
-	put(rw, &at, 0x900f);                      /* 1: bit clear */
-	put(rw, &at, 0xbe0f);
-	put(rw, &at, 0x900f);
+	put_leave(rw, &at);                        /* 1: bit clear */
 	put(rw, &at, rel12(0xc000, at, sbis ? end : past));
 	return at == end ? 0 : fail(rw, "an input skip's sequence of the wrong size", in->addr);
 }
 
 static int write_load(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 {
-	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
 	const avr_insn *in = &e->in;
-	if (e->after_skip) {
-		put(rw, &at, 0xc001);
-		put(rw, &at, rel12(0xc000, at, end));
-	}
-	put(rw, &at, 0x920f);                      /* push r0 */
-	put(rw, &at, 0xb60f);                      /* in r0, SREG */
-	put(rw, &at, 0x94f8);                      /* cli */
-	put(rw, &at, 0x920f);                      /* push r0 */
+	put_enter(rw, &at, e, end);
 	put(rw, &at, in->raw[0]);                  /* the load */
 	for (unsigned k = 0; k < sizeof saved; k++)
 		put(rw, &at, (uint16_t)(0x920f | saved[k] << 4));
@@ -520,18 +524,11 @@ static int write_load(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 	unsigned over = 1 + (rw->has_jmp ? 2u : 1u);
 	put(rw, &at, (uint16_t)(0xf400 | (over & 0x7f) << 3));   /* brsh 1f */
 	put(rw, &at, 0x2411);                      /* clr r1 */
-	int64_t to = map_addr(rw, rw->log_ld);
-	if (to < 0)
-		return fail(rw, "avrr_log_ld is not at an instruction", rw->log_ld);
-	if (rw->has_jmp)
-		put_abs(rw, &at, 0x940e, (uint32_t)to);
-	else
-		put(rw, &at, rel12(0xd000, at, (uint32_t)to));
+	if (put_log_call(rw, &at, rw->log_ld, "avrr_log_ld is not at an instruction"))
+		return -1;
 	for (unsigned k = sizeof saved; k-- > 0;)  /* 1: */
 		put(rw, &at, (uint16_t)(0x900f | saved[k] << 4));
-	put(rw, &at, 0x900f);                      /* pop r0 */
-	put(rw, &at, 0xbe0f);                      /* out SREG, r0 */
-	put(rw, &at, 0x900f);                      /* pop r0 */
+	put_leave(rw, &at);
 	return at == end ? 0 : fail(rw, "a load's sequence of the wrong size", in->addr);
 }
 
@@ -579,7 +576,7 @@ static int write_entry(rewrite *rw, const entry *e)
 	}
 	if (e->kind == K_REL) {
 		if (in->op == AVR_OP_RCALL)   /* only without a counter */
-			e->len ? put_abs(rw, &at, 0x940e, to) : put(rw, &at, rel12(0xd000, at, to));
+			put_call(rw, &at, e->len, to);
 		else if (!is_branch(e))
 			put_jump(rw, &at, e->len, to);
 		else if (!e->len)
@@ -598,10 +595,7 @@ static int write_entry(rewrite *rw, const entry *e)
 		put_jump(rw, &at, e->len, to);
 		break;
 	case AVR_OP_RCALL:
-		if (e->len)
-			put_abs(rw, &at, 0x940e, to);
-		else
-			put(rw, &at, rel12(0xd000, at, to));
+		put_call(rw, &at, e->len, to);
 		break;
 	case AVR_OP_JMP: case AVR_OP_CALL:
 		put_abs(rw, &at, in->raw[0], to);
