@@ -25,8 +25,8 @@ int cmd_stamp(int argc, char **argv)
 	size_t n;
 	if (devlog_read_file(path, &elf, &n, &err) || devlog_stamp(elf, n, &err)) {
 		free(elf);
-		return cli_fail("stamp", "%s%s%s", strncmp(err.msg, path, strlen(path)) ? path : "",
-				strncmp(err.msg, path, strlen(path)) ? ": " : "", err.msg);
+		int named = !strncmp(err.msg, path, strlen(path));   /* the message names it */
+		return cli_fail("stamp", "%s%s%s", named ? "" : path, named ? "" : ": ", err.msg);
 	}
 	char tmp[4096];
 	FILE *f = util_open_temp(path, tmp, sizeof tmp);
@@ -35,9 +35,8 @@ int cmd_stamp(int argc, char **argv)
 		return cli_fail("stamp", "%s: %s", path, strerror(errno));
 	}
 	uint8_t sha[32];
-	size_t tail;
 	char hex[65];
-	if (devlog_elf_hash(elf, n, sha, &tail, &err) == 0) {
+	if (devlog_elf_hash(elf, n, sha, NULL, &err) == 0) {
 		digest_hex(sha, hex);
 		printf("stamp: %s: %s\n", path, hex);
 	}
