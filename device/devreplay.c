@@ -3,6 +3,7 @@
  */
 #include "devreplay.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,17 @@ int devreplay_write_state(sim *s, const char *path)
 	return util_close_temp(f, tmp, path, 1);
 }
 
+/* The replay went elsewhere than the device: why, once. */
+__attribute__((format(printf, 2, 3)))
+static void diverge(devreplay_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	res->diverged = 1;
+	va_start(ap, fmt);
+	vsnprintf(res->why, sizeof res->why, fmt, ap);
+	va_end(ap);
+}
+
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	run *r = ud;
@@ -136,8 +148,7 @@ static void on_boundary(void *ud)
 	if (!want)
 		return;
 	if (sim_enter_vector(r->s, (uint8_t)want->vector) < 0) {
-		r->res->diverged = 1;
-		snprintf(r->res->why, sizeof r->res->why, "interrupt %zu (vector %u) matched at "
+		diverge(r->res, "interrupt %zu (vector %u) matched at "
 			 "PC 0x%05x but could not be entered", r->next + 1, want->vector,
 			 (unsigned)sim_pc(r->s));
 		r->done = 1;
@@ -168,8 +179,7 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 	} else {
 		snprintf(next, sizeof next, "its end");
 	}
-	r->res->diverged = 1;
-	snprintf(r->res->why, sizeof r->res->why, "a read of %s at PC 0x%05x that the device's "
+	diverge(r->res, "a read of %s at PC 0x%05x that the device's "
 		 "log does not have (read %llu; next in the log: %s)", name ? name : "?",
 		 (unsigned)sim_pc(r->s), (unsigned long long)r->reads + 1, next);
 	r->done = 1;
@@ -294,16 +304,14 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	for (size_t i = 0; i < r.nitems; i++)
 		res->reads_expected += r.items[i].read;
 	if (!res->diverged && r.at < r.nitems && r.items[r.at].read) {
-		res->diverged = 1;
-		snprintf(res->why, sizeof res->why, "the device's input read %llu never came "
+		diverge(res, "the device's input read %llu never came "
 			 "(%llu instructions)", (unsigned long long)r.reads + 1,
 			 (unsigned long long)r.s->icount);
 	}
 	if (!res->diverged && r.next < r.nfp) {
-		res->diverged = 1;
 		const db_fingerprint *f = &r.fp[r.next];
 		const char *vn = sim_vector_name(r.s, (uint8_t)f->vector);
-		snprintf(res->why, sizeof res->why, "interrupt %zu of %zu (%s) never matched: %s "
+		diverge(res, "interrupt %zu of %zu (%s) never matched: %s "
 			 "after %llu instructions", r.next + 1, r.nfp, vn ? vn : "?",
 			 why == SIM_STOP_LIMIT ? "the limit was reached"
 			 : why == SIM_STOP_CRASHED ? "the CPU crashed"
@@ -311,8 +319,7 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 			 (unsigned long long)r.s->icount);
 	}
 	if (!res->diverged && r.have_busy && why != SIM_STOP_REQUEST) {
-		res->diverged = 1;
-		snprintf(res->why, sizeof res->why, "all %zu interrupts entered, but the tracer did "
+		diverge(res, "all %zu interrupts entered, but the tracer did "
 			 "not finish sending the last block within %llu instructions: the run went "
 			 "elsewhere than the device's", r.nfp, (unsigned long long)r.s->icount);
 	}
