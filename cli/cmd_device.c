@@ -25,8 +25,6 @@
 
 typedef struct capture {
 	uint16_t log_reg;
-	uint16_t udr[TRACE_UARTS];
-	unsigned nudr;
 	FILE *log, *uart;
 	uint64_t log_bytes, uart_bytes;
 	/* --stats: cycles by where the PC was (the tracer's log code, its
@@ -159,12 +157,13 @@ int cmd_device(int argc, char **argv)
 	if (cli_board_mcu("device", &board, &mcu))
 		return EXIT_BAD_INPUT;
 	const char *inputs[] = { argv[optind], stim_path };
-	if (cli_check_output("device", "--log-out", log_out, inputs, stim_path ? 2 : 1,
-			     CLI_OUT_DEVLOG, force) ||
-	    (uart_out && cli_check_output("device", "--uart-out", uart_out, inputs,
-					  stim_path ? 2 : 1, CLI_OUT_RAW, force)) ||
-	    (state_out && cli_check_output("device", "--state-out", state_out, inputs,
-					   stim_path ? 2 : 1, CLI_OUT_STATE, force)))
+	int ninputs = stim_path ? 2 : 1;
+	if (cli_check_output("device", "--log-out", log_out, inputs, ninputs, CLI_OUT_DEVLOG,
+			     force) ||
+	    (uart_out && cli_check_output("device", "--uart-out", uart_out, inputs, ninputs,
+					  CLI_OUT_RAW, force)) ||
+	    (state_out && cli_check_output("device", "--state-out", state_out, inputs, ninputs,
+					   CLI_OUT_STATE, force)))
 		return EXIT_BAD_INPUT;
 	avrr_err err = { "" };
 	firmware *fw = NULL;
@@ -226,10 +225,10 @@ int cmd_device(int argc, char **argv)
 	s->hooks = (sim_hooks){ .ud = &cap, .on_write = on_write };
 	if (stats) {
 		const fw_symbol *rec = fw_find_symbol(fw, "avrr_trace_record");
-		cap.s = s;
 		const fw_symbol *rd = fw_find_symbol(fw, "avrr_log_read");
-		cap.record_at = rec ? rec->addr : UINT32_MAX;
 		const fw_symbol *ld = fw_find_symbol(fw, "avrr_log_ld");
+		cap.s = s;
+		cap.record_at = rec ? rec->addr : UINT32_MAX;
 		cap.read_at = rd ? rd->addr : UINT32_MAX;
 		cap.ld_at = ld ? ld->addr : UINT32_MAX;
 		cap.pc = sim_pc(s);
@@ -237,7 +236,7 @@ int cmd_device(int argc, char **argv)
 		s->hooks.on_step = on_step;
 	}
 	sim_stop why = sim_run(s, limit, 0, NULL);
-		const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
+	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
 	/* Stop where the tracer finishes sending a block (as the replay of
 	 * the import does): until it sends one, then until it is done.
 	 * A block whose sending other interrupts came into would leave them
