@@ -108,7 +108,17 @@ static void test_serve_beyond_loopback(void **state)
 		test_run(s->out, sizeof s->out, "timeout 2 %s serve %s/a.db --host %s --port 0 "
 			 "2>&1 >/dev/null", test_avrr(), s->dir, hosts[i]);
 		assert_null(strstr(s->out, "warning"));
-		assert_non_null(strstr(s->out, " on "));
+		/* the line it serves with, of this host: not just any " on " */
+		char want[300], remote[64];
+		snprintf(want, sizeof want, "avrr serve: %s/a.db on %s:", s->dir, hosts[i]);
+		if (strncmp(s->out, want, strlen(want)))
+			fail_msg("want '%s...', got: %s", want, s->out);
+		unsigned port = 0;
+		assert_int_equal(sscanf(s->out + strlen(want), "%u", &port), 1);
+		assert_true(port > 0);
+		snprintf(remote, sizeof remote, ":%u; in avr-gdb: target remote %s:%u\n", port,
+			 hosts[i], port);
+		assert_non_null(strstr(s->out, remote));
 	}
 }
 
