@@ -84,6 +84,35 @@ static inline void test_write_text(const char *path, const char *text)
 		fail_msg("cannot write %s", path);
 }
 
+/* The whole file at path, malloc'ed and NUL-terminated, its size in *len
+ * (if len); fails the test if it cannot be read. */
+static inline char *test_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+/* How many newlines text holds. */
+static inline size_t test_count_lines(const char *text)
+{
+	size_t n = 0;
+	for (; *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
 /* Removes a test's directory with all it holds. */
 static inline void test_rmtree(const char *dir)
 {
@@ -103,6 +132,22 @@ static inline long long test_sql_int(const char *path, const char *q)
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return v;
+}
+
+/* Runs `avrr replay PATH ARGS --json` into s->out; fails unless it exits
+ * with want_rc and prints JSON, which it returns (the caller frees it). */
+static inline json_t *test_replay_json(test_scratch *s, const char *path, const char *args,
+				       int want_rc)
+{
+	int rc = test_run(s->out, sizeof s->out, "%s replay '%s' %s --json", test_avrr(), path,
+			  args);
+	if (rc != want_rc)
+		fail_msg("replay %s: status %d, want %d:\n%s", args, rc, want_rc, s->out);
+	json_error_t jerr;
+	json_t *o = json_loads(s->out, 0, &jerr);
+	if (!o)
+		fail_msg("replay %s: not JSON: %s", args, s->out);
+	return o;
 }
 
 /* Member key of object o, which the test fails without. */

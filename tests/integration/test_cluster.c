@@ -30,32 +30,12 @@
 
 typedef test_scratch scratch;
 
+/* The file `name` under dir, as test_slurp. */
 static char *slurp(const char *dir, const char *name, size_t *len)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return buf;
-}
-
-static size_t count_lines(const char *t)
-{
-	size_t n = 0;
-	for (; *t; t++)
-		n += *t == '\n';
-	return n;
+	return test_slurp(path, len);
 }
 
 /* The parts of one merge: shard K of SHARDS each, all of the grid `key`
@@ -98,7 +78,7 @@ static void test_recipes_on_slurm_and_parallel(void **state)
 
 	size_t whole_len;
 	char *whole = slurp(s->dir, "whole.csv", &whole_len);
-	assert_int_equal(count_lines(whole), 1 + ROWS);
+	assert_int_equal(test_count_lines(whole), 1 + ROWS);
 	assert_memory_equal(whole, "recording,config,selector,hash,ra,width,match,metric,value\n", 58);
 
 	char key[17] = "";
@@ -122,7 +102,7 @@ static void test_recipes_on_slurm_and_parallel(void **state)
 	assert_int_equal(gethostname(host, sizeof host), 0);
 	host[strcspn(host, ".")] = 0;
 	char *tasks = slurp(s->dir, "slurm/tasks.txt", NULL);
-	assert_int_equal(count_lines(tasks), SHARDS);
+	assert_int_equal(test_count_lines(tasks), SHARDS);
 	long job = strtol(tasks, NULL, 10);
 	assert_true(job > 0);
 	char *line = tasks;

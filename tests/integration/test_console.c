@@ -20,22 +20,6 @@ static const char MSG1[] = "uart1 says hi\n";
 	"avrr " cmd ": warning: tests/firmware/adcapp_stabs.elf has stabs debug info, which " \
 	"avr-gdb misreads (32-bit variables, ISR backtraces); rebuild with -gdwarf-4\n"
 
-/* The whole file at path (NUL-terminated, *len bytes), or the test fails. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	char *buf = malloc(1 << 20);
-	assert_non_null(buf);
-	size_t n = fread(buf, 1, (1 << 20) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	if (len)
-		*len = n;
-	return buf;
-}
-
 static void record(test_scratch *s, const char *elf, const char *extra, const char *db)
 {
 	if (test_run(s->out, sizeof s->out, "%s record %s -o %s/%s %s > /dev/null 2>&1",
@@ -56,7 +40,7 @@ static void test_debug_info_warnings(void **state)
 	json_t *j = json_loads(s->out, 0, &je);
 	assert_non_null(j);
 	json_decref(j);
-	char *e = slurp(err, NULL);
+	char *e = test_slurp(err, NULL);
 	assert_string_equal(e, STABS_WARNING("record"));
 	free(e);
 	/* DWARF, the bundled build: nothing said */
@@ -77,7 +61,7 @@ static void test_debug_info_warnings(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'stepi\\nstepi\\n' | %s shell "
 				  "%s/stabs.db 2> %s", test_avrr(), s->dir, err), 0);
 	assert_null(strstr(s->out, "warning"));
-	e = slurp(err, NULL);
+	e = test_slurp(err, NULL);
 	assert_string_equal(e, STABS_WARNING("shell"));
 	free(e);
 	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'stepi\\n' | %s shell "
@@ -93,7 +77,7 @@ static void test_debug_info_warnings(void **state)
 		assert_int_equal(test_run(s->out, sizeof s->out, "%s gdb %s/stabs.db -batch -ex "
 					  "'monitor when' 2> %s", test_avrr(), s->dir, err), 0);
 		/* avr-gdb -batch prints monitor output on stderr too */
-		e = slurp(err, NULL);
+		e = test_slurp(err, NULL);
 		assert_true(!strncmp(e, STABS_WARNING("gdb"), strlen(STABS_WARNING("gdb"))));
 		assert_string_equal(e + strlen(STABS_WARNING("gdb")), "icount=0 pc=0x0000 __vectors\n");
 		free(e);
@@ -124,7 +108,17 @@ static void test_serve_beyond_loopback(void **state)
 		test_run(s->out, sizeof s->out, "timeout 2 %s serve %s/a.db --host %s --port 0 "
 			 "2>&1 >/dev/null", test_avrr(), s->dir, hosts[i]);
 		assert_null(strstr(s->out, "warning"));
-		assert_non_null(strstr(s->out, " on "));
+		/* the line it serves with, of this host: not just any " on " */
+		char want[300], remote[64];
+		snprintf(want, sizeof want, "avrr serve: %s/a.db on %s:", s->dir, hosts[i]);
+		if (strncmp(s->out, want, strlen(want)))
+			fail_msg("want '%s...', got: %s", want, s->out);
+		unsigned port = 0;
+		assert_int_equal(sscanf(s->out + strlen(want), "%u", &port), 1);
+		assert_true(port > 0);
+		snprintf(remote, sizeof remote, ":%u; in avr-gdb: target remote %s:%u\n", port,
+			 hosts[i], port);
+		assert_non_null(strstr(s->out, remote));
 	}
 }
 
@@ -174,7 +168,7 @@ static void test_export_uart(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export %s/h.db --uart 0 -o %s/u0",
 				  test_avrr(), s->dir, s->dir), 0);
 	snprintf(path, sizeof path, "%s/u0", s->dir);
-	char *b = slurp(path, &len);
+	char *b = test_slurp(path, &len);
 	assert_int_equal(len, sizeof MSG0 - 1);
 	assert_memory_equal(b, MSG0, len);
 	free(b);
@@ -185,7 +179,7 @@ static void test_export_uart(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export %s/h.db --uart 1 -o - > %s/u1",
 				  test_avrr(), s->dir, s->dir), 0);
 	snprintf(path, sizeof path, "%s/u1", s->dir);
-	b = slurp(path, &len);
+	b = test_slurp(path, &len);
 	assert_string_equal(b, MSG1);
 	free(b);
 	/* UART2 exists and sent nothing: an empty file */
@@ -216,7 +210,7 @@ static void test_export_uart_sensors(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export %s/s.db --uart 0 -o %s/s.txt",
 				  test_avrr(), s->dir, s->dir), 0);
 	snprintf(path, sizeof path, "%s/s.txt", s->dir);
-	char *b = slurp(path, NULL);
+	char *b = test_slurp(path, NULL);
 	char *last = strrchr(b, '\n');  /* the run may end inside a line */
 	assert_non_null(last);
 	last[1] = 0;
@@ -298,11 +292,11 @@ static void test_schema_examples(void **state)
 	char path[300];
 	size_t sent_len;
 	snprintf(path, sizeof path, "%s/sent", s->dir);
-	char *sent = slurp(path, &sent_len);
+	char *sent = test_slurp(path, &sent_len);
 	assert_true(!strncmp(sent, "adcapp ready\r\nD,1,", 18) ||
 		    !strncmp(sent, "adcapp ready\r\n# n=0 ", 20));
 	assert_true(sent_len > 100);
-	char *doc = slurp("docs/schema.md", NULL);
+	char *doc = test_slurp("docs/schema.md", NULL);
 	unsigned blocks = 0, uart = 0;
 	for (char *p = strstr(doc, "\n```sql\n"); p; p = strstr(p, "\n```sql\n")) {
 		p += 8;
@@ -320,13 +314,13 @@ static void test_schema_examples(void **state)
 		if (strcmp(s->out, "0\n"))
 			fail_msg("block %u exits %s", blocks, s->out);
 		snprintf(path, sizeof path, "%s/e%u", s->dir, blocks);
-		char *e = slurp(path, NULL);
+		char *e = test_slurp(path, NULL);
 		if (*e)
 			fail_msg("block %u: %s", blocks, e);
 		free(e);
 		snprintf(path, sizeof path, "%s/r%u", s->dir, blocks);
 		size_t rlen;
-		char *r = slurp(path, &rlen);
+		char *r = test_slurp(path, &rlen);
 		assert_true(rlen > 0);
 		if (!strncmp(p, "-- uart output", 14)) {
 			/* the text, then sqlite3's row end */

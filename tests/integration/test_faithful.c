@@ -41,21 +41,6 @@ static void record(scratch *s, const char *name, const char *insns, const char *
 		fail_msg("record %s: %s", name, s->out);
 }
 
-/* Runs `avrr replay PATH ARGS --json`; returns the parsed output (the
- * caller frees it) and checks the exit status. */
-static json_t *replay_json(scratch *s, const char *path, const char *args, int want_rc)
-{
-	int rc = test_run(s->out, sizeof s->out, "%s replay '%s' %s --json", test_avrr(), path,
-			  args);
-	if (rc != want_rc)
-		fail_msg("replay %s: status %d, want %d:\n%s", args, rc, want_rc, s->out);
-	json_error_t jerr;
-	json_t *o = json_loads(s->out, 0, &jerr);
-	if (!o)
-		fail_msg("replay %s: not JSON: %s", args, s->out);
-	return o;
-}
-
 static void assert_contains(const char *hay, const char *needle)
 {
 	if (!strstr(hay, needle))
@@ -199,7 +184,7 @@ static void test_sweep_with_counters(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "grep ',s0-jenkins-ra4-w16,.*,false_loop,' "
 				  "'%s' | cut -d, -f9", csv), 0);
 	long long swept = atoll(s->out);
-	json_t *o = replay_json(s, path, "--oracle --match sequence --fp "
+	json_t *o = test_replay_json(s, path, "--oracle --match sequence --fp "
 				"'x:sel=SPL+SPH+SREG+cycles:8,hash=jenkins,ra=4,width=16'", 0);
 	assert_int_equal(test_json_int(json_array_get(json_object_get(o, "configs"), 0), "false_loop"),
 			 swept);
@@ -280,7 +265,7 @@ static void test_counters_and_hash_replay_exactly(void **state)
 	long long recorded = test_sql_int(path, "SELECT count(*) FROM interrupts");
 	assert_true(recorded > 300);
 	for (const char *const *fp = (const char *const[]){ "--fp a", "--fp b", NULL }; *fp; fp++) {
-		json_t *o = replay_json(s, path, *fp, 0);
+		json_t *o = test_replay_json(s, path, *fp, 0);
 		assert_int_equal(test_json_int(o, "injected"), recorded);
 		assert_int_equal(test_json_int(o, "correct"), recorded);
 		assert_int_equal(test_json_int(o, "missed"), 0);
@@ -301,7 +286,7 @@ static void test_false_injection_stops_before_it(void **state)
 
 	/* Sequence matching: after interrupt 1, main's superloop reaches a
 	 * state whose old fingerprint is interrupt 2's, a turn too early. */
-	json_t *o = replay_json(s, path, "--fp old --match sequence", 1);
+	json_t *o = test_replay_json(s, path, "--fp old --match sequence", 1);
 	json_t *d = json_object_get(o, "divergence");
 	assert_true(json_is_true(json_object_get(o, "diverged")));
 	assert_int_equal(test_json_int(d, "icount"), 1294);
@@ -320,18 +305,18 @@ static void test_false_injection_stops_before_it(void **state)
 
 	/* Set matching goes wrong earlier, on a
 	 * fingerprint that a later interrupt also has. */
-	o = replay_json(s, path, "--fp old --match set", 1);
+	o = test_replay_json(s, path, "--fp old --match set", 1);
 	d = json_object_get(o, "divergence");
 	assert_int_equal(test_json_int(d, "icount"), 1287);
 	assert_contains(test_json_str(d, "actual"), "a false loop positive");
 	json_decref(o);
 
 	/* --until: nothing wrong before 1294, so exit 0; past it, exit 1. */
-	o = replay_json(s, path, "--fp old --match sequence --until 1293", 0);
+	o = test_replay_json(s, path, "--fp old --match sequence --until 1293", 0);
 	assert_true(json_is_false(json_object_get(o, "diverged")));
 	assert_int_equal(test_json_int(o, "instructions"), 1293);
 	json_decref(o);
-	o = replay_json(s, path, "--fp old --match sequence --until 1300", 1);
+	o = test_replay_json(s, path, "--fp old --match sequence --until 1300", 1);
 	assert_int_equal(test_json_int(json_object_get(o, "divergence"), "icount"), 1294);
 	json_decref(o);
 }
@@ -341,7 +326,7 @@ static void test_keep_going_counts_to_the_end(void **state)
 	scratch *s = *state;
 	char path[256];
 	record(s, "adcapp", "200000", "--fp '" OLD_DEFAULT "'", "a.db", path, sizeof path);
-	json_t *o = replay_json(s, path, "--fp old --match sequence --keep-going", 1);
+	json_t *o = test_replay_json(s, path, "--fp old --match sequence --keep-going", 1);
 	/* The per-context checks never see it: every ISR's events and main's
 	 * come in their own order.  Only the counts tell, and the status. */
 	assert_int_equal(test_json_int(o, "instructions"), 200000);
@@ -369,7 +354,7 @@ static void test_missed_interrupt_stops_at_its_icount(void **state)
 	long long fp3 = test_sql_int(path, "SELECT ra_part << 16 | hash_part FROM fingerprints WHERE n = 3");
 	long long irq3 = test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3");
 	damage_third(path);
-	json_t *o = replay_json(s, path, "", 1);
+	json_t *o = test_replay_json(s, path, "", 1);
 	json_t *d = json_object_get(o, "divergence");
 	assert_int_equal(test_json_int(d, "icount"), irq3);
 	snprintf(want, sizeof want, "interrupt 3 (vector 12 (USART_UDRE_vect)) at icount %lld", irq3);
@@ -428,7 +413,7 @@ static void test_stripped_replay_checks_the_total_order(void **state)
 	long long ra3 = test_sql_int(path, "SELECT value FROM events WHERE type = 2 LIMIT 1 OFFSET 2");
 	long long v3 = test_sql_int(path, "SELECT vector FROM interrupts WHERE idx = 3");
 	assert_true(at > 0);
-	json_t *o = replay_json(s, dev, "", 1);
+	json_t *o = test_replay_json(s, dev, "", 1);
 	json_t *d = json_object_get(o, "divergence");
 	assert_int_equal(test_json_int(d, "icount"), at);
 	assert_int_equal(test_json_int(d, "context"), 0);
@@ -441,7 +426,7 @@ static void test_stripped_replay_checks_the_total_order(void **state)
 	assert_true(json_is_null(json_object_get(o, "missed")));
 	json_decref(o);
 	/* With the ground truth, the passed-over interrupt itself stops it. */
-	o = replay_json(s, path, "", 1);
+	o = test_replay_json(s, path, "", 1);
 	assert_int_equal(test_json_int(json_object_get(o, "divergence"), "icount"),
 			 test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3"));
 	json_decref(o);
@@ -478,13 +463,13 @@ static void test_oracle_without_interrupts(void **state)
 	/* adcapp's first interrupt comes at icount 1232. */
 	record(s, "adcapp", "1000", "", "z.db", path, sizeof path);
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 0);
-	json_t *o = replay_json(s, path, "--oracle --fp 'x:sel=SPL+r24,ra=4'", 0);
+	json_t *o = test_replay_json(s, path, "--oracle --fp 'x:sel=SPL+r24,ra=4'", 0);
 	json_t *c = json_array_get(json_object_get(o, "configs"), 0);
 	assert_int_equal(test_json_int(o, "instructions"), 1000);
 	assert_int_equal(test_json_int(c, "hits"), 0);
 	assert_int_equal(test_json_int(c, "missed"), 0);
 	json_decref(o);
-	o = replay_json(s, path, "", 0);
+	o = test_replay_json(s, path, "", 0);
 	assert_int_equal(test_json_int(o, "injected"), 0);
 	json_decref(o);
 }
@@ -497,8 +482,8 @@ static void test_oracle_counters_beside_a_batched_selector(void **state)
 	char path[256];
 	record(s, "adcapp", "200000", "--fp '" OLD_DEFAULT "' --fp "
 	       "'c8:sel=SPL+SPH+SREG+r24+r25+r31+cycles:8,ra=8,width=24'", "a.db", path, sizeof path);
-	json_t *both = replay_json(s, path, "--oracle --match set", 0);
-	json_t *alone = replay_json(s, path, "--oracle --match set --fp c8", 0);
+	json_t *both = test_replay_json(s, path, "--oracle --match set", 0);
+	json_t *alone = test_replay_json(s, path, "--oracle --match set --fp c8", 0);
 	json_t *b = json_array_get(json_object_get(both, "configs"), 1);
 	json_t *a = json_array_get(json_object_get(alone, "configs"), 0);
 	assert_string_equal(test_json_str(b, "name"), "c8");

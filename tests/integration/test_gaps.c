@@ -29,17 +29,14 @@ typedef test_scratch scratch;
 #define C16 "sel=cycles:16,ra=8,width=24"
 #define C24 "sel=cycles:24,ra=8,width=32"
 
-static json_t *replay_json(scratch *s, const char *path, const char *fp, int want_rc)
+/* Records tests/firmware/FW.elf on FW.stim for `limit`, with the
+ * fingerprints `fps`, to path; fails unless record exits 0. */
+static void record(scratch *s, const char *path, const char *fw, const char *limit,
+		   const char *fps)
 {
-	int rc = test_run(s->out, sizeof s->out, "%s replay '%s' --fp %s --json", test_avrr(), path,
-			  fp);
-	if (rc != want_rc)
-		fail_msg("replay --fp %s: status %d, want %d:\n%s", fp, rc, want_rc, s->out);
-	json_error_t e;
-	json_t *o = json_loads(s->out, 0, &e);
-	if (!o)
-		fail_msg("replay --fp %s: not JSON: %s", fp, s->out);
-	return o;
+	if (test_run(s->out, sizeof s->out, "%s record tests/firmware/%s.elf --stimuli "
+		     "tests/firmware/%s.stim %s %s -o '%s'", test_avrr(), fw, fw, limit, fps, path))
+		fail_msg("record %s: %s", fw, s->out);
 }
 
 /* The one warning line `record` printed, or NULL. */
@@ -56,10 +53,8 @@ static void test_busy_gaps_of_100ms(void **state)
 	scratch *s = *state;
 	char path[256];
 	snprintf(path, sizeof path, "%s/busy.db", s->dir);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s record tests/firmware/int0_busy.elf "
-				  "--stimuli tests/firmware/int0_busy.stim --instructions 100M "
-				  "--fp 'default:" FP_DEFAULT_SPEC "' --fp 'c16:" C16 "' -o '%s'",
-				  test_avrr(), path), 0);
+	record(s, path, "int0_busy", "--instructions 100M",
+	       "--fp 'default:" FP_DEFAULT_SPEC "' --fp 'c16:" C16 "'");
 	/* The warning names cycles:16, the longest gap and a cover; not the
 	 * default (it would add "(and 1 more configuration)"). */
 	const char *w = warning_in(s->out);
@@ -94,7 +89,7 @@ static void test_busy_gaps_of_100ms(void **state)
 	assert_in_range(irqs, 100, 120);
 
 	/* The default replays it exactly. */
-	json_t *o = replay_json(s, path, "default", 0);
+	json_t *o = test_replay_json(s, path, "--fp default", 0);
 	assert_int_equal(test_json_int(o, "instructions"), 100000000);
 	assert_int_equal(test_json_int(o, "interrupts_recorded"), irqs);
 	assert_int_equal(test_json_int(o, "injected"), irqs);
@@ -104,7 +99,7 @@ static void test_busy_gaps_of_100ms(void **state)
 	json_decref(o);
 	/* cycles:16 stops in the first gap, before the first interrupt: the
 	 * loop passes the same (PC, count mod 2^16) again. */
-	o = replay_json(s, path, "c16", 1);
+	o = test_replay_json(s, path, "--fp c16", 1);
 	assert_int_equal(test_json_int(o, "injected"), 0);
 	assert_int_equal(test_json_int(o, "false_loop"), 1);
 	json_t *d = json_object_get(o, "divergence");
@@ -121,9 +116,7 @@ static void test_no_warning_for_the_default(void **state)
 	scratch *s = *state;
 	char path[256];
 	snprintf(path, sizeof path, "%s/d.db", s->dir);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s record tests/firmware/int0_busy.elf "
-				  "--stimuli tests/firmware/int0_busy.stim --cycles 17600000 -o '%s'",
-				  test_avrr(), path), 0);
+	record(s, path, "int0_busy", "--cycles 17600000", "");
 	assert_null(strstr(s->out, "warning"));
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s info '%s' --json", test_avrr(), path),
 			 0);
@@ -139,10 +132,8 @@ static void test_seconds_apart_at_20mhz(void **state)
 	scratch *s = *state;
 	char path[256];
 	snprintf(path, sizeof path, "%s/slow.db", s->dir);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s record tests/firmware/int0_slow.elf "
-				  "--stimuli tests/firmware/int0_slow.stim --cycles 100M "
-				  "--fp 'default:" FP_DEFAULT_SPEC "' --fp 'c24:" C24 "' -o '%s'",
-				  test_avrr(), path), 0);
+	record(s, path, "int0_slow", "--cycles 100M",
+	       "--fp 'default:" FP_DEFAULT_SPEC "' --fp 'c24:" C24 "'");
 	/* One press, at 2 s ± 100 ms: a gap of 40 M cycles from reset,
 	 * past 2^24 and well within 2^32. */
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 1);
@@ -153,7 +144,7 @@ static void test_seconds_apart_at_20mhz(void **state)
 	assert_true(strncmp(w, "avrr record: warning: c24:" C24 ": ", 26 + strlen(C24) + 2) == 0);
 	assert_null(strstr(w, "more configuration"));
 	assert_non_null(strstr(w, "; sel=cycles:26,ra=6,width=32 covers it\n"));
-	json_t *o = replay_json(s, path, "default", 0);
+	json_t *o = test_replay_json(s, path, "--fp default", 0);
 	assert_int_equal(test_json_int(o, "correct"), 1);
 	json_decref(o);
 }

@@ -49,29 +49,11 @@ static void record(scratch *s, const char *name, const char *insns, char *path, 
 		fail_msg("record %s: %s", name, s->out);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	rewind(f);
-	char *buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return buf;
-}
-
 /* The two files hold the same bytes; returns how many. */
 static size_t assert_same_file(const char *a, const char *b)
 {
 	size_t n1, n2;
-	char *t1 = slurp(a, &n1), *t2 = slurp(b, &n2);
+	char *t1 = test_slurp(a, &n1), *t2 = test_slurp(b, &n2);
 	assert_int_equal(n1, n2);
 	assert_memory_equal(t1, t2, n1);
 	free(t1);
@@ -129,7 +111,7 @@ static void test_sweep_equals_separate_oracle_runs(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' --hash jenkins,rr --ra 0,4,8 "
 				  "--match set,sequence --jobs 2 -o '%s'", test_avrr(), path, csv), 0);
 	assert_string_equal(s->out, "");
-	char *text = slurp(csv, NULL);
+	char *text = test_slurp(csv, NULL);
 	row *rows;
 	size_t n = parse_csv(text, &rows);
 	static const char *const header[9] = { "recording", "config", "selector", "hash", "ra",
@@ -212,7 +194,7 @@ static void test_jobs_give_identical_csv(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' '%s' %s --jobs 2 -o '%s'",
 				  test_avrr(), a, b, grid, csv2), 0);
 	size_t n1, n2;
-	char *t1 = slurp(csv1, &n1), *t2 = slurp(csv2, &n2);
+	char *t1 = test_slurp(csv1, &n1), *t2 = test_slurp(csv2, &n2);
 	/* 2 recordings x 2 matches x 3 selectors x (ra 0,4,8 at width 8 and 16)
 	 * x 3 hashes, 9 metrics each. */
 	size_t lines = 0;
@@ -270,7 +252,7 @@ static void test_shards_merge_to_the_whole(void **state)
 	assert_true(merges_to(s, "part3.csv part1.csv part2.csv", whole) > 1000);
 	char part1[300];
 	snprintf(part1, sizeof part1, "%s/part1.csv", s->dir);
-	char *p1 = slurp(part1, NULL);
+	char *p1 = test_slurp(part1, NULL);
 	assert_memory_equal(p1, "# avrr sweep shard 1/3 grid ", 28);
 	free(p1);
 
@@ -305,10 +287,8 @@ static void test_shards_merge_to_the_whole(void **state)
 /* Counts the lines of a file. */
 static size_t count_lines(const char *path)
 {
-	char *t = slurp(path, NULL);
-	size_t lines = 0;
-	for (char *p = t; *p; p++)
-		lines += *p == '\n';
+	char *t = test_slurp(path, NULL);
+	size_t lines = test_count_lines(t);
 	free(t);
 	return lines;
 }
@@ -338,7 +318,7 @@ static void test_counter_selectors_share_a_unit(void **state)
 		if (lines != (k == 1 ? 2 : 2 + 10 * NMETRICS))
 			fail_msg("shard %d/3 has %zu lines, not those of one unit per matching mode",
 				 k, lines);
-		char *t = slurp(part, NULL);
+		char *t = test_slurp(part, NULL);
 		if (k > 1 && !strstr(t, k == 2 ? ",set,hits," : ",sequence,hits,"))
 			fail_msg("shard %d/3 holds none of the rows expected:\n%.300s", k, t);
 		free(t);
@@ -364,7 +344,7 @@ static void test_hash_bits_widen_with_counters(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' %s -o '%s'", test_avrr(),
 				  path, grid, whole), 0);
 	assert_string_equal(s->out, "");
-	char *text = slurp(whole, NULL);
+	char *text = test_slurp(whole, NULL);
 	row *rows;
 	size_t n = parse_csv(text, &rows), i = 1;
 	static const char *const match[] = { "set", "sequence" }, *const suffix[] = { "", "+sic:4",
@@ -459,7 +439,7 @@ static void test_fields_with_commas_are_quoted(void **state)
 	assert_int_equal(rename(path, odd), 0);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' --hash jenkins --ra 8 -o '%s'",
 				  test_avrr(), odd, csv), 0);
-	char *text = slurp(csv, NULL), want[400];
+	char *text = test_slurp(csv, NULL), want[400];
 	snprintf(want, sizeof want, "\n\"%s/a,\"\"b\"\".db\",s0-jenkins-ra8-w16,", s->dir);
 	if (!strstr(text, want))
 		fail_msg("no '%s' in:\n%s", want, text);
