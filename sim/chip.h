@@ -45,6 +45,9 @@ void chip_reset(chip *c);
  * `addr`, a PINx register: its read of PINx is part of a bit write, not an
  * input read. */
 int chip_pin_bit_write(const chip *c, uint16_t addr);
+/* Whether data address `addr` is a PINx register chip_pin_bit_write may
+ * answer 1 for (fixed once chip_open returns). */
+int chip_is_pin(const chip *c, uint16_t addr);
 
 /* A byte whose stop bit has just arrived on UART u's RxD (the stimuli). */
 void chip_uart_arrive(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);

@@ -41,10 +41,15 @@ static uint16_t bit_write_op(const avr_t *avr, uint16_t addr)
 	return op;
 }
 
-int chip_pin_bit_write(const chip *c, uint16_t addr)
+int chip_is_pin(const chip *c, uint16_t addr)
 {
 	const chip_wrap *w = chip_write_wrap_at(c, addr);
-	return w && w->kind == WRAP_PIN && bit_write_op(c->avr, addr);
+	return w && w->kind == WRAP_PIN;
+}
+
+int chip_pin_bit_write(const chip *c, uint16_t addr)
+{
+	return chip_is_pin(c, addr) && bit_write_op(c->avr, addr);
 }
 
 static void pin_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)

@@ -43,6 +43,7 @@ struct sim_io_hook {
 	void *orig_read_param;
 	avr_io_write_t orig_write;
 	void *orig_write_param;
+	int pin;  /* a PINx register (chip_is_pin), known once at sim_watch_read */
 };
 
 /* simavr logs through one process-wide function.  avrr's core never
@@ -313,7 +314,7 @@ static uint8_t io_read(avr_t *avr, avr_io_addr_t addr, void *param)
 	sim *s = h->s;
 	/* SBI/CBI on PINx write a bit; the read is simavr's way of doing it,
 	 * and no input reaches the program (chip_pins.c). */
-	if (!s->hooks.on_read || chip_pin_bit_write(s->chip, addr))
+	if (!s->hooks.on_read || (h->pin && chip_pin_bit_write(s->chip, addr)))
 		return v;
 	return s->hooks.on_read(s->hooks.ud, addr, v);
 }
@@ -363,6 +364,7 @@ int sim_watch_read(sim *s, uint16_t addr, avrr_err *err)
 	if (s->avr->io[io].r.c == io_read)
 		return 0;
 	/* avr_register_io_read() refuses a second reader, so chain by hand. */
+	h->pin = chip_is_pin(s->chip, addr);
 	h->orig_read = s->avr->io[io].r.c;
 	h->orig_read_param = s->avr->io[io].r.param;
 	s->avr->io[io].r.c = io_read;
@@ -570,15 +572,19 @@ static inline __attribute__((always_inline)) void replay_boundary(sim *s)
 	if (state != cpu_Running && state != cpu_Sleeping)
 		return;
 	int could_accept = state == cpu_Running && avr->interrupt_state >= 0;
-	s->dropped = avr->interrupt_state ? service_without_entry(avr) : 0;
+	/* Kept in a register: only on_boundary (sim_next_vector) reads it, so
+	 * it is stored only on the way there, not at every boundary. */
+	int dropped = avr->interrupt_state ? service_without_entry(avr) : 0;
 	if (!could_accept)
 		return;
 	sim_tap *t = s->tap;
 	if (t && s->icount < t->until)
 		tap_sample(s, t);
 	else if (s->hooks.on_boundary && ((avr->pc >> 1) & s->boundary_mask) == s->boundary_match &&
-		 ((avr->cycle - s->reset_cycle) & s->boundary_cycle_mask) == s->boundary_cycle_match)
+		 ((avr->cycle - s->reset_cycle) & s->boundary_cycle_mask) == s->boundary_cycle_match) {
+		s->dropped = dropped;
 		s->hooks.on_boundary(s->hooks.ud);
+	}
 }
 
 void sim_set_replay(sim *s, int on)
@@ -754,8 +760,10 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 							       volatile const int *flag, int replay,
 							       int observed)
 {
-	avr_t *avr = s->avr;
 	for (;;) {
+		/* s->avr afresh at each turn, as step loads it: one copy, not two
+		 * kept across the calls (a register fewer, no spill in step). */
+		const avr_t *avr = s->avr;
 		if (s->icount >= ilim || avr->cycle >= clim)
 			return SIM_STOP_LIMIT;
 		if (*flag)

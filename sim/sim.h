@@ -162,7 +162,7 @@ typedef struct sim {
 	uint32_t warned_modes;  /* sim_check_modes: a bit per timer and mode kind */
 	struct chip *chip;      /* where simavr is put right (chip.h) */
 	int replay;             /* replay mode: never vector on its own */
-	int dropped;            /* replay mode: this boundary dropped a masked interrupt */
+	int dropped;            /* replay mode, set for on_boundary: its boundary dropped a masked interrupt */
 	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
 	/* Replay mode: on_boundary is called only where the PC's word
 	 * address, masked by boundary_mask, equals boundary_match (mask 0:
