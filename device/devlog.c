@@ -33,10 +33,9 @@ void devlog_free(devlog *l)
 
 static int parse_header(const uint8_t *d, size_t n, devlog *out, size_t *pos, avrr_err *err)
 {
-	size_t p = 0;
 	if (n < 4 || memcmp(d, FP_LOG_MAGIC, 4))
 		return avrr_errf(err, "byte 0: not a device log (no " FP_LOG_MAGIC " header)");
-	p = 4;
+	size_t p = 4;
 	if (p + 2 > n)
 		return avrr_errf(err, "byte %zu: the header is truncated", n);
 	out->version = d[p++];
