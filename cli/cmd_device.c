@@ -46,7 +46,7 @@ static int on_step(void *ud)
 	uint64_t took = now - c->cycle;
 	if (f && !strncmp(f->name, "avrr_log_", 9)) {
 		c->log_cycles += took;
-		if (!strcmp(f->name, "avrr_log_put"))
+		if (!strncmp(f->name, "avrr_log_put", 12))
 			c->put_cycles += took;
 		else if (!strcmp(f->name, "avrr_log_read"))
 			c->read_cycles += took;
@@ -188,14 +188,9 @@ int cmd_device(int argc, char **argv)
 		goto done;
 	}
 	/* The log's register: given, else the tracer's UART (UDR0, else UDR). */
-	int reg = -1;
-	if (log_reg)
-		reg = sim_ioreg_addr(s, log_reg);
-	else if ((reg = sim_ioreg_addr(s, "UDR0")) < 0)
-		reg = sim_ioreg_addr(s, "UDR");
+	int reg = devreplay_log_reg(s, log_reg, &err);
 	if (reg < 0) {
-		cli_fail("device", "%s: no register %s on the %s", argv[optind],
-			 log_reg ? log_reg : "UDR0 or UDR", s->mcu);
+		cli_fail("device", "%s: %s", argv[optind], err.msg);
 		goto done;
 	}
 	cap.log_reg = (uint16_t)reg;

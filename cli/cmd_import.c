@@ -204,6 +204,9 @@ int cmd_import(int argc, char **argv)
 	}
 	printf("import: %s: %u blocks, %zu interrupts, %zu input reads -> %s\n", dump_path,
 	       log.blocks, nfp, nread, out);
+	printf("import: %zu bytes: header %zu, block heads and CRCs %zu, interrupts %zu, "
+	       "reads %zu, losses %zu\n", ndump, log.bytes.header, log.bytes.blocks,
+	       log.bytes.interrupts, log.bytes.reads, log.bytes.loss);
 	goto done;
 db_fail:
 	cli_fail("import", "%s", err.msg);

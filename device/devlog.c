@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fingerprint/hash.h"
 #include "../fingerprint/instrument.h"
 #include "../fingerprint/tracer.h"
 #include "../util/digest.h"
@@ -54,7 +55,7 @@ static int parse_header(const uint8_t *d, size_t n, devlog *out, size_t *pos, av
 	p += 2;
 	if (!ns || ns >= sizeof out->spec)
 		return avrr_errf(err, "byte %zu: a fingerprint spec of %zu bytes", p - 2, ns);
-	if (p + ns + 1 + 32 + 2 > n)
+	if (p + ns + 2 + 32 + 2 > n)
 		return avrr_errf(err, "byte %zu: the header is truncated", n);
 	memcpy(out->spec, d + p, ns);
 	out->spec[ns] = 0;
@@ -62,6 +63,10 @@ static int parse_header(const uint8_t *d, size_t n, devlog *out, size_t *pos, av
 	out->fp_bytes = d[p++];
 	if (!out->fp_bytes || out->fp_bytes > 8)
 		return avrr_errf(err, "byte %zu: %u bytes per fingerprint", p - 1, out->fp_bytes);
+	out->delta_bits = d[p++];
+	if (out->delta_bits > 8 * out->fp_bytes)
+		return avrr_errf(err, "byte %zu: differences of %u bits for %u-byte fingerprints",
+				 p - 1, out->delta_bits, out->fp_bytes);
 	memcpy(out->sha256, d + p, 32);
 	p += 32;
 	uint16_t crc = (uint16_t)(d[p] | d[p + 1] << 8);
@@ -74,7 +79,7 @@ static int parse_header(const uint8_t *d, size_t n, devlog *out, size_t *pos, av
 			return avrr_errf(err, "byte 6: the MCU name is not printable");
 	for (size_t i = 0; i < ns; i++)
 		if (out->spec[i] < 0x20 || out->spec[i] > 0x7e)
-			return avrr_errf(err, "byte %zu: the spec is not printable", p - 35 - ns + i);
+			return avrr_errf(err, "byte %zu: the spec is not printable", p - 36 - ns + i);
 	*pos = p + 2;
 	return 0;
 }
@@ -93,15 +98,87 @@ static int add_item(devlog *l, size_t *cap, const devlog_item *it, avrr_err *err
 	return 0;
 }
 
+/* The item at d[q] of block b, which ends at d[end]: appended to l (a
+ * run of reads as one item per read), *next past it.  *prev is the last
+ * fingerprint, which a difference is added to. */
+static int parse_item(const uint8_t *d, size_t q, size_t end, uint32_t b, devlog *l,
+		      size_t *cap, uint64_t *prev, size_t *next, avrr_err *err)
+{
+	uint8_t tag = d[q];
+	devlog_item it = { .block = b, .offset = q };
+	if (tag >= 1 && tag < FP_LOG_TAG_READS) {
+		it.kind = DEVLOG_ITEM_FP;
+		it.vector = tag;
+		size_t k = 0;
+		if (!l->delta_bits) {
+			if (end - q < 1u + l->fp_bytes)
+				return avrr_errf(err, "byte %zu (block %u): interrupt item cut by the "
+						 "block's end", q, b);
+			for (k = l->fp_bytes; k-- > 0;)
+				it.fp = it.fp << 8 | d[q + 1 + k];
+			k = l->fp_bytes;
+		} else {   /* LEB128: 7 bits a byte, the low first */
+			uint64_t v = 0;
+			for (uint8_t c = 0x80; c & 0x80; k++) {
+				unsigned sh = 7 * (unsigned)k;
+				if (q + 1 + k >= end)
+					return avrr_errf(err, "byte %zu (block %u): interrupt item cut by "
+							 "the block's end", q, b);
+				c = d[q + 1 + k];
+				uint64_t part = c & 0x7fu;
+				if (sh >= l->delta_bits ||
+				    (l->delta_bits - sh < 7 && part >> (l->delta_bits - sh)))
+					return avrr_errf(err, "byte %zu (block %u): a difference wider "
+							 "than %u bits", q, b, l->delta_bits);
+				v |= part << sh;
+			}
+			it.fp = (*prev + v) & fp_hash_mask(l->delta_bits);
+			*prev = it.fp;
+		}
+		l->bytes.interrupts += 1 + k;
+		*next = q + 1 + k;
+		return add_item(l, cap, &it, err);
+	}
+	if (tag >= FP_LOG_TAG_READS && tag < FP_LOG_TAG_READS + FP_LOG_RUN_MAX) {
+		size_t nr = tag - FP_LOG_TAG_READS + 1u;
+		if (end - q < 1 + nr)
+			return avrr_errf(err, "byte %zu (block %u): a run of %zu reads cut by the "
+					 "block's end", q, b, nr);
+		it.kind = DEVLOG_ITEM_READ;
+		for (size_t i = 1; i <= nr; i++) {
+			it.value = d[q + i];
+			it.offset = q + i;
+			if (add_item(l, cap, &it, err))
+				return -1;
+		}
+		l->bytes.reads += 1 + nr;
+		*next = q + 1 + nr;
+		return 0;
+	}
+	if (tag == FP_LOG_TAG_LOSS) {
+		if (end - q < 3)
+			return avrr_errf(err, "byte %zu (block %u): loss item cut by the block's end",
+					 q, b);
+		it.kind = DEVLOG_ITEM_LOSS;
+		it.lost = (uint16_t)(d[q + 1] | d[q + 2] << 8);
+		l->bytes.loss += 3;
+		*next = q + 3;
+		return add_item(l, cap, &it, err);
+	}
+	return avrr_errf(err, "byte %zu (block %u): unknown item 0x%02x", q, b, tag);
+}
+
 int devlog_parse(const uint8_t *d, size_t n, devlog *out, avrr_err *err)
 {
 	memset(out, 0, sizeof *out);
 	size_t p = 0, cap = 0;
+	uint64_t prev = 0;   /* the last fingerprint, for differences */
 	if (parse_header(d, n, out, &p, err))
 		return -1;
+	out->bytes.header = p;
 	for (uint32_t b = 0; p < n; b++) {
 		size_t start = p;
-		if (d[p] != 0xa5) {
+		if (d[p] != FP_LOG_BLOCK_MARK) {
 			if (n - p >= 4 && !memcmp(d + p, FP_LOG_MAGIC, 4))
 				avrr_errf(err, "byte %zu (block %u): a second header: the device "
 					  "reset; import the part before it", p, b);
@@ -137,31 +214,10 @@ int devlog_parse(const uint8_t *d, size_t n, devlog *out, avrr_err *err)
 		}
 		size_t q = p + 3, end = q + len;
 		while (q < end) {
-			devlog_item it = { .kind = d[q], .block = b, .offset = q };
-			size_t need = it.kind == DEVLOG_ITEM_FP ? 2u + out->fp_bytes
-				    : it.kind == DEVLOG_ITEM_READ ? 2 : it.kind == DEVLOG_ITEM_LOSS ? 3 : 0;
-			if (!need) {
-				avrr_errf(err, "byte %zu (block %u): unknown item 0x%02x", q, b, d[q]);
+			if (parse_item(d, q, end, b, out, &cap, &prev, &q, err))
 				goto fail;
-			}
-			if (end - q < need) {
-				avrr_errf(err, "byte %zu (block %u): item 0x%02x cut by the block's end",
-					  q, b, d[q]);
-				goto fail;
-			}
-			if (it.kind == DEVLOG_ITEM_FP) {
-				it.vector = d[q + 1];
-				for (unsigned i = out->fp_bytes; i-- > 0;)
-					it.fp = it.fp << 8 | d[q + 2 + i];
-			} else if (it.kind == DEVLOG_ITEM_READ) {
-				it.value = d[q + 1];
-			} else {
-				it.lost = (uint16_t)(d[q + 1] | d[q + 2] << 8);
-			}
-			if (add_item(out, &cap, &it, err))
-				goto fail;
-			q += need;
 		}
+		out->bytes.blocks += 5;
 		p = end + 2;
 		out->blocks = b + 1;
 	}
@@ -220,11 +276,10 @@ done:
 	return rc;
 }
 
-int devlog_elf_hash(const uint8_t *elf, size_t n, uint8_t sha[32], size_t *tail, avrr_err *err)
+/* SHA-256 of elf[0..n) with the header's tail (at off, size bytes) zeroed. */
+static int hash_zeroed(const uint8_t *elf, size_t n, size_t off, size_t size, uint8_t sha[32],
+		       avrr_err *err)
 {
-	size_t off, size;
-	if (find_header(elf, n, &off, &size, err))
-		return -1;
 	uint8_t *copy = malloc(n);
 	if (!copy)
 		return avrr_errf(err, "out of memory");
@@ -232,6 +287,14 @@ int devlog_elf_hash(const uint8_t *elf, size_t n, uint8_t sha[32], size_t *tail,
 	memset(copy + off + size - DEVLOG_TAIL, 0, DEVLOG_TAIL);
 	digest_sha256(copy, n, sha);
 	free(copy);
+	return 0;
+}
+
+int devlog_elf_hash(const uint8_t *elf, size_t n, uint8_t sha[32], size_t *tail, avrr_err *err)
+{
+	size_t off, size;
+	if (find_header(elf, n, &off, &size, err) || hash_zeroed(elf, n, off, size, sha, err))
+		return -1;
 	if (tail)
 		*tail = off + size - DEVLOG_TAIL;
 	return 0;
@@ -241,7 +304,7 @@ int devlog_stamp(uint8_t *elf, size_t n, avrr_err *err)
 {
 	size_t off, size;
 	uint8_t sha[32];
-	if (find_header(elf, n, &off, &size, err) || devlog_elf_hash(elf, n, sha, NULL, err))
+	if (find_header(elf, n, &off, &size, err) || hash_zeroed(elf, n, off, size, sha, err))
 		return -1;
 	uint8_t *tail = elf + off + size - DEVLOG_TAIL;
 	memcpy(tail, sha, 32);

@@ -36,10 +36,14 @@ typedef struct devlog {
 	char mcu[64];
 	char spec[1024];
 	uint8_t fp_bytes;
+	uint8_t delta_bits;      /* 0: fingerprints as their bytes; K: LEB128 differences mod 2^K */
 	uint8_t sha256[32];
 	uint32_t blocks;
 	devlog_item *items;      /* malloc'ed */
 	size_t nitems;
+	struct {                 /* the stream's bytes by what they carry */
+		size_t header, blocks, interrupts, reads, loss;   /* blocks: heads and CRCs */
+	} bytes;
 } devlog;
 
 /* CRC-16/CCITT as avr-libc's _crc_ccitt_update: reflected 0x8408. */

@@ -87,6 +87,17 @@ int devreplay_write_state(sim *s, const char *path)
 	return util_close_temp(f, tmp, path, 1);
 }
 
+int devreplay_log_reg(sim *s, const char *name, avrr_err *err)
+{
+	int reg = sim_ioreg_addr(s, name ? name : "UDR0");
+	if (reg < 0 && !name)
+		reg = sim_ioreg_addr(s, "UDR");
+	if (reg < 0)
+		return avrr_errf(err, "no register %s on the %s", name ? name : "UDR0 or UDR",
+				 s->mcu);
+	return reg;
+}
+
 /* The replay went elsewhere than the device: why, once. */
 __attribute__((format(printf, 2, 3)))
 static void diverge(devreplay_result *res, const char *fmt, ...)
@@ -273,14 +284,9 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 		r.seq_addr = (uint16_t)seq->addr;
 		r.blocks = (uint8_t)meta.seed;   /* import keeps the block count there */
 	}
-	int reg = o->log_reg ? sim_ioreg_addr(r.s, o->log_reg) : sim_ioreg_addr(r.s, "UDR0");
-	if (reg < 0 && !o->log_reg)
-		reg = sim_ioreg_addr(r.s, "UDR");
-	if (reg < 0) {
-		avrr_errf(err, "no register %s on the %s", o->log_reg ? o->log_reg : "UDR0 or UDR",
-			  r.s->mcu);
+	int reg = devreplay_log_reg(r.s, o->log_reg, err);
+	if (reg < 0)
 		goto out;
-	}
 	r.log_reg = (uint16_t)reg;
 	if (sim_watch_write(r.s, r.log_reg, err))
 		goto out;

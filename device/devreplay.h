@@ -44,6 +44,11 @@ int devreplay_is_import(const char *path);
 int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *res,
 		  avrr_err *err);
 
+/* The log's register, as `avrr device` and the replay find it: `name`,
+ * else the tracer's UART sink's (UDR0, else UDR).  Its data address, or
+ * -1 with err "no register NAME on the MCU". */
+int devreplay_log_reg(sim *s, const char *name, avrr_err *err);
+
 /* The final state as `avrr device --state-out` writes it: registers, SP,
  * PC, SREG and SRAM (from RAMSTART), as text. */
 int devreplay_write_state(sim *s, const char *path);

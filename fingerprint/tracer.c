@@ -224,6 +224,20 @@ static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes, 
 		log ? (cycles ? ", [vn] \"M\"(AVRR_VNUM(vector))" : "[vn] \"M\"(AVRR_VNUM(vector))") : "");
 }
 
+unsigned fp_log_delta_bits(const fp_config *c)
+{
+	/* one counter is the whole fingerprint: it only grows, so the
+	 * difference from the last is small (for cycles:32, the cycles since
+	 * the last interrupt: 2 bytes below 16,384) */
+	return c->ncounters == 1 && !c->hash_bits && !c->ra_bits ? c->count_bits : 0;
+}
+
+unsigned fp_log_item_max(const fp_config *c)
+{
+	unsigned delta = fp_log_delta_bits(c);
+	return 1 + (delta ? (delta + 6) / 7 : (c->ra_bits + c->state_bits + 7) / 8);
+}
+
 /* The device log (docs/device.md): the header constant, the block being
  * filled, the sink, the append that interrupt stubs and avrr_log_read
  * share.  Everything runs inside the firmware's own execution, so the
@@ -233,7 +247,6 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 {
 	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
 	size_t nm = strlen(mcu), ns = strlen(spec);
-	(void)c;
 	fputs("#include <avr/pgmspace.h>\n#include <util/crc16.h>\n\n", o);
 	fputs("/* The vector number of __vector_N, for ISR(vector). */\n"
 	      "#define AVRR_CAT2(a, b) a##b\n#define AVRR_CAT(a, b) AVRR_CAT2(a, b)\n"
@@ -257,10 +270,14 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	for (size_t i = 0; i < ns; i++)
 		HB(spec[i]);
 	HB(fp_bytes);
+	HB(fp_log_delta_bits(c));
 	for (int i = 0; i < 34; i++)
 		HB(0);
 #undef HB
 	fputs("\n};\n\n", o);
+	unsigned delta = fp_log_delta_bits(c);
+	fprintf(o, "#define AVRR_LOG_ITEM_MAX %u  /* an interrupt's item, the largest */\n"
+		"#define AVRR_LOG_LOSS 3\n\n", fp_log_item_max(c));
 	fputs("volatile uint8_t avrr_log_blk[AVRR_LOG_RING] __attribute__((section(\".noinit\")));\n"
 	      "volatile uint8_t avrr_log_out[AVRR_LOG_RING] __attribute__((section(\".noinit\")));\n"
 	      "volatile uint8_t avrr_log_len __attribute__((section(\".noinit\")));\n"
@@ -268,7 +285,13 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	      "volatile uint8_t avrr_log_busy __attribute__((section(\".noinit\")));\n"
 	      "volatile uint8_t avrr_log_started __attribute__((section(\".noinit\")));\n"
 	      "volatile uint8_t avrr_log_vec __attribute__((section(\".noinit\")));\n"
-	      "volatile uint16_t avrr_log_lost __attribute__((section(\".noinit\")));\n\n", o);
+	      "/* 1 + the block position of the run of reads the block ends with; 0: none */\n"
+	      "volatile uint8_t avrr_log_run __attribute__((section(\".noinit\")));\n"
+	      "volatile uint16_t avrr_log_lost __attribute__((section(\".noinit\")));\n", o);
+	if (delta)
+		fputs("/* The last fingerprint in the log: the next is sent as the difference. */\n"
+		      "volatile AVRR_FP_T avrr_log_last __attribute__((section(\".noinit\")));\n", o);
+	fputs("\n", o);
 	if (log->sink == FP_LOG_FUNC)
 		fputs("/* The firmware's sink: one byte of the stream, in order. */\n"
 		      "void avrr_log_sink(uint8_t byte);\n\n", o);
@@ -285,59 +308,92 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	fprintf(o, "/* At reset: an empty block, nothing lost, the header not yet sent%s. */\n"
 		"__attribute__((naked, used, section(\".init3\"))) void avrr_log_init(void)\n{\n"
 		"\tavrr_log_len = 0;\n\tavrr_log_seq = 0;\n\tavrr_log_busy = 0;\n"
-		"\tavrr_log_started = 0;\n\tavrr_log_lost = 0;\n", log->baud ? ", the UART at its baud" : "");
+		"\tavrr_log_started = 0;\n\tavrr_log_lost = 0;\n\tavrr_log_run = 0;\n%s",
+		log->baud ? ", the UART at its baud" : "", delta ? "\tavrr_log_last = 0;\n" : "");
 	if (log->sink == FP_LOG_UART && log->baud)
 		fprintf(o, "\tuint16_t ubrr = (uint16_t)((F_CPU + 8ul * %luul) / (16ul * %luul) - 1);\n"
 			"\tAVRR_UBRRH = (uint8_t)(ubrr >> 8);\n\tAVRR_UBRRL = (uint8_t)ubrr;\n"
 			"\tAVRR_UCSRB |= _BV(AVRR_TXEN);\n", (unsigned long)log->baud,
 			(unsigned long)log->baud);
 	fputs("}\n\n", o);
-	fputs("/* Closes the block and sends it through the sink (with interrupts on\n"
-	      " * if ien: items that come meanwhile go to the next block).  Called\n"
-	      " * with interrupts off; returns with them off.  The header goes first,\n"
-	      " * once per reset. */\n"
-	      "__attribute__((noinline)) static void avrr_log_flush(uint8_t ien)\n{\n"
-	      "\tuint8_t n = avrr_log_len, seq = avrr_log_seq++;\n"
-	      "\tfor (uint8_t i = 0; i < n; i++)\n\t\tavrr_log_out[i] = avrr_log_blk[i];\n"
-	      "\tavrr_log_len = 0;\n\tavrr_log_busy = 1;\n"
-	      "\tif (ien)\n\t\tsei();\n"
-	      "\tif (!avrr_log_started) {\n"
-	      "\t\tavrr_log_started = 1;\n"
-	      "\t\tfor (uint16_t i = 0; i < sizeof " FP_LOG_HEADER_SYMBOL "; i++)\n"
-	      "\t\t\tavrr_log_sink(pgm_read_byte(&" FP_LOG_HEADER_SYMBOL "[i]));\n\t}\n"
-	      "\tuint16_t crc = _crc_ccitt_update(0xffff, seq);\n"
-	      "\tcrc = _crc_ccitt_update(crc, n);\n"
-	      "\tavrr_log_sink(0xa5);\n\tavrr_log_sink(seq);\n\tavrr_log_sink(n);\n"
-	      "\tfor (uint8_t i = 0; i < n; i++) {\n"
-	      "\t\tuint8_t b = avrr_log_out[i];\n\t\tcrc = _crc_ccitt_update(crc, b);\n"
-	      "\t\tavrr_log_sink(b);\n\t}\n"
-	      "\tavrr_log_sink((uint8_t)crc);\n\tavrr_log_sink((uint8_t)(crc >> 8));\n"
-	      "\tcli();\n\tavrr_log_busy = 0;\n}\n\n", o);
-	fputs("/* Appends one item (interrupts off).  A loss item stands where lost\n"
-	      " * items were; an item that finds the block full while the block\n"
-	      " * before is being sent is lost. */\n"
-	      "__attribute__((noinline)) static void avrr_log_put(const uint8_t *item, uint8_t n,\n"
-	      "\t\t\t\t\t\t  uint8_t ien)\n{\n"
-	      "\tuint8_t need = n + (avrr_log_lost ? 3 : 0);\n"
-	      "\tif (avrr_log_len + need > AVRR_LOG_RING) {\n"
-	      "\t\tif (avrr_log_busy) {\n"
-	      "\t\t\tif (avrr_log_lost != 0xffff)\n\t\t\t\tavrr_log_lost++;\n"
-	      "\t\t\treturn;\n\t\t}\n"
-	      "\t\tavrr_log_flush(ien);\n"
-	      "\t\tneed = n + (avrr_log_lost ? 3 : 0);\n"
-	      "\t\tif (avrr_log_len + need > AVRR_LOG_RING) {  /* filled while sending */\n"
-	      "\t\t\tif (avrr_log_lost != 0xffff)\n\t\t\t\tavrr_log_lost++;\n"
-	      "\t\t\treturn;\n\t\t}\n\t}\n"
-	      "\tif (avrr_log_lost) {\n"
-	      "\t\tavrr_log_blk[avrr_log_len++] = 3;\n"
-	      "\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)avrr_log_lost;\n"
-	      "\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)(avrr_log_lost >> 8);\n"
-	      "\t\tavrr_log_lost = 0;\n\t}\n"
-	      "\tfor (uint8_t i = 0; i < n; i++)\n\t\tavrr_log_blk[avrr_log_len++] = item[i];\n"
-	      "\t/* Full: no room for the largest item and a loss item.  Sent now, so\n"
-	      "\t * the stream is complete up to this item once it is out. */\n"
-	      "\tif (AVRR_LOG_RING - avrr_log_len < 2 + AVRR_TRACE_BYTES + 3 && !avrr_log_busy)\n"
+	fprintf(o, "/* Closes the block and sends it through the sink (with interrupts on\n"
+		" * if ien: items that come meanwhile go to the next block).  Called\n"
+		" * with interrupts off; returns with them off.  The header goes first,\n"
+		" * once per reset. */\n"
+		"__attribute__((noinline)) static void avrr_log_flush(uint8_t ien)\n{\n"
+		"\tuint8_t n = avrr_log_len, seq = avrr_log_seq++;\n"
+		"\tfor (uint8_t i = 0; i < n; i++)\n\t\tavrr_log_out[i] = avrr_log_blk[i];\n"
+		"\tavrr_log_len = 0;\n\tavrr_log_run = 0;\n\tavrr_log_busy = 1;\n"
+		"\tif (ien)\n\t\tsei();\n"
+		"\tif (!avrr_log_started) {\n"
+		"\t\tavrr_log_started = 1;\n"
+		"\t\tfor (uint16_t i = 0; i < sizeof " FP_LOG_HEADER_SYMBOL "; i++)\n"
+		"\t\t\tavrr_log_sink(pgm_read_byte(&" FP_LOG_HEADER_SYMBOL "[i]));\n\t}\n"
+		"\tuint16_t crc = _crc_ccitt_update(0xffff, seq);\n"
+		"\tcrc = _crc_ccitt_update(crc, n);\n"
+		"\tavrr_log_sink(0x%02x);\n\tavrr_log_sink(seq);\n\tavrr_log_sink(n);\n"
+		"\tfor (uint8_t i = 0; i < n; i++) {\n"
+		"\t\tuint8_t b = avrr_log_out[i];\n\t\tcrc = _crc_ccitt_update(crc, b);\n"
+		"\t\tavrr_log_sink(b);\n\t}\n"
+		"\tavrr_log_sink((uint8_t)crc);\n\tavrr_log_sink((uint8_t)(crc >> 8));\n"
+		"\tcli();\n\tavrr_log_busy = 0;\n}\n\n", FP_LOG_BLOCK_MARK);
+	fprintf(o, "/* Room for an item of `need` bytes (interrupts off): 1, with a loss\n"
+		" * item first if items were lost; 0 if it is lost.  While a block is\n"
+		" * being sent, the items that come meanwhile (nested in the sending)\n"
+		" * leave the last AVRR_LOG_ITEM_MAX + AVRR_LOG_LOSS bytes free: the item\n"
+		" * whose append closed the block, or the first after the sending, always\n"
+		" * has room, so no item is ever put after one that came later. */\n"
+		"static inline uint8_t avrr_log_put_room(uint8_t need)\n{\n"
+		"\tuint8_t cap = avrr_log_busy ? AVRR_LOG_RING - AVRR_LOG_ITEM_MAX - AVRR_LOG_LOSS\n"
+		"\t\t\t\t    : AVRR_LOG_RING;\n"
+		"\tif (avrr_log_len + need + (avrr_log_lost ? AVRR_LOG_LOSS : 0) > cap) {\n"
+		"\t\tif (avrr_log_lost != 0xffff)\n\t\t\tavrr_log_lost++;\n"
+		"\t\treturn 0;\n\t}\n"
+		"\tif (avrr_log_lost) {\n"
+		"\t\tavrr_log_blk[avrr_log_len++] = 0x%02x;\n"
+		"\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)avrr_log_lost;\n"
+		"\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)(avrr_log_lost >> 8);\n"
+		"\t\tavrr_log_lost = 0;\n\t\tavrr_log_run = 0;\n\t}\n"
+		"\treturn 1;\n}\n\n", FP_LOG_TAG_LOSS);
+	fputs("/* After an append: a block with no room left for the largest item and a\n"
+	      " * loss item is sent now, so the stream is complete up to this item once\n"
+	      " * it is out. */\n"
+	      "static inline void avrr_log_put_done(uint8_t ien)\n{\n"
+	      "\tif (AVRR_LOG_RING - avrr_log_len < AVRR_LOG_ITEM_MAX + AVRR_LOG_LOSS && !avrr_log_busy)\n"
 	      "\t\tavrr_log_flush(ien);\n}\n\n", o);
+	fputs("/* An interrupt's item (interrupts off): its vector, then its fingerprint", o);
+	char mask[40] = "";   /* the difference modulo 2^delta, where AVRR_FP_T is wider */
+	if (delta && delta != 32 && delta != 64)
+		snprintf(mask, sizeof mask, " & 0x%llxull", (unsigned long long)fp_hash_mask(delta));
+	if (delta)
+		fprintf(o, "\n * as the difference from the last one in the log, modulo 2^%u, in\n"
+			" * LEB128 (7 bits a byte, the low first, 0x80 on all but the last). */\n"
+			"__attribute__((noinline)) static void avrr_log_put_fp(AVRR_FP_T f, uint8_t ien)\n"
+			"{\n\tif (!avrr_log_put_room(AVRR_LOG_ITEM_MAX))\n\t\treturn;\n"
+			"\tavrr_log_run = 0;\n\tavrr_log_blk[avrr_log_len++] = avrr_log_vec;\n"
+			"\tAVRR_FP_T d = (f - avrr_log_last)%s;\n\tavrr_log_last = f;\n"
+			"\twhile (d > 0x7f) {\n\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)d | 0x80;\n"
+			"\t\td >>= 7;\n\t}\n\tavrr_log_blk[avrr_log_len++] = (uint8_t)d;\n"
+			"\tavrr_log_put_done(ien);\n}\n\n",
+			delta, mask);
+	else
+		fputs(", its\n * bytes as the ring holds them. */\n"
+		      "__attribute__((noinline)) static void avrr_log_put_fp(AVRR_FP_T f, uint8_t ien)\n"
+		      "{\n\tif (!avrr_log_put_room(AVRR_LOG_ITEM_MAX))\n\t\treturn;\n"
+		      "\tavrr_log_run = 0;\n\tavrr_log_blk[avrr_log_len++] = avrr_log_vec;\n"
+		      "\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++, f >>= 8)\n"
+		      "\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)f;\n"
+		      "\tavrr_log_put_done(ien);\n}\n\n", o);
+	fprintf(o, "/* An input read's value (interrupts off): one more in the run of reads\n"
+		" * the block ends with, or a new run. */\n"
+		"__attribute__((noinline)) static void avrr_log_put_value(uint8_t value, uint8_t ien)\n"
+		"{\n\tif (!avrr_log_put_room(2))\n\t\treturn;\n"
+		"\tif (avrr_log_run && avrr_log_blk[avrr_log_run - 1] != 0x%02x) {\n"
+		"\t\tavrr_log_blk[avrr_log_run - 1]++;\n\t} else {\n"
+		"\t\tavrr_log_blk[avrr_log_len++] = 0x%02x;\n\t\tavrr_log_run = avrr_log_len;\n\t}\n"
+		"\tavrr_log_blk[avrr_log_len++] = value;\n"
+		"\tavrr_log_put_done(ien);\n}\n\n", FP_LOG_TAG_READS + FP_LOG_RUN_MAX - 1,
+		FP_LOG_TAG_READS);
 	/* The input set as a bit map of the addresses below 0x200, for the
 	 * loads through a pointer `avrr instrument --log-loads` tests. */
 	uint8_t map[FP_INPUT_SPACE], bits[FP_INPUT_SPACE / 8] = { 0 };
@@ -356,13 +412,13 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	      "void avrr_log_ld(uint16_t addr, uint8_t value)\n{\n"
 	      "\tif (addr >= 0x200 || !(pgm_read_byte(&avrr_input_map[addr >> 3]) >> (addr & 7) & 1))\n"
 	      "\t\treturn;\n"
-	      "\tuint8_t item[2] = { 2, value };\n\tavrr_log_put(item, 2, 0);\n}\n\n", o);
+	      "\tavrr_log_put_value(value, 0);\n}\n\n", o);
 	fputs("/* An input read's value: called by `avrr instrument`'s rewrite after\n"
 	      " * each read of an input register. */\n"
 	      "void avrr_log_read(uint8_t value) __attribute__((used));\n"
 	      "void avrr_log_read(uint8_t value)\n{\n"
-	      "\tuint8_t sreg = SREG, item[2] = { 2, value };\n\tcli();\n"
-	      "\tavrr_log_put(item, 2, sreg & 0x80);\n\tSREG = sreg;\n}\n\n", o);
+	      "\tuint8_t sreg = SREG;\n\tcli();\n"
+	      "\tavrr_log_put_value(value, sreg & 0x80);\n\tSREG = sreg;\n}\n\n", o);
 }
 
 /* The tracer's own TIMER1_OVF handler, for a cycles:K counter wider than
@@ -412,9 +468,11 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 	if (!slots || slots > 1024)
 		return avrr_errf(err, "ring buffer slots must be 1..1024");
 	unsigned width = c->ra_bits + c->state_bits, bytes = (width + 7) / 8;
-	if (logging && (log->ring < 2 * (bytes + 5) || log->ring > 255))
+	/* a block holds the largest item and a loss item while one is sent */
+	unsigned least = 2 * (fp_log_item_max(c) + 3);
+	if (logging && (log->ring < least || log->ring > 255))
 		return avrr_errf(err, "the log's block must be %u..255 bytes for %u-byte "
-				 "fingerprints", 2 * (bytes + 5), bytes);
+				 "fingerprints", least, bytes);
 	size_t gbytes = 0;  /* g[] holds every component at its largest */
 	for (unsigned i = 0; i < c->ncomp; i++)
 		gbytes += c->comp[i].len;
@@ -527,6 +585,8 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 			(unsigned long)fp_hash_mask(c->ra_bits > 32 ? 32 : c->ra_bits));
 	else
 		fputs("\t(void)ra;\n", o);
+	if (logging)
+		fputs("\tAVRR_FP_T f0 = f;\n", o);
 	fputs("\tvolatile uint8_t *slot = avrr_trace_ring[avrr_trace_count % AVRR_TRACE_SLOTS];\n", o);
 	if (ovf) {   /* unrolled: byte moves, where the loop shifts f each turn */
 		for (unsigned b = 0; b < bytes; b++)
@@ -537,10 +597,7 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 	}
 	fputs("\tavrr_trace_count++;\n", o);
 	if (logging)
-		fprintf(o, "\tuint8_t item[2 + AVRR_TRACE_BYTES] = { 1, avrr_log_vec };\n"
-			"\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++)\n"
-			"\t\titem[2 + i] = slot[i];\n"
-			"\tavrr_log_put(item, sizeof item, %d);  /* %s */\n", !log->masked,
+		fprintf(o, "\tavrr_log_put_fp(f0, %d);  /* %s */\n", !log->masked,
 			log->masked ? "the block goes out with interrupts off"
 				    : "other interrupts may come while a block goes out");
 	fputs("}\n\n", o);

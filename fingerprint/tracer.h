@@ -42,15 +42,30 @@ int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, 
 /* The device log (docs/device.md): where its bytes go, and its buffer. */
 typedef enum { FP_LOG_NONE, FP_LOG_UART, FP_LOG_FUNC } fp_log_sink;
 #define FP_LOG_RING 64       /* a block's payload bytes, by default */
-#define FP_LOG_VERSION 1
+#define FP_LOG_VERSION 2
 #define FP_LOG_MAGIC "AVRL"
 #define FP_LOG_HEADER_SYMBOL "avrr_log_header"
+/* An item's first byte (docs/device.md): 1..127 an interrupt's vector,
+ * its fingerprint following; FP_LOG_TAG_READS + n - 1 a run of n input
+ * reads' values (n = 1..FP_LOG_RUN_MAX); FP_LOG_TAG_LOSS a loss count. */
+#define FP_LOG_TAG_READS 0x80
+#define FP_LOG_RUN_MAX 64
+#define FP_LOG_TAG_LOSS 0xc0
+#define FP_LOG_BLOCK_MARK 0xa5
 typedef struct fp_tracer_log {
 	fp_log_sink sink;
 	uint32_t baud;          /* 0: the firmware sets the UART up itself */
 	unsigned ring;          /* payload bytes per block, 8..255 */
 	int masked;             /* an interrupt's block is sent with interrupts off */
 } fp_tracer_log;
+
+/* How the log carries c's fingerprints: 0, as the ring's bytes; else
+ * K, as the difference from the previous one modulo 2^K in LEB128 (the
+ * fingerprint is one counter, nothing else, so the difference is small). */
+unsigned fp_log_delta_bits(const fp_config *c);
+
+/* The largest item c's log holds: an interrupt's. */
+unsigned fp_log_item_max(const fp_config *c);
 
 /* fp_tracer_write with the device log (log NULL or FP_LOG_NONE: none). */
 int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slots,
