@@ -71,6 +71,29 @@ static void test_blink_end_to_end(void **state)
 	unsigned blocks, irqs;
 	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts", &blocks,
 				&irqs), 2);
+	/* The bytes by kind add up to the dump: a header of 4 + 1 + 1 + 10
+	 * ("atmega328p") + 2 + 35 ("default:sel=cycles:32,ra=0,width=32") +
+	 * 1 + 1 + 32 + 2 = 89 bytes, 5 a block (marker, sequence, length,
+	 * CRC), and no reads or losses in this firmware */
+	unsigned long total, hb, bb, ib, rb, lb;
+	assert_non_null(strstr(s->out, "import: "));
+	assert_int_equal(sscanf(strstr(s->out, "input reads -> ") + 15, "%*s\nimport: %lu bytes: "
+				"header %lu, block heads and CRCs %lu, interrupts %lu, reads %lu, "
+				"losses %lu", &total, &hb, &bb, &ib, &rb, &lb), 6);
+	assert_int_equal(hb, 89);
+	assert_int_equal(bb, 5ul * blocks);
+	assert_int_equal(rb, 0);
+	assert_int_equal(lb, 0);
+	assert_int_equal(hb + bb + ib, total);
+	char lp[256];
+	snprintf(lp, sizeof lp, "%s/ab.log", s->dir);
+	FILE *lf = fopen(lp, "rb");
+	assert_non_null(lf);
+	fseek(lf, 0, SEEK_END);
+	assert_int_equal(ftell(lf), (long)total);
+	fclose(lf);
+	/* each interrupt: its vector, then a difference of cycles in LEB128 */
+	assert_true(ib >= 2ul * irqs && ib <= 6ul * irqs);
 	/* 3 M instructions at ~1.3 cycles each at 16 MHz is ~245 ms: Timer0
 	 * overflows every 1.024 ms, Timer2 ticks every 1 ms, the UART sends
 	 * a few bytes every 20 ms — more than 400 interrupts. */
@@ -158,8 +181,9 @@ static void test_damaged_dumps(void **state)
 	build_blink(s, "ab", 64);
 	stamp(s, "ab");
 	device(s, "ab");
-	/* The header of this build: "AVRL", 1, 10 "atmega328p", 2 bytes of
-	 * length, the spec, 1, 32 + 2: the first block starts after it. */
+	/* The header of this build: "AVRL", 2, 10 "atmega328p", 2 bytes of
+	 * length, the spec, 4, 32, 32 + 2: 89 bytes; the first block starts
+	 * after it, so byte 300 is in a block and 290 cuts one. */
 	damage(s, "flip.log", 300, -1);
 	expect_refusal(s, "flip.log", "ab.elf", "CRC does not match: damaged");
 	damage(s, "head.log", 20, -1);
