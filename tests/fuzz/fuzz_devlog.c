@@ -2,8 +2,12 @@
  * fuzz_devlog.c — the device log parser (device/devlog.c), as `avrr
  * import` runs it on a dump: devlog_parse on the bytes, then, the bytes
  * taken as an ELF, the search for the log header and the firmware's hash
- * that import and stamp make.  Seeds: tests/fuzz/corpus/devlog (a dump of
- * tests/firmware/arduino_blink.c built with `avrr tracer --log func`).
+ * that import and stamp make.  Seeds: tests/fuzz/corpus/devlog, format
+ * version 2: a dump of tests/firmware/arduino_blink.c built with `avrr
+ * tracer --log func` (the default spec: fingerprints as differences),
+ * funcsheap's with its reads logged (runs of reads), and cut at byte 400,
+ * the same with sel=cycles:16,ra=8,width=24 (fingerprints as their
+ * bytes), and one that lost items (an 18-byte block at 9,600 baud).
  */
 #include "fuzz.h"
 
