@@ -104,6 +104,17 @@ int cmd_tracer(int argc, char **argv)
 		cli_fail("tracer", "%s: no register tables for %s", argv[optind], s->mcu);
 		goto done;
 	}
+	uint32_t at;
+	const char *t1;
+	if (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) && fp_tracer_timer1_write(fw, s->names, &at, &t1)) {
+		char spec_text[600];
+		fp_format(&cfg, spec_text, sizeof spec_text);
+		cli_fail("tracer", "%s: writes %s at 0x%05x, but %s counts cycles with Timer1, "
+			 "which must be the tracer's: give --fp a spec without cycles:K, such as "
+			 "'sel=SPL+SPH+SREG+r24+sic:16,hash=jenkins,ra=8,width=32' (docs/device.md)",
+			 argv[optind], t1, (unsigned)at, spec_text);
+		goto done;
+	}
 	char tmp[4096];
 	FILE *f = util_open_temp(out, tmp, sizeof tmp);
 	if (!f) {

@@ -13,6 +13,7 @@
 
 #include "instrument.h"
 #include "../device/devlog.h"
+#include "../sim/avr_decode.h"
 
 #include <string.h>
 
@@ -222,6 +223,65 @@ static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes, 
 		cycles ? "[tl] \"n\"(_SFR_MEM_ADDR(TCNT1L)), [th] \"n\"(_SFR_MEM_ADDR(TCNT1H))"
 		       : "",
 		log ? (cycles ? ", [vn] \"M\"(AVRR_VNUM(vector))" : "[vn] \"M\"(AVRR_VNUM(vector))") : "");
+}
+
+/* The data address a store writes, or -1: OUT, STS, SBI and CBI, and a
+ * store through X, Y or Z whose value the LDIs just before it set (how
+ * avr-gcc writes the extended I/O, and how Arduino's init() sets Timer1
+ * up).  ptr[r - 26] is r's value when known[r - 26]. */
+static int store_addr(const avr_insn *in, const uint8_t *ptr, const uint8_t *known)
+{
+	if (in->op == AVR_OP_OUT || in->op == AVR_OP_STS || in->op == AVR_OP_SBI ||
+	    in->op == AVR_OP_CBI)
+		return avr_insn_io(in);
+	if ((in->op != AVR_OP_ST && in->op != AVR_OP_STD) || !in->ptr)
+		return -1;
+	unsigned lo = in->ptr == 'X' ? 0 : in->ptr == 'Y' ? 2 : 4;
+	if (!known[lo] || !known[lo + 1])
+		return -1;
+	int a = ptr[lo] | ptr[lo + 1] << 8;
+	return in->ptr_mode == AVR_PTR_PREDEC ? a - 1 : in->ptr_mode == AVR_PTR_DISP ? a + in->disp : a;
+}
+
+int fp_tracer_timer1_write(const firmware *fw, const mcu_names *names, uint32_t *pc,
+			   const char **reg)
+{
+	static const char *const timer1[] = { "TCCR1A", "TCCR1B", "TCNT1H", "TCNT1L" };
+	int addr[4];
+	for (int i = 0; i < 4; i++)
+		addr[i] = ioregs_addr(names, timer1[i]);
+	uint8_t ptr[6] = { 0 }, known[6] = { 0 };   /* r26..r31 */
+	avr_insn in;
+	for (uint32_t a = 0; a + 1 < fw->code_end; a += 2u * in.words) {
+		if (avr_decode(fw->flash, fw->flash_size, a, &in))
+			break;
+		int to = store_addr(&in, ptr, known);
+		for (int i = 0; i < 4 && to >= 0; i++) {
+			if (to != addr[i])
+				continue;
+			const fw_symbol *f = fw_code_symbol_at(fw, a);
+			if (f && !strncmp(f->name, "avrr_", 5))
+				break;
+			*pc = a;
+			*reg = timer1[i];
+			return 1;
+		}
+		/* what is known of the pointers after it: an LDI sets one; a
+		 * store through one keeps it unless it moves it; anything else
+		 * may change them (a call, a jump here from elsewhere is not
+		 * seen: a static look) */
+		if (in.op == AVR_OP_LDI && in.rd >= 26) {
+			ptr[in.rd - 26] = in.imm;
+			known[in.rd - 26] = 1;
+		} else if ((in.op == AVR_OP_ST || in.op == AVR_OP_STD) && in.ptr &&
+			   (in.ptr_mode == AVR_PTR_PLAIN || in.ptr_mode == AVR_PTR_DISP)) {
+			continue;
+		} else if (in.op != AVR_OP_OUT && in.op != AVR_OP_STS && in.op != AVR_OP_SBI &&
+			   in.op != AVR_OP_CBI && in.op != AVR_OP_LDI) {
+			memset(known, 0, sizeof known);
+		}
+	}
+	return 0;
 }
 
 unsigned fp_log_delta_bits(const fp_config *c)

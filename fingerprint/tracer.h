@@ -59,6 +59,15 @@ typedef struct fp_tracer_log {
 	int masked;             /* an interrupt's block is sent with interrupts off */
 } fp_tracer_log;
 
+/* cycles:K counts with Timer1, free-running at clk/1 from reset: a
+ * firmware that sets its mode or clock, or writes its count, breaks the
+ * counter.  The first instruction of fw's code (outside the tracer's own
+ * avrr_* functions) that writes TCCR1A, TCCR1B, TCNT1H or TCNT1L: 1 with
+ * its byte address and the register's name, else 0.  A static look: a
+ * write through a pointer is not seen. */
+int fp_tracer_timer1_write(const firmware *fw, const mcu_names *names, uint32_t *pc,
+			   const char **reg);
+
 /* How the log carries c's fingerprints: 0, as the ring's bytes; else
  * K, as the difference from the previous one modulo 2^K in LEB128 (the
  * fingerprint is one counter, nothing else, so the difference is small). */

@@ -217,6 +217,32 @@ static void test_what_a_device_cannot_record(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer tests/firmware/attiny85.elf "
 				  "-o %s/t.h", test_avrr(), s->dir), 2);
 	assert_non_null(strstr(s->out, "cycles:K needs a 16-bit Timer1"));
+	/* cycles:K (the default) needs Timer1 free-running at clk/1: a firmware
+	 * that writes its control or count registers is refused, at the first
+	 * such write.  adcapp's OUT to TCCR1B (I/O 0x2e on the ATmega16, data
+	 * 0x4e) and the Arduino core's init(), which sets TCCR1B for PWM
+	 * through Z (ldi r30, 0x81; st Z, r1 on the ATmega328P): their
+	 * addresses are what avr-objdump shows for the first such store. */
+	static const struct { const char *elf, *reg, *objdump; } timer1[] = {
+		{ "traces/adcapp.elf", "TCCR1B", "grep -m1 -E '^ *[0-9a-f]+:.*\tout\t0x2[c-f],'" },
+		{ "tests/firmware/arduino/millis_blink.elf", "TCCR1B",
+		  "grep -m1 -A2 -E '\tldi\tr30, 0x81' | grep -m1 -E '\tst\tZ, '" },
+	};
+	for (size_t i = 0; i < sizeof timer1 / sizeof *timer1; i++) {
+		unsigned long want;
+		assert_int_equal(test_run(s->out, sizeof s->out, "avr-objdump -d %s | %s",
+					  timer1[i].elf, timer1[i].objdump), 0);
+		assert_int_equal(sscanf(s->out, " %lx:", &want), 1);
+		char line[512];
+		snprintf(line, sizeof line, "avrr tracer: %s: writes %s at 0x%05lx, but "
+			 "default:sel=cycles:32,ra=0,width=32 counts cycles with Timer1, which must "
+			 "be the tracer's: give --fp a spec without cycles:K, such as "
+			 "'sel=SPL+SPH+SREG+r24+sic:16,hash=jenkins,ra=8,width=32' (docs/device.md)\n",
+			 timer1[i].elf, timer1[i].reg, want);
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s tracer %s -o %s/t.h",
+					  test_avrr(), timer1[i].elf, s->dir), 2);
+		assert_string_equal(s->out, line);
+	}
 	/* Nothing was left behind, not even the hidden temporary. */
 	assert_int_equal(test_run(s->out, sizeof s->out, "ls -A '%s'", s->dir), 0);
 	assert_string_equal(s->out, "");
