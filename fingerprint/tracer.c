@@ -303,7 +303,7 @@ unsigned fp_log_item_max(const fp_config *c)
  * share.  Everything runs inside the firmware's own execution, so the
  * simulation of the same ELF re-creates it exactly. */
 static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
-		     const fp_tracer_log *log, const char *spec, unsigned fp_bytes)
+		     const fp_tracer_log *log, const char *spec, unsigned fp_bytes, unsigned ovf)
 {
 	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
 	size_t nm = strlen(mcu), ns = strlen(spec);
@@ -376,6 +376,21 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 			"\tAVRR_UCSRB |= _BV(AVRR_TXEN);\n", (unsigned long)log->baud,
 			(unsigned long)log->baud);
 	fputs("}\n\n", o);
+	fputs("/* One byte to the sink.  A send with interrupts off (from a read, or\n"
+	      " * --send-masked) can take longer than Timer1 takes to overflow twice (a\n"
+	      " * 255-byte block at 115,200 baud: 22 ms): the tracer's overflow count is\n"
+	      " * kept here meanwhile, as its TIMER1_OVF handler would, so the cycle\n"
+	      " * counter stays exact. */\n"
+	      "static inline void avrr_log_send(uint8_t byte, uint8_t ien)\n{\n"
+	      "\tavrr_log_sink(byte);\n", o);
+	if (ovf)
+		fprintf(o, "\tif (!ien && (AVRR_TIFR & _BV(TOV1))) {\n"
+			"\t\tAVRR_TIFR = _BV(TOV1);  /* a 1 clears it */\n"
+			"\t\t%s\n\t}\n", ovf > 1 ? "if (++avrr_trace_ovf[0] == 0)\n\t\t\tavrr_trace_ovf[1]++;"
+						: "avrr_trace_ovf[0]++;");
+	else
+		fputs("\t(void)ien;\n", o);
+	fputs("}\n\n", o);
 	fprintf(o, "/* Closes the block and sends it through the sink (with interrupts on\n"
 		" * if ien: items that come meanwhile go to the next block).  Called\n"
 		" * with interrupts off; returns with them off.  The header goes first,\n"
@@ -388,14 +403,14 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 		"\tif (!avrr_log_started) {\n"
 		"\t\tavrr_log_started = 1;\n"
 		"\t\tfor (uint16_t i = 0; i < sizeof " FP_LOG_HEADER_SYMBOL "; i++)\n"
-		"\t\t\tavrr_log_sink(pgm_read_byte(&" FP_LOG_HEADER_SYMBOL "[i]));\n\t}\n"
+		"\t\t\tavrr_log_send(pgm_read_byte(&" FP_LOG_HEADER_SYMBOL "[i]), ien);\n\t}\n"
 		"\tuint16_t crc = _crc_ccitt_update(0xffff, seq);\n"
 		"\tcrc = _crc_ccitt_update(crc, n);\n"
-		"\tavrr_log_sink(0x%02x);\n\tavrr_log_sink(seq);\n\tavrr_log_sink(n);\n"
+		"\tavrr_log_send(0x%02x, ien);\n\tavrr_log_send(seq, ien);\n\tavrr_log_send(n, ien);\n"
 		"\tfor (uint8_t i = 0; i < n; i++) {\n"
 		"\t\tuint8_t b = avrr_log_out[i];\n\t\tcrc = _crc_ccitt_update(crc, b);\n"
-		"\t\tavrr_log_sink(b);\n\t}\n"
-		"\tavrr_log_sink((uint8_t)crc);\n\tavrr_log_sink((uint8_t)(crc >> 8));\n"
+		"\t\tavrr_log_send(b, ien);\n\t}\n"
+		"\tavrr_log_send((uint8_t)crc, ien);\n\tavrr_log_send((uint8_t)(crc >> 8), ien);\n"
 		"\tcli();\n\tavrr_log_busy = 0;\n}\n\n", FP_LOG_BLOCK_MARK);
 	fprintf(o, "/* Room for an item of `need` bytes (interrupts off): 1, with a loss\n"
 		" * item first if items were lost; 0 if it is lost.  While a block is\n"
@@ -597,7 +612,7 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 	if (c->hash_bits)
 		fputs(HASHES, o);
 	if (logging)
-		emit_log(o, c, names, log, spec, bytes);
+		emit_log(o, c, names, log, spec, bytes, ovf);
 	fputs("/* Called by the stub: frame is its saved SREG, timer TCNT1 and sic the\n"
 	      " * software instruction counter as it read them. */\n"
 	      "void avrr_trace_record(const uint8_t *frame, uint16_t timer, uint32_t sic)\n"
