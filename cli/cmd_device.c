@@ -48,9 +48,9 @@ static int on_step(void *ud)
 		c->log_cycles += took;
 		if (!strncmp(f->name, "avrr_log_put", 12))
 			c->put_cycles += took;
-		else if (!strcmp(f->name, "avrr_log_read"))
+		else if (!strncmp(f->name, "avrr_log_read", 13))   /* and avrr_log_read_sreg */
 			c->read_cycles += took;
-		else if (!strcmp(f->name, "avrr_log_ld"))
+		else if (!strncmp(f->name, "avrr_log_ld", 11))
 			c->ld_cycles += took;
 		else
 			c->send_cycles += took;

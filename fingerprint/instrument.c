@@ -113,7 +113,10 @@ enum kind {
  *	pop r31, r30, r27-r18, r1; pop r0; out SREG, r0; pop r0
  *
  * Interrupts are off from before the read until the value is logged, so
- * no interrupt's fingerprint can come between the read and its item. */
+ * no interrupt's fingerprint can come between the read and its item.  r0
+ * still holds the SREG from before at the call (here, in the SBIS/SBIC
+ * and load sequences below): the tracer's logger sends a block the read
+ * closes with interrupts as they were (fingerprint/tracer.c). */
 #define READ_FIXED 35u   /* words besides the read and the call */
 
 /* SBIS/SBIC A, b of an input register becomes the same around `in r24, A`

@@ -480,20 +480,34 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	for (unsigned i = 0; i < sizeof bits; i++)
 		fprintf(o, "%s0x%02x,", i % 12 ? " " : "\n\t", bits[i]);
 	fputs("\n};\n\n", o);
-	fputs("/* A load through X, Y or Z from `addr` gave `value`: called by\n"
-	      " * `avrr instrument --log-loads` after each one below 0x200 (interrupts\n"
-	      " * off); an input's value is logged like any read. */\n"
-	      "void avrr_log_ld(uint16_t addr, uint8_t value) __attribute__((used));\n"
-	      "void avrr_log_ld(uint16_t addr, uint8_t value)\n{\n"
-	      "\tif (addr >= 0x200 || !(pgm_read_byte(&avrr_input_map[addr >> 3]) >> (addr & 7) & 1))\n"
-	      "\t\treturn;\n"
-	      "\tavrr_log_put_value(value, 0);\n}\n\n", o);
-	fputs("/* An input read's value: called by `avrr instrument`'s rewrite after\n"
-	      " * each read of an input register. */\n"
-	      "void avrr_log_read(uint8_t value) __attribute__((used));\n"
-	      "void avrr_log_read(uint8_t value)\n{\n"
-	      "\tuint8_t sreg = SREG;\n\tcli();\n"
-	      "\tavrr_log_put_value(value, sreg & 0x80);\n\tSREG = sreg;\n}\n\n", o);
+	/* `avrr instrument`'s rewrite calls these with interrupts off and r0
+	 * holding SREG as it was before the read (its `in r0, SREG; cli`): a
+	 * block the read closes is sent with interrupts as the code had them
+	 * (unless --send-masked), so a read in the main loop does not hold
+	 * the firmware's interrupts off for a whole block's sending. */
+	fprintf(o, "/* A load through X, Y or Z from `addr` (r25:r24) gave `value` (r22):\n"
+		" * called by `avrr instrument --log-loads` after each one below 0x200\n"
+		" * (interrupts off, r0 the SREG before); an input's value is logged like\n"
+		" * any read. */\n"
+		"void avrr_log_ld_sreg(uint16_t addr, uint8_t value, uint8_t sreg) __attribute__((used));\n"
+		"void avrr_log_ld(void) __attribute__((naked, used));\n"
+		"void avrr_log_ld(void)\n{\n"
+		"\t__asm__ volatile(\"mov r20, r0\\n\\t\" AVRR_JMP \" avrr_log_ld_sreg\");\n}\n\n"
+		"void avrr_log_ld_sreg(uint16_t addr, uint8_t value, uint8_t sreg)\n{\n"
+		"\tif (addr >= 0x200 || !(pgm_read_byte(&avrr_input_map[addr >> 3]) >> (addr & 7) & 1))\n"
+		"\t\treturn;\n"
+		"\tavrr_log_put_value(value, %s);\n}\n\n", log->masked ? "0" : "sreg & 0x80");
+	fprintf(o, "/* An input read's value (r24): called by `avrr instrument`'s rewrite\n"
+		" * after each read of an input register (interrupts off, r0 the SREG\n"
+		" * before). */\n"
+		"void avrr_log_read_sreg(uint8_t value, uint8_t sreg) __attribute__((used));\n"
+		"void avrr_log_read(void) __attribute__((naked, used));\n"
+		"void avrr_log_read(void)\n{\n"
+		"\t__asm__ volatile(\"mov r22, r0\\n\\t\" AVRR_JMP \" avrr_log_read_sreg\");\n}\n\n"
+		"void avrr_log_read_sreg(uint8_t value, uint8_t sreg)\n{\n"
+		"\tuint8_t now = SREG;\n\tcli();\n"
+		"\tavrr_log_put_value(value, %s);\n\tSREG = now;\n}\n\n",
+		log->masked ? "0" : "sreg & 0x80");
 }
 
 /* The tracer's own TIMER1_OVF handler, for a cycles:K counter wider than
@@ -569,7 +583,8 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 		c->hash_bits > 32 ? "uint64_t" : "uint32_t");
 	fputs("#ifdef __AVR_3_BYTE_PC__\n#define AVRR_RA_SIZE 3\n#else\n#define AVRR_RA_SIZE 2\n"
 	      "#endif\n#if FLASHEND > 0x1fff  /* 4-byte vectors: JMP, and CALL */\n"
-	      "#define AVRR_CALL \"call\"\n#else\n#define AVRR_CALL \"rcall\"\n#endif\n\n", o);
+	      "#define AVRR_CALL \"call\"\n#define AVRR_JMP \"jmp\"\n#else\n"
+	      "#define AVRR_CALL \"rcall\"\n#define AVRR_JMP \"rjmp\"\n#endif\n\n", o);
 	if (cycles)
 		fprintf(o, "/* TCNT1 + this = cycles since reset at the interrupt point: the\n"
 			" * timer starts 1 cycle after the reset vector's jump (LDI, then STS),\n"
