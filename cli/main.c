@@ -236,7 +236,7 @@ const cli_command cli_commands[] = {
 	  "                          UDR0 (or UDR), or the firmware's avrr_log_sink()\n"
 	  "      --baud B            the tracer sets the log's UART up at B baud (8N1)\n"
 	  "      --ring BYTES        the log's block in RAM, 8..255 (default 64)\n"
-	  "      --send-masked       send an interrupt's block with interrupts off: no\n"
+	  "      --send-masked       send every block with interrupts off: no\n"
 	  "                          loss from interrupts nesting in the send, but\n"
 	  "                          the others wait for it\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
