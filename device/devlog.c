@@ -55,7 +55,7 @@ static int parse_header(const uint8_t *d, size_t n, devlog *out, size_t *pos, av
 	p += 2;
 	if (!ns || ns >= sizeof out->spec)
 		return avrr_errf(err, "byte %zu: a fingerprint spec of %zu bytes", p - 2, ns);
-	if (p + ns + 2 + 32 + 2 > n)
+	if (p + ns + 3 + 32 + 2 > n)
 		return avrr_errf(err, "byte %zu: the header is truncated", n);
 	memcpy(out->spec, d + p, ns);
 	out->spec[ns] = 0;
@@ -67,6 +67,9 @@ static int parse_header(const uint8_t *d, size_t n, devlog *out, size_t *pos, av
 	if (out->delta_bits > 8 * out->fp_bytes)
 		return avrr_errf(err, "byte %zu: differences of %u bits for %u-byte fingerprints",
 				 p - 1, out->delta_bits, out->fp_bytes);
+	out->fold = d[p++];
+	if (out->fold > 1)
+		return avrr_errf(err, "byte %zu: %u where 0 or 1 says how reads go", p - 1, out->fold);
 	memcpy(out->sha256, d + p, 32);
 	p += 32;
 	uint16_t crc = (uint16_t)(d[p] | d[p + 1] << 8);
@@ -79,7 +82,7 @@ static int parse_header(const uint8_t *d, size_t n, devlog *out, size_t *pos, av
 			return avrr_errf(err, "byte 6: the MCU name is not printable");
 	for (size_t i = 0; i < ns; i++)
 		if (out->spec[i] < 0x20 || out->spec[i] > 0x7e)
-			return avrr_errf(err, "byte %zu: the spec is not printable", p - 36 - ns + i);
+			return avrr_errf(err, "byte %zu: the spec is not printable", p - 37 - ns + i);
 	*pos = p + 2;
 	return 0;
 }
@@ -106,9 +109,10 @@ static int parse_item(const uint8_t *d, size_t q, size_t end, uint32_t b, devlog
 {
 	uint8_t tag = d[q];
 	devlog_item it = { .block = b, .offset = q };
-	if (tag >= 1 && tag < FP_LOG_TAG_READS) {
+	if (tag < FP_LOG_TAG_READS && (l->fold ? tag % FP_LOG_FOLD_ONE : tag)) {
 		it.kind = DEVLOG_ITEM_FP;
-		it.vector = tag;
+		it.vector = l->fold ? tag % FP_LOG_FOLD_ONE : tag;
+		size_t nr = l->fold ? (tag & FP_LOG_FOLD_MASK) / FP_LOG_FOLD_ONE : 0;
 		size_t k = 0;
 		if (!l->delta_bits) {
 			if (end - q < 1u + l->fp_bytes)
@@ -136,8 +140,22 @@ static int parse_item(const uint8_t *d, size_t q, size_t end, uint32_t b, devlog
 			*prev = it.fp;
 		}
 		l->bytes.interrupts += 1 + k;
-		*next = q + 1 + k;
-		return add_item(l, cap, &it, err);
+		if (add_item(l, cap, &it, err))
+			return -1;
+		q += 1 + k;
+		if (end - q < nr)   /* the folded reads' values */
+			return avrr_errf(err, "byte %zu (block %u): %zu reads cut by the block's end",
+					 q, b, nr);
+		devlog_item rd = { .kind = DEVLOG_ITEM_READ, .block = b };
+		for (size_t i = 0; i < nr; i++) {
+			rd.value = d[q + i];
+			rd.offset = q + i;
+			if (add_item(l, cap, &rd, err))
+				return -1;
+		}
+		l->bytes.reads += nr;
+		*next = q + nr;
+		return 0;
 	}
 	if (tag >= FP_LOG_TAG_READS && tag < FP_LOG_TAG_READS + FP_LOG_RUN_MAX) {
 		size_t nr = tag - FP_LOG_TAG_READS + 1u;

@@ -37,6 +37,7 @@ typedef struct devlog {
 	char spec[1024];
 	uint8_t fp_bytes;
 	uint8_t delta_bits;      /* 0: fingerprints as their bytes; K: LEB128 differences mod 2^K */
+	uint8_t fold;            /* 1: up to 3 reads counted in an interrupt item's first byte */
 	uint8_t sha256[32];
 	uint32_t blocks;
 	devlog_item *items;      /* malloc'ed */

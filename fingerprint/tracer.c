@@ -292,6 +292,14 @@ unsigned fp_log_delta_bits(const fp_config *c)
 	return c->ncounters == 1 && !c->hash_bits && !c->ra_bits ? c->count_bits : 0;
 }
 
+unsigned fp_log_fold(const mcu_names *names)
+{
+	for (unsigned v = FP_LOG_FOLD_VECTORS; v < 128; v++)
+		if (ioregs_vector_name(names, v))
+			return 0;
+	return 1;
+}
+
 unsigned fp_log_item_max(const fp_config *c)
 {
 	unsigned delta = fp_log_delta_bits(c);
@@ -331,6 +339,7 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 		HB(spec[i]);
 	HB(fp_bytes);
 	HB(fp_log_delta_bits(c));
+	HB(fp_log_fold(names));
 	for (int i = 0; i < 34; i++)
 		HB(0);
 #undef HB
@@ -343,7 +352,6 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	      "volatile uint8_t avrr_log_len __attribute__((section(\".noinit\")));\n"
 	      "volatile uint8_t avrr_log_seq __attribute__((section(\".noinit\")));\n"
 	      "volatile uint8_t avrr_log_busy __attribute__((section(\".noinit\")));\n"
-	      "volatile uint8_t avrr_log_started __attribute__((section(\".noinit\")));\n"
 	      "volatile uint8_t avrr_log_vec __attribute__((section(\".noinit\")));\n"
 	      "/* 1 + the block position of the run of reads the block ends with; 0: none */\n"
 	      "volatile uint8_t avrr_log_run __attribute__((section(\".noinit\")));\n"
@@ -365,10 +373,10 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 		      "/* The UART sink: blocking, one byte at a time. */\n"
 		      "static inline void avrr_log_sink(uint8_t byte)\n{\n"
 		      "\twhile (!(AVRR_UCSRA & _BV(AVRR_UDRE)))\n\t\t;\n\tAVRR_UDR = byte;\n}\n\n", o);
-	fprintf(o, "/* At reset: an empty block, nothing lost, the header not yet sent%s. */\n"
+	fprintf(o, "/* At reset: an empty block, nothing lost%s. */\n"
 		"__attribute__((naked, used, section(\".init3\"))) void avrr_log_init(void)\n{\n"
 		"\tavrr_log_len = 0;\n\tavrr_log_seq = 0;\n\tavrr_log_busy = 0;\n"
-		"\tavrr_log_started = 0;\n\tavrr_log_lost = 0;\n\tavrr_log_run = 0;\n%s",
+		"\tavrr_log_lost = 0;\n\tavrr_log_run = 0;\n%s",
 		log->baud ? ", the UART at its baud" : "", delta ? "\tavrr_log_last = 0;\n" : "");
 	if (log->sink == FP_LOG_UART && log->baud)
 		fprintf(o, "\tuint16_t ubrr = (uint16_t)((F_CPU + 8ul * %luul) / (16ul * %luul) - 1);\n"
@@ -391,19 +399,25 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	else
 		fputs("\t(void)ien;\n", o);
 	fputs("}\n\n", o);
+	fputs("/* The stream's header, once per reset, before main() (interrupts off):\n"
+	      " * sent here rather than ahead of the first block, whose sending the\n"
+	      " * firmware's first interrupts would otherwise wait out. */\n"
+	      "__attribute__((noinline, used)) void avrr_log_header_out(void)\n{\n"
+	      "\tfor (uint16_t i = 0; i < sizeof " FP_LOG_HEADER_SYMBOL "; i++)\n"
+	      "\t\tavrr_log_send(pgm_read_byte(&" FP_LOG_HEADER_SYMBOL "[i]), 0);\n}\n\n"
+	      "/* In .init5: after .init3's set-up of the log and the tracer, and\n"
+	      " * after the variables are initialised (.init4). */\n"
+	      "__attribute__((naked, used, section(\".init5\"))) void avrr_log_start(void)\n{\n"
+	      "\t__asm__ volatile(AVRR_CALL \" avrr_log_header_out\");\n}\n\n", o);
 	fprintf(o, "/* Closes the block and sends it through the sink (with interrupts on\n"
 		" * if ien: items that come meanwhile go to the next block).  Called\n"
-		" * with interrupts off; returns with them off.  The header goes first,\n"
-		" * once per reset. */\n"
+		" * with interrupts off; returns with them off. */\n"
 		"__attribute__((noinline)) static void avrr_log_flush(uint8_t ien)\n{\n"
 		"\tuint8_t n = avrr_log_len, seq = avrr_log_seq++;\n"
 		"\tfor (uint8_t i = 0; i < n; i++)\n\t\tavrr_log_out[i] = avrr_log_blk[i];\n"
 		"\tavrr_log_len = 0;\n\tavrr_log_run = 0;\n\tavrr_log_busy = 1;\n"
 		"\tif (ien)\n\t\tsei();\n"
-		"\tif (!avrr_log_started) {\n"
-		"\t\tavrr_log_started = 1;\n"
-		"\t\tfor (uint16_t i = 0; i < sizeof " FP_LOG_HEADER_SYMBOL "; i++)\n"
-		"\t\t\tavrr_log_send(pgm_read_byte(&" FP_LOG_HEADER_SYMBOL "[i]), ien);\n\t}\n"
+
 		"\tuint16_t crc = _crc_ccitt_update(0xffff, seq);\n"
 		"\tcrc = _crc_ccitt_update(crc, n);\n"
 		"\tavrr_log_send(0x%02x, ien);\n\tavrr_log_send(seq, ien);\n\tavrr_log_send(n, ien);\n"
@@ -437,6 +451,11 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	      "\tif (AVRR_LOG_RING - avrr_log_len < AVRR_LOG_ITEM_MAX + AVRR_LOG_LOSS && !avrr_log_busy)\n"
 	      "\t\tavrr_log_flush(ien);\n}\n\n", o);
 	fputs("/* An interrupt's item (interrupts off): its vector, then its fingerprint", o);
+	unsigned fold = fp_log_fold(names);
+	/* with the reads that follow folded into its first byte, an
+	 * interrupt's item is where they are counted; else they start a run */
+	const char *run = fold ? "\tavrr_log_run = avrr_log_len + 1;  /* reads may follow */\n"
+			       : "\tavrr_log_run = 0;\n";
 	char mask[40] = "";   /* the difference modulo 2^delta, where AVRR_FP_T is wider */
 	if (delta && delta != 32 && delta != 64)
 		snprintf(mask, sizeof mask, " & 0x%llxull", (unsigned long long)fp_hash_mask(delta));
@@ -445,30 +464,38 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 			" * LEB128 (7 bits a byte, the low first, 0x80 on all but the last). */\n"
 			"__attribute__((noinline)) static void avrr_log_put_fp(AVRR_FP_T f, uint8_t ien)\n"
 			"{\n\tif (!avrr_log_put_room(AVRR_LOG_ITEM_MAX))\n\t\treturn;\n"
-			"\tavrr_log_run = 0;\n\tavrr_log_blk[avrr_log_len++] = avrr_log_vec;\n"
+			"%s\tavrr_log_blk[avrr_log_len++] = avrr_log_vec;\n"
 			"\tAVRR_FP_T d = (f - avrr_log_last)%s;\n\tavrr_log_last = f;\n"
 			"\twhile (d > 0x7f) {\n\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)d | 0x80;\n"
 			"\t\td >>= 7;\n\t}\n\tavrr_log_blk[avrr_log_len++] = (uint8_t)d;\n"
 			"\tavrr_log_put_done(ien);\n}\n\n",
-			delta, mask);
+			delta, run, mask);
 	else
-		fputs(", its\n * bytes as the ring holds them. */\n"
+		fprintf(o, ", its\n * bytes as the ring holds them. */\n"
 		      "__attribute__((noinline)) static void avrr_log_put_fp(AVRR_FP_T f, uint8_t ien)\n"
 		      "{\n\tif (!avrr_log_put_room(AVRR_LOG_ITEM_MAX))\n\t\treturn;\n"
-		      "\tavrr_log_run = 0;\n\tavrr_log_blk[avrr_log_len++] = avrr_log_vec;\n"
+		      "%s\tavrr_log_blk[avrr_log_len++] = avrr_log_vec;\n"
 		      "\tfor (uint8_t i = 0; i < AVRR_TRACE_BYTES; i++, f >>= 8)\n"
 		      "\t\tavrr_log_blk[avrr_log_len++] = (uint8_t)f;\n"
-		      "\tavrr_log_put_done(ien);\n}\n\n", o);
+		      "\tavrr_log_put_done(ien);\n}\n\n", run);
 	fprintf(o, "/* An input read's value (interrupts off): one more in the run of reads\n"
-		" * the block ends with, or a new run. */\n"
+		" * the block ends with%s, or a new run. */\n"
 		"__attribute__((noinline)) static void avrr_log_put_value(uint8_t value, uint8_t ien)\n"
-		"{\n\tif (!avrr_log_put_room(2))\n\t\treturn;\n"
-		"\tif (avrr_log_run && avrr_log_blk[avrr_log_run - 1] != 0x%02x) {\n"
-		"\t\tavrr_log_blk[avrr_log_run - 1]++;\n\t} else {\n"
+		"{\n\tif (!avrr_log_put_room(2))\n\t\treturn;\n", fold ?
+		" (or in the interrupt item it ends with, up to 3)" : "");
+	if (fold)
+		fprintf(o, "\tuint8_t t = avrr_log_run ? avrr_log_blk[avrr_log_run - 1] : 0x%02x;\n"
+			"\tif (t & 0x80 ? t != 0x%02x : (t & 0x%02x) != 0x%02x) {\n"
+			"\t\tavrr_log_blk[avrr_log_run - 1] = t + (t & 0x80 ? 1 : 0x%02x);\n",
+			FP_LOG_TAG_READS + FP_LOG_RUN_MAX - 1, FP_LOG_TAG_READS + FP_LOG_RUN_MAX - 1,
+			FP_LOG_FOLD_MASK, FP_LOG_FOLD_MASK, FP_LOG_FOLD_ONE);
+	else
+		fprintf(o, "\tif (avrr_log_run && avrr_log_blk[avrr_log_run - 1] != 0x%02x) {\n"
+			"\t\tavrr_log_blk[avrr_log_run - 1]++;\n", FP_LOG_TAG_READS + FP_LOG_RUN_MAX - 1);
+	fprintf(o, "\t} else {\n"
 		"\t\tavrr_log_blk[avrr_log_len++] = 0x%02x;\n\t\tavrr_log_run = avrr_log_len;\n\t}\n"
 		"\tavrr_log_blk[avrr_log_len++] = value;\n"
-		"\tavrr_log_put_done(ien);\n}\n\n", FP_LOG_TAG_READS + FP_LOG_RUN_MAX - 1,
-		FP_LOG_TAG_READS);
+		"\tavrr_log_put_done(ien);\n}\n\n", FP_LOG_TAG_READS);
 	/* The input set as a bit map of the addresses below 0x200, for the
 	 * loads through a pointer `avrr instrument --log-loads` tests. */
 	uint8_t map[FP_INPUT_SPACE], bits[FP_INPUT_SPACE / 8] = { 0 };

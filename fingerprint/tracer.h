@@ -52,6 +52,13 @@ typedef enum { FP_LOG_NONE, FP_LOG_UART, FP_LOG_FUNC } fp_log_sink;
 #define FP_LOG_RUN_MAX 64
 #define FP_LOG_TAG_LOSS 0xc0
 #define FP_LOG_BLOCK_MARK 0xa5
+/* On an MCU whose vectors are all below FP_LOG_FOLD_VECTORS, up to 3
+ * reads that follow an interrupt's item are counted in its first byte
+ * (bits 5-6, FP_LOG_FOLD_ONE each), their values after its fingerprint:
+ * the vector is the low 5 bits. */
+#define FP_LOG_FOLD_VECTORS 32
+#define FP_LOG_FOLD_MASK 0x60
+#define FP_LOG_FOLD_ONE 0x20
 typedef struct fp_tracer_log {
 	fp_log_sink sink;
 	uint32_t baud;          /* 0: the firmware sets the UART up itself */
@@ -73,7 +80,12 @@ int fp_tracer_timer1_write(const firmware *fw, const mcu_names *names, uint32_t 
  * fingerprint is one counter, nothing else, so the difference is small). */
 unsigned fp_log_delta_bits(const fp_config *c);
 
-/* The largest item c's log holds: an interrupt's. */
+/* 1 if the log folds reads into interrupt items on this MCU (its vectors
+ * are all below FP_LOG_FOLD_VECTORS), else 0. */
+unsigned fp_log_fold(const mcu_names *names);
+
+/* The largest item c's log holds: an interrupt's (without folded reads,
+ * which take room as reads). */
 unsigned fp_log_item_max(const fp_config *c);
 
 /* fp_tracer_write with the device log (log NULL or FP_LOG_NONE: none). */

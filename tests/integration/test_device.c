@@ -73,14 +73,14 @@ static void test_blink_end_to_end(void **state)
 				&irqs), 2);
 	/* The bytes by kind add up to the dump: a header of 4 + 1 + 1 + 10
 	 * ("atmega328p") + 2 + 35 ("default:sel=cycles:32,ra=0,width=32") +
-	 * 1 + 1 + 32 + 2 = 89 bytes, 5 a block (marker, sequence, length,
+	 * 1 + 1 + 1 + 32 + 2 = 90 bytes, 5 a block (marker, sequence, length,
 	 * CRC), and no reads or losses in this firmware */
 	unsigned long total, hb, bb, ib, rb, lb;
 	assert_non_null(strstr(s->out, "import: "));
 	assert_int_equal(sscanf(strstr(s->out, "input reads -> ") + 15, "%*s\nimport: %lu bytes: "
 				"header %lu, block heads and CRCs %lu, interrupts %lu, reads %lu, "
 				"losses %lu", &total, &hb, &bb, &ib, &rb, &lb), 6);
-	assert_int_equal(hb, 89);
+	assert_int_equal(hb, 90);
 	assert_int_equal(bb, 5ul * blocks);
 	assert_int_equal(rb, 0);
 	assert_int_equal(lb, 0);
@@ -182,7 +182,7 @@ static void test_damaged_dumps(void **state)
 	stamp(s, "ab");
 	device(s, "ab");
 	/* The header of this build: "AVRL", 2, 10 "atmega328p", 2 bytes of
-	 * length, the spec, 4, 32, 32 + 2: 89 bytes; the first block starts
+	 * length, the spec, 4, 32, 1, 32 + 2: 90 bytes; the first block starts
 	 * after it, so byte 300 is in a block and 290 cuts one. */
 	damage(s, "flip.log", 300, -1);
 	expect_refusal(s, "flip.log", "ab.elf", "CRC does not match: damaged");

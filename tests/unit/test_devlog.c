@@ -32,9 +32,9 @@ static uint16_t ref_crc_of(const uint8_t *p, size_t n)
 #define SPEC "sel=cycles:32,ra=0,width=32"
 
 /* The header of docs/device.md for the atmega16 and SPEC, 4-byte
- * fingerprints sent as differences mod 2^32; a hash of 1..32.  Returns
- * its length. */
-static size_t put_header(uint8_t *d)
+ * fingerprints sent as differences mod 2^32, reads folded into interrupt
+ * items or not; a hash of 1..32.  Returns its length. */
+static size_t put_header(uint8_t *d, uint8_t fold)
 {
 	size_t n = 0;
 	memcpy(d, "AVRL", 4);
@@ -49,6 +49,7 @@ static size_t put_header(uint8_t *d)
 	n += strlen(SPEC);
 	d[n++] = 4;                       /* bytes per fingerprint */
 	d[n++] = 32;                      /* differences mod 2^32 */
+	d[n++] = fold;
 	for (int i = 1; i <= 32; i++)
 		d[n++] = (uint8_t)i;
 	uint16_t crc = ref_crc_of(d, n);
@@ -96,11 +97,11 @@ static void test_known_block(void **state)
 		0x05, 0xff, 0xff, 0xff, 0xff, 0x0f, /* vector 5, +0xffffffff: 16483 */
 	};
 	uint8_t d[256];
-	size_t h = put_header(d);
-	/* the format's table: 4 + 1 + 1 + 8 + 2 + 27 + 1 + 1 + 32 + 2 */
-	assert_int_equal(h, 79);
+	size_t h = put_header(d, 0);
+	/* the format's table: 4 + 1 + 1 + 8 + 2 + 27 + 1 + 1 + 1 + 32 + 2 */
+	assert_int_equal(h, 80);
 	size_t n = h + put_block(d + h, 0, payload, sizeof payload);
-	assert_int_equal(n, 79 + 5 + 19);
+	assert_int_equal(n, 80 + 5 + 19);
 	devlog l;
 	avrr_err err = { "" };
 	if (devlog_parse(d, n, &l, &err))
@@ -110,17 +111,18 @@ static void test_known_block(void **state)
 	assert_string_equal(l.spec, SPEC);
 	assert_int_equal(l.fp_bytes, 4);
 	assert_int_equal(l.delta_bits, 32);
+	assert_int_equal(l.fold, 0);
 	assert_int_equal(l.blocks, 1);
 	assert_int_equal(l.nitems, 7);
 	static const struct { uint8_t kind, vector, value; uint16_t lost; uint64_t fp; size_t at; }
 	want[] = {
-		{ DEVLOG_ITEM_FP, 1, 0, 0, 100, 82 },
-		{ DEVLOG_ITEM_FP, 3, 0, 0, 16484, 84 },
-		{ DEVLOG_ITEM_READ, 0, 0x11, 0, 0, 89 },
-		{ DEVLOG_ITEM_READ, 0, 0x22, 0, 0, 90 },
-		{ DEVLOG_ITEM_READ, 0, 0x33, 0, 0, 91 },
-		{ DEVLOG_ITEM_LOSS, 0, 0, 2, 0, 92 },
-		{ DEVLOG_ITEM_FP, 5, 0, 0, 16483, 95 },
+		{ DEVLOG_ITEM_FP, 1, 0, 0, 100, 83 },
+		{ DEVLOG_ITEM_FP, 3, 0, 0, 16484, 85 },
+		{ DEVLOG_ITEM_READ, 0, 0x11, 0, 0, 90 },
+		{ DEVLOG_ITEM_READ, 0, 0x22, 0, 0, 91 },
+		{ DEVLOG_ITEM_READ, 0, 0x33, 0, 0, 92 },
+		{ DEVLOG_ITEM_LOSS, 0, 0, 2, 0, 93 },
+		{ DEVLOG_ITEM_FP, 5, 0, 0, 16483, 96 },
 	};
 	for (size_t i = 0; i < 7; i++) {
 		const devlog_item *it = &l.items[i];
@@ -132,7 +134,7 @@ static void test_known_block(void **state)
 		assert_int_equal(it->offset, want[i].at);
 		assert_int_equal(it->block, 0);
 	}
-	assert_int_equal(l.bytes.header, 79);
+	assert_int_equal(l.bytes.header, 80);
 	assert_int_equal(l.bytes.blocks, 5);
 	assert_int_equal(l.bytes.interrupts, 2 + 4 + 6);
 	assert_int_equal(l.bytes.reads, 4);
@@ -141,7 +143,71 @@ static void test_known_block(void **state)
 	/* one bit flipped in the payload: the block's CRC catches it */
 	d[h + 3 + 7] ^= 0x10;
 	assert_int_equal(devlog_parse(d, n, &l, &err), -1);
-	assert_string_equal(err.msg, "byte 79 (block 0): the block's CRC does not match: damaged");
+	assert_string_equal(err.msg, "byte 80 (block 0): the block's CRC does not match: damaged");
+}
+
+/* Reads folded into the interrupt item before them (an MCU whose vectors
+ * are all below 32): the vector is the first byte's low 5 bits, bits 5-6
+ * count the reads whose values follow the difference. */
+static void test_folded_reads(void **state)
+{
+	(void)state;
+	static const uint8_t payload[] = {
+		0x4e, 0xa5, 0x09, 0x12, 0x03,       /* vector 14, +1189, 2 reads */
+		0x6e, 0x05, 0x01, 0x02, 0x03,       /* vector 14, +5, 3 reads */
+		0x81, 0x04, 0x05,                   /* a run of 2 more */
+		0x09, 0x7f,                         /* vector 9, +127, none */
+	};
+	uint8_t d[256];
+	size_t h = put_header(d, 1);
+	size_t n = h + put_block(d + h, 0, payload, sizeof payload);
+	devlog l;
+	avrr_err err = { "" };
+	if (devlog_parse(d, n, &l, &err))
+		fail_msg("parse: %s", err.msg);
+	assert_int_equal(l.fold, 1);
+	assert_int_equal(l.nitems, 10);
+	static const struct { uint8_t kind, vector, value; uint64_t fp; size_t at; } want[] = {
+		{ DEVLOG_ITEM_FP, 14, 0, 1189, 83 },
+		{ DEVLOG_ITEM_READ, 0, 0x12, 0, 86 },
+		{ DEVLOG_ITEM_READ, 0, 0x03, 0, 87 },
+		{ DEVLOG_ITEM_FP, 14, 0, 1194, 88 },
+		{ DEVLOG_ITEM_READ, 0, 0x01, 0, 90 },
+		{ DEVLOG_ITEM_READ, 0, 0x02, 0, 91 },
+		{ DEVLOG_ITEM_READ, 0, 0x03, 0, 92 },
+		{ DEVLOG_ITEM_READ, 0, 0x04, 0, 94 },
+		{ DEVLOG_ITEM_READ, 0, 0x05, 0, 95 },
+		{ DEVLOG_ITEM_FP, 9, 0, 1321, 96 },
+	};
+	for (size_t i = 0; i < 10; i++) {
+		assert_int_equal(l.items[i].kind, want[i].kind);
+		assert_int_equal(l.items[i].vector, want[i].vector);
+		assert_int_equal(l.items[i].value, want[i].value);
+		assert_int_equal(l.items[i].fp, want[i].fp);
+		assert_int_equal(l.items[i].offset, want[i].at);
+	}
+	/* interrupt bytes: the first byte and the difference; reads: values
+	 * and the run's first byte */
+	assert_int_equal(l.bytes.interrupts, 3 + 2 + 2);
+	assert_int_equal(l.bytes.reads, 2 + 3 + 3);
+	devlog_free(&l);
+	/* unfolded, the same first byte 0x4e is vector 78 */
+	h = put_header(d, 0);
+	n = h + put_block(d + h, 0, payload, 3);
+	if (devlog_parse(d, n, &l, &err))
+		fail_msg("parse unfolded: %s", err.msg);
+	assert_int_equal(l.nitems, 1);
+	assert_int_equal(l.items[0].vector, 0x4e);
+	devlog_free(&l);
+	/* folded: 0x20 is vector 0 (none), and reads past the block's end */
+	static const uint8_t bad1[] = { 0x20, 0x01 }, bad2[] = { 0x4e, 0x05, 0x01 };
+	h = put_header(d, 1);
+	n = h + put_block(d + h, 0, bad1, sizeof bad1);
+	assert_int_equal(devlog_parse(d, n, &l, &err), -1);
+	assert_string_equal(err.msg, "byte 83 (block 0): unknown item 0x20");
+	n = h + put_block(d + h, 0, bad2, sizeof bad2);
+	assert_int_equal(devlog_parse(d, n, &l, &err), -1);
+	assert_string_equal(err.msg, "byte 85 (block 0): 2 reads cut by the block's end");
 }
 
 /* Each malformed item, in a block whose CRC is right: its line. */
@@ -151,19 +217,19 @@ static void test_bad_items(void **state)
 	static const struct { uint8_t payload[8]; uint8_t len; const char *msg; } cases[] = {
 		/* 33 bits: 4 x 7 = 28, and 0x1f has 5 more */
 		{ { 0x01, 0xff, 0xff, 0xff, 0xff, 0x1f }, 6,
-		  "byte 82 (block 0): a difference wider than 32 bits" },
+		  "byte 83 (block 0): a difference wider than 32 bits" },
 		/* a sixth byte */
 		{ { 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00 }, 7,
-		  "byte 82 (block 0): a difference wider than 32 bits" },
-		{ { 0x01, 0x80, 0x80 }, 3, "byte 82 (block 0): interrupt item cut by the block's end" },
-		{ { 0x82, 0x11, 0x22 }, 3, "byte 82 (block 0): a run of 3 reads cut by the block's end" },
-		{ { 0xc0, 0x01 }, 2, "byte 82 (block 0): loss item cut by the block's end" },
-		{ { 0x00, 0x01 }, 2, "byte 82 (block 0): unknown item 0x00" },
-		{ { 0x80, 0x01, 0xc1 }, 3, "byte 84 (block 0): unknown item 0xc1" },
+		  "byte 83 (block 0): a difference wider than 32 bits" },
+		{ { 0x01, 0x80, 0x80 }, 3, "byte 83 (block 0): interrupt item cut by the block's end" },
+		{ { 0x82, 0x11, 0x22 }, 3, "byte 83 (block 0): a run of 3 reads cut by the block's end" },
+		{ { 0xc0, 0x01 }, 2, "byte 83 (block 0): loss item cut by the block's end" },
+		{ { 0x00, 0x01 }, 2, "byte 83 (block 0): unknown item 0x00" },
+		{ { 0x80, 0x01, 0xc1 }, 3, "byte 85 (block 0): unknown item 0xc1" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		uint8_t d[256];
-		size_t h = put_header(d);
+		size_t h = put_header(d, 0);
 		size_t n = h + put_block(d + h, 0, cases[i].payload, cases[i].len);
 		devlog l;
 		avrr_err err = { "" };
@@ -202,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_crc_is_avr_libcs),
 		cmocka_unit_test(test_known_block),
 		cmocka_unit_test(test_bad_items),
+		cmocka_unit_test(test_folded_reads),
 		cmocka_unit_test(test_coding_choice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
