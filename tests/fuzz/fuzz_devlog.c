@@ -5,7 +5,8 @@
  * that import and stamp make.  Seeds: tests/fuzz/corpus/devlog, format
  * version 2: a dump of tests/firmware/arduino_blink.c built with `avrr
  * tracer --log func` (the default spec: fingerprints as differences),
- * funcsheap's with its reads logged (runs of reads), and cut at byte 400,
+ * funcsheap's with its reads logged (runs of reads, reads folded into
+ * interrupt items), and cut at byte 400,
  * the same with sel=cycles:16,ra=8,width=24 (fingerprints as their
  * bytes), and one that lost items (an 18-byte block at 9,600 baud).
  */
