@@ -374,6 +374,17 @@ static void test_bad_arguments(void **state)
 					"and profile" },
 		{ "analyze '%s'", "avrr analyze: usage: avrr analyze RUN.db races|profile" },
 		{ "analyze '%s' races --folded x", "avrr analyze: --folded is the profile's" },
+		/* The replay options, parsed as avrr replay parses them. */
+		{ "analyze '%s' races --fp nosuch", "avrr analyze: no fingerprint configuration "
+						    "'nosuch' in the recording (see avrr info)\n" },
+		{ "analyze '%s' races --match nope", "avrr analyze: --match: 'nope' is neither 'set' "
+						     "nor 'sequence'\n" },
+		{ "analyze '%s' profile --window 0", "avrr analyze: --window: 0 is not in 1..1024\n" },
+		{ "analyze '%s' races --fp default --fp default", "avrr analyze: one --fp NAME: the "
+		  "stored configuration to replay with\n" },
+		/* analyze never travels back: no checkpoints to bound */
+		{ "analyze '%s' races --checkpoint-memory 8", "avrr analyze: unknown option "
+		  "'--checkpoint-memory'; see 'avrr analyze --help'\n" },
 		{ "export '%s'", "avrr export: usage: avrr export RUN.db --vcd OUT.vcd" },
 		{ "export '%s' --vcd /tmp/x.vcd --var nosuch", "avrr export: --var nosuch: no "
 							      "variable of that name in the firmware" },
@@ -389,6 +400,17 @@ static void test_bad_arguments(void **state)
 		if (strncmp(s->out, cases[i].msg, strlen(cases[i].msg)))
 			fail_msg("%s: got: %s", args, s->out);
 	}
+	/* The stored configuration named, with set matching or a window: a
+	 * faithful replay either way, so the same report as by default. */
+	char plain[sizeof s->out];
+	assert_int_equal(test_run(plain, sizeof plain, "%s analyze '%s' races", test_avrr(), path), 0);
+	assert_non_null(strstr(plain, "tick (0x0100, 2 bytes): split read in main"));
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races --fp default "
+				  "--match set", test_avrr(), path), 0);
+	assert_string_equal(s->out, plain);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races --window 4",
+				  test_avrr(), path), 0);
+	assert_string_equal(s->out, plain);
 	/* An output the export cannot create fails it (1: the run was fine). */
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd /nonexistent/x.vcd",
 				  test_avrr(), path), 1);
