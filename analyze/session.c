@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-int an_open(const char *path, volatile int *interrupted, an_session *out, avrr_err *err)
+int an_open(const char *path, const rp_options *given, volatile int *interrupted, an_session *out,
+	    avrr_err *err)
 {
 	memset(out, 0, sizeof *out);
-	rp_options o = { .match = RP_MATCH_SEQUENCE, .interrupted = interrupted };
+	rp_options o = given ? *given : (rp_options){ .match = RP_MATCH_SEQUENCE };
+	o.interrupted = interrupted;
 	out->interrupted = interrupted;
 	out->path = path;
 	if (rp_open(path, &o, &out->r, err))

@@ -1,7 +1,7 @@
 /*
  * session.h — an analysis runs on the replay proper: the recording played
- * back from its default fingerprints with sequence matching, as `avrr
- * replay` does, its observers (replayer.h) told of every instruction,
+ * back from its fingerprints (the default ones, with sequence matching,
+ * unless told otherwise) as `avrr replay` does, its observers (replayer.h) told of every instruction,
  * access and interrupt.  Heavy analyses the device could never afford run
  * here, after the fact (the point of Song & Lee's P-Replayer).
  *
@@ -27,7 +27,11 @@ typedef struct an_session {
 	volatile int *interrupted;
 } an_session;
 
-int an_open(const char *path, volatile int *interrupted, an_session *out, avrr_err *err);
+/* Opens the replay of the recording at path with o's configuration and
+ * matching (--fp, --match, --window; NULL: the default configuration,
+ * sequence matching). */
+int an_open(const char *path, const rp_options *o, volatile int *interrupted, an_session *out,
+	    avrr_err *err);
 void an_close(an_session *a);
 
 /* Replays to the end, calling progress(ud, done, total) now and then (may be

@@ -74,12 +74,66 @@ uint32_t cli_board_clock(const firmware *fw, const cli_board *t);
 	"      --board NAME        an Arduino board: its MCU and clock (uno, nano,\n" \
 	"                          pro-mini, pro-mini8, mega, leonardo, micro, ...)\n"
 
-/* The replay options `replay` and `shell` share: --match set|sequence
- * and --window N (1..1024).  On failure they print why and return non-zero. */
-int cli_parse_match(const char *cmd, const char *text, rp_match *out);
-int cli_parse_window(const char *cmd, const char *text, unsigned *out);
-/* --checkpoint-memory MB (1..TRAVEL_MEMORY_MB_MAX), for shell, serve and gdb. */
-int cli_parse_checkpoint_memory(const char *cmd, const char *text, unsigned *out);
+/* The option loop of every command, table-driven: opts (ending with a
+ * NULL name) and shortopts as getopt_long takes them (with a leading ':').
+ *
+ *	cli_getopt g;
+ *	cli_getopt_begin(&g, "replay", argc, argv, ":h", opts);
+ *	while ((c = cli_getopt_next(&g)) > 0)
+ *		switch (c) { ...the command's own codes... }
+ *	if (c < 0)
+ *		return g.rc;
+ *
+ * cli_getopt_next returns an option's code (optarg its value), 0 where the
+ * options end (optind at the first operand), or -1 when the command is to
+ * return g.rc: after -h/--help (code 'h', the usage printed: 0), a missing
+ * value or an unknown option (said as "avrr CMD: ...": EXIT_BAD_INPUT).
+ * With pass_unknown set, an unknown option is returned as '?' instead, for
+ * the command to say in its own words. */
+typedef struct cli_getopt {
+	const char *cmd;
+	int argc;
+	char **argv;
+	const char *shortopts;
+	const struct option *opts;
+	int pass_unknown;  /* '?' to the caller rather than refused */
+	int index;         /* out: opts' index of the long option read, else -1 */
+	int at;            /* out: argv's index the option was read from */
+	int rc;            /* out, once cli_getopt_next returned -1 */
+} cli_getopt;
+void cli_getopt_begin(cli_getopt *g, const char *cmd, int argc, char **argv,
+		      const char *shortopts, const struct option *opts);
+int cli_getopt_next(cli_getopt *g);
+/* The tables given (a NULL-ended list) one after the other into out (n
+ * entries, the last the NULL one); -1 if they do not fit.  On a name in
+ * two, getopt takes the first. */
+#define CLI_MAX_OPTIONS 48  /* room in a joined table */
+int cli_options_join(struct option *out, size_t n, ...);
+
+/* The replay options, one table and one parser for replay, shell, serve,
+ * gdb and analyze: --fp (repeatable, kept in order), --match set|sequence,
+ * --window N (1..1024); and for the commands that travel back through
+ * checkpoints (shell, serve, gdb) --checkpoint-memory MB
+ * (1..TRAVEL_MEMORY_MB_MAX).  Their codes are above the commands' own. */
+enum { CLI_OPT_FP = 0x400, CLI_OPT_MATCH, CLI_OPT_WINDOW, CLI_OPT_CHECKPOINT_MEMORY };
+extern const struct option cli_replay_options[];  /* --fp, --match, --window */
+extern const struct option cli_travel_options[];  /* --checkpoint-memory */
+typedef struct cli_record cli_record;
+typedef struct cli_replay {
+	rp_options ro;                  /* match, window; fp_name once finished */
+	int match_given;
+	const char *fps[CLI_MAX_FP];    /* --fp, in order */
+	unsigned nfp;
+	unsigned checkpoint_mb;         /* --checkpoint-memory; 0: the default */
+} cli_replay;
+/* Applies replay option c (a CLI_OPT_* code) with its argument; 0, or
+ * EXIT_BAD_INPUT after saying why. */
+int cli_replay_option(const char *cmd, cli_replay *p, int c, const char *arg);
+/* After the options: --match defaults to sequence; the --fp given name the
+ * stored configuration to replay with (one at most) — or, with rec (the
+ * target is a firmware, recorded first), the SPECs to record under.  0, or
+ * EXIT_BAD_INPUT after saying why. */
+int cli_replay_finish(const char *cmd, cli_replay *p, cli_record *rec);
 /* Its line in the --help of each command that takes it. */
 #define CLI_CHECKPOINT_MEMORY_HELP                                                  \
 	"      --checkpoint-memory MB   the checkpoints' memory at most (default 256);\n" \
@@ -126,9 +180,7 @@ void cli_progress_end(cli_progress *p);
 /* Recording before debugging (cmd_record.c): `avrr gdb FIRMWARE.elf` and
  * `avrr shell FIRMWARE.elf` take the options of `avrr record`, through the
  * same table and parser.  Record options have codes below 256; a command
- * merging them with its own gives its own other codes. */
-#define CLI_MAX_OPTIONS 48  /* room in a merged table */
-typedef struct cli_record cli_record;
+ * joining them with its own gives its own other codes. */
 typedef struct cli_console_uart {  /* what the console's line sink is told */
 	cli_record *r;
 	unsigned n;
@@ -148,9 +200,6 @@ struct cli_record {
 extern const struct option cli_record_options[];  /* ends with a NULL name */
 /* Whether getopt code c is a record option's. */
 int cli_record_is_option(int c);
-/* own's options then the record options into out (n entries, the last the
- * NULL one); -1 if they do not fit. */
-int cli_options_merge(const struct option *own, struct option *out, size_t n);
 /* Applies record option c with its argument; 0, or EXIT_BAD_INPUT after
  * saying why (as "avrr CMD: ..."). */
 int cli_record_option(const char *cmd, cli_record *r, int c, const char *arg);

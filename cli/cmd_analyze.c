@@ -171,31 +171,38 @@ static int report_profile(const an_session *a, const an_profile *p, int json)
 
 int cmd_analyze(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", required_argument, NULL, 'f' },
 		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int json = 0, force = 0, c;
+	struct option opts[CLI_MAX_OPTIONS];
+	cli_replay args = { 0 };
+	int json = 0, force = 0, c, rc;
 	const char *folded = NULL;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	if (cli_options_join(opts, CLI_MAX_OPTIONS, cli_replay_options, own, NULL))
+		return cli_fail("analyze", "internal: too many options");
+	cli_getopt g;
+	cli_getopt_begin(&g, "analyze", argc, argv, ":h", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'f': folded = optarg; break;
 		case 'X': force = 1; break;
-		case 'h': return cli_help("analyze");
-		case ':': return cli_fail("analyze", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("analyze", "unknown option '%s'; see 'avrr analyze --help'",
-					 argv[optind - 1]);
+		default:
+			if ((rc = cli_replay_option("analyze", &args, c, optarg)))
+				return rc;
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 2)
 		return cli_fail("analyze", "usage: avrr analyze RUN.db races|profile [--json] "
 				"[--folded OUT]");
+	if ((rc = cli_replay_finish("analyze", &args, NULL)))
+		return rc;
 	const char *what = argv[optind + 1];
 	int races = !strcmp(what, "races");
 	if (!races && strcmp(what, "profile"))
@@ -214,14 +221,13 @@ int cmd_analyze(int argc, char **argv)
 	cli_catch_signals_hard(NULL);
 	avrr_err err = { "" };
 	an_session a;
-	if (an_open(argv[optind], &cli_interrupted, &a, &err)) {
+	if (an_open(argv[optind], &args.ro, &cli_interrupted, &a, &err)) {
 		if (ff)
 			util_close_temp(ff, ftmp, folded, 0);
 		return cli_interrupted ? EXIT_INTERRUPTED : cli_fail("analyze", "%s", err.msg);
 	}
 	cli_progress p;
 	cli_progress_start(&p, races ? "races" : "profile");
-	int rc;
 	if (races) {
 		an_race *r = NULL;
 		size_t n = 0;
@@ -332,9 +338,9 @@ int cmd_export(int argc, char **argv)
 	const char *out = NULL, *vars[64], *uart_out = NULL;
 	unsigned nvars = 0;
 	int json = 0, force = 0, c, uart = -1;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "export", argc, argv, ":ho:", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'v': out = optarg; break;
 		case 'o': uart_out = optarg; break;
@@ -355,12 +361,10 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'j': json = 1; break;
 		case 'X': force = 1; break;
-		case 'h': return cli_help("export");
-		case ':': return cli_fail("export", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("export", "unknown option '%s'; see 'avrr export --help'",
-					 argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (uart >= 0) {
 		if (out || nvars || optind != argc - 1 || !uart_out)
 			return cli_fail("export", "usage: avrr export RUN.db --uart N -o FILE");
@@ -381,7 +385,7 @@ int cmd_export(int argc, char **argv)
 	cli_catch_signals_hard(NULL);
 	avrr_err err = { "" };
 	an_session a;
-	if (an_open(argv[optind], &cli_interrupted, &a, &err))
+	if (an_open(argv[optind], NULL, &cli_interrupted, &a, &err))
 		return cli_interrupted ? EXIT_INTERRUPTED : cli_fail("export", "%s", err.msg);
 	if (an_vcd_check_vars(&a, vars, nvars, &err)) {
 		an_close(&a);

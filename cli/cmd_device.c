@@ -112,9 +112,9 @@ int cmd_device(int argc, char **argv)
 	cli_board board = { 0 };
 	uint64_t limit = DEVICE_DEFAULT_INSTRUCTIONS, seed = 0, freq = 0;
 	int seed_given = 0, force = 0, stats = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "device", argc, argv, ":h", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 's': stim_path = optarg; break;
 		case 'S':
@@ -143,12 +143,10 @@ int cmd_device(int argc, char **argv)
 			if (cli_parse_u64("device", "--instructions", optarg, &limit))
 				return EXIT_BAD_INPUT;
 			break;
-		case 'h': return cli_help("device");
-		case ':': return cli_fail("device", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("device", "unknown option '%s'; see 'avrr device --help'",
-					 argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1 || !log_out)
 		return cli_fail("device", "usage: avrr device FW.elf [--stimuli S] --log-out DUMP");
 	if (!limit || limit > DB_MAX_INSTRUCTIONS)

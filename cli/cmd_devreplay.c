@@ -27,9 +27,10 @@ int cmd_replay_device(int argc, char **argv)
 	const char *uart_out = NULL, *log_out = NULL;
 	devreplay_opts o = { 0 };
 	int force = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "replay", argc, argv, ":h", opts);
+	g.pass_unknown = 1;  /* said with the options an import takes */
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'u': uart_out = optarg; break;
 		case 'l': log_out = optarg; break;
@@ -40,13 +41,13 @@ int cmd_replay_device(int argc, char **argv)
 			break;
 		case 'X': force = 1; break;
 		case 'r': o.log_reg = optarg; break;
-		case 'h': return cli_help("replay");
-		case ':': return cli_fail("replay", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("replay", "unknown option '%s' for an imported recording "
-					 "(--uart-out, --log-out, --state-out, --instructions)",
-					 argv[optind - 1]);
+		case '?': return cli_fail("replay", "unknown option '%s' for an imported recording "
+					  "(--uart-out, --log-out, --state-out, --instructions)",
+					  argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1)
 		return cli_fail("replay", "usage: avrr replay RUN.db [--uart-out F] [--log-out F] "
 				"[--state-out F] [--log-reg NAME] [--instructions N]");

@@ -15,21 +15,19 @@ int cmd_fingerprint(int argc, char **argv)
 	const char *specs[CLI_MAX_FP];
 	unsigned nspecs = 0;
 	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "fingerprint", argc, argv, ":h", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'F':
 			if (nspecs == CLI_MAX_FP)
 				return cli_fail("fingerprint", "at most %d --fp configurations", CLI_MAX_FP);
 			specs[nspecs++] = optarg;
 			break;
-		case 'h': return cli_help("fingerprint");
-		case ':': return cli_fail("fingerprint", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("fingerprint", "unknown option '%s'; see 'avrr fingerprint --help'",
-					 argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1)
 		return cli_fail("fingerprint", "usage: avrr fingerprint RUN.db --fp SPEC [--fp SPEC ...]");
 	if (!nspecs)

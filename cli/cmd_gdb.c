@@ -102,52 +102,37 @@ static int listen_on(const char *cmd, const char *host, const char *port, unsign
 	return fd;
 }
 
-enum { OPT_FP = 256, OPT_MATCH, OPT_WINDOW, OPT_CHECKPOINT, OPT_PORT, OPT_HOST };
+enum { OPT_PORT = 256, OPT_HOST };
 
 /* What the command line says, for both commands. */
 typedef struct gdb_args {
-	rp_options ro;
+	cli_replay rp;             /* --fp, --match, --window, --checkpoint-memory */
 	const char *host, *port;
-	unsigned checkpoint_mb;
 	cli_record rec;            /* with a FIRMWARE.elf: how to record it */
 	char record_opt[64];       /* the first record option given */
-	const char *fps[CLI_MAX_FP];  /* --fp: a NAME or, with a firmware, SPECs */
-	unsigned nfp;
 	int gdb_at;                /* avrr gdb: where avr-gdb's arguments start */
 } gdb_args;
 
 /* One run of getopt over argv from optind; 0, -1 (after saying why) or -2
  * for --help.  elf: the firmware these options follow, if they do. */
-static int parse_options(const char *cmd, int argc, char **argv, const struct option *opts,
-			 const char *shortopts, const char *elf, gdb_args *a)
+static int parse_options(cli_getopt *g, const char *elf, gdb_args *a)
 {
-	int c, li, serve = !strcmp(cmd, "serve");
-	for (int at = optind; li = -1, (c = getopt_long(argc, argv, shortopts, opts, &li)) != -1;
-	     at = optind) {
-		if (c == '?' && elf) {
+	const char *cmd = g->cmd;
+	int c, serve = !strcmp(cmd, "serve");
+	g->pass_unknown = elf != NULL;
+	while ((c = cli_getopt_next(g)) > 0) {
+		if (c == '?') {
 			/* e.g. avr-gdb's -batch without the -- before it */
 			cli_fail(cmd, "unexpected '%s' after %s; avr-gdb's arguments go after --",
-				 argv[at], elf);
+				 g->argv[g->at], elf);
 			return -1;
 		}
 		switch (c) {
-		case OPT_FP:
-			if (a->nfp == CLI_MAX_FP) {
-				cli_fail(cmd, "at most %d --fp", CLI_MAX_FP);
-				return -1;
-			}
-			a->fps[a->nfp++] = optarg;
-			break;
-		case OPT_MATCH:
-			if (cli_parse_match(cmd, optarg, &a->ro.match))
-				return -1;
-			break;
-		case OPT_WINDOW:
-			if (cli_parse_window(cmd, optarg, &a->ro.window))
-				return -1;
-			break;
-		case OPT_CHECKPOINT:
-			if (cli_parse_checkpoint_memory(cmd, optarg, &a->checkpoint_mb))
+		case CLI_OPT_FP:
+		case CLI_OPT_MATCH:
+		case CLI_OPT_WINDOW:
+		case CLI_OPT_CHECKPOINT_MEMORY:
+			if (cli_replay_option(cmd, &a->rp, c, optarg))
 				return -1;
 			break;
 		case OPT_PORT:
@@ -170,26 +155,16 @@ static int parse_options(const char *cmd, int argc, char **argv, const struct op
 				a->host = optarg;
 			}
 			break;
-		case 'h':
-			cli_help(cmd);
-			return -2;
-		case ':':
-			cli_fail(cmd, "%s needs a value", argv[optind - 1]);
-			return -1;
 		default:
-			if (c == '?' || !cli_record_is_option(c)) {
-				cli_fail(cmd, "unknown option '%s'; see 'avrr %s --help'", argv[optind - 1],
-					 cmd);
-				return -1;
-			}
 			if (!a->record_opt[0])
-				snprintf(a->record_opt, sizeof a->record_opt, "%s%s", li >= 0 ? "--" : "-",
-					 li >= 0 ? opts[li].name : "o");
+				snprintf(a->record_opt, sizeof a->record_opt, "%s%s",
+					 g->index >= 0 ? "--" : "-",
+					 g->index >= 0 ? g->opts[g->index].name : "o");
 			if (cli_record_option(cmd, &a->rec, c, optarg))
 				return -1;
 		}
 	}
-	return 0;
+	return c < 0 ? (g->rc ? -1 : -2) : 0;
 }
 
 /* The options both commands take, and avrr record's with a FIRMWARE.elf;
@@ -202,26 +177,23 @@ static int parse_options(const char *cmd, int argc, char **argv, const struct op
 static int parse(const char *cmd, int argc, char **argv, gdb_args *a)
 {
 	static const struct option own[] = {
-		{ "fp", required_argument, NULL, OPT_FP },
-		{ "match", required_argument, NULL, OPT_MATCH },
-		{ "window", required_argument, NULL, OPT_WINDOW },
-		{ "checkpoint-memory", required_argument, NULL, OPT_CHECKPOINT },
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct option opts[CLI_MAX_OPTIONS];
+	cli_getopt g;
 	int serve = !strcmp(cmd, "serve"), rc;
 	/* '+': `avrr gdb` stops at RUN.db; what follows is avr-gdb's. */
 	const char *shortopts = serve ? ":ho:" : "+:ho:";
-	if (cli_options_merge(own, opts, CLI_MAX_OPTIONS)) {
+	if (cli_options_join(opts, CLI_MAX_OPTIONS, cli_replay_options, cli_travel_options, own,
+			     cli_record_options, NULL)) {
 		cli_fail(cmd, "internal: too many options");
 		return -1;
 	}
-	opterr = 0;
-	optind = 1;
-	if ((rc = parse_options(cmd, argc, argv, opts, shortopts, NULL, a)))
+	cli_getopt_begin(&g, cmd, argc, argv, shortopts, opts);
+	if ((rc = parse_options(&g, NULL, a)))
 		return rc;
 	if (optind >= argc || (serve && optind != argc - 1)) {
 		cli_fail(cmd, "expected one RUN.db or FIRMWARE.elf; see 'avrr %s --help'", cmd);
@@ -230,7 +202,7 @@ static int parse(const char *cmd, int argc, char **argv, gdb_args *a)
 	int at = optind, elf = cli_is_elf(argv[at]);
 	if (!serve && elf) {
 		optind = at + 1;
-		if ((rc = parse_options(cmd, argc, argv, opts, shortopts, argv[at], a)))
+		if ((rc = parse_options(&g, argv[at], a)))
 			return rc;
 		if (optind < argc && !(optind - 1 > at && !strcmp(argv[optind - 1], "--"))) {
 			cli_fail(cmd, "unexpected '%s' after %s; avr-gdb's arguments go after --",
@@ -243,27 +215,19 @@ static int parse(const char *cmd, int argc, char **argv, gdb_args *a)
 		if (a->gdb_at < argc && !strcmp(argv[a->gdb_at], "--"))
 			a->gdb_at++;
 	}
-	if (elf) {
-		for (unsigned i = 0; i < a->nfp; i++)
-			if (cli_record_option(cmd, &a->rec, 'F', a->fps[i]))
-				return -1;
-	} else if (a->nfp > 1) {
-		cli_fail(cmd, "one --fp NAME: the stored configuration to replay with");
+	if (cli_replay_finish(cmd, &a->rp, elf ? &a->rec : NULL))
 		return -1;
-	} else if (a->nfp) {
-		a->ro.fp_name = a->fps[0];
-	}
 	return at;
 }
 
 int cmd_serve(int argc, char **argv)
 {
-	gdb_args a = { .ro.match = RP_MATCH_SEQUENCE, .host = "127.0.0.1", .port = "1234" };
+	gdb_args a = { .host = "127.0.0.1", .port = "1234" };
 	gdb_session gs = { 0 };
 	int at = parse("serve", argc, argv, &a);
 	if (at < 0)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
-	gs.checkpoint_mb = a.checkpoint_mb;
+	gs.checkpoint_mb = a.rp.checkpoint_mb;
 	unsigned bound;
 	int loopback;
 	int lfd = listen_on("serve", a.host, a.port, &bound, &loopback);
@@ -287,7 +251,7 @@ int cmd_serve(int argc, char **argv)
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
 	travel_hold_signals(1);
-	if (gdb_session_start(&gs, t.db, &a.ro, lfd, &err)) {
+	if (gdb_session_start(&gs, t.db, &a.rp.ro, lfd, &err)) {
 		close(lfd);
 		cli_target_close(&t);
 		return cli_fail("serve", "%s", err.msg);
@@ -320,12 +284,12 @@ static int write_commands(const char *dir, char *path, size_t n)
 
 int cmd_gdb(int argc, char **argv)
 {
-	gdb_args a = { .ro.match = RP_MATCH_SEQUENCE, .host = "127.0.0.1", .port = "0" };
+	gdb_args a = { .host = "127.0.0.1", .port = "0" };
 	gdb_session gs = { .write_elf = 1 };
 	int at = parse("gdb", argc, argv, &a);
 	if (at < 0)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
-	gs.checkpoint_mb = a.checkpoint_mb;
+	gs.checkpoint_mb = a.rp.checkpoint_mb;
 	unsigned bound;
 	int loopback;  /* always: avrr gdb listens on 127.0.0.1 */
 	int lfd = listen_on("gdb", a.host, a.port, &bound, &loopback);
@@ -340,7 +304,7 @@ int cmd_gdb(int argc, char **argv)
 	avrr_err err;
 	signal(SIGPIPE, SIG_IGN);
 	travel_hold_signals(1);
-	if (gdb_session_start(&gs, t.db, &a.ro, lfd, &err)) {
+	if (gdb_session_start(&gs, t.db, &a.rp.ro, lfd, &err)) {
 		close(lfd);
 		cli_target_close(&t);
 		return cli_fail("gdb", "%s", err.msg);

@@ -41,20 +41,18 @@ int cmd_import(int argc, char **argv)
 	};
 	const char *elf_path = NULL, *out = NULL;
 	int gaps = 0, force = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "import", argc, argv, ":ho:", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'e': elf_path = optarg; break;
 		case 'o': out = optarg; break;
 		case 'g': gaps = 1; break;
 		case 'X': force = 1; break;
-		case 'h': return cli_help("import");
-		case ':': return cli_fail("import", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("import", "unknown option '%s'; see 'avrr import --help'",
-					 argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1 || !elf_path || !out)
 		return cli_fail("import", "usage: avrr import DUMP --elf FW.elf -o RUN.db");
 	const char *dump_path = argv[optind];

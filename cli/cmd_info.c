@@ -303,16 +303,15 @@ int cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int json = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "info", argc, argv, ":h", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'j': json = 1; break;
-		case 'h': return cli_help("info");
-		default: return cli_fail("info", "unknown option '%s'; see 'avrr info --help'",
-					 argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1)
 		return cli_fail("info", "usage: avrr info RUN.db [--json]");
 	avrr_err err = { "" };

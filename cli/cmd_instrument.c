@@ -28,9 +28,9 @@ int cmd_instrument(int argc, char **argv)
 	const char *mcu = NULL, *out = NULL;
 	cli_board board = { 0 };
 	int force = 0, loads = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "instrument", argc, argv, ":ho:", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'm': board.mcu = optarg; break;
 		case 'b':
@@ -40,12 +40,10 @@ int cmd_instrument(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'X': force = 1; break;
 		case 'L': loads = 1; break;
-		case 'h': return cli_help("instrument");
-		case ':': return cli_fail("instrument", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("instrument", "unknown option '%s'; see 'avrr instrument "
-					 "--help'", argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1 || !out)
 		return cli_fail("instrument", "usage: avrr instrument TRACED.elf -o OUT.elf");
 	const char *in = argv[optind];

@@ -43,19 +43,6 @@ int cli_record_is_option(int c)
 	return 0;
 }
 
-int cli_options_merge(const struct option *own, struct option *out, size_t n)
-{
-	size_t k = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (const struct option *o = pass ? cli_record_options : own; o->name; o++) {
-			if (k + 1 >= n)
-				return -1;
-			out[k++] = *o;
-		}
-	out[k] = (struct option){ NULL, 0, NULL, 0 };
-	return 0;
-}
-
 int cli_record_option(const char *cmd, cli_record *r, int c, const char *arg)
 {
 	rec_options *o = &r->o;
@@ -193,25 +180,23 @@ int cmd_record(int argc, char **argv)
 	struct option opts[CLI_MAX_OPTIONS];
 	cli_record r = { 0 };
 	int json = 0, quiet = 0, c, rc;
-	if (cli_options_merge(own, opts, CLI_MAX_OPTIONS))
+	cli_getopt g;
+	if (cli_options_join(opts, CLI_MAX_OPTIONS, own, cli_record_options, NULL))
 		return cli_fail("record", "internal: too many options");
 	r.console = isatty(2);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:hq", opts, NULL)) != -1) {
+	cli_getopt_begin(&g, "record", argc, argv, ":o:hq", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'K': r.console = 1; break;
 		case 'q': quiet = 1; break;
-		case 'h': return cli_help("record");
-		case ':': return cli_fail("record", "%s needs a value", argv[optind - 1]);
-		case '?': return cli_fail("record", "unknown option '%s'; see 'avrr record --help'",
-					  argv[optind - 1]);
 		default:
 			if ((rc = cli_record_option("record", &r, c, optarg)))
 				return rc;
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind >= argc)
 		return cli_fail("record", "no firmware given; usage: avrr record FIRMWARE.elf -o RUN.db");
 	if (optind < argc - 1)

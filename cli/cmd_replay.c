@@ -150,10 +150,7 @@ int cmd_replay(int argc, char **argv)
 {
 	if (argc >= 2 && argv[1][0] != '-' && devreplay_is_import(argv[1]) == 1)
 		return cmd_replay_device(argc, argv);
-	static const struct option opts[] = {
-		{ "fp", required_argument, NULL, 'F' },
-		{ "match", required_argument, NULL, 'm' },
-		{ "window", required_argument, NULL, 'w' },
+	static const struct option own[] = {
 		{ "until", required_argument, NULL, 'u' },
 		{ "oracle", no_argument, NULL, 'O' },
 		{ "keep-going", no_argument, NULL, 'k' },
@@ -161,59 +158,47 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	rp_options o = { 0 };
-	int match_given = 0;
-	const char *fps[CLI_MAX_FP];
-	unsigned nfps = 0;
+	struct option opts[CLI_MAX_OPTIONS];
+	cli_replay args = { 0 };
+	cli_getopt g;
 	uint64_t until = 0;
-	int json = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	int json = 0, c, rc;
+	if (cli_options_join(opts, CLI_MAX_OPTIONS, cli_replay_options, own, NULL))
+		return cli_fail("replay", "internal: too many options");
+	cli_getopt_begin(&g, "replay", argc, argv, ":h", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
-		case 'F':
-			if (nfps == CLI_MAX_FP)
-				return cli_fail("replay", "at most %d --fp", CLI_MAX_FP);
-			fps[nfps++] = optarg;
-			break;
-		case 'm':
-			if (cli_parse_match("replay", optarg, &o.match))
-				return EXIT_BAD_INPUT;
-			match_given = 1;
-			break;
-		case 'w':
-			if (cli_parse_window("replay", optarg, &o.window))
-				return EXIT_BAD_INPUT;
-			break;
 		case 'u':
 			if (cli_parse_u64("replay", "--until", optarg, &until))
 				return EXIT_BAD_INPUT;
 			break;
-		case 'O': o.oracle = 1; break;
-		case 'k': o.keep_going = 1; break;
+		case 'O': args.ro.oracle = 1; break;
+		case 'k': args.ro.keep_going = 1; break;
 		case 'j': json = 1; break;
-		case 'h': return cli_help("replay");
-		case ':': return cli_fail("replay", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("replay", "unknown option '%s'; see 'avrr replay --help'",
-					 argv[optind - 1]);
+		default:
+			if ((rc = cli_replay_option("replay", &args, c, optarg)))
+				return rc;
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1)
 		return cli_fail("replay", "usage: avrr replay RUN.db [--fp NAME] [--match sequence|set] "
 				"[--until ICOUNT] [--keep-going] [--json]");
 	/* A fingerprint replay is exact with sequence matching (the default
 	 * configuration is chosen so); the oracle measures the paper's rule. */
-	if (!match_given)
-		o.match = o.oracle ? RP_MATCH_SET : RP_MATCH_SEQUENCE;
-	if (o.oracle) {
-		o.oracle_configs = fps;
-		o.noracle_configs = nfps;
-	} else if (nfps > 1) {
+	if (args.ro.oracle) {
+		if (!args.match_given)
+			args.ro.match = RP_MATCH_SET;
+		args.ro.oracle_configs = args.fps;
+		args.ro.noracle_configs = args.nfp;
+	} else if (args.nfp > 1) {
 		return cli_fail("replay", "a fingerprint replay uses one configuration (--fp NAME); "
 				"--oracle evaluates several");
-	} else if (nfps) {
-		o.fp_name = fps[0];
+	} else if ((rc = cli_replay_finish("replay", &args, NULL))) {
+		return rc;
 	}
+	rp_options o = args.ro;
 	o.interrupted = &cli_interrupted;
 	cli_catch_signals_hard(NULL);
 
@@ -231,7 +216,6 @@ int cmd_replay(int argc, char **argv)
 	uint64_t end = until && until < rp_length(r) ? until : rp_length(r);
 	rp_stop why = rp_run_reporting(r, end, cli_progress_show, &p);
 	cli_progress_end(&p);
-	int rc;
 	if (why == RP_STOPPED) {
 		fprintf(stderr, "avrr replay: interrupted at icount %llu\n",
 			(unsigned long long)rp_icount(r));

@@ -83,9 +83,9 @@ int cmd_select(int argc, char **argv)
 	const char *mcu = NULL;
 	cli_board board = { 0 };
 	int json = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "select", argc, argv, ":h", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'g':
 			if (cli_parse_u64("select", "--gp", optarg, &kgp))
@@ -105,12 +105,10 @@ int cmd_select(int argc, char **argv)
 				return EXIT_BAD_INPUT;
 			break;
 		case 'j': json = 1; break;
-		case 'h': return cli_help("select");
-		case ':': return cli_fail("select", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("select", "unknown option '%s'; see 'avrr select --help'",
-					 argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1)
 		return cli_fail("select", "usage: avrr select FIRMWARE.elf [--gp K] [--io K] [--json]");
 	if (cli_board_mcu("select", &board, &mcu))

@@ -15,18 +15,16 @@ int cmd_strip(int argc, char **argv)
 	};
 	const char *out = NULL;
 	int force = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "strip", argc, argv, ":o:h", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'X': force = 1; break;
-		case 'h': return cli_help("strip");
-		case ':': return cli_fail("strip", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("strip", "unknown option '%s'; see 'avrr strip --help'",
-					 argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1)
 		return cli_fail("strip", "usage: avrr strip RUN.db -o DEVICE.db");
 	if (!out)

@@ -145,9 +145,9 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 	parse_numbers("--ra", "0,2,4,6,8,10,12,14,16", 0, 32, sw->ra, &sw->nra);
 	parse_names("--hash", "modular,twomod,jenkins,knuth,rr", HASH, NHASH, sw->hash, &sw->nhash);
 	parse_names("--match", "set", MATCH, 2, sw->match, &sw->nmatch);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "sweep", argc, argv, ":o:h", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		int bad = 0;
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -182,14 +182,12 @@ static int sweep_main(sweep_args *a, int argc, char **argv)
 						optarg);
 			break;
 		}
-		case 'h': return cli_help("sweep");
-		case ':': return cli_fail("sweep", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("sweep", "unknown option '%s'; see 'avrr sweep --help'",
-					 argv[optind - 1]);
 		}
 		if (bad)
 			return EXIT_BAD_INPUT;
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind == argc)
 		return cli_fail("sweep", "usage: avrr sweep RUN.db [RUN.db ...] -o RESULTS.csv "
 				"[--width LIST | --hash-bits LIST] [--ra LIST] [--hash LIST] "

@@ -33,9 +33,9 @@ int cmd_tracer(int argc, char **argv)
 	fp_tracer_log log = { FP_LOG_NONE, 0, FP_LOG_RING, 0 };
 	cli_board board = { 0 };
 	int force = 0, c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+	cli_getopt g;
+	cli_getopt_begin(&g, "tracer", argc, argv, ":ho:", opts);
+	while ((c = cli_getopt_next(&g)) > 0) {
 		switch (c) {
 		case 'F': spec = optarg; break;
 		case 'm': board.mcu = optarg; break;
@@ -66,12 +66,10 @@ int cmd_tracer(int argc, char **argv)
 				return EXIT_BAD_INPUT;
 			break;
 		case 'X': force = 1; break;
-		case 'h': return cli_help("tracer");
-		case ':': return cli_fail("tracer", "%s needs a value", argv[optind - 1]);
-		default: return cli_fail("tracer", "unknown option '%s'; see 'avrr tracer --help'",
-					 argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return g.rc;
 	if (optind != argc - 1 || !out)
 		return cli_fail("tracer", "usage: avrr tracer FIRMWARE.elf [--fp SPEC] -o tracer.h");
 	if (!slots || slots > 1024)

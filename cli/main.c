@@ -176,11 +176,11 @@ const cli_command cli_commands[] = {
 	  CLI_CHECKPOINT_MEMORY_HELP
 	  "  -h, --help              this help\n" },
 	{ "analyze", cmd_analyze, "analyse a recording on its replay: races, profile",
-	  "usage: avrr analyze RUN.db races [--json]\n"
-	  "       avrr analyze RUN.db profile [--json] [--folded OUT]\n"
+	  "usage: avrr analyze RUN.db races [--json] [--fp NAME] [--match ...]\n"
+	  "       avrr analyze RUN.db profile [--json] [--folded OUT] [--fp NAME] [--match ...]\n"
 	  "\n"
-	  "Replays the recording from its default fingerprints (as avrr replay does)\n"
-	  "and analyses the run; a replay that goes wrong fails the analysis (exit 1).\n"
+	  "Replays the recording from its fingerprints (as avrr replay does) and\n"
+	  "analyses the run; a replay that goes wrong fails the analysis (exit 1).\n"
 	  "\n"
 	  "races    variables (ELF data symbols) that main and an ISR, or two ISRs,\n"
 	  "         both access, at least one writing, where an access in the\n"
@@ -193,6 +193,8 @@ const cli_command cli_commands[] = {
 	  "         the count, latency (flag raised to entry) and duration (entry to\n"
 	  "         RETI), and the stack's high-water mark with its backtrace.\n"
 	  "\n"
+	  "      --fp NAME           the stored configuration to replay with\n"
+	  "      --match set|sequence, --window N   as for avrr replay\n"
 	  "      --json              machine-readable output\n"
 	  "      --folded OUT        profile: write folded stacks (cycles) for\n"
 	  "                          flamegraph.pl or speedscope\n"

@@ -16,7 +16,6 @@
 #include "../db/db.h"
 #include "../fingerprint/tracer.h"
 #include "../sim/board.h"
-#include "../timeline/travel.h"
 
 volatile int cli_interrupted;
 
@@ -124,40 +123,6 @@ uint32_t cli_board_clock(const firmware *fw, const cli_board *t)
 	if (t->board_frequency)
 		return t->board_frequency;
 	return fw->frequency ? fw->frequency : 16000000;
-}
-
-int cli_parse_match(const char *cmd, const char *text, rp_match *out)
-{
-	if (!strcmp(text, "set"))
-		*out = RP_MATCH_SET;
-	else if (!strcmp(text, "sequence"))
-		*out = RP_MATCH_SEQUENCE;
-	else
-		return cli_fail(cmd, "--match: '%s' is neither 'set' nor 'sequence'", text);
-	return 0;
-}
-
-int cli_parse_window(const char *cmd, const char *text, unsigned *out)
-{
-	uint64_t w;
-	if (cli_parse_u64(cmd, "--window", text, &w))
-		return EXIT_BAD_INPUT;
-	if (w < 1 || w > 1024)
-		return cli_fail(cmd, "--window: %s is not in 1..1024", text);
-	*out = (unsigned)w;
-	return 0;
-}
-
-int cli_parse_checkpoint_memory(const char *cmd, const char *text, unsigned *out)
-{
-	uint64_t mb;
-	if (cli_parse_u64(cmd, "--checkpoint-memory", text, &mb))
-		return EXIT_BAD_INPUT;
-	if (mb < 1 || mb > TRAVEL_MEMORY_MB_MAX)
-		return cli_fail(cmd, "--checkpoint-memory: %s is not in 1..%u (MB)", text,
-				TRAVEL_MEMORY_MB_MAX);
-	*out = (unsigned)mb;
-	return 0;
 }
 
 /* Up to n - 1 bytes of the file's start, NUL-terminated; how many, or -1. */

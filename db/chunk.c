@@ -6,7 +6,7 @@
  * byte), which rules out deflate and its kin.
  *
  * An event is 4 varints, 6 for a read or write:
- *   head    type | (ctx + 1) << 3 when ctx differs from the previous
+ *   head    type | (ctx + 1) << TRACE_TYPE_BITS when ctx differs from the previous
  *           event's in the chunk (always for its first), else type
  *   dicount icount - the previous event's icount
  *   dextra  zigzag of (cycle - icount) - the previous event's (cycle - icount)
@@ -64,7 +64,7 @@ size_t chunk_put_events(const trace_event *ev, size_t n, uint8_t *out)
 			return 0;
 		uint64_t head = e->type;
 		if ((int64_t)e->ctx != ctx)
-			head |= (uint64_t)(e->ctx + 1) << 3;
+			head |= (uint64_t)(e->ctx + 1) << TRACE_TYPE_BITS;
 		p = put_varint(p, head);
 		p = put_varint(p, e->icount - icount);
 		int64_t d = (int64_t)(e->cycle - e->icount) - (int64_t)extra;
@@ -91,11 +91,11 @@ const char *chunk_get_events(const uint8_t *p, size_t len, uint64_t first, size_
 		if (get_varint(&p, end, &head) || get_varint(&p, end, &dicount) ||
 		    get_varint(&p, end, &dextra) || get_varint(&p, end, &pcw))
 			return "an event is cut short or has an overlong number";
-		uint32_t type = (uint32_t)(head & 7);
+		uint32_t type = (uint32_t)(head & TRACE_TYPE_MAX);
 		if (trace_has_operands(type) && (get_varint(&p, end, &addr) || get_varint(&p, end, &value)))
 			return "an event is cut short or has an overlong number";
-		if (head >> 3)
-			ctx = (head >> 3) - 1;
+		if (head >> TRACE_TYPE_BITS)
+			ctx = (head >> TRACE_TYPE_BITS) - 1;
 		else if (!i)
 			return "the chunk's first event does not name its context";
 		uint64_t d = dextra & 1 ? ~(dextra >> 1) : dextra >> 1;

@@ -12,6 +12,7 @@
  */
 #include "db.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -112,7 +113,9 @@ struct db {
 #define SQL_END "b < 128"
 #define SQL_V "(acc + ((b & 127) << shift))"
 
-static const char *const SCHEMA =
+/* The schema, with the event kinds' numbers left as %s (and the type
+ * field's width as %d) for schema_build to fill in from trace/event.h. */
+static const char SCHEMA_FMT[] =
 	"PRAGMA application_id = 1096176210;" /* DB_APPLICATION_ID */
 	"PRAGMA user_version = 5;"            /* DB_SCHEMA_VERSION */
 	"CREATE TABLE run ("
@@ -129,8 +132,7 @@ static const char *const SCHEMA =
 	" gap_transfers_from INTEGER NOT NULL, gap_transfers_to INTEGER NOT NULL);"
 	"CREATE TABLE firmware (sha256 TEXT PRIMARY KEY, elf BLOB NOT NULL);"
 	"CREATE TABLE event_types (type INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
-	"INSERT INTO event_types VALUES (1,'reset'),(2,'irq'),(3,'reti'),(4,'read'),"
-	" (5,'write'),(6,'sleep'),(7,'wake');"
+	"INSERT INTO event_types VALUES %s;"
 	"CREATE TABLE event_chunks (first INTEGER PRIMARY KEY, count INTEGER NOT NULL,"
 	" data BLOB NOT NULL);"
 	"CREATE TABLE interrupt_chunks (first INTEGER PRIMARY KEY, count INTEGER NOT NULL,"
@@ -153,24 +155,24 @@ static const char *const SCHEMA =
 	"   0, 0, 0, 0, 0 FROM event_chunks"
 	"  UNION ALL SELECT data, n, pos + 1, " SQL_BYTE("data", "pos + 2") ","
 	"   CASE WHEN NOT " SQL_END " THEN field"
-	"    WHEN (field = 3 AND type NOT IN (4, 5)) OR field = 5 THEN 0 ELSE field + 1 END,"
+	"    WHEN (field = 3 AND %s) OR field = 5 THEN 0 ELSE field + 1 END,"
 	"   CASE WHEN " SQL_END " THEN 0 ELSE " SQL_V " END,"
 	"   CASE WHEN " SQL_END " THEN 0 ELSE shift + 7 END,"
 	"   seq + (field = 0 AND " SQL_END "),"
-	"   CASE WHEN field = 0 AND " SQL_END " AND " SQL_V " >= 8 THEN (" SQL_V " >> 3) - 1"
+	"   CASE WHEN field = 0 AND " SQL_END " AND " SQL_V " >= %d THEN (" SQL_V " >> %d) - 1"
 	"    ELSE ctx END,"
-	"   CASE WHEN field = 0 AND " SQL_END " THEN " SQL_V " & 7 ELSE type END,"
+	"   CASE WHEN field = 0 AND " SQL_END " THEN " SQL_V " & %d ELSE type END,"
 	"   icount + CASE WHEN field = 1 AND " SQL_END " THEN " SQL_V " ELSE 0 END,"
 	"   extra + CASE WHEN field = 2 AND " SQL_END " THEN CASE WHEN " SQL_V " & 1"
 	"    THEN -(" SQL_V " >> 1) - 1 ELSE " SQL_V " >> 1 END ELSE 0 END,"
 	"   CASE WHEN field = 3 AND " SQL_END " THEN " SQL_V " * 2 ELSE pc END,"
 	"   CASE WHEN field = 4 AND " SQL_END " THEN " SQL_V " WHEN field = 0 THEN 0 ELSE addr END,"
 	"   CASE WHEN field = 5 AND " SQL_END " THEN " SQL_V " WHEN field = 0 THEN 0 ELSE value END,"
-	"   " SQL_END " AND ((field = 3 AND type NOT IN (4, 5)) OR field = 5)"
+	"   " SQL_END " AND ((field = 3 AND %s) OR field = 5)"
 	"  FROM walk WHERE pos < n)"
 	" SELECT seq, coalesce(lag(seq) OVER (PARTITION BY ctx ORDER BY seq), 0), ctx, type,"
-	"  icount, icount + extra, pc, CASE WHEN type IN (2, 3) THEN ctx ELSE addr END,"
-	"  CASE WHEN type = 2 THEN pc ELSE value END"
+	"  icount, icount + extra, pc, CASE WHEN %s THEN ctx ELSE addr END,"
+	"  CASE WHEN %s THEN pc ELSE value END"
 	" FROM walk WHERE done ORDER BY seq;"
 	/* One row per interrupt: the stored part from interrupt_chunks, the
 	 * rest from its irq event. */
@@ -183,7 +185,7 @@ static const char *const SCHEMA =
 	"   WHERE first <= n ORDER BY first DESC LIMIT 1),"
 	"  (SELECT data FROM contexts WHERE idx = n)"
 	" FROM (SELECT row_number() OVER (ORDER BY seq) AS n, icount, cycle, ctx, pc"
-	"  FROM events WHERE type = 2)"
+	"  FROM events WHERE %s)"
 	" WHERE n <= (SELECT coalesce(sum(count), 0) FROM interrupt_chunks);"
 	/* One row per fingerprint, decoded from fingerprint_chunks (chunk.h):
 	 * fixed-width fields, picked by offset; the vector is the n-th irq
@@ -195,7 +197,7 @@ static const char *const SCHEMA =
 	"  UNION ALL SELECT config, first, count, rs, hs, ks, data, keys, i + 1 FROM each"
 	"  WHERE i + 1 < count),"
 	" irqs (n, vector) AS (SELECT row_number() OVER (ORDER BY seq), ctx FROM events"
-	"  WHERE type = 2)"
+	"  WHERE %s)"
 	/* Merged with the irq events by n and sorted, not joined: SQLite
 	 * would scan the irq events once per fingerprint. */
 	" SELECT config, n, vector, ra_part, hash_part, input_key FROM ("
@@ -210,6 +212,37 @@ static const char *const SCHEMA =
 	SQL_LE("keys", "ks * i + 9", "ks") ") END AS input_key"
 	"   FROM each UNION ALL SELECT NULL, n, vector, NULL, NULL, NULL FROM irqs))"
 	" WHERE config IS NOT NULL ORDER BY config, n;";
+
+/* The schema's text: SCHEMA_FMT with the kinds filled in.  Built once per
+ * process and only read after — state written once, like validate.c's
+ * rows of it, which it finds by this text's address. */
+static char schema_text[sizeof SCHEMA_FMT + 512];
+static pthread_once_t schema_once = PTHREAD_ONCE_INIT;
+
+static void schema_build(void)
+{
+	enum { STORED = 1u << TRACE_ARGS_STORED, RA = 1u << TRACE_ARGS_VECTOR_RA,
+	       VECTOR = 1u << TRACE_ARGS_VECTOR | RA };
+	char kinds[256], stored[64], vector[64], ra[64];
+	size_t at = 0;
+	for (int t = 1; t < TRACE_COUNT && at < sizeof kinds; t++)
+		at += (size_t)snprintf(kinds + at, sizeof kinds - at, "%s(%d,'%s')",
+				       t == 1 ? "" : ",", t, trace_kind_name(t));
+	trace_sql_types(STORED, 1, stored, sizeof stored);  /* no addr and value stored */
+	trace_sql_types(VECTOR, 0, vector, sizeof vector);  /* addr is the context */
+	trace_sql_types(RA, 0, ra, sizeof ra);              /* value is the pc: the irq */
+	int n = snprintf(schema_text, sizeof schema_text, SCHEMA_FMT, kinds, stored,
+			 TRACE_TYPE_MAX + 1, TRACE_TYPE_BITS, TRACE_TYPE_MAX, stored, vector, ra,
+			 ra, ra);
+	assert(n > 0 && (size_t)n < sizeof schema_text && at < sizeof kinds);
+	(void)n;
+}
+
+const char *db_schema_sql(void)
+{
+	pthread_once(&schema_once, schema_build);
+	return schema_text;
+}
 
 static int sql_err(db *d, avrr_err *err, const char *what)
 {
@@ -390,7 +423,7 @@ int db_create(const char *path, db **out, avrr_err *err)
 	if (exec(d, "PRAGMA journal_mode = OFF;"
 		    " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
 		    " PRAGMA cache_size = -32768;", err) ||
-	    exec(d, "BEGIN", err) || exec(d, SCHEMA, err) || prepare(d, err)) {
+	    exec(d, "BEGIN", err) || exec(d, db_schema_sql(), err) || prepare(d, err)) {
 		avrr_errf(err, "%s: cannot write here (%s)", path,
 			  errno ? strerror(errno) : sqlite3_errmsg(d->h));
 		db_discard(d);
@@ -745,7 +778,7 @@ static int open_checked(const char *path, const void *image, size_t n, int writa
 	}
 	d->version = (int)ver;
 	d->writable = writable;
-	if ((validate && db_validate(d->h, path, SCHEMA, &d->decoded, err)) ||
+	if ((validate && db_validate(d->h, path, db_schema_sql(), &d->decoded, err)) ||
 	    prepare(d, err) ||
 	    (writable && exec(d, "BEGIN", err))) {
 		db_free(d);

@@ -21,6 +21,10 @@
 #include "../util/err.h"
 
 #define DB_SCHEMA_VERSION 5
+/* The SQL that creates a recording's tables and views, the event kinds'
+ * numbers in it taken from trace/event.h's table (the same pointer on
+ * every call). */
+const char *db_schema_sql(void);
 #define DB_APPLICATION_ID 0x41565252 /* "AVRR" */
 
 /* Bytes of an interrupt's context digest: its XXH3-64 (util/digest.h),

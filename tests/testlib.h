@@ -19,6 +19,8 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "recorder/recorder.h"
+
 /* Path of the avrr binary under test. */
 static inline const char *test_avrr(void)
 {
@@ -60,20 +62,135 @@ static inline int test_run(char *out, size_t n, const char *fmt, ...)
 	return st == -1 ? -1 : (st >> 8) & 0xff;
 }
 
-/* A per-test scratch directory and a buffer for command output: cmocka
- * setup/teardown pair (the directory is removed with all it holds). */
+/* Removes a test's directory with all it holds. */
+static inline void test_rmtree(const char *dir)
+{
+	char out[64];
+	test_run(out, sizeof out, "rm -rf '%s'", dir);
+}
+
+/* A scratch directory and a buffer for command output.  The fixtures:
+ * test_scratch_setup/teardown give each test its own (a cmocka
+ * setup/teardown pair); a program whose tests share more (a recording made
+ * once for the group, paths, a table) defines a struct that opens with a
+ * test_scratch, makes it with test_fixture_new in its (group) setup and
+ * ends it with test_fixture_teardown.  The directory goes with all it
+ * holds. */
 typedef struct test_scratch {
 	char dir[128];
-	char out[16384];
+	char out[1 << 16];
 } test_scratch;
+
+/* A zeroed fixture of size bytes (at least a test_scratch, its first
+ * member) with its directory made; NULL if either fails. */
+static inline void *test_fixture_new(size_t size)
+{
+	test_scratch *s = calloc(1, size);
+	if (s && !test_tmpdir(s->dir, sizeof s->dir)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Removes the fixture's directory and frees it (NULL: nothing). */
+static inline void test_fixture_free(void *f)
+{
+	test_scratch *s = f;
+	if (s) {
+		test_rmtree(s->dir);
+		free(s);
+	}
+}
+
+static inline int test_fixture_teardown(void **state)
+{
+	test_fixture_free(*state);
+	return 0;
+}
 
 static inline int test_scratch_setup(void **state)
 {
-	test_scratch *s = calloc(1, sizeof *s);
-	if (!s || !test_tmpdir(s->dir, sizeof s->dir))
-		return -1;
-	*state = s;
-	return 0;
+	*state = test_fixture_new(sizeof(test_scratch));
+	return *state ? 0 : -1;
+}
+
+static inline int test_scratch_teardown(void **state)
+{
+	return test_fixture_teardown(state);
+}
+
+/* `avrr record ARGS -o DIR/FILE`, ARGS from fmt (the firmware and the
+ * options, e.g. "traces/x.elf --stimuli traces/x.stim --instructions
+ * 20k"), DIR the scratch directory: the recording's path into path (n
+ * bytes), avrr's output into s->out; avrr's exit status. */
+static inline int test_vrecord(test_scratch *s, char *path, size_t n, const char *file,
+			       const char *fmt, va_list ap)
+{
+	char args[2048];
+	vsnprintf(args, sizeof args, fmt, ap);
+	snprintf(path, n, "%s/%s", s->dir, file);
+	return test_run(s->out, sizeof s->out, "%s record %s -o '%s'", test_avrr(), args, path);
+}
+
+static inline int test_try_record(test_scratch *s, char *path, size_t n, const char *file,
+				  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static inline int test_try_record(test_scratch *s, char *path, size_t n, const char *file,
+				  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = test_vrecord(s, path, n, file, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* The same, failing the test with avrr's output unless it succeeds. */
+static inline void test_record(test_scratch *s, char *path, size_t n, const char *file,
+			       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static inline void test_record(test_scratch *s, char *path, size_t n, const char *file,
+			       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = test_vrecord(s, path, n, file, fmt, ap);
+	va_end(ap);
+	if (rc)
+		fail_msg("record %s: status %d\n%s", file, rc, s->out);
+}
+
+/* Records traces/NAME.elf with traces/NAME.stim in this process, through
+ * the recorder's interface rather than the command, into DIR/FILE (NULL:
+ * NAME.db), its path into path (n bytes): insns instructions, with the
+ * contexts if asked, under the nspecs fingerprint specs (none: the
+ * default); fails the test unless it succeeds. */
+static inline void test_record_direct(const test_scratch *s, char *path, size_t n,
+				      const char *file, const char *name, uint64_t insns,
+				      int contexts, const char *const *specs, unsigned nspecs)
+{
+	char elf[128], stim[128];
+	snprintf(elf, sizeof elf, "traces/%s.elf", name);
+	snprintf(stim, sizeof stim, "traces/%s.stim", name);
+	if (file)
+		snprintf(path, n, "%s/%s", s->dir, file);
+	else
+		snprintf(path, n, "%s/%s.db", s->dir, name);
+	rec_options o = {
+		.firmware_path = elf, .out_path = path, .stimuli_path = stim,
+		.max_instructions = insns, .store_contexts = contexts,
+		.fp_specs = specs, .nfp_specs = nspecs,
+	};
+	avrr_err err = { "" };
+	int interrupted;
+	if (rec_record(&o, &interrupted, &err))
+		fail_msg("record %s: %s", name, err.msg);
+}
+
+/* Fails the test, showing both, unless haystack holds needle. */
+static inline void test_assert_contains(const char *haystack, const char *needle)
+{
+	if (!strstr(haystack, needle))
+		fail_msg("expected to find '%s' in:\n%s", needle, haystack);
 }
 
 /* Writes `text` to the file at path (a test's input), or fails the test. */
@@ -111,13 +228,6 @@ static inline size_t test_count_lines(const char *text)
 	for (; *text; text++)
 		n += *text == '\n';
 	return n;
-}
-
-/* Removes a test's directory with all it holds. */
-static inline void test_rmtree(const char *dir)
-{
-	char out[64];
-	test_run(out, sizeof out, "rm -rf '%s'", dir);
 }
 
 /* The first column of the first row of query q on the recording at path. */
@@ -165,14 +275,6 @@ static inline const char *test_json_str(json_t *o, const char *key)
 	if (!json_is_string(v))
 		fail_msg("JSON key '%s' missing or not a string", key);
 	return json_string_value(v);
-}
-
-static inline int test_scratch_teardown(void **state)
-{
-	test_scratch *s = *state;
-	test_rmtree(s->dir);
-	free(s);
-	return 0;
 }
 
 #endif

@@ -2,11 +2,12 @@
 #include "event.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 static const char *const KIND_NAMES[TRACE_COUNT] = {
-	[TRACE_RESET] = "reset", [TRACE_IRQ] = "irq", [TRACE_RETI] = "reti",
-	[TRACE_READ] = "read", [TRACE_WRITE] = "write", [TRACE_SLEEP] = "sleep",
-	[TRACE_WAKE] = "wake",
+#define KIND_NAME(K, n, name, args, nest) [n] = name,
+	TRACE_KINDS(KIND_NAME)
+#undef KIND_NAME
 };
 
 const char *trace_kind_name(int type)
@@ -25,17 +26,36 @@ trace_event trace_stamp(trace_writer *w, uint8_t ctx, trace_kind type, uint64_t 
 	return e;
 }
 
+char *trace_sql_types(unsigned args_set, int negate, char *buf, size_t n)
+{
+	int kinds[TRACE_COUNT], k = 0;
+	for (int t = 1; t < TRACE_COUNT; t++)
+		if (args_set >> trace_kind_args((uint32_t)t) & 1)
+			kinds[k++] = t;
+	size_t at = 0;
+	if (k == 1) {
+		snprintf(buf, n, "type %s %d", negate ? "<>" : "=", kinds[0]);
+		return buf;
+	}
+	at += (size_t)snprintf(buf, n, "type %sIN (", negate ? "NOT " : "");
+	for (int i = 0; i < k && at < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%d", i ? ", " : "", kinds[i]);
+	if (at < n)
+		snprintf(buf + at, n - at, ")");
+	return buf;
+}
+
 const char *trace_check(const trace_event *e, trace_nesting *n, unsigned max_vector,
 			uint32_t data_size)
 {
 	uint8_t top = n->depth ? n->stack[n->depth - 1] : 0;
-	switch (e->type) {
-	case TRACE_RESET:
+	switch (trace_kind_nest(e->type)) {
+	case TRACE_NEST_RESET:
 		if (e->ctx || e->addr || e->value)
 			return "a reset outside the main program";
 		n->depth = 0;
 		return NULL;
-	case TRACE_IRQ:
+	case TRACE_NEST_ENTER:
 		if (e->addr < 1 || e->addr > max_vector)
 			return "an interrupt vector this MCU does not have";
 		if (e->ctx != e->addr || e->value != e->pc)
@@ -44,23 +64,20 @@ const char *trace_check(const trace_event *e, trace_nesting *n, unsigned max_vec
 			return "interrupts nested deeper than 64";
 		n->stack[n->depth++] = (uint8_t)e->addr;
 		return NULL;
-	case TRACE_RETI:
+	case TRACE_NEST_LEAVE:
 		if (!n->depth || e->ctx != top || e->addr != top || e->value)
 			return "a reti from an interrupt that is not running";
 		n->depth--;
 		return NULL;
-	case TRACE_READ:
-	case TRACE_WRITE:
+	case TRACE_NEST_STAY:
 		if (e->ctx != top)
 			return "an event in a context that is not running";
-		if (e->addr >= data_size || e->value > 0xff)
-			return "a register access outside the data space or wider than a byte";
-		return NULL;
-	case TRACE_SLEEP:
-	case TRACE_WAKE:
-		return e->ctx != top ? "an event in a context that is not running"
-		       : e->addr || e->value ? "a sleep or wake event with an address or value"
-		       : NULL;
+		if (trace_has_operands(e->type)) {
+			if (e->addr >= data_size || e->value > 0xff)
+				return "a register access outside the data space or wider than a byte";
+			return NULL;
+		}
+		return e->addr || e->value ? "a sleep or wake event with an address or value" : NULL;
 	default:
 		return "an unknown event kind";
 	}

@@ -34,13 +34,6 @@ typedef test_scratch scratch;
 
 static char big[1 << 18];
 
-static void record(scratch *s, const char *elf, const char *name, const char *args,
-		   char *path, size_t n)
-{
-	snprintf(path, n, "%s/%s.db", s->dir, name);
-	if (test_run(s->out, sizeof s->out, "%s record %s -o '%s' %s", test_avrr(), elf, path, args))
-		fail_msg("record %s: %s", elf, s->out);
-}
 
 /* Runs an avrr command that prints JSON, and parses it. */
 static json_t *run_json(const char *fmt, const char *path, const char *what)
@@ -61,7 +54,8 @@ static void test_seeded_race_is_witnessed(void **state)
 {
 	scratch *s = *state;
 	char path[256], q[256];
-	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 1M", path, sizeof path);
+	test_record(s, path, sizeof path, "race.db", "tests/firmware/race_tick.elf "
+		    "--instructions 1M");
 	json_t *o = run_json("%s analyze '%s' %s --json", path, "races");
 	json_t *races = json_object_get(o, "races");
 	assert_int_equal(json_array_size(races), 1);
@@ -120,8 +114,8 @@ static void test_atomic_block_has_no_race(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "tests/firmware/race_tick_atomic.elf", "atomic", "--instructions 1M", path,
-	       sizeof path);
+	test_record(s, path, sizeof path, "atomic.db", "tests/firmware/race_tick_atomic.elf "
+		    "--instructions 1M");
 	json_t *o = run_json("%s analyze '%s' %s --json", path, "races");
 	assert_int_equal(json_array_size(json_object_get(o, "races")), 0);
 	assert_int_equal(json_array_size(json_object_get(o, "potential")), 0);
@@ -216,7 +210,8 @@ static void test_profile_is_exact(void **state)
 {
 	scratch *s = *state;
 	char path[256], folded[300];
-	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 1M", path, sizeof path);
+	test_record(s, path, sizeof path, "race.db", "tests/firmware/race_tick.elf "
+		    "--instructions 1M");
 	snprintf(folded, sizeof folded, "%s/race.folded", s->dir);
 	char fmt[400];
 	snprintf(fmt, sizeof fmt, "%%s analyze '%%s' %%s --json --folded '%s'", folded);
@@ -267,8 +262,8 @@ static void test_profile_deepest_after_call(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "tests/firmware/atmega2560.elf", "m2560",
-	       "--stimuli tests/firmware/atmega2560.stim --instructions 200k", path, sizeof path);
+	test_record(s, path, sizeof path, "m2560.db", "tests/firmware/atmega2560.elf "
+		    "--stimuli tests/firmware/atmega2560.stim --instructions 200k");
 	json_t *o = run_json("%s analyze '%s' %s --json", path, "profile");
 	json_t *stack = json_object_get(o, "stack");
 	check_deepest_is_shells(s, path, stack);
@@ -281,8 +276,8 @@ static void test_profile_funcsheap_counts(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "traces/funcsheap.elf", "fh", "--stimuli traces/funcsheap.stim --instructions 1M",
-	       path, sizeof path);
+	test_record(s, path, sizeof path, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions 1M");
 	json_t *o = run_json("%s analyze '%s' %s --json", path, "profile");
 	check_counts_match_info(path, o);
 	/* func_a calls func_b calls func_c: totals nest. */
@@ -299,7 +294,8 @@ static void test_vcd_reads_back(void **state)
 {
 	scratch *s = *state;
 	char path[256], vcd[300], fst[300];
-	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 200k", path, sizeof path);
+	test_record(s, path, sizeof path, "race.db", "tests/firmware/race_tick.elf "
+		    "--instructions 200k");
 	snprintf(vcd, sizeof vcd, "%s/race.vcd", s->dir);
 	snprintf(fst, sizeof fst, "%s/race.fst", s->dir);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd '%s' --var tick",
@@ -345,7 +341,8 @@ static void test_wrong_replay_fails_analysis(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 200k", path, sizeof path);
+	test_record(s, path, sizeof path, "race.db", "tests/firmware/race_tick.elf "
+		    "--instructions 200k");
 	/* The 10th PORTB write recorded another value: the replay diverges
 	 * there, and an analysis of it would not be of the recorded run. */
 	test_edit_log(path, "UPDATE events SET value = (value + 1) % 256 WHERE seq = (SELECT seq"
@@ -368,12 +365,24 @@ static void test_bad_arguments(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "tests/firmware/race_tick.elf", "race", "--instructions 10k", path, sizeof path);
+	test_record(s, path, sizeof path, "race.db", "tests/firmware/race_tick.elf "
+		    "--instructions 10k");
 	static const struct { const char *args, *msg; } cases[] = {
 		{ "analyze '%s' bogus", "avrr analyze: unknown analysis 'bogus'; there are races "
 					"and profile" },
 		{ "analyze '%s'", "avrr analyze: usage: avrr analyze RUN.db races|profile" },
 		{ "analyze '%s' races --folded x", "avrr analyze: --folded is the profile's" },
+		/* The replay options, parsed as avrr replay parses them. */
+		{ "analyze '%s' races --fp nosuch", "avrr analyze: no fingerprint configuration "
+						    "'nosuch' in the recording (see avrr info)\n" },
+		{ "analyze '%s' races --match nope", "avrr analyze: --match: 'nope' is neither 'set' "
+						     "nor 'sequence'\n" },
+		{ "analyze '%s' profile --window 0", "avrr analyze: --window: 0 is not in 1..1024\n" },
+		{ "analyze '%s' races --fp default --fp default", "avrr analyze: one --fp NAME: the "
+		  "stored configuration to replay with\n" },
+		/* analyze never travels back: no checkpoints to bound */
+		{ "analyze '%s' races --checkpoint-memory 8", "avrr analyze: unknown option "
+		  "'--checkpoint-memory'; see 'avrr analyze --help'\n" },
 		{ "export '%s'", "avrr export: usage: avrr export RUN.db --vcd OUT.vcd" },
 		{ "export '%s' --vcd /tmp/x.vcd --var nosuch", "avrr export: --var nosuch: no "
 							      "variable of that name in the firmware" },
@@ -389,13 +398,24 @@ static void test_bad_arguments(void **state)
 		if (strncmp(s->out, cases[i].msg, strlen(cases[i].msg)))
 			fail_msg("%s: got: %s", args, s->out);
 	}
+	/* The stored configuration named, with set matching or a window: a
+	 * faithful replay either way, so the same report as by default. */
+	char plain[sizeof s->out];
+	assert_int_equal(test_run(plain, sizeof plain, "%s analyze '%s' races", test_avrr(), path), 0);
+	assert_non_null(strstr(plain, "tick (0x0100, 2 bytes): split read in main"));
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races --fp default "
+				  "--match set", test_avrr(), path), 0);
+	assert_string_equal(s->out, plain);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races --window 4",
+				  test_avrr(), path), 0);
+	assert_string_equal(s->out, plain);
 	/* An output the export cannot create fails it (1: the run was fine). */
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd /nonexistent/x.vcd",
 				  test_avrr(), path), 1);
 	assert_string_equal(s->out, "avrr export: /nonexistent/x.vcd: No such file or directory\n");
 	/* A variable wider than one signal: adcapp's 128-byte tx_buf. */
-	record(s, "traces/adcapp.elf", "adc", "--stimuli traces/adcapp.stim --instructions 10k", path,
-	       sizeof path);
+	test_record(s, path, sizeof path, "adc.db", "traces/adcapp.elf "
+		    "--stimuli traces/adcapp.stim --instructions 10k");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export '%s' --vcd '%s/a.vcd' "
 				  "--var tx_buf", test_avrr(), path, s->dir), 2);
 	assert_string_equal(s->out, "avrr export: --var tx_buf: 128 bytes; at most 8 make one "

@@ -26,15 +26,6 @@ typedef test_scratch scratch;
 
 #define ECHO "tests/firmware/arduino/serial_echo.elf"
 
-static void record(scratch *s, const char *sketch, const char *board, char *path, size_t n)
-{
-	snprintf(path, n, "%s/%s.db", s->dir, sketch);
-	int rc = test_run(s->out, sizeof s->out, "%s record tests/firmware/arduino/%s.elf --board %s "
-			  "--stimuli tests/firmware/arduino/%s/%s.stim --instructions 10M -o '%s'",
-			  test_avrr(), sketch, board, sketch, sketch, path);
-	if (rc)
-		fail_msg("record %s: status %d\n%s", sketch, rc, s->out);
-}
 
 /* Records the sketch and replays it: every recorded interrupt injected,
  * none false, none missed, no divergence.  ovf is TIMER0_OVF's vector (16
@@ -43,8 +34,11 @@ static void record(scratch *s, const char *sketch, const char *board, char *path
 static void replays_exactly(scratch *s, const char *sketch, const char *board, const char *mcu,
 			    int ovf, int lossless)
 {
-	char path[256], want[96], q[96];
-	record(s, sketch, board, path, sizeof path);
+	char path[256], name[64], want[96], q[96];
+	snprintf(name, sizeof name, "%s.db", sketch);
+	test_record(s, path, sizeof path, name, "tests/firmware/arduino/%s.elf --board %s "
+		    "--stimuli tests/firmware/arduino/%s/%s.stim --instructions 10M", sketch, board,
+		    sketch, sketch);
 	snprintf(want, sizeof want, "mcu           %s at 16000000 Hz\n", mcu);
 	if (!strstr(s->out, want))
 		fail_msg("record %s --board %s: no '%s' in\n%s", sketch, board, want, s->out);
@@ -125,7 +119,9 @@ static void test_wire_no_slave_is_address_nack(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "wire_master", "mega", path, sizeof path);
+	test_record(s, path, sizeof path, "wire_master.db", "tests/firmware/arduino/wire_master.elf "
+		    "--board mega --stimuli tests/firmware/arduino/wire_master/wire_master.stim "
+		    "--instructions 10M");
 	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'goto 9999999\\nprint result\\n' | "
 				  "%s shell '%s'", test_avrr(), path), 0);
 	if (!strstr(s->out, "\n$1 = 2 '\\002'\n"))
@@ -171,7 +167,9 @@ static void test_analog_write_pwm_period(void **state)
 {
 	scratch *s = *state;
 	char path[256], vcd[300];
-	record(s, "analog_write", "uno", path, sizeof path);
+	test_record(s, path, sizeof path, "analog_write.db", "tests/firmware/arduino/analog_write.elf "
+		    "--board uno --stimuli tests/firmware/arduino/analog_write/analog_write.stim "
+		    "--instructions 10M");
 	if (strstr(s->out, "warning"))
 		fail_msg("phase-correct PWM warned:\n%s", s->out);
 	snprintf(vcd, sizeof vcd, "%s/pwm.vcd", s->dir);
@@ -334,7 +332,9 @@ static void test_shell_on_echo(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "serial_echo", "uno", path, sizeof path);
+	test_record(s, path, sizeof path, "serial_echo.db", "tests/firmware/arduino/serial_echo.elf "
+		    "--board uno --stimuli tests/firmware/arduino/serial_echo/serial_echo.stim "
+		    "--instructions 10M");
 	firmware *fw;
 	avrr_err err;
 	assert_int_equal(fw_load_file(ECHO, &fw, &err), 0);
@@ -381,14 +381,18 @@ static void test_races_per_member(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "serial_echo", "uno", path, sizeof path);
+	test_record(s, path, sizeof path, "serial_echo.db", "tests/firmware/arduino/serial_echo.elf "
+		    "--board uno --stimuli tests/firmware/arduino/serial_echo/serial_echo.stim "
+		    "--instructions 10M");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races", test_avrr(), path),
 			 0);
 	assert_string_equal(s->out, "no races: no shared variable is accessed non-atomically where an "
 			    "interrupt could come\n");
 	/* SoftwareSerial's begin() sets the 16-bit bit delays with interrupts
 	 * on, which its PCINT ISR reads: a member, named as one. */
-	record(s, "soft_serial", "mega", path, sizeof path);
+	test_record(s, path, sizeof path, "soft_serial.db", "tests/firmware/arduino/soft_serial.elf "
+		    "--board mega --stimuli tests/firmware/arduino/soft_serial/soft_serial.stim "
+		    "--instructions 10M");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races", test_avrr(), path),
 			 0);
 	if (!strstr(s->out, "port._rx_delay_intrabit (0x") || !strstr(s->out, ", 2 bytes): split "

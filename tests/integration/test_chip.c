@@ -33,13 +33,6 @@
 #define teardown test_scratch_teardown
 typedef test_scratch scratch;
 
-static void record(scratch *s, const char *fw, const char *args, char *path, size_t n)
-{
-	snprintf(path, n, "%s/%s.db", s->dir, fw);
-	if (test_run(s->out, sizeof s->out, "%s record tests/firmware/%s.elf %s -o '%s'",
-		     test_avrr(), fw, args, path))
-		fail_msg("record %s: %s", fw, s->out);
-}
 
 /* Replays path with each --fp/--match option set in turn: exact, with
  * `irqs` interrupts injected. */
@@ -73,7 +66,8 @@ static void test_pin_writes_toggle_port(void **state)
 {
 	scratch *s = *state;
 	char path[256], got[512], want[512] = "01";
-	record(s, "pinx_write", "--instructions 10000", path, sizeof path);
+	test_record(s, path, sizeof path, "pinx_write.db", "tests/firmware/pinx_write.elf "
+		    "--instructions 10000");
 	/* PORTB (0x25) = 0x01, then 30 toggles of bit 5 (10 OUT, 10 SBI, 10
 	 * STS): 0x21, 0x01, ... and back to 0x01; then 5 CBI write a 0 to
 	 * PINB5: five writes of PORTB unchanged. */
@@ -91,7 +85,8 @@ static void test_pin_writes_toggle_port(void **state)
 	replays_exactly(s, path, 0, opts, 1);
 
 	/* The ATmega16's PINx are read-only: only PORTB = 0x01 (0x38) is written. */
-	record(s, "pinx_write_m16", "--instructions 10000", path, sizeof path);
+	test_record(s, path, sizeof path, "pinx_write_m16.db", "tests/firmware/pinx_write_m16.elf "
+		    "--instructions 10000");
 	event_values(path, EV_WRITE, 0x38, got, sizeof got);
 	assert_string_equal(got, "01\n");
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events"), 2);
@@ -102,7 +97,8 @@ static void test_twi_status_codes(void **state)
 {
 	scratch *s = *state;
 	char path[256], got[512];
-	record(s, "twi_absent", "--instructions 100000", path, sizeof path);
+	test_record(s, path, sizeof path, "twi_absent.db", "tests/firmware/twi_absent.elf "
+		    "--instructions 100000");
 	/* START sent, SLA+W NACK, repeated START sent, SLA+R NACK: the
 	 * statuses the firmware read from TWSR (0xb9, an input) and wrote to
 	 * PORTB (0x25). */
@@ -133,8 +129,9 @@ static void test_uart_back_to_back(void **state)
 	scratch *s = *state;
 	char path[256];
 	/* Bursts of 10 bytes at 1 ms and 51 ms: 20 bytes in 1M cycles. */
-	record(s, "uart_burst", "--stimuli tests/firmware/uart_burst.stim --cycles 1M "
-	       "--fp 'all:sel=all,ra=16,width=64'", path, sizeof path);
+	test_record(s, path, sizeof path, "uart_burst.db", "tests/firmware/uart_burst.elf "
+		    "--stimuli tests/firmware/uart_burst.stim --cycles 1M "
+		    "--fp 'all:sel=all,ra=16,width=64'");
 	/* One RX interrupt (USART_RX, vector 18) per byte, each reading UDR0
 	 * (0xc6) once. */
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 20);
@@ -169,8 +166,8 @@ static void test_uart_back_to_back(void **state)
 
 	/* 8 data bits, even parity, 2 stop bits (UPM01, USBS0): 12 bits,
 	 * 12 * 1664 = 19968 cycles a byte. */
-	record(s, "uart_burst_8e2", "--stimuli tests/firmware/uart_burst.stim --cycles 1M", path,
-	       sizeof path);
+	test_record(s, path, sizeof path, "uart_burst_8e2.db", "tests/firmware/uart_burst_8e2.elf "
+		    "--stimuli tests/firmware/uart_burst.stim --cycles 1M");
 	snprintf(q, sizeof q, gaps, "min(d)");
 	assert_true(test_sql_int(path, q) >= 19968 - 2);
 	snprintf(q, sizeof q, gaps, "max(d)");
@@ -210,7 +207,7 @@ static void test_phase_correct_pwm_counts(void **state)
 	 * and c0 + 10000 + 16000k (204) -> 409.  Timer 2 (period 32640):
 	 * TOV2 at c0 + 32640j, j = 1..100 -> 100; OCF2B at c0 + 6400 + 32640j
 	 * (j = 0..100: 101) and c0 + 26240 + 32640j (j = 0..99: 100) -> 201. */
-	record(s, "pwm_pc", "--cycles 3272000", path, sizeof path);
+	test_record(s, path, sizeof path, "pwm_pc.db", "tests/firmware/pwm_pc.elf --cycles 3272000");
 	if (strstr(s->out, "warning"))
 		fail_msg("a warning for modes that are simulated:\n%s", s->out);
 	assert_int_equal(irqs_of(path, 13), 204);       /* TIMER1_OVF */
@@ -231,7 +228,8 @@ static void test_phase_correct_pwm_counts(void **state)
 	/* pwm_phase: Timer 1 mode 1 (TOP 0xff) at clk/1, a TOV1 each
 	 * 2 * 255 = 510 cycles; the ISR and the loop never make it wait
 	 * long, so over C cycles floor((C - c0) / 510) overflows. */
-	record(s, "pwm_phase", "--cycles 1020000", path, sizeof path);
+	test_record(s, path, sizeof path, "pwm_phase.db", "tests/firmware/pwm_phase.elf "
+		    "--cycles 1020000");
 	if (strstr(s->out, "warning"))
 		fail_msg("%s", s->out);
 	long long n = irqs_of(path, 13);
@@ -329,7 +327,8 @@ static void test_phase_frequency_correct_pwm(void **state)
 	 * 0..19 -> 20; OCF1B twice a period: up-matches in periods 0..20 (the
 	 * last, OCR1B 300, at 19200 < 32000) -> 21, down-matches in 0..19 ->
 	 * 20: 41. */
-	record(s, "pwm_pfc", "--cycles 1312000", path, sizeof path);
+	test_record(s, path, sizeof path, "pwm_pfc.db", "tests/firmware/pwm_pfc.elf "
+		    "--cycles 1312000");
 	assert_int_equal(irqs_of(path, 13), 20);
 	assert_int_equal(irqs_of(path, 11), 20);
 	assert_int_equal(irqs_of(path, 12), 41);
@@ -363,14 +362,16 @@ static void test_missing_mode_warnings(void **state)
 	char path[256];
 	/* Mode 13 is reserved: nothing simulates it.  With OC1A enabled the
 	 * warning names it; with no pin and no interrupt, nothing is lost. */
-	record(s, "pwm_reserved", "--instructions 100000", path, sizeof path);
+	test_record(s, path, sizeof path, "pwm_reserved.db", "tests/firmware/pwm_reserved.elf "
+		    "--instructions 100000");
 	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 13, "
 			   "which is not simulated on the atmega328p: the timer stands still where "
 			   "the chip's would run; lost output: OC1A (PB1)\n";
 	const char *p = strstr(s->out, want);
 	if (!p || strstr(p + strlen(want), "warning"))
 		fail_msg("expected the warning once:\n%s", s->out);
-	record(s, "pwm_reserved_quiet", "--instructions 100000", path, sizeof path);
+	test_record(s, path, sizeof path, "pwm_reserved_quiet.db",
+		    "tests/firmware/pwm_reserved_quiet.elf --instructions 100000");
 	if (strstr(s->out, "warning"))
 		fail_msg("a warning where nothing is lost:\n%s", s->out);
 }

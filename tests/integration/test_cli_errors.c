@@ -33,40 +33,21 @@
 /* ------------------------------------------------------------ scaffolding */
 
 typedef struct fixture {
-	char dir[256];
+	test_scratch s;          /* D, and the output of the last run */
 	char keep[MAX_KEEP][64]; /* entries of D the test made itself */
 	int nkeep;
-	char out[16384];         /* output of the last run */
 } fixture;
 
 static int setup(void **state)
 {
-	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir))
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	char out[64];
-	test_run(out, sizeof out, "rm -rf '%s'", f->dir);
-	free(f);
-	return 0;
-}
-
-static void assert_contains(const char *haystack, const char *needle)
-{
-	if (!strstr(haystack, needle))
-		fail_msg("output '%s' does not mention '%s'", haystack, needle);
+	*state = test_fixture_new(sizeof(fixture));
+	return *state ? 0 : -1;
 }
 
 /* D/name, in a static buffer per call site's needs. */
 static const char *in_dir(const fixture *f, const char *name, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s/%s", f->dir, name);
+	snprintf(buf, n, "%s/%s", f->s.dir, name);
 	return buf;
 }
 
@@ -128,17 +109,17 @@ static void assert_dir_holds(const char *dir, char keep[][64], int nkeep)
 
 static void assert_nothing_new(fixture *f)
 {
-	assert_dir_holds(f->dir, f->keep, f->nkeep);
+	assert_dir_holds(f->s.dir, f->keep, f->nkeep);
 }
 
-/* Asserts f->out is exactly one line, starting with `prefix`. */
+/* Asserts f->s.out is exactly one line, starting with `prefix`. */
 static void assert_one_line(const fixture *f, const char *prefix)
 {
-	size_t len = strlen(f->out);
-	if (len == 0 || f->out[len - 1] != '\n' || strchr(f->out, '\n') != f->out + len - 1)
-		fail_msg("not exactly one line: '%s'", f->out);
-	if (strncmp(f->out, prefix, strlen(prefix)) != 0)
-		fail_msg("'%s' does not start with '%s'", f->out, prefix);
+	size_t len = strlen(f->s.out);
+	if (len == 0 || f->s.out[len - 1] != '\n' || strchr(f->s.out, '\n') != f->s.out + len - 1)
+		fail_msg("not exactly one line: '%s'", f->s.out);
+	if (strncmp(f->s.out, prefix, strlen(prefix)) != 0)
+		fail_msg("'%s' does not start with '%s'", f->s.out, prefix);
 }
 
 /* Runs `avrr ARGS` and checks: status 2, one line "avrr CMD: ...",
@@ -146,16 +127,16 @@ static void assert_one_line(const fixture *f, const char *prefix)
 static void expect_bad(fixture *f, const char *cmd, const char *args, const char *needle1,
 		       const char *needle2)
 {
-	int rc = test_run(f->out, sizeof f->out, "%s %s %s", test_avrr(), cmd, args);
+	int rc = test_run(f->s.out, sizeof f->s.out, "%s %s %s", test_avrr(), cmd, args);
 	char prefix[32];
 	snprintf(prefix, sizeof prefix, "avrr %s: ", cmd);
 	if (rc != 2)
-		fail_msg("avrr %s %s: exit status %d, not 2; output '%s'", cmd, args, rc, f->out);
+		fail_msg("avrr %s %s: exit status %d, not 2; output '%s'", cmd, args, rc, f->s.out);
 	assert_one_line(f, prefix);
 	if (needle1)
-		assert_contains(f->out, needle1);
+		test_assert_contains(f->s.out, needle1);
 	if (needle2)
-		assert_contains(f->out, needle2);
+		test_assert_contains(f->s.out, needle2);
 	assert_nothing_new(f);
 }
 
@@ -164,17 +145,17 @@ static void expect_bad_record(fixture *f, const char *firmware, const char *extr
 			      const char *needle1, const char *needle2)
 {
 	char args[1024];
-	snprintf(args, sizeof args, "'%s' -o '%s/x.db' %s", firmware, f->dir, extra);
+	snprintf(args, sizeof args, "'%s' -o '%s/x.db' %s", firmware, f->s.dir, extra);
 	expect_bad(f, "record", args, needle1, needle2);
 }
 
 /* Records D/x.db (1000 instructions) and keeps it. */
 static void record_ok(fixture *f)
 {
-	int rc = test_run(f->out, sizeof f->out, "%s record %s -o '%s/x.db' --instructions 1000",
-			  test_avrr(), FIRMWARE, f->dir);
+	int rc = test_run(f->s.out, sizeof f->s.out, "%s record %s -o '%s/x.db' --instructions 1000",
+			  test_avrr(), FIRMWARE, f->s.dir);
 	if (rc != 0)
-		fail_msg("avrr record: exit status %d; output '%s'", rc, f->out);
+		fail_msg("avrr record: exit status %d; output '%s'", rc, f->s.out);
 	assert_true(f->nkeep < MAX_KEEP);
 	snprintf(f->keep[f->nkeep++], sizeof f->keep[0], "x.db");
 	assert_nothing_new(f);
@@ -244,9 +225,9 @@ static void test_record_unknown_mcu(void **state)
 			  "static data (.data, .bss, .noinit) ends at 0x934, past the atmega328p's "
 			  "RAMEND 0x8ff", NULL);
 	/* Output that cannot be written is an error, not a silent success. */
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s select %s > /dev/full", test_avrr(),
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s select %s > /dev/full", test_avrr(),
 				  FIRMWARE), 2);
-	assert_non_null(strstr(f->out, "avrr select: writing the output: No space left on device"));
+	assert_non_null(strstr(f->s.out, "avrr select: writing the output: No space left on device"));
 }
 
 static void test_record_output_in_missing_directory(void **state)
@@ -285,7 +266,7 @@ static void test_record_stimuli_malformed(void **state)
 	/* "avrr record: FILE:LINE:COL: message", at the 's' of 'square'. */
 	snprintf(where, sizeof where, "avrr record: %s:2:7: ", stim);
 	assert_one_line(f, where);
-	assert_contains(f->out, "square");
+	test_assert_contains(f->s.out, "square");
 }
 
 static void test_record_stimuli_missing(void **state)
@@ -341,7 +322,7 @@ static void test_record_no_firmware(void **state)
 {
 	fixture *f = *state;
 	char args[400];
-	snprintf(args, sizeof args, "-o '%s/x.db'", f->dir);
+	snprintf(args, sizeof args, "-o '%s/x.db'", f->s.dir);
 	expect_bad(f, "record", args, "firmware", NULL);
 	expect_bad(f, "record", "", "firmware", NULL);
 }
@@ -386,14 +367,14 @@ static void test_fingerprint_bad_input(void **state)
 {
 	fixture *f = *state;
 	char args[600];
-	snprintf(args, sizeof args, "'%s/none.db' --fp sel=SREG", f->dir);
+	snprintf(args, sizeof args, "'%s/none.db' --fp sel=SREG", f->s.dir);
 	expect_bad(f, "fingerprint", args, "none.db", "No such file or directory");
 	record_ok(f);
-	snprintf(args, sizeof args, "'%s/x.db'", f->dir);
+	snprintf(args, sizeof args, "'%s/x.db'", f->s.dir);
 	expect_bad(f, "fingerprint", args, "--fp", NULL);
-	snprintf(args, sizeof args, "'%s/x.db' --fp 'sel=SREG+PORTQ'", f->dir);
+	snprintf(args, sizeof args, "'%s/x.db' --fp 'sel=SREG+PORTQ'", f->s.dir);
 	expect_bad(f, "fingerprint", args, "'PORTQ'", NULL);
-	snprintf(args, sizeof args, "'%s/x.db' --fp 'default:sel=SREG'", f->dir);
+	snprintf(args, sizeof args, "'%s/x.db' --fp 'default:sel=SREG'", f->s.dir);
 	expect_bad(f, "fingerprint", args, "'default' is already there", NULL);
 }
 
@@ -415,14 +396,14 @@ static void test_strip_bad_input(void **state)
 {
 	fixture *f = *state;
 	char args[600];
-	snprintf(args, sizeof args, "'%s/none.db' -o '%s/dev.db'", f->dir, f->dir);
+	snprintf(args, sizeof args, "'%s/none.db' -o '%s/dev.db'", f->s.dir, f->s.dir);
 	expect_bad(f, "strip", args, "none.db", "No such file or directory");
 	record_ok(f);
-	snprintf(args, sizeof args, "'%s/x.db'", f->dir);
+	snprintf(args, sizeof args, "'%s/x.db'", f->s.dir);
 	expect_bad(f, "strip", args, "-o", NULL);
-	snprintf(args, sizeof args, "'%s/x.db' -o '%s'", f->dir, f->dir);
-	expect_bad(f, "strip", args, f->dir, "is a directory");
-	snprintf(args, sizeof args, "'%s/x.db' -o '%s/no/such/dir/dev.db'", f->dir, f->dir);
+	snprintf(args, sizeof args, "'%s/x.db' -o '%s'", f->s.dir, f->s.dir);
+	expect_bad(f, "strip", args, f->s.dir, "is a directory");
+	snprintf(args, sizeof args, "'%s/x.db' -o '%s/no/such/dir/dev.db'", f->s.dir, f->s.dir);
 	expect_bad(f, "strip", args, "dev.db", "cannot write here");
 }
 
@@ -439,7 +420,7 @@ static void test_info_missing(void **state)
 static void test_info_directory(void **state)
 {
 	fixture *f = *state;
-	expect_bad(f, "info", f->dir, f->dir, "is a directory");
+	expect_bad(f, "info", f->s.dir, f->s.dir, "is a directory");
 }
 
 static void test_info_text_file(void **state)
@@ -478,7 +459,7 @@ static void test_info_usage(void **state)
 	fixture *f = *state;
 	expect_bad(f, "info", "", "usage", NULL);
 	char args[600];
-	snprintf(args, sizeof args, "'%s/a.db' '%s/b.db'", f->dir, f->dir);
+	snprintf(args, sizeof args, "'%s/a.db' '%s/b.db'", f->s.dir, f->s.dir);
 	expect_bad(f, "info", args, "usage", NULL);
 }
 
@@ -487,7 +468,7 @@ static void test_info_unknown_option(void **state)
 	fixture *f = *state;
 	char args[400];
 	record_ok(f);
-	snprintf(args, sizeof args, "'%s/x.db' --bogus", f->dir);
+	snprintf(args, sizeof args, "'%s/x.db' --bogus", f->s.dir);
 	expect_bad(f, "info", args, "--bogus", NULL);
 }
 
@@ -503,13 +484,13 @@ static void test_record_and_info_json(void **state)
 	assert_true(strlen(sha) > 64);
 	sha[64] = 0;
 
-	int rc = test_run(f->out, sizeof f->out, "%s info '%s/x.db' --json", test_avrr(), f->dir);
+	int rc = test_run(f->s.out, sizeof f->s.out, "%s info '%s/x.db' --json", test_avrr(), f->s.dir);
 	if (rc != 0)
-		fail_msg("avrr info --json: exit status %d; output '%s'", rc, f->out);
+		fail_msg("avrr info --json: exit status %d; output '%s'", rc, f->s.out);
 	json_error_t jerr;
-	json_t *o = json_loads(f->out, 0, &jerr);
+	json_t *o = json_loads(f->s.out, 0, &jerr);
 	if (!o)
-		fail_msg("not JSON (%s, line %d): '%s'", jerr.text, jerr.line, f->out);
+		fail_msg("not JSON (%s, line %d): '%s'", jerr.text, jerr.line, f->s.out);
 	assert_true(json_is_object(o));
 	assert_string_equal(json_string_value(json_object_get(o, "mcu")), "atmega16");
 	assert_string_equal(json_string_value(json_object_get(o, "firmware_sha256")), sha);
@@ -546,24 +527,24 @@ static void test_record_and_info_json(void **state)
 static void test_help(void **state)
 {
 	fixture *f = *state;
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s --help", test_avrr()), 0);
-	assert_contains(f->out, "usage: avrr");
-	assert_contains(f->out, "record");
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s record --help", test_avrr()), 0);
-	assert_contains(f->out, "usage: avrr record");
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s info --help", test_avrr()), 0);
-	assert_contains(f->out, "usage: avrr info");
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s --help", test_avrr()), 0);
+	test_assert_contains(f->s.out, "usage: avrr");
+	test_assert_contains(f->s.out, "record");
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s record --help", test_avrr()), 0);
+	test_assert_contains(f->s.out, "usage: avrr record");
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s info --help", test_avrr()), 0);
+	test_assert_contains(f->s.out, "usage: avrr info");
 }
 
 static void test_unknown_command(void **state)
 {
 	fixture *f = *state;
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s nosuchcmd", test_avrr()), 2);
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s nosuchcmd", test_avrr()), 2);
 	assert_one_line(f, "avrr: ");
-	assert_contains(f->out, "nosuchcmd");
+	test_assert_contains(f->s.out, "nosuchcmd");
 	/* No command at all is a usage error too. */
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s", test_avrr()), 2);
-	assert_contains(f->out, "usage: avrr");
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s", test_avrr()), 2);
+	test_assert_contains(f->s.out, "usage: avrr");
 }
 
 /* ------------------------------------------------------------ interruption */
@@ -652,13 +633,13 @@ static void test_record_interrupted(void **state)
 		fail_msg("avrr record did not exit normally (signal %d); output '%s'",
 			 WIFSIGNALED(status) ? WTERMSIG(status) : 0, buf);
 	assert_int_equal(WEXITSTATUS(status), 130);
-	snprintf(f->out, sizeof f->out, "%s", buf);
+	snprintf(f->s.out, sizeof f->s.out, "%s", buf);
 	assert_one_line(f, "avrr record: ");
-	assert_contains(f->out, "interrupted");
+	test_assert_contains(f->s.out, "interrupted");
 	assert_nothing_new(f);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, test_fixture_teardown)
 
 int main(void)
 {

@@ -20,13 +20,6 @@ static const char MSG1[] = "uart1 says hi\n";
 	"avrr " cmd ": warning: tests/firmware/adcapp_stabs.elf has stabs debug info, which " \
 	"avr-gdb misreads (32-bit variables, ISR backtraces); rebuild with -gdwarf-4\n"
 
-static void record(test_scratch *s, const char *elf, const char *extra, const char *db)
-{
-	if (test_run(s->out, sizeof s->out, "%s record %s -o %s/%s %s > /dev/null 2>&1",
-		     test_avrr(), elf, s->dir, db, extra))
-		fail_msg("record %s: %s", elf, s->out);
-}
-
 static void test_debug_info_warnings(void **state)
 {
 	test_scratch *s = *state;
@@ -87,7 +80,8 @@ static void test_debug_info_warnings(void **state)
 static void test_serve_beyond_loopback(void **state)
 {
 	test_scratch *s = *state;
-	record(s, "traces/adcapp.elf", "--instructions 20k", "a.db");
+	char db[300];
+	test_record(s, db, sizeof db, "a.db", "traces/adcapp.elf --instructions 20k");
 	/* bound on every address, then ended: no traffic goes anywhere */
 	test_run(s->out, sizeof s->out, "timeout 3 %s serve %s/a.db --host 0.0.0.0 --port 0 "
 		 "2>&1 >/dev/null", test_avrr(), s->dir);
@@ -164,7 +158,7 @@ static void test_export_uart(void **state)
 	test_scratch *s = *state;
 	char path[300];
 	size_t len;
-	record(s, "tests/firmware/uart_hello.elf", "", "h.db");
+	test_record(s, path, sizeof path, "h.db", "tests/firmware/uart_hello.elf");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export %s/h.db --uart 0 -o %s/u0",
 				  test_avrr(), s->dir, s->dir), 0);
 	snprintf(path, sizeof path, "%s/u0", s->dir);
@@ -187,7 +181,7 @@ static void test_export_uart(void **state)
 				  "wc -c < %s/u2", test_avrr(), s->dir, s->dir, s->dir), 0);
 	assert_non_null(strstr(s->out, "0 bytes sent on UART2 (UDR2)\n0\n"));
 	/* bad input: one line, exit 2, no file */
-	record(s, "traces/adcapp.elf", "--instructions 20k", "a.db");
+	test_record(s, path, sizeof path, "a.db", "traces/adcapp.elf --instructions 20k");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export %s/a.db --uart 1 -o %s/no",
 				  test_avrr(), s->dir, s->dir), 2);
 	assert_string_equal(s->out, "avrr export: --uart 1: the atmega16 has no UART 1\n");
@@ -205,8 +199,8 @@ static void test_export_uart_sensors(void **state)
 {
 	test_scratch *s = *state;
 	char path[300];
-	record(s, "tests/firmware/sensors.elf", "--stimuli tests/firmware/sensors.stim "
-	       "--instructions 3M", "s.db");
+	test_record(s, path, sizeof path, "s.db", "tests/firmware/sensors.elf "
+		    "--stimuli tests/firmware/sensors.stim --instructions 3M");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export %s/s.db --uart 0 -o %s/s.txt",
 				  test_avrr(), s->dir, s->dir), 0);
 	snprintf(path, sizeof path, "%s/s.txt", s->dir);
@@ -236,8 +230,7 @@ static void test_info_uart(void **state)
 {
 	test_scratch *s = *state;
 	char db[300];
-	record(s, "tests/firmware/uart_hello.elf", "", "h.db");
-	snprintf(db, sizeof db, "%s/h.db", s->dir);
+	test_record(s, db, sizeof db, "h.db", "tests/firmware/uart_hello.elf");
 	/* where the 5th byte went out on UART0 (0x800 + UDR0 0xc6) */
 	long long at = test_sql_int(db, "SELECT icount FROM events WHERE type = 5 AND addr = 198 "
 				    "ORDER BY seq LIMIT 1 OFFSET 4");
@@ -286,7 +279,9 @@ static void test_info_uart(void **state)
 static void test_schema_examples(void **state)
 {
 	test_scratch *s = *state;
-	record(s, "traces/adcapp.elf", "--stimuli traces/adcapp.stim --instructions 2M", "a.db");
+	char db[300];
+	test_record(s, db, sizeof db, "a.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--instructions 2M");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s export %s/a.db --uart 0 -o %s/sent",
 				  test_avrr(), s->dir, s->dir), 0);
 	char path[300];

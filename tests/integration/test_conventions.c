@@ -22,34 +22,24 @@
 static char big[1 << 18];
 
 typedef struct fixture {
-	char dir[256];
-	char out[1 << 16];
+	test_scratch s;
 	char cmds[MAX_CMDS][32];  /* the commands `avrr --help` lists */
 	int ncmds;
 } fixture;
 
 static int setup(void **state)
 {
-	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir))
+	fixture *f = test_fixture_new(sizeof *f);
+	if (!(*state = f))
 		return -1;
-	*state = f;
-	if (test_run(f->out, sizeof f->out, "%s --help", test_avrr()))
+	if (test_run(f->s.out, sizeof f->s.out, "%s --help", test_avrr()))
 		return -1;
-	const char *p = strstr(f->out, "\ncommands:\n");
+	const char *p = strstr(f->s.out, "\ncommands:\n");
 	if (!p)
 		return -1;
 	for (p += 11; !strncmp(p, "   ", 3) && f->ncmds < MAX_CMDS; p = strchr(p, '\n') + 1)
 		sscanf(p, "%31s", f->cmds[f->ncmds++]);
 	return f->ncmds >= 14 ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	test_rmtree(f->dir);
-	free(f);
-	return 0;
 }
 
 /* ------------------------------------------------------------ JSON */
@@ -58,7 +48,7 @@ static int teardown(void **state)
  * checks its "schema" is NAME/1; the exit status of the check. */
 static int validate(fixture *f, const char *json, const char *name)
 {
-	return test_run(f->out, sizeof f->out,
+	return test_run(f->s.out, sizeof f->s.out,
 			"python3 -c 'import json,sys,jsonschema\n"
 			"v = jsonschema.Draft202012Validator\n"
 			"s = json.load(open(sys.argv[1])); v.check_schema(s)\n"
@@ -72,21 +62,21 @@ static int validate(fixture *f, const char *json, const char *name)
 static void check_json(fixture *f, const char *args, const char *out, const char *name)
 {
 	char path[400];
-	snprintf(path, sizeof path, "%s/%s", f->dir, out);
-	int rc = test_run(f->out, sizeof f->out, "%s %s > '%s'", test_avrr(), args, path);
+	snprintf(path, sizeof path, "%s/%s", f->s.dir, out);
+	int rc = test_run(f->s.out, sizeof f->s.out, "%s %s > '%s'", test_avrr(), args, path);
 	if (rc != 0 && rc != 1)  /* replay --fp b diverges: still JSON */
-		fail_msg("avrr %s: status %d: %s", args, rc, f->out);
+		fail_msg("avrr %s: status %d: %s", args, rc, f->s.out);
 	if (validate(f, path, name))
-		fail_msg("avrr %s: not valid against %s: %s", args, name, f->out);
+		fail_msg("avrr %s: not valid against %s: %s", args, name, f->s.out);
 }
 
 static void test_json_outputs_validate(void **state)
 {
 	fixture *f = *state;
 	char args[1024], db[300], stripped[300], race[300];
-	snprintf(db, sizeof db, "%s/r.db", f->dir);
-	snprintf(stripped, sizeof stripped, "%s/s.db", f->dir);
-	snprintf(race, sizeof race, "%s/race.db", f->dir);
+	snprintf(db, sizeof db, "%s/r.db", f->s.dir);
+	snprintf(stripped, sizeof stripped, "%s/s.db", f->s.dir);
+	snprintf(race, sizeof race, "%s/race.db", f->s.dir);
 	snprintf(args, sizeof args, "record traces/funcsheap.elf --stimuli traces/funcsheap.stim "
 		 "--instructions 50k --fp 'default:sel=cycles:16,ra=8,width=24' "
 		 "--fp 'b:sel=SREG+SPL,hash=modular,width=16' -o '%s' --json", db);
@@ -110,14 +100,14 @@ static void test_json_outputs_validate(void **state)
 	check_json(f, args, "races.json", "avrr-races");
 	snprintf(args, sizeof args, "analyze '%s' profile --json", race);
 	check_json(f, args, "profile.json", "avrr-profile");
-	snprintf(args, sizeof args, "export '%s' --vcd '%s/x.vcd' --json", db, f->dir);
+	snprintf(args, sizeof args, "export '%s' --vcd '%s/x.vcd' --json", db, f->s.dir);
 	check_json(f, args, "export.json", "avrr-export");
-	snprintf(args, sizeof args, "export '%s' --uart 0 -o '%s/uart0.bin' --json", db, f->dir);
+	snprintf(args, sizeof args, "export '%s' --uart 0 -o '%s/uart0.bin' --json", db, f->s.dir);
 	check_json(f, args, "export-uart.json", "avrr-export-uart");
 
 	/* The races file holds a race, so its items were checked too. */
 	char path[400];
-	snprintf(path, sizeof path, "%s/races.json", f->dir);
+	snprintf(path, sizeof path, "%s/races.json", f->s.dir);
 	json_t *o = json_load_file(path, 0, NULL);
 	assert_non_null(o);
 	assert_int_equal(json_array_size(json_object_get(o, "races")), 1);
@@ -130,9 +120,9 @@ static void test_json_outputs_validate(void **state)
 	};
 	for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
 		char bad[400];
-		snprintf(bad, sizeof bad, "%s/bad.json", f->dir);
-		snprintf(path, sizeof path, "%s/info.json", f->dir);
-		assert_int_equal(test_run(f->out, sizeof f->out, "python3 -c 'import json,sys\n"
+		snprintf(bad, sizeof bad, "%s/bad.json", f->s.dir);
+		snprintf(path, sizeof path, "%s/info.json", f->s.dir);
+		assert_int_equal(test_run(f->s.out, sizeof f->s.out, "python3 -c 'import json,sys\n"
 					  "d = json.load(open(sys.argv[1])); %s\n"
 					  "json.dump(d, open(sys.argv[2], \"w\"))' '%s' '%s'", edits[i],
 					  path, bad), 0);
@@ -156,11 +146,11 @@ static void help_options(const char *cmd, char *buf, size_t n)
 static void test_man_page(void **state)
 {
 	fixture *f = *state;
-	assert_int_equal(test_run(f->out, sizeof f->out,
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out,
 				  "MANWIDTH=80 man -l --warnings docs/avrr.1 2>&1 >/dev/null"), 0);
-	assert_string_equal(f->out, "");
-	assert_int_equal(test_run(f->out, sizeof f->out, "groff -ww -z -man docs/avrr.1"), 0);
-	assert_string_equal(f->out, "");
+	assert_string_equal(f->s.out, "");
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "groff -ww -z -man docs/avrr.1"), 0);
+	assert_string_equal(f->s.out, "");
 	/* It renders: the NAME line, and the record section's first option. */
 	assert_int_equal(test_run(big, sizeof big, "MANWIDTH=80 man -l docs/avrr.1 2>/dev/null"), 0);
 	assert_non_null(strstr(big, "avrr - record/replay debugger for interrupt-driven AVR "
@@ -199,9 +189,9 @@ static void test_man_page(void **state)
 	}
 	free(page);
 	/* Up to date with the --help it is made from. */
-	assert_int_equal(test_run(f->out, sizeof f->out, "python3 scripts/gen-man.py %s | "
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "python3 scripts/gen-man.py %s | "
 				  "diff docs/avrr.1 - && echo same", test_avrr()), 0);
-	assert_string_equal(f->out, "same\n");
+	assert_string_equal(f->s.out, "same\n");
 }
 
 /* ------------------------------------------------------------ completion */
@@ -209,11 +199,11 @@ static void test_man_page(void **state)
 /* COMPREPLY for the words, the cursor on the last, sorted, space-separated. */
 static const char *complete(fixture *f, const char *words)
 {
-	if (test_run(f->out, sizeof f->out, "bash -c 'source scripts/avrr.bash-completion\n"
+	if (test_run(f->s.out, sizeof f->s.out, "bash -c 'source scripts/avrr.bash-completion\n"
 		     "COMP_WORDS=(%s); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _avrr\n"
 		     "printf \"%%s\\n\" \"${COMPREPLY[@]}\" | sort | tr \"\\n\" \" \"'", words))
-		fail_msg("completing '%s': %s", words, f->out);
-	return f->out;
+		fail_msg("completing '%s': %s", words, f->s.out);
+	return f->s.out;
 }
 
 static void test_bash_completion(void **state)
@@ -230,13 +220,13 @@ static void test_bash_completion(void **state)
 		char words[64];
 		snprintf(words, sizeof words, "avrr %s", f->cmds[i]);
 		if (!strstr(complete(f, words), f->cmds[i]))
-			fail_msg("'avrr %s' is not completed: '%s'", f->cmds[i], f->out);
+			fail_msg("'avrr %s' is not completed: '%s'", f->cmds[i], f->s.out);
 		char opts[4096];
 		help_options(f->cmds[i], opts, sizeof opts);
 		snprintf(words, sizeof words, "avrr %s -", f->cmds[i]);
 		char *got = malloc(strlen(complete(f, words)) + 2);
 		assert_non_null(got);
-		sprintf(got, " %s", f->out);
+		sprintf(got, " %s", f->s.out);
 		for (char *o = strtok(opts, "\n"); o; o = strtok(NULL, "\n")) {
 			char want[80];
 			snprintf(want, sizeof want, " %s ", o);
@@ -260,13 +250,13 @@ static void test_papers_by_name(void **state)
 			fail_msg("avrr %s --help names a paper 'seed 00x'", f->cmds[i]);
 	}
 	/* grep exits 1: nothing found. */
-	assert_int_equal(test_run(f->out, sizeof f->out, "grep -rn 'seed 00\\|seed00' cli docs results "
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "grep -rn 'seed 00\\|seed00' cli docs results "
 				  "scripts README.md"), 1);
 	assert_int_equal(test_run(big, sizeof big, "%s select --help", test_avrr()), 0);
 	assert_non_null(strstr(big, "Gracioli & Fischmeister"));
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, test_fixture_teardown)
 
 int main(void)
 {

@@ -153,37 +153,23 @@ static const damage LOG_CASES[] = {
 };
 
 typedef struct fixture {
-	char dir[128];
+	test_scratch s;
 	char base[192];   /* the undamaged recording */
 	char path[192];   /* the damaged copy */
-	char out[8192];
 } fixture;
 
 static int group_setup(void **state)
 {
-	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir)) {
-		free(f);
+	fixture *f = test_fixture_new(sizeof *f);
+	if (!f)
 		return -1;
-	}
-	snprintf(f->base, sizeof f->base, "%s/base.db", f->dir);
-	snprintf(f->path, sizeof f->path, "%s/run.db", f->dir);
-	if (test_run(f->out, sizeof f->out, "%s record traces/funcsheap.elf --stimuli"
-		     " traces/funcsheap.stim --instructions 200000 --contexts -o %s", test_avrr(),
-		     f->base)) {
-		test_rmtree(f->dir);
-		free(f);
+	snprintf(f->path, sizeof f->path, "%s/run.db", f->s.dir);
+	if (test_try_record(&f->s, f->base, sizeof f->base, "base.db", "traces/funcsheap.elf "
+			    "--stimuli traces/funcsheap.stim --instructions 200000 --contexts")) {
+		test_fixture_free(f);
 		return -1;
 	}
 	*state = f;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	fixture *f = *state;
-	test_rmtree(f->dir);
-	free(f);
 	return 0;
 }
 
@@ -211,17 +197,17 @@ static void expect_refused(fixture *f, const char *cmd, const char *args, const 
 {
 	char line[1024], argv[512];
 	snprintf(argv, sizeof argv, args, f->path);
-	int rc = test_run(f->out, sizeof f->out, "%s %s %s < /dev/null", test_avrr(), cmd, argv);
+	int rc = test_run(f->s.out, sizeof f->s.out, "%s %s %s < /dev/null", test_avrr(), cmd, argv);
 	snprintf(line, sizeof line, "avrr %s: %s: damaged recording: %s\n", cmd, f->path, what);
-	if (rc != 2 || strcmp(f->out, line))
-		fail_msg("avrr %s %s: exit %d, printed\n%s\nwanted\n%s", cmd, argv, rc, f->out, line);
+	if (rc != 2 || strcmp(f->s.out, line))
+		fail_msg("avrr %s %s: exit %d, printed\n%s\nwanted\n%s", cmd, argv, rc, f->s.out, line);
 }
 
 static void test_every_damage_is_refused_alike(void **state)
 {
 	fixture *f = *state;
 	/* The undamaged recording is accepted: the cases can fail. */
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s replay %s", test_avrr(), f->base), 0);
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s replay %s", test_avrr(), f->base), 0);
 	size_t ncases = sizeof CASES / sizeof *CASES, nlog = sizeof LOG_CASES / sizeof *LOG_CASES;
 	for (size_t i = 0; i < ncases + nlog; i++) {
 		const damage *c = i < ncases ? &CASES[i] : &LOG_CASES[i - ncases];
@@ -245,8 +231,8 @@ static void test_every_command_refuses(void **state)
 	fixture *f = *state;
 	const char *what = CASES[0].what;
 	char out[256], script[256];
-	snprintf(out, sizeof out, "%s/out", f->dir);
-	snprintf(script, sizeof script, "%s/cmds", f->dir);
+	snprintf(out, sizeof out, "%s/out", f->s.dir);
+	snprintf(script, sizeof script, "%s/cmds", f->s.dir);
 	test_write_text(script, "info registers\n");
 	damage_copy(f, CASES[0].sql, 0);
 	char args[512];
@@ -266,7 +252,7 @@ static void test_every_command_refuses(void **state)
 static void test_truncated_file(void **state)
 {
 	fixture *f = *state;
-	assert_int_equal(test_run(f->out, sizeof f->out, "head -c 20000 %s > %s", f->base,
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "head -c 20000 %s > %s", f->base,
 				  f->path), 0);
 	expect_refused(f, "info", "%s", "database disk image is malformed");
 	expect_refused(f, "replay", "%s", "database disk image is malformed");
@@ -278,31 +264,31 @@ static void test_truncated_file(void **state)
 static void test_control_bytes_escaped(void **state)
 {
 	fixture *f = *state;
-	int rc = test_run(f->out, sizeof f->out, "%s replay %s --fp \"$(printf 'sel=r24\\033[2J\\nx')\"",
+	int rc = test_run(f->s.out, sizeof f->s.out, "%s replay %s --fp \"$(printf 'sel=r24\\033[2J\\nx')\"",
 			  test_avrr(), f->base);
 	assert_int_equal(rc, 2);
-	assert_string_equal(f->out, "avrr replay: no fingerprint configuration 'sel=r24\\x1b[2J\\nx'"
+	assert_string_equal(f->s.out, "avrr replay: no fingerprint configuration 'sel=r24\\x1b[2J\\nx'"
 			    " in the recording (see avrr info)\n");
 	char stim[256];
-	snprintf(stim, sizeof stim, "%s/bad.stim", f->dir);
+	snprintf(stim, sizeof stim, "%s/bad.stim", f->s.dir);
 	test_write_text(stim, "adc 0 const \033]0;owned\007\n");
 	unlink(f->path);
-	rc = test_run(f->out, sizeof f->out, "%s record traces/funcsheap.elf --stimuli %s -o %s",
+	rc = test_run(f->s.out, sizeof f->s.out, "%s record traces/funcsheap.elf --stimuli %s -o %s",
 		      test_avrr(), stim, f->path);
 	assert_int_equal(rc, 2);
-	assert_null(strchr(f->out, '\033'));
-	assert_null(strchr(f->out, '\007'));
-	assert_non_null(strstr(f->out, "\\x1b]0;owned\\x07"));
-	assert_ptr_equal(strchr(f->out, '\n'), f->out + strlen(f->out) - 1);
+	assert_null(strchr(f->s.out, '\033'));
+	assert_null(strchr(f->s.out, '\007'));
+	assert_non_null(strstr(f->s.out, "\\x1b]0;owned\\x07"));
+	assert_ptr_equal(strchr(f->s.out, '\n'), f->s.out + strlen(f->s.out) - 1);
 	assert_false(exists(f->path));
 
 	/* A path may hold any byte but NUL (it is the maker's file name), so
 	 * the recording is valid; `info` prints it escaped. */
 	damage_copy(f, "UPDATE run SET firmware_path = 'fw' || char(27) || '[2J.elf'", 0);
-	rc = test_run(f->out, sizeof f->out, "%s info %s", test_avrr(), f->path);
+	rc = test_run(f->s.out, sizeof f->s.out, "%s info %s", test_avrr(), f->path);
 	assert_int_equal(rc, 0);
-	assert_null(strchr(f->out, '\033'));
-	assert_non_null(strstr(f->out, "\nfirmware      fw\\x1b[2J.elf\n"));
+	assert_null(strchr(f->s.out, '\033'));
+	assert_non_null(strstr(f->s.out, "\nfirmware      fw\\x1b[2J.elf\n"));
 }
 
 int main(void)
@@ -313,5 +299,5 @@ int main(void)
 		cmocka_unit_test(test_truncated_file),
 		cmocka_unit_test(test_control_bytes_escaped),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, test_fixture_teardown);
 }

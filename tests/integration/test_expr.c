@@ -33,33 +33,23 @@
 #define SENSOR_SIZE 6
 
 typedef struct fixture {
-	char dir[128];
+	test_scratch s;
 	char db[256];
-	char out[65536];
 	char gdb[65536];
 } fixture;
 
 static int group_setup(void **state)
 {
-	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir))
+	fixture *f = test_fixture_new(sizeof *f);
+	if (!f)
 		return -1;
-	snprintf(f->db, sizeof f->db, "%s/sensors.db", f->dir);
-	char out[4096];
-	if (test_run(out, sizeof out, "%s record " FW " --stimuli tests/firmware/sensors.stim "
-		     "--instructions 2M -o '%s'", test_avrr(), f->db)) {
-		fprintf(stderr, "%s", out);
+	if (test_try_record(&f->s, f->db, sizeof f->db, "sensors.db", FW " --stimuli "
+			    "tests/firmware/sensors.stim --instructions 2M")) {
+		fprintf(stderr, "%s", f->s.out);
+		test_fixture_free(f);
 		return -1;
 	}
 	*state = f;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	fixture *f = *state;
-	test_rmtree(f->dir);
-	free(f);
 	return 0;
 }
 
@@ -69,16 +59,16 @@ static int group_teardown(void **state)
 static const char *script(fixture *f, const char *name, const char *text)
 {
 	static char path[300];
-	snprintf(path, sizeof path, "%s/%s", f->dir, name);
+	snprintf(path, sizeof path, "%s/%s", f->s.dir, name);
 	test_write_text(path, text);
 	return path;
 }
 
-/* The shell's output for `text`, into f->out. */
+/* The shell's output for `text`, into f->s.out. */
 static void shell(fixture *f, const char *text)
 {
 	const char *x = script(f, "cmds.shell", text);
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s shell '%s' -x '%s'", test_avrr(),
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s shell '%s' -x '%s'", test_avrr(),
 				  f->db, x), 0);
 }
 
@@ -171,7 +161,7 @@ static void test_print_matches_memory(void **state)
 	      "p sensors[0].last * 2 - 1\np (char)sensors[2].last\np *(uint16_t *)0x100\n"
 	      "p/d history\np/t presses\np (uptime + 6) / 4 % 5 == 2 || presses << 2 > 9\n");
 	uint8_t up[4], sens[18], cur[2], hist[8], line[24], w100[2];
-	const char *p = after(f->out, "==memory\n");
+	const char *p = after(f->s.out, "==memory\n");
 	p = dump(p, A_UPTIME, up, 4);
 	p = dump(p, A_SENSORS, sens, 18);
 	p = dump(p, A_CURRENT, cur, 2);
@@ -204,7 +194,7 @@ static void test_print_matches_memory(void **state)
 		sizeof line - len - 1, u16(sens + 3), (int)u16(sens + 1) * 2 - 1,
 		gdb_char(sens[2 * SENSOR_SIZE + 1], 1, ch, sizeof ch), u16(w100), u16(hist),
 		u16(hist + 2), u16(hist + 4), u16(hist + 6));
-	const char *printed = after(f->out, "==print\n");
+	const char *printed = after(f->s.out, "==print\n");
 	/* The last two need presses: compare up to them, then decode. */
 	assert_memory_equal(printed, expect, strlen(expect));
 	const char *rest = printed + strlen(expect);
@@ -214,7 +204,7 @@ static void test_print_matches_memory(void **state)
 	pr = (unsigned)strtoul(bits, NULL, 2);
 	shell(f, TO_FIFTH_CALL "x/1xb &presses\n");
 	uint8_t pb;
-	dump(strstr(f->out, "0x114 <presses>:"), A_PRESSES, &pb, 1);
+	dump(strstr(f->s.out, "0x114 <presses>:"), A_PRESSES, &pb, 1);
 	assert_int_equal(pr, pb);
 	int truth = ((uptime + 6) / 4 % 5 == 2) || ((pb << 2) > 9);
 	char tail[64];
@@ -256,17 +246,17 @@ static void test_frames_match_avr_gdb(void **state)
 		*end = 0;
 	replace_all(g, "tests/firmware/sensors.c", "sensors.c");
 	replace_all(g, "slot=slot@entry=", "slot=");
-	assert_string_equal(strstr(f->out, "$1 = 12345\n"), g);
+	assert_string_equal(strstr(f->s.out, "$1 = 12345\n"), g);
 	/* The frame lines themselves, for the record. */
 	char src91[256], src71[256], want[1024];
 	source_lines(91, 91, src91, sizeof src91);
 	source_lines(71, 71, src71, sizeof src71);
 	snprintf(want, sizeof want, "#1  0x00000154 in report (s=0x80010e <sensors+12>, "
 		 "slot=5 '\\005') at sensors.c:91\n%s", src91);
-	assert_non_null(strstr(f->out, want));
+	assert_non_null(strstr(f->s.out, want));
 	snprintf(want, sizeof want, "#0  format_line (id=30 '\\036', value=209, "
 		 "buf=0x800115 <line> \"S2=719\\n\") at sensors.c:71\n%s", src71);
-	assert_non_null(strstr(f->out, want));
+	assert_non_null(strstr(f->s.out, want));
 }
 
 /* list, info frame and display: source read here, the frame's addresses
@@ -292,7 +282,7 @@ static void test_list_frame_display(void **state)
 		 "slot=5 '\\005') at sensors.c:91\n%s%s#0  format_line (id=30 '\\036', value=209, "
 		 "buf=0x800115 <line> \"S2=719\\n\") at sensors.c:71\n%s==frame\n",
 		 a, b, a, src91, c, src71);
-	const char *list = after(f->out, "==list\n");
+	const char *list = after(f->s.out, "==list\n");
 	assert_memory_equal(list, want, strlen(want));
 
 	/* info frame: at format_line's first instruction the return address is
@@ -301,7 +291,7 @@ static void test_list_frame_display(void **state)
 	 * r28, r29 at its own entry (CFA-2..-4), then called: its CFA is its SP
 	 * plus 5, below which the return address into main sits at CFA-1. */
 	unsigned sp, b0, b1, b2;
-	const char *fr = after(f->out, "==frame\n");
+	const char *fr = after(f->s.out, "==frame\n");
 	assert_int_equal(sscanf(fr, "0x%x:\t0x%x\t0x%x\t0x%x\n", &sp, &b0, &b1, &b2), 4);
 	assert_int_equal(((b1 << 8) | b2) * 2, 0x154);
 	unsigned cfa0 = sp + 2, cfa1 = cfa0 + 5;
@@ -341,7 +331,7 @@ static void test_list_frame_display(void **state)
 
 	/* display: shown at once, then after each stop, in number order. */
 	uint8_t up[4], pb;
-	const char *d = after(f->out, "==display\n");
+	const char *d = after(f->s.out, "==display\n");
 	d = dump(d, A_UPTIME, up, 4);
 	d = dump(d, A_PRESSES, &pb, 1);
 	unsigned uptime = up[0] | up[1] << 8 | up[2] << 16 | (unsigned)up[3] << 24;
@@ -375,8 +365,8 @@ static void test_history_survives_travel(void **state)
 	      "reverse-continue\necho ==4\nx/4xb &uptime\np $1\np uptime\np $1 - $\n"
 	      "p $2.offset\np $$\np $9\n");
 	uint8_t u5[4], u4[4];
-	const char *p5 = dump(after(f->out, "==5\n"), A_UPTIME, u5, 4);
-	const char *p4 = dump(after(f->out, "==4\n"), A_UPTIME, u4, 4);
+	const char *p5 = dump(after(f->s.out, "==5\n"), A_UPTIME, u5, 4);
+	const char *p4 = dump(after(f->s.out, "==4\n"), A_UPTIME, u4, 4);
 	unsigned up5 = u5[0] | u5[1] << 8 | u5[2] << 16 | (unsigned)u5[3] << 24;
 	unsigned up4 = u4[0] | u4[1] << 8 | u4[2] << 16 | (unsigned)u4[3] << 24;
 	assert_true(up4 < up5);
@@ -398,7 +388,7 @@ static void test_x_of_expressions(void **state)
 	      "x/s buf\nx/s &line[3]\nx/2xb &sensors[1].last\nx/2xb &sensors[\n"
 	      "display/i $pc\ndisplay/s buf\n");
 	uint8_t all[18], one[6], last[2];
-	const char *p = dump(after(f->out, "==\n"), A_SENSORS, all, 18);
+	const char *p = dump(after(f->s.out, "==\n"), A_SENSORS, all, 18);
 	p = dump(p, A_SENSORS + 6, one, 6);
 	assert_memory_equal(one, all + 6, 6);
 	/* `current` is an ELF symbol: the shell's x examines its own bytes. */
@@ -428,7 +418,7 @@ static void test_errors(void **state)
 	shell(f, TO_FIFTH_CALL "echo ==\n"
 	      "p sensors[\np nosuch\np/q uptime\np 1 +\np sensors[1].nope\np uptime / 0\n"
 	      "p *uptime\np (struct nosuch *)0\np sizeof(struct sensor) * 3\nfrobnicate\ndown\nup 9\nframe 9\necho ok\n");
-	assert_string_equal(after(f->out, "==\n"),
+	assert_string_equal(after(f->s.out, "==\n"),
 		"A syntax error in expression at column 9, near `'.\n"
 		"No symbol \"nosuch\" in current context.\n"
 		"Undefined output format \"q\".\n"
@@ -451,7 +441,7 @@ static void test_stabs_firmware(void **state)
 {
 	fixture *f = *state;
 	char db[300], out[4096];
-	snprintf(db, sizeof db, "%s/fh.db", f->dir);
+	snprintf(db, sizeof db, "%s/fh.db", f->s.dir);
 	assert_int_equal(test_run(out, sizeof out, "%s record tests/firmware/funcsheap_stabs.elf --stimuli "
 				  "traces/funcsheap.stim --instructions 20k -o '%s'", test_avrr(), db), 0);
 	assert_int_equal(test_run(out, sizeof out, "printf 'p g_led\\np/x g_led\\np g_led + 1\\n"
@@ -480,5 +470,5 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_stabs_firmware),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, test_fixture_teardown);
 }

@@ -20,15 +20,6 @@
 #define teardown test_scratch_teardown
 typedef test_scratch scratch;
 
-static void record(scratch *s, const char *fw, const char *stim, const char *args, char *path,
-		   size_t n)
-{
-	snprintf(path, n, "%s/run.db", s->dir);
-	unlink(path);
-	if (test_run(s->out, sizeof s->out, "%s record %s --stimuli %s %s -o '%s'", test_avrr(),
-		     fw, stim, args, path))
-		fail_msg("record %s: %s", fw, s->out);
-}
 
 /* The pulses of `pin PB every P start T jitter J pulse W` (in cycles)
  * that surely start before cycle `end`, i.e. T + kP + J < end; the test
@@ -54,8 +45,8 @@ static void test_no_int0_before_the_first_edge(void **state)
 	scratch *s = *state;
 	char path[256];
 	/* 37.5 ms: the first press comes at 40 ms at the earliest. */
-	record(s, "tests/firmware/int0_busy.elf", "tests/firmware/int0_busy.stim",
-	       "--cycles 600000", path, sizeof path);
+	test_record(s, path, sizeof path, "run.db", "tests/firmware/int0_busy.elf "
+		    "--stimuli tests/firmware/int0_busy.stim --cycles 600000");
 	assert_int_equal(pulses_before(T0, P0, J0, 600000), 0);
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 0);
 }
@@ -65,8 +56,8 @@ static void test_one_int0_per_rising_edge(void **state)
 	scratch *s = *state;
 	char path[256], q[256];
 	const long long end = 1100 * MS;
-	record(s, "tests/firmware/int0_busy.elf", "tests/firmware/int0_busy.stim",
-	       "--cycles 17600000", path, sizeof path);
+	test_record(s, path, sizeof path, "run.db", "tests/firmware/int0_busy.elf "
+		    "--stimuli tests/firmware/int0_busy.stim --cycles 17600000");
 	long long n = pulses_before(T0, P0, J0, end);
 	assert_int_equal(n, 11);
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), n);
@@ -88,8 +79,8 @@ static void test_int0_on_the_atmega16(void **state)
 	scratch *s = *state;
 	char path[256];
 	const long long ms = 8000, end = 100 * ms + ms / 2;
-	record(s, "traces/funcsheap.elf", "traces/funcsheap.stim", "--cycles 804000", path,
-	       sizeof path);
+	test_record(s, path, sizeof path, "run.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --cycles 804000");
 	long long n = pulses_before(ms, ms, ms / 5, end);
 	assert_int_equal(n, 100);
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts WHERE vector = 1"), n);
@@ -101,8 +92,8 @@ static void test_pcint_only_on_changes(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "tests/firmware/pcint_rest.elf", "tests/firmware/pcint_rest.stim",
-	       "--cycles 100000", path, sizeof path);
+	test_record(s, path, sizeof path, "run.db", "tests/firmware/pcint_rest.elf "
+		    "--stimuli tests/firmware/pcint_rest.stim --cycles 100000");
 	/* PCINT0 is vector 3 on the ATmega328P; the changes at 2 and 4 ms. */
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 2);
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts WHERE vector = 3"), 2);
@@ -116,8 +107,8 @@ static void test_level_mode_while_low_only(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "tests/firmware/int0_level.elf", "tests/firmware/int0_level.stim",
-	       "--cycles 64000", path, sizeof path);
+	test_record(s, path, sizeof path, "run.db", "tests/firmware/int0_level.elf "
+		    "--stimuli tests/firmware/int0_level.stim --cycles 64000");
 	/* Low from reset to 1 ms and from 2 to 3 ms: interrupts in each; high
 	 * from 1 to 2 ms and from 3 ms: none, once the ISR that was entered
 	 * has run (a few dozen cycles). */

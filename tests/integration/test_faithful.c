@@ -32,20 +32,6 @@ typedef test_scratch scratch;
 
 /* Records traces/NAME.elf for `insns` instructions with `fps` (--fp
  * options, or "" for the default) into DIR/FILE. */
-static void record(scratch *s, const char *name, const char *insns, const char *fps,
-		   const char *file, char *path, size_t n)
-{
-	snprintf(path, n, "%s/%s", s->dir, file);
-	if (test_run(s->out, sizeof s->out, "%s record traces/%s.elf --stimuli traces/%s.stim "
-		     "--instructions %s %s -o '%s'", test_avrr(), name, name, insns, fps, path))
-		fail_msg("record %s: %s", name, s->out);
-}
-
-static void assert_contains(const char *hay, const char *needle)
-{
-	if (!strstr(hay, needle))
-		fail_msg("'%s' does not contain '%s'", hay, needle);
-}
 
 /* ---- the counters against a brute force ------------------------------- */
 
@@ -85,7 +71,8 @@ static void brute_irq(void *ud, const sim_irq_point *p)
 static void counters_equal_brute_force(scratch *s, const char *fw)
 {
 	char path[256];
-	record(s, fw, "300000", COUNTERS, "c.db", path, sizeof path);
+	test_record(s, path, sizeof path, "c.db", "traces/%s.elf --stimuli traces/%s.stim "
+		    "--instructions 300000 " COUNTERS, fw, fw);
 	db *d;
 	avrr_err err = { "" };
 	trace_replica rep;
@@ -149,11 +136,12 @@ static void test_fingerprint_command_computes_counters(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "funcsheap", "200000", "--contexts --fp 'a:sel=r24+sic:12+cycles:8,ra=4,width=32'",
-	       "c.db", path, sizeof path);
+	test_record(s, path, sizeof path, "c.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions 200000 --contexts "
+		    "--fp 'a:sel=r24+sic:12+cycles:8,ra=4,width=32'");
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s fingerprint '%s' --fp "
 				  "'b:sel=r24+sic:12+cycles:8,ra=4,width=32'", test_avrr(), path), 0);
-	assert_contains(s->out, "re-ran the recording");
+	test_assert_contains(s->out, "re-ran the recording");
 	long long n = test_sql_int(path, "SELECT count(*) FROM interrupts");
 	assert_true(n > 100);
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM fingerprints a JOIN fingerprints b"
@@ -171,7 +159,8 @@ static void test_sweep_with_counters(void **state)
 {
 	scratch *s = *state;
 	char path[256], csv[300];
-	record(s, "funcsheap", "100000", "", "c.db", path, sizeof path);
+	test_record(s, path, sizeof path, "c.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions 100000");
 	snprintf(csv, sizeof csv, "%s/grid.csv", s->dir);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' -o '%s' --selector "
 				  "'SPL+SPH+SREG+cycles:8' --width 12,16 --ra 0,4,8 --hash jenkins "
@@ -217,7 +206,8 @@ static void test_default_replays_exactly_stripped_too(void **state)
 	static const char *const fws[] = { "adcapp", "funcsheap", "funcsheap_noloop" };
 	for (size_t f = 0; f < sizeof fws / sizeof *fws; f++) {
 		char path[256], dev[300];
-		record(s, fws[f], "1M", "", "d.db", path, sizeof path);
+		test_record(s, path, sizeof path, "d.db", "traces/%s.elf --stimuli traces/%s.stim "
+			    "--instructions 1M", fws[f], fws[f]);
 		snprintf(dev, sizeof dev, "%s/dev.db", s->dir);
 		assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'",
 					  test_avrr(), path, dev), 0);
@@ -258,10 +248,10 @@ static void test_counters_and_hash_replay_exactly(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "funcsheap", "500000",
-	       "--fp 'a:sel=SPL+SPH+SREG+r24+cycles:10+sic:6,hash=jenkins,ra=4,width=28' "
-	       "--fp 'b:sel=SPL+SPH+SREG+sic:6+cycles:10,hash=jenkins,ra=4,width=28'",
-	       "m.db", path, sizeof path);
+	test_record(s, path, sizeof path, "m.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions 500000 "
+		    "--fp 'a:sel=SPL+SPH+SREG+r24+cycles:10+sic:6,hash=jenkins,ra=4,width=28' "
+		    "--fp 'b:sel=SPL+SPH+SREG+sic:6+cycles:10,hash=jenkins,ra=4,width=28'");
 	long long recorded = test_sql_int(path, "SELECT count(*) FROM interrupts");
 	assert_true(recorded > 300);
 	for (const char *const *fp = (const char *const[]){ "--fp a", "--fp b", NULL }; *fp; fp++) {
@@ -279,7 +269,8 @@ static void test_false_injection_stops_before_it(void **state)
 {
 	scratch *s = *state;
 	char path[256], want[128];
-	record(s, "adcapp", "20000", "--fp '" OLD_DEFAULT "'", "a.db", path, sizeof path);
+	test_record(s, path, sizeof path, "a.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--instructions 20000 --fp '" OLD_DEFAULT "'");
 	long long irq1 = test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 1");
 	long long irq2 = test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 2");
 	long long fp2 = test_sql_int(path, "SELECT ra_part << 8 | hash_part FROM fingerprints WHERE n = 2");
@@ -295,8 +286,8 @@ static void test_false_injection_stops_before_it(void **state)
 	assert_string_equal(test_json_str(d, "expected"), want);
 	snprintf(want, sizeof want, "the fingerprint 0x%llx of interrupt 2 (vector 12) matched here",
 		 fp2);
-	assert_contains(test_json_str(d, "actual"), want);
-	assert_contains(test_json_str(d, "actual"), "a false loop positive (input duplicate)");
+	test_assert_contains(test_json_str(d, "actual"), want);
+	test_assert_contains(test_json_str(d, "actual"), "a false loop positive (input duplicate)");
 	/* Stopped before the false entry: only the correct one was made. */
 	assert_int_equal(test_json_int(o, "injected"), 1);
 	assert_int_equal(test_json_int(o, "correct"), 1);
@@ -308,7 +299,7 @@ static void test_false_injection_stops_before_it(void **state)
 	o = test_replay_json(s, path, "--fp old --match set", 1);
 	d = json_object_get(o, "divergence");
 	assert_int_equal(test_json_int(d, "icount"), 1287);
-	assert_contains(test_json_str(d, "actual"), "a false loop positive");
+	test_assert_contains(test_json_str(d, "actual"), "a false loop positive");
 	json_decref(o);
 
 	/* --until: nothing wrong before 1294, so exit 0; past it, exit 1. */
@@ -325,7 +316,8 @@ static void test_keep_going_counts_to_the_end(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "adcapp", "200000", "--fp '" OLD_DEFAULT "'", "a.db", path, sizeof path);
+	test_record(s, path, sizeof path, "a.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--instructions 200000 --fp '" OLD_DEFAULT "'");
 	json_t *o = test_replay_json(s, path, "--fp old --match sequence --keep-going", 1);
 	/* The per-context checks never see it: every ISR's events and main's
 	 * come in their own order.  Only the counts tell, and the status. */
@@ -350,7 +342,8 @@ static void test_missed_interrupt_stops_at_its_icount(void **state)
 {
 	scratch *s = *state;
 	char path[256], want[160];
-	record(s, "adcapp", "20000", "", "a.db", path, sizeof path);
+	test_record(s, path, sizeof path, "a.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--instructions 20000");
 	long long fp3 = test_sql_int(path, "SELECT ra_part << 16 | hash_part FROM fingerprints WHERE n = 3");
 	long long irq3 = test_sql_int(path, "SELECT icount FROM interrupts WHERE idx = 3");
 	damage_third(path);
@@ -404,7 +397,8 @@ static void test_stripped_replay_checks_the_total_order(void **state)
 	char path[256], dev[300];
 	/* funcsheap_noloop: main writes PORTB every ~5000 instructions, and
 	 * its third interrupt comes before one of them. */
-	record(s, "funcsheap_noloop", "40000", "", "f.db", path, sizeof path);
+	test_record(s, path, sizeof path, "f.db", "traces/funcsheap_noloop.elf "
+		    "--stimuli traces/funcsheap_noloop.stim --instructions 40000");
 	damage_third(path);
 	snprintf(dev, sizeof dev, "%s/dev.db", s->dir);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'", test_avrr(), path,
@@ -422,7 +416,7 @@ static void test_stripped_replay_checks_the_total_order(void **state)
 		 "log puts it before this event", v3,
 		 ioregs_vector_name(ioregs_lookup("atmega16"), (unsigned)v3), ra3);
 	assert_string_equal(test_json_str(d, "expected"), want);
-	assert_contains(test_json_str(d, "actual"), "write PORTB");
+	test_assert_contains(test_json_str(d, "actual"), "write PORTB");
 	assert_true(json_is_null(json_object_get(o, "missed")));
 	json_decref(o);
 	/* With the ground truth, the passed-over interrupt itself stops it. */
@@ -438,7 +432,8 @@ static void test_wider_fingerprint_is_damage(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "adcapp", "20000", "", "a.db", path, sizeof path);
+	test_record(s, path, sizeof path, "a.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--instructions 20000");
 	test_edit_log(path, "UPDATE fingerprints SET hash_part = 4294967296 WHERE n = 3");
 	static const char *const cmds[] = { "replay '%s'", "replay '%s' --oracle",
 					    "shell '%s' -x /dev/null" };
@@ -461,7 +456,8 @@ static void test_oracle_without_interrupts(void **state)
 	scratch *s = *state;
 	char path[256];
 	/* adcapp's first interrupt comes at icount 1232. */
-	record(s, "adcapp", "1000", "", "z.db", path, sizeof path);
+	test_record(s, path, sizeof path, "z.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--instructions 1000");
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 0);
 	json_t *o = test_replay_json(s, path, "--oracle --fp 'x:sel=SPL+r24,ra=4'", 0);
 	json_t *c = json_array_get(json_object_get(o, "configs"), 0);
@@ -480,8 +476,9 @@ static void test_oracle_counters_beside_a_batched_selector(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "adcapp", "200000", "--fp '" OLD_DEFAULT "' --fp "
-	       "'c8:sel=SPL+SPH+SREG+r24+r25+r31+cycles:8,ra=8,width=24'", "a.db", path, sizeof path);
+	test_record(s, path, sizeof path, "a.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--instructions 200000 --fp '" OLD_DEFAULT "' "
+		    "--fp 'c8:sel=SPL+SPH+SREG+r24+r25+r31+cycles:8,ra=8,width=24'");
 	json_t *both = test_replay_json(s, path, "--oracle --match set", 0);
 	json_t *alone = test_replay_json(s, path, "--oracle --match set --fp c8", 0);
 	json_t *b = json_array_get(json_object_get(both, "configs"), 1);
@@ -510,7 +507,9 @@ static void test_sigint_stops_a_replay(void **state)
 	 * the test waits longer next time.  --foreground: else timeout sends
 	 * the signal to the replay and then again to its process group, and
 	 * a second SIGINT is the user's "stop now" (exit 130, nothing said). */
-	record(s, "funcsheap", "20M", "--fp 'full:sel=all,ra=16,width=64'", "f.db", path, sizeof path);
+	test_record(s, path, sizeof path, "f.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions 20M "
+		    "--fp 'full:sel=all,ra=16,width=64'");
 	for (int wait = 1; wait <= 4; wait *= 2) {
 		int rc = test_run(s->out, sizeof s->out,
 				  "timeout --foreground --preserve-status -s INT %d %s replay '%s' --fp full", wait,

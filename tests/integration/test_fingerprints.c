@@ -31,24 +31,6 @@ typedef test_scratch scratch;
 #define teardown test_scratch_teardown
 
 /* Records traces/NAME.elf with its stimuli into DIR/FILE. */
-static void record(const scratch *s, const char *name, const char *file, const char *const *specs,
-		   unsigned nspecs, int contexts, char *path, size_t n)
-{
-	char elf[128], stim[128];
-	snprintf(elf, sizeof elf, "traces/%s.elf", name);
-	snprintf(stim, sizeof stim, "traces/%s.stim", name);
-	snprintf(path, n, "%s/%s", s->dir, file);
-	rec_options o = {
-		.firmware_path = elf, .out_path = path, .stimuli_path = stim,
-		.max_instructions = N_INSN, .store_contexts = contexts,
-		.fp_specs = specs, .nfp_specs = nspecs,
-	};
-	avrr_err err = { "" };
-	int interrupted;
-	if (rec_record(&o, &interrupted, &err))
-		fail_msg("record %s: %s", name, err.msg);
-}
-
 /* The fingerprints of configuration `name`, in order of n. */
 static db_fingerprint *load(const char *path, const char *name, size_t *n)
 {
@@ -111,7 +93,7 @@ static void test_record_stores_one_per_interrupt(void **state)
 	const char *specs[] = { "h:sel=SREG+r24,hash=modular,ra=5,width=13",
 				"sel=all,hash=jenkins,ra=16,width=64" };
 	char path[256];
-	record(s, "adcapp", "a.db", specs, 2, 1, path, sizeof path);
+	test_record_direct(s, path, sizeof path, "a.db", "adcapp", N_INSN, 1, specs, 2);
 	size_t n1, n2;
 	db_fingerprint *h = load(path, "h", &n1);
 	db_fingerprint *all = load(path, "fp2", &n2);  /* unnamed: fp<position> */
@@ -160,7 +142,7 @@ static void test_default_configuration(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "adcapp", "d.db", NULL, 0, 0, path, sizeof path);
+	test_record_direct(s, path, sizeof path, "d.db", "adcapp", N_INSN, 0, NULL, 0);
 	db *d;
 	avrr_err err = { "" };
 	db_fp_config *cfg;
@@ -195,9 +177,9 @@ static void test_fingerprint_command_matches_record(void **state)
 	scratch *s = *state;
 	const char *specs[] = { SPEC_X };
 	char direct[256], ctx[256], rerun[256];
-	record(s, "funcsheap", "direct.db", specs, 1, 0, direct, sizeof direct);
-	record(s, "funcsheap", "ctx.db", NULL, 0, 1, ctx, sizeof ctx);
-	record(s, "funcsheap", "rerun.db", NULL, 0, 0, rerun, sizeof rerun);
+	test_record_direct(s, direct, sizeof direct, "direct.db", "funcsheap", N_INSN, 0, specs, 1);
+	test_record_direct(s, ctx, sizeof ctx, "ctx.db", "funcsheap", N_INSN, 1, NULL, 0);
+	test_record_direct(s, rerun, sizeof rerun, "rerun.db", "funcsheap", N_INSN, 0, NULL, 0);
 
 	assert_int_equal(avrr(s, "fingerprint '%s' --fp '%s'", ctx, SPEC_X), 0);
 	assert_non_null(strstr(s->out, "from the stored contexts"));
@@ -223,7 +205,7 @@ static void test_rerun_must_match(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "funcsheap", "t.db", NULL, 0, 0, path, sizeof path);
+	test_record_direct(s, path, sizeof path, "t.db", "funcsheap", N_INSN, 0, NULL, 0);
 	/* Move the 10th interrupt one instruction later, in the log and the
 	 * ground truth alike, so the file stays consistent (it validates) but
 	 * is not what the firmware does. */
@@ -240,7 +222,7 @@ static void test_info_metrics(void **state)
 	const char *specs[] = { "full:sel=all,hash=jenkins,ra=16,width=64",
 				"narrow:sel=SREG,hash=modular,ra=2,width=6" };
 	char path[256];
-	record(s, "adcapp", "m.db", specs, 2, 0, path, sizeof path);
+	test_record_direct(s, path, sizeof path, "m.db", "adcapp", N_INSN, 0, specs, 2);
 	assert_int_equal(avrr(s, "info '%s' --json%s", path, ""), 0);
 	json_error_t jerr;
 	json_t *o = json_loads(s->out, 0, &jerr);

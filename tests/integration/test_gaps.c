@@ -31,13 +31,6 @@ typedef test_scratch scratch;
 
 /* Records tests/firmware/FW.elf on FW.stim for `limit`, with the
  * fingerprints `fps`, to path; fails unless record exits 0. */
-static void record(scratch *s, const char *path, const char *fw, const char *limit,
-		   const char *fps)
-{
-	if (test_run(s->out, sizeof s->out, "%s record tests/firmware/%s.elf --stimuli "
-		     "tests/firmware/%s.stim %s %s -o '%s'", test_avrr(), fw, fw, limit, fps, path))
-		fail_msg("record %s: %s", fw, s->out);
-}
 
 /* The one warning line `record` printed, or NULL. */
 static const char *warning_in(const char *out)
@@ -52,9 +45,9 @@ static void test_busy_gaps_of_100ms(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	snprintf(path, sizeof path, "%s/busy.db", s->dir);
-	record(s, path, "int0_busy", "--instructions 100M",
-	       "--fp 'default:" FP_DEFAULT_SPEC "' --fp 'c16:" C16 "'");
+	test_record(s, path, sizeof path, "busy.db", "tests/firmware/int0_busy.elf "
+		    "--stimuli tests/firmware/int0_busy.stim --instructions 100M "
+		    "--fp 'default:" FP_DEFAULT_SPEC "' --fp 'c16:" C16 "'");
 	/* The warning names cycles:16, the longest gap and a cover; not the
 	 * default (it would add "(and 1 more configuration)"). */
 	const char *w = warning_in(s->out);
@@ -115,8 +108,8 @@ static void test_no_warning_for_the_default(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	snprintf(path, sizeof path, "%s/d.db", s->dir);
-	record(s, path, "int0_busy", "--cycles 17600000", "");
+	test_record(s, path, sizeof path, "d.db", "tests/firmware/int0_busy.elf "
+		    "--stimuli tests/firmware/int0_busy.stim --cycles 17600000");
 	assert_null(strstr(s->out, "warning"));
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s info '%s' --json", test_avrr(), path),
 			 0);
@@ -131,9 +124,9 @@ static void test_seconds_apart_at_20mhz(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	snprintf(path, sizeof path, "%s/slow.db", s->dir);
-	record(s, path, "int0_slow", "--cycles 100M",
-	       "--fp 'default:" FP_DEFAULT_SPEC "' --fp 'c24:" C24 "'");
+	test_record(s, path, sizeof path, "slow.db", "tests/firmware/int0_slow.elf "
+		    "--stimuli tests/firmware/int0_slow.stim --cycles 100M "
+		    "--fp 'default:" FP_DEFAULT_SPEC "' --fp 'c24:" C24 "'");
 	/* One press, at 2 s ± 100 ms: a gap of 40 M cycles from reset,
 	 * past 2^24 and well within 2^32. */
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 1);

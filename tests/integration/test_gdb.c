@@ -42,13 +42,6 @@ typedef test_scratch scratch;
 
 #define LENGTH 1200000
 
-static void record(scratch *s, const char *elf, const char *name, char *db, size_t n)
-{
-	snprintf(db, n, "%s/%s.db", s->dir, name);
-	assert_int_equal(test_run(s->out, sizeof s->out,
-				  "%s record %s --stimuli traces/funcsheap.stim --instructions %d "
-				  "-o '%s'", test_avrr(), elf, LENGTH, db), 0);
-}
 
 /* A file in the scratch directory with these lines. */
 static const char *script(scratch *s, const char *name, const char *text)
@@ -96,7 +89,8 @@ static void test_serve_step_and_reverse_step(void **state)
 {
 	scratch *s = *state;
 	char db[256], sh[16384];
-	record(s, "traces/funcsheap.elf", "fh", db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d", LENGTH);
 	shell(s, db, "break func_d\ncontinue\n", sh, sizeof sh);
 	uint64_t at = number_after(sh, "icount=", 0);
 
@@ -153,7 +147,8 @@ static void test_watch_and_reverse_continue(void **state)
 {
 	scratch *s = *state;
 	char db[256], sh[16384];
-	record(s, "traces/funcsheap.elf", "fh", db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d", LENGTH);
 	shell(s, db, "watch g_led\ncontinue\ncontinue\n", sh, sizeof sh);
 	assert_int_equal(gdb_batch(s, db, "watch g_led\ncontinue\nmonitor when\ncontinue\n"
 				   "monitor when\nreverse-continue\nmonitor when\nprint g_led\n"
@@ -180,7 +175,8 @@ static void test_reverse_continue_to_a_breakpoint(void **state)
 {
 	scratch *s = *state;
 	char db[256], sh[16384];
-	record(s, "traces/funcsheap.elf", "fh", db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d", LENGTH);
 	shell(s, db, "break func_d\ncontinue\ncontinue\ncontinue\n", sh, sizeof sh);
 	assert_int_equal(gdb_batch(s, db, "break func_d\ncontinue\ncontinue\ncontinue\n"
 				   "reverse-continue\nmonitor when\nreverse-continue\nmonitor when\n",
@@ -194,7 +190,8 @@ static void test_read_watchpoint(void **state)
 {
 	scratch *s = *state;
 	char db[256], sh[16384];
-	record(s, "traces/funcsheap.elf", "fh", db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d", LENGTH);
 	shell(s, db, "rwatch g_led\ncontinue\ncontinue\n", sh, sizeof sh);
 	assert_int_equal(gdb_batch(s, db, "rwatch g_led\ncontinue\nmonitor when\ncontinue\n"
 				   "monitor when\nreverse-continue\nmonitor when\n", ""), 0);
@@ -223,7 +220,8 @@ static void test_registers_and_memory_match_the_shell(void **state)
 {
 	scratch *s = *state;
 	char db[256], sh[16384];
-	record(s, "traces/funcsheap.elf", "fh", db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d", LENGTH);
 	shell(s, db, "break func_d\ncontinue\ncontinue\ninfo registers\nx/8xb &g_led\n", sh,
 	      sizeof sh);
 	/* gdb's status is that of its last command */
@@ -255,7 +253,8 @@ static void test_backtrace_through_an_interrupt(void **state)
 {
 	scratch *s = *state;
 	char db[256], sh[16384];
-	record(s, "tests/firmware/funcsheap_dwarf.elf", "fhd", db, sizeof db);
+	test_record(s, db, sizeof db, "fhd.db", "tests/firmware/funcsheap_dwarf.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d", LENGTH);
 	shell(s, db, "break __vector_1\ncontinue\nwhere\n", sh, sizeof sh);
 	assert_int_equal(gdb_batch(s, db, "break *__vector_1\ncontinue\nmonitor when\nbt\n", ""), 0);
 	assert_int_equal(number_after(s->out, "icount=", 0), number_after(sh, "icount=", 1));
@@ -435,7 +434,8 @@ static void test_bad_packets_get_errors(void **state)
 {
 	scratch *s = *state;
 	char db[256], buf[16384];
-	record(s, "traces/funcsheap.elf", "fh", db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d", LENGTH);
 	unsigned port;
 	pid_t pid = serve(s, db, &port);
 	int fd = connect_to(port);

@@ -24,20 +24,14 @@
 #define teardown test_scratch_teardown
 typedef test_scratch scratch;
 
-static void record(scratch *s, const char *fw, const char *args, char *path, size_t n)
-{
-	snprintf(path, n, "%s/%s.db", s->dir, fw);
-	if (test_run(s->out, sizeof s->out, "%s record tests/firmware/%s.elf %s -o '%s'",
-		     test_avrr(), fw, args, path))
-		fail_msg("record %s: %s", fw, s->out);
-}
 
 static void test_watchdog_reset_replays(void **state)
 {
 	scratch *s = *state;
 	char path[256], dev[300];
-	record(s, "wdt_reset", "--instructions 1M --fp 'full:sel=all,ra=16,width=64' --fp "
-	       "'default:sel=cycles:32,ra=0,width=32'", path, sizeof path);
+	test_record(s, path, sizeof path, "wdt_reset.db", "tests/firmware/wdt_reset.elf "
+		    "--instructions 1M --fp 'full:sel=all,ra=16,width=64' "
+		    "--fp 'default:sel=cycles:32,ra=0,width=32'");
 	/* The power-on reset, then one per watchdog period. */
 	long long resets = test_sql_int(path, "SELECT count(*) FROM events WHERE type = 1");
 	assert_true(resets >= 4);
@@ -83,7 +77,8 @@ static void test_sleep_forever_stops(void **state)
 	scratch *s = *state;
 	char path[256];
 	time_t t0 = time(NULL);
-	record(s, "sleep_forever", "--instructions 1000000", path, sizeof path);
+	test_record(s, path, sizeof path, "sleep_forever.db", "tests/firmware/sleep_forever.elf "
+		    "--instructions 1000000");
 	assert_true(time(NULL) - t0 < 10);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s info '%s'", test_avrr(), path), 0);
 	if (!strstr(s->out, "stopped by    asleep\n"))
@@ -91,7 +86,8 @@ static void test_sleep_forever_stops(void **state)
 	long long n = test_sql_int(path, "SELECT instructions FROM run");
 	assert_true(n > 0 && n < 100);
 	/* --cycles too, and the replay ends where the recording did. */
-	record(s, "sleep_forever", "--cycles 1G", path, sizeof path);
+	test_record(s, path, sizeof path, "sleep_forever.db", "tests/firmware/sleep_forever.elf "
+		    "--cycles 1G");
 	assert_int_equal(test_sql_int(path, "SELECT instructions FROM run"), n);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s'", test_avrr(), path), 0);
 }
@@ -100,7 +96,8 @@ static void test_missing_timer_mode_is_reported(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "pwm_reserved", "--instructions 2M", path, sizeof path);
+	test_record(s, path, sizeof path, "pwm_reserved.db", "tests/firmware/pwm_reserved.elf "
+		    "--instructions 2M");
 	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 13, "
 			   "which is not simulated on the atmega328p: the timer stands still where "
 			   "the chip's would run; lost output: OC1A (PB1)\n";
@@ -130,10 +127,10 @@ static void test_five_mcus_replay_exactly(void **state)
 	static const char *const fws[] = { "atmega328p", "atmega88", "atmega644", "atmega2560",
 					   "attiny85" };
 	for (size_t f = 0; f < sizeof fws / sizeof *fws; f++) {
-		char path[256], args[256], want[64];
-		snprintf(args, sizeof args, "--stimuli tests/firmware/%s.stim --instructions 1M",
-			 fws[f]);
-		record(s, fws[f], args, path, sizeof path);
+		char path[256], name[64], want[64];
+		snprintf(name, sizeof name, "%s.db", fws[f]);
+		test_record(s, path, sizeof path, name, "tests/firmware/%s.elf "
+			    "--stimuli tests/firmware/%s.stim --instructions 1M", fws[f], fws[f]);
 		if (test_run(s->out, sizeof s->out, "%s fingerprint '%s' --fp "
 			     "'full:sel=all+cycles:16,ra=16,width=64'", test_avrr(), path))
 			fail_msg("fingerprint %s: %s", fws[f], s->out);
@@ -178,8 +175,8 @@ static void test_atmega2560_backtrace(void **state)
 {
 	scratch *s = *state;
 	char path[256], want[128];
-	record(s, "atmega2560", "--stimuli tests/firmware/atmega2560.stim --instructions 200k",
-	       path, sizeof path);
+	test_record(s, path, sizeof path, "atmega2560.db", "tests/firmware/atmega2560.elf "
+		    "--stimuli tests/firmware/atmega2560.stim --instructions 200k");
 	long long icount = test_sql_int(path, "SELECT min(icount) FROM interrupts WHERE vector = 21");
 	long long ra = test_sql_int(path, "SELECT ra FROM interrupts WHERE vector = 21 ORDER BY idx "
 			       "LIMIT 1");

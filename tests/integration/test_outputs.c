@@ -20,9 +20,8 @@
 #include <unistd.h>
 
 typedef struct fixture {
-	char dir[256];
+	test_scratch s;
 	char avrr[PATH_MAX];  /* absolute: commands run in dir */
-	char out[16384];
 } fixture;
 
 /* The whole file, malloc'ed, its size in *n; NULL if there is none. */
@@ -49,39 +48,30 @@ static char *slurp(const char *path, size_t *n)
 /* `ls -A` of the directory, for "nothing new". */
 static void listing(fixture *f, char *buf, size_t n)
 {
-	assert_int_equal(test_run(buf, n, "ls -A '%s'", f->dir), 0);
+	assert_int_equal(test_run(buf, n, "ls -A '%s'", f->s.dir), 0);
 }
 
 /* Runs avrr ARGS in the fixture's directory, with avrr as $A for ARGS
  * that chain commands; its status. */
 static int run(fixture *f, const char *args)
 {
-	return test_run(f->out, sizeof f->out, "cd '%s' && A='%s' && \"$A\" %s", f->dir, f->avrr,
+	return test_run(f->s.out, sizeof f->s.out, "cd '%s' && A='%s' && \"$A\" %s", f->s.dir, f->avrr,
 			args);
 }
 
 static int setup(void **state)
 {
-	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir) || !realpath(test_avrr(), f->avrr))
+	fixture *f = test_fixture_new(sizeof *f);
+	if (!(*state = f) || !realpath(test_avrr(), f->avrr))
 		return -1;
-	*state = f;
 	char out[256];
 	/* fw.elf and fw.stim, a link of each kind to the firmware, a text
 	 * file, a short recording. */
 	if (test_run(out, sizeof out, "cp traces/funcsheap.elf '%s/fw.elf' && cp traces/funcsheap.stim "
 		     "'%s/fw.stim' && cd '%s' && ln -s fw.elf sym.elf && ln fw.elf hard.elf && "
-		     "echo 'my notes' > notes.txt", f->dir, f->dir, f->dir))
+		     "echo 'my notes' > notes.txt", f->s.dir, f->s.dir, f->s.dir))
 		return -1;
 	return run(f, "record fw.elf --stimuli fw.stim --instructions 20k -o run.db > /dev/null");
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	test_rmtree(f->dir);
-	free(f);
-	return 0;
 }
 
 /* avrr ARGS must print exactly `line` and exit 2, leaving `keep` (a file
@@ -89,7 +79,7 @@ static int teardown(void **state)
 static void refused(fixture *f, const char *args, const char *line, const char *keep)
 {
 	char path[512], before[2048], after[2048];
-	snprintf(path, sizeof path, "%s/%s", f->dir, keep);
+	snprintf(path, sizeof path, "%s/%s", f->s.dir, keep);
 	size_t n0, n1;
 	char *b0 = slurp(path, &n0);
 	if (!b0)
@@ -98,8 +88,8 @@ static void refused(fixture *f, const char *args, const char *line, const char *
 	int rc = run(f, args);
 	char want[1024];
 	snprintf(want, sizeof want, "%s\n", line);
-	if (rc != 2 || strcmp(f->out, want))
-		fail_msg("avrr %s: status %d, output '%s'; expected 2, '%s'", args, rc, f->out, line);
+	if (rc != 2 || strcmp(f->s.out, want))
+		fail_msg("avrr %s: status %d, output '%s'; expected 2, '%s'", args, rc, f->s.out, line);
 	char *b1 = slurp(path, &n1);
 	if (!b1 || n0 != n1 || memcmp(b0, b1, n0))
 		fail_msg("avrr %s: %s changed (%zu -> %zu bytes)", args, keep, n0, b1 ? n1 : 0);
@@ -169,11 +159,11 @@ static void test_foreign_file_needs_force(void **state)
 		"notes.txt");
 	/* Another firmware, and an SQLite file that is not avrr's. */
 	char out[256];
-	assert_int_equal(test_run(out, sizeof out, "cp traces/adcapp.elf '%s/other.elf'", f->dir), 0);
+	assert_int_equal(test_run(out, sizeof out, "cp traces/adcapp.elf '%s/other.elf'", f->s.dir), 0);
 	refused(f, "record fw.elf -o other.elf", "avrr record: -o other.elf: exists and is not an "
 		"avrr recording; use --force to replace it", "other.elf");
 	char path[400];
-	snprintf(path, sizeof path, "%s/foreign.db", f->dir);
+	snprintf(path, sizeof path, "%s/foreign.db", f->s.dir);
 	sqlite3 *h;
 	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(h, "CREATE TABLE t(x); INSERT INTO t VALUES (1);"
@@ -201,7 +191,7 @@ static void ok(fixture *f, const char *args)
 {
 	int rc = run(f, args);
 	if (rc)
-		fail_msg("avrr %s: status %d, output '%s'", args, rc, f->out);
+		fail_msg("avrr %s: status %d, output '%s'", args, rc, f->s.out);
 }
 
 /* What a command writes itself, and an empty file, it replaces without
@@ -211,7 +201,7 @@ static void test_own_kind_and_force(void **state)
 	fixture *f = *state;
 	ok(f, "record fw.elf --instructions 5000 -o run.db > /dev/null");
 	char db[512];
-	snprintf(db, sizeof db, "%s/run.db", f->dir);
+	snprintf(db, sizeof db, "%s/run.db", f->s.dir);
 	assert_int_equal(test_sql_int(db, "SELECT instructions FROM run"), 5000);
 	ok(f, "strip run.db -o dev.db && \"$A\" strip run.db -o dev.db");
 	ok(f, "tracer fw.elf -o t.h && \"$A\" tracer fw.elf --slots 8 -o t.h");
@@ -226,7 +216,7 @@ static void test_own_kind_and_force(void **state)
 	ok(f, "info notes.txt > /dev/null");
 	ok(f, "--version > /dev/null && echo text > other.txt && \"$A\" tracer fw.elf -o other.txt "
 	      "--force && head -c 2 other.txt");
-	assert_string_equal(f->out, "/*");
+	assert_string_equal(f->s.out, "/*");
 }
 
 /* A PID no process has: a child's, once reaped. */
@@ -243,7 +233,7 @@ static pid_t dead_pid(void)
 static int exists(fixture *f, const char *name)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", f->dir, name);
+	snprintf(path, sizeof path, "%s/%s", f->s.dir, name);
 	return access(path, F_OK) == 0;
 }
 
@@ -256,9 +246,9 @@ static void test_stale_temporaries_removed(void **state)
 	snprintf(live, sizeof live, ".x.db.tmp-%ld", (long)getpid());
 	snprintf(other, sizeof other, ".y.db.tmp-%ld", (long)d);
 	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "cd '%s' && touch '%s' '%s' '%s' .x.db.tmp-12ab", f->dir, dead,
+	snprintf(cmd, sizeof cmd, "cd '%s' && touch '%s' '%s' '%s' .x.db.tmp-12ab", f->s.dir, dead,
 		 live, other);
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s", cmd), 0);
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s", cmd), 0);
 	assert_true(exists(f, dead));
 	assert_int_equal(run(f, "record fw.elf --instructions 1000 -o x.db > /dev/null"), 0);
 	assert_false(exists(f, dead));    /* its process is gone */
@@ -276,14 +266,14 @@ static void test_killed_record_cleaned_up(void **state)
 	ok(f, "--version > /dev/null && (\"$A\" record fw.elf --instructions 1G -o k.db > /dev/null & "
 	      "p=$!; n=0; while [ ! -e .k.db.tmp-$p ] && [ $n -lt 200 ]; do sleep 0.05; "
 	      "n=$((n + 1)); done; kill -9 $p; { wait $p; } 2> /dev/null; ls -A | grep -c '^\\.k\\.db\\.tmp-')");
-	assert_string_equal(f->out, "1\n");
+	assert_string_equal(f->s.out, "1\n");
 	ok(f, "record fw.elf --instructions 1000 -o k.db > /dev/null && "
 	      "ls -A | grep -c '^\\.k\\.db\\.tmp-'; true");
-	assert_string_equal(f->out, "0\n");
+	assert_string_equal(f->s.out, "0\n");
 	assert_true(exists(f, "k.db"));
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, test_fixture_teardown)
 
 int main(void)
 {

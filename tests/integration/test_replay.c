@@ -41,24 +41,8 @@ typedef test_scratch scratch;
 #define setup test_scratch_setup
 #define teardown test_scratch_teardown
 
-static void record(const scratch *s, const char *name, uint64_t insns, int contexts,
-		   char *path, size_t n)
-{
-	char elf[128], stim[128];
-	static const char *const specs[] = { FULL, NARROW };
-	snprintf(elf, sizeof elf, "traces/%s.elf", name);
-	snprintf(stim, sizeof stim, "traces/%s.stim", name);
-	snprintf(path, n, "%s/%s.db", s->dir, name);
-	rec_options o = {
-		.firmware_path = elf, .out_path = path, .stimuli_path = stim,
-		.max_instructions = insns, .store_contexts = contexts,
-		.fp_specs = specs, .nfp_specs = 2,
-	};
-	avrr_err err = { "" };
-	int interrupted;
-	if (rec_record(&o, &interrupted, &err))
-		fail_msg("record %s: %s", name, err.msg);
-}
+/* The configurations every recording here stores. */
+static const char *const SPECS[] = { FULL, NARROW };
 
 static db_interrupt *load_truth(const char *path, size_t *n)
 {
@@ -175,7 +159,7 @@ static void test_full_context_replay_is_exact(void **state)
 	scratch *s = *state;
 	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
 		char path[256];
-		record(s, FIRMWARE[f], 1000000, 0, path, sizeof path);
+		test_record_direct(s, path, sizeof path, NULL, FIRMWARE[f], 1000000, 0, SPECS, 2);
 		replay_exactly(path, RP_MATCH_SET);
 		replay_exactly(path, RP_MATCH_SEQUENCE);
 		unlink(path);
@@ -249,7 +233,7 @@ static void test_oracle_matches_reference(void **state)
 	scratch *s = *state;
 	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
 		char path[256];
-		record(s, FIRMWARE[f], 100000, 1, path, sizeof path);
+		test_record_direct(s, path, sizeof path, NULL, FIRMWARE[f], 100000, 1, SPECS, 2);
 
 		/* The reference: contexts from the recording, a plain loop. */
 		reference ref = { 0 };
@@ -471,7 +455,7 @@ static void test_oracle_matches_brute_force(void **state)
 	bf_counts all = { 0 };
 	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
 		char path[256];
-		record(s, FIRMWARE[f], 100000, 1, path, sizeof path);
+		test_record_direct(s, path, sizeof path, NULL, FIRMWARE[f], 100000, 1, SPECS, 2);
 		brute b = { 0 };
 		brute_force(path, &b);
 
@@ -558,7 +542,7 @@ static void test_strip_makes_the_same_injections(void **state)
 {
 	scratch *s = *state;
 	char path[256], dev[300];
-	record(s, "funcsheap", 200000, 0, path, sizeof path);
+	test_record_direct(s, path, sizeof path, NULL, "funcsheap", 200000, 0, SPECS, 2);
 	snprintf(dev, sizeof dev, "%s/device.db", s->dir);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s'", test_avrr(), path,
 				  dev), 0);
@@ -643,7 +627,7 @@ static void test_observers_see_matches_and_slices(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "funcsheap", 200000, 0, path, sizeof path);
+	test_record_direct(s, path, sizeof path, NULL, "funcsheap", 200000, 0, SPECS, 2);
 	rp_injection *inj;
 	size_t ninj;
 	int scored;
@@ -677,7 +661,7 @@ static void test_changed_output_diverges_there(void **state)
 {
 	scratch *s = *state;
 	char path[256], sql[512];
-	record(s, "adcapp", 200000, 0, path, sizeof path);
+	test_record_direct(s, path, sizeof path, NULL, "adcapp", 200000, 0, SPECS, 2);
 	/* Flip a bit of the 20th write in the log. */
 	sqlite3 *h;
 	sqlite3_stmt *st;
@@ -716,7 +700,7 @@ static void test_replay_command_errors(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	record(s, "funcsheap", 20000, 0, path, sizeof path);
+	test_record_direct(s, path, sizeof path, NULL, "funcsheap", 20000, 0, SPECS, 2);
 	static const struct { const char *args, *needle; } bad[] = {
 		{ "--match fuzzy", "'fuzzy'" },
 		{ "--fp nosuch", "'nosuch'" },

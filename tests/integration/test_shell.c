@@ -23,14 +23,6 @@ typedef test_scratch scratch;
 #define FLAGS "flags:sel=SPL+SPH+SREG+TIFR+GIFR+UCSRA+ADCSRA+r24+r25+r30,width=32"
 #define LENGTH 1200000
 
-static void record(scratch *s, char *db, size_t n)
-{
-	snprintf(db, n, "%s/fh.db", s->dir);
-	assert_int_equal(test_run(s->out, sizeof s->out,
-				  "%s record traces/funcsheap.elf --stimuli traces/funcsheap.stim "
-				  "--instructions %d --fp '%s' -o '%s'", test_avrr(), LENGTH, FLAGS, db),
-			 0);
-}
 
 static char *read_file(const char *path)
 {
@@ -47,7 +39,8 @@ static void test_scripted_session_is_exact(void **state)
 {
 	scratch *s = *state;
 	char db[256];
-	record(s, db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d --fp '%s'", LENGTH, FLAGS);
 	assert_int_equal(test_run(s->out, sizeof s->out,
 				  "%s shell '%s' --fp flags --match sequence "
 				  "-x tests/integration/fixtures/shell_session.gdb",
@@ -74,7 +67,8 @@ static void test_backward_equals_forward(void **state)
 {
 	scratch *s = *state;
 	char db[256], back[256], fwd[256];
-	record(s, db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d --fp '%s'", LENGTH, FLAGS);
 	snprintf(back, sizeof back, "%s/back.gdb", s->dir);
 	snprintf(fwd, sizeof fwd, "%s/fwd.gdb", s->dir);
 	FILE *b = fopen(back, "w"), *f = fopen(fwd, "w");
@@ -185,7 +179,8 @@ static void test_errors_are_one_line(void **state)
 {
 	scratch *s = *state;
 	char db[256];
-	record(s, db, sizeof db);
+	test_record(s, db, sizeof db, "fh.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --instructions %d --fp '%s'", LENGTH, FLAGS);
 	static const struct { const char *cmd, *line; } bad[] = {
 		{ "frobnicate", "Undefined command: \"frobnicate\".  Try \"help\".\n" },
 		{ "re", "Ambiguous command \"re\".\n" },

@@ -27,23 +27,19 @@
 #include <unistd.h>
 
 typedef struct fixture {
-	char dir[128];
+	test_scratch s;
 	char tmp[160];    /* the sessions' $TMPDIR */
 	char rec[192];    /* the recording, a path unique to this run */
 	char script[192];
-	char out[4096];
 } fixture;
 
 static int group_setup(void **state)
 {
-	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir)) {
-		free(f);
+	fixture *f = test_fixture_new(sizeof *f);
+	if (!f)
 		return -1;
-	}
-	snprintf(f->tmp, sizeof f->tmp, "%s/tmp", f->dir);
-	snprintf(f->rec, sizeof f->rec, "%s/signals-run.db", f->dir);
-	snprintf(f->script, sizeof f->script, "%s/cmds", f->dir);
+	snprintf(f->tmp, sizeof f->tmp, "%s/tmp", f->s.dir);
+	snprintf(f->script, sizeof f->script, "%s/cmds", f->s.dir);
 	FILE *fp = fopen(f->script, "w");
 	if (fp) {
 		/* Enough output to outlast a pipe's buffer, and checkpoints laid. */
@@ -53,21 +49,12 @@ static int group_setup(void **state)
 		fclose(fp);
 	}
 	if (!fp || mkdir(f->tmp, 0700) ||
-	    test_run(f->out, sizeof f->out, "%s record traces/funcsheap.elf --stimuli"
-		     " traces/funcsheap.stim --instructions 4000000 -o %s", test_avrr(), f->rec)) {
-		test_rmtree(f->dir);
-		free(f);
+	    test_try_record(&f->s, f->rec, sizeof f->rec, "signals-run.db", "traces/funcsheap.elf "
+			    "--stimuli traces/funcsheap.stim --instructions 4000000")) {
+		test_fixture_free(f);
 		return -1;
 	}
 	*state = f;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	fixture *f = *state;
-	test_rmtree(f->dir);
-	free(f);
 	return 0;
 }
 
@@ -151,8 +138,8 @@ static void assert_nothing_left(fixture *f)
 	assert_int_equal(procs, 0);
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "ls -A '%s'", f->tmp);
-	assert_int_equal(test_run(f->out, sizeof f->out, "%s", cmd), 0);
-	assert_string_equal(f->out, "");
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s", cmd), 0);
+	assert_string_equal(f->s.out, "");
 }
 
 /* How many processes the session has once it has at least `want`
@@ -257,17 +244,17 @@ static void test_serve_sigint(void **state)
 static void test_full_disk(void **state)
 {
 	fixture *f = *state;
-	int rc = test_run(f->out, sizeof f->out, "TMPDIR=%s %s shell %s -x %s > /dev/full",
+	int rc = test_run(f->s.out, sizeof f->s.out, "TMPDIR=%s %s shell %s -x %s > /dev/full",
 			  f->tmp, test_avrr(), f->rec, f->script);
 	assert_int_equal(rc, 1);
-	assert_string_equal(f->out, "avrr shell: standard output: No space left on device\n");
+	assert_string_equal(f->s.out, "avrr shell: standard output: No space left on device\n");
 	assert_nothing_left(f);
-	rc = test_run(f->out, sizeof f->out, "%s info %s > /dev/full", test_avrr(), f->rec);
+	rc = test_run(f->s.out, sizeof f->s.out, "%s info %s > /dev/full", test_avrr(), f->rec);
 	assert_int_equal(rc, 2);
-	assert_string_equal(f->out, "avrr info: writing the output: No space left on device\n");
-	rc = test_run(f->out, sizeof f->out, "%s --help > /dev/full", test_avrr());
+	assert_string_equal(f->s.out, "avrr info: writing the output: No space left on device\n");
+	rc = test_run(f->s.out, sizeof f->s.out, "%s --help > /dev/full", test_avrr());
 	assert_int_equal(rc, 2);
-	assert_string_equal(f->out, "avrr: writing the output: No space left on device\n");
+	assert_string_equal(f->s.out, "avrr: writing the output: No space left on device\n");
 }
 
 int main(void)
@@ -282,5 +269,5 @@ int main(void)
 		cmocka_unit_test(test_serve_sigint),
 		cmocka_unit_test(test_full_disk),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, test_fixture_teardown);
 }

@@ -41,13 +41,6 @@ typedef test_scratch scratch;
 #define teardown test_scratch_teardown
 
 /* Records traces/NAME.elf with its stimuli into DIR/NAME.db. */
-static void record(scratch *s, const char *name, const char *insns, char *path, size_t n)
-{
-	snprintf(path, n, "%s/%s.db", s->dir, name);
-	if (test_run(s->out, sizeof s->out, "%s record traces/%s.elf --stimuli traces/%s.stim "
-		     "--seed 7 --instructions %s -o '%s'", test_avrr(), name, name, insns, path))
-		fail_msg("record %s: %s", name, s->out);
-}
 
 /* The two files hold the same bytes; returns how many. */
 static size_t assert_same_file(const char *a, const char *b)
@@ -106,7 +99,8 @@ static void test_sweep_equals_separate_oracle_runs(void **state)
 {
 	scratch *s = *state;
 	char path[256], csv[300];
-	record(s, "funcsheap", "200k", path, sizeof path);
+	test_record(s, path, sizeof path, "funcsheap.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --seed 7 --instructions 200k");
 	snprintf(csv, sizeof csv, "%s/grid.csv", s->dir);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s sweep '%s' --hash jenkins,rr --ra 0,4,8 "
 				  "--match set,sequence --jobs 2 -o '%s'", test_avrr(), path, csv), 0);
@@ -183,8 +177,10 @@ static void test_jobs_give_identical_csv(void **state)
 {
 	scratch *s = *state;
 	char a[256], b[256], csv1[300], csv2[300];
-	record(s, "funcsheap", "100k", a, sizeof a);
-	record(s, "adcapp", "100k", b, sizeof b);
+	test_record(s, a, sizeof a, "funcsheap.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --seed 7 --instructions 100k");
+	test_record(s, b, sizeof b, "adcapp.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--seed 7 --instructions 100k");
 	snprintf(csv1, sizeof csv1, "%s/j1.csv", s->dir);
 	snprintf(csv2, sizeof csv2, "%s/j2.csv", s->dir);
 	const char *grid = "--width 8,16 --ra 0,4,8 --hash modular,knuth,rr --match set,sequence "
@@ -235,8 +231,10 @@ static void test_shards_merge_to_the_whole(void **state)
 {
 	scratch *s = *state;
 	char a[256], b[256], whole[300];
-	record(s, "funcsheap", "100k", a, sizeof a);
-	record(s, "adcapp", "100k", b, sizeof b);
+	test_record(s, a, sizeof a, "funcsheap.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --seed 7 --instructions 100k");
+	test_record(s, b, sizeof b, "adcapp.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
+		    "--seed 7 --instructions 100k");
 	snprintf(whole, sizeof whole, "%s/whole.csv", s->dir);
 	const char *grid = "--width 8,16 --ra 0,4 --hash jenkins,rr --match set,sequence "
 			   "--selector 'SPL+SPH+SREG;SPL+SPH+SREG+r24'";
@@ -301,7 +299,8 @@ static void test_counter_selectors_share_a_unit(void **state)
 {
 	scratch *s = *state;
 	char path[256], whole[300], grid[1024], part[300];
-	record(s, "funcsheap", "100k", path, sizeof path);
+	test_record(s, path, sizeof path, "funcsheap.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --seed 7 --instructions 100k");
 	snprintf(whole, sizeof whole, "%s/whole.csv", s->dir);
 	const char *sel = paper_selector("traces/funcsheap.elf");
 	snprintf(grid, sizeof grid, "--selector '%s;%s+sic:4;%s+cycles:2' --width 8,16 --ra 0,8 "
@@ -334,7 +333,8 @@ static void test_hash_bits_widen_with_counters(void **state)
 {
 	scratch *s = *state;
 	char path[256], whole[300], sels[600];
-	record(s, "funcsheap", "200k", path, sizeof path);
+	test_record(s, path, sizeof path, "funcsheap.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --seed 7 --instructions 200k");
 	snprintf(whole, sizeof whole, "%s/hb.csv", s->dir);
 	const char *sel = paper_selector("traces/funcsheap.elf");
 	snprintf(sels, sizeof sels, "%s;%s+sic:4;%s+cycles:2", sel, sel, sel);
@@ -433,7 +433,8 @@ static void test_fields_with_commas_are_quoted(void **state)
 {
 	scratch *s = *state;
 	char path[256], odd[300], csv[300];
-	record(s, "funcsheap_noloop", "50k", path, sizeof path);
+	test_record(s, path, sizeof path, "funcsheap_noloop.db", "traces/funcsheap_noloop.elf "
+		    "--stimuli traces/funcsheap_noloop.stim --seed 7 --instructions 50k");
 	snprintf(odd, sizeof odd, "%s/a,\"b\".db", s->dir);
 	snprintf(csv, sizeof csv, "%s/q.csv", s->dir);
 	assert_int_equal(rename(path, odd), 0);
@@ -458,7 +459,8 @@ static void test_bad_input(void **state)
 {
 	scratch *s = *state;
 	char path[256], stripped[300], text[300], before[1024], after[1024];
-	record(s, "funcsheap", "20k", path, sizeof path);
+	test_record(s, path, sizeof path, "funcsheap.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --seed 7 --instructions 20k");
 	snprintf(stripped, sizeof stripped, "%s/stripped.db", s->dir);
 	snprintf(text, sizeof text, "%s/text.db", s->dir);
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s strip '%s' -o '%s' && echo hello > '%s'",
@@ -536,7 +538,8 @@ static void test_interrupt_leaves_nothing(void **state)
 {
 	scratch *s = *state;
 	char path[256], csv[300], before[1024], after[1024];
-	record(s, "funcsheap", "2M", path, sizeof path);
+	test_record(s, path, sizeof path, "funcsheap.db", "traces/funcsheap.elf "
+		    "--stimuli traces/funcsheap.stim --seed 7 --instructions 2M");
 	snprintf(csv, sizeof csv, "%s/out.csv", s->dir);
 	list_dir(s->dir, before, sizeof before);
 	/* Hashing the whole context at every instruction keeps it busy for

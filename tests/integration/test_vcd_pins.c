@@ -45,13 +45,6 @@ static uint64_t ns_to_cycle(uint64_t ns)
 	return (ns * FREQ + 999999999ull) / 1000000000ull;
 }
 
-static void record(scratch *s, const char *fw, const char *args, char *db, size_t n)
-{
-	snprintf(db, n, "%s/run.db", s->dir);
-	if (test_run(s->out, sizeof s->out, "%s record tests/firmware/%s.elf -o '%s' %s",
-		     test_avrr(), fw, db, args))
-		fail_msg("record %s: %s", fw, s->out);
-}
 
 /* Exports db as a VCD, checks GTKWave converts it, and reads the waves of
  * the pins named (PB5 ...) under pins.portX. */
@@ -141,7 +134,7 @@ static void test_pinb_toggles(void **state)
 {
 	scratch *s = *state;
 	char db[256];
-	record(s, "pin_toggle", "--instructions 200k", db, sizeof db);
+	test_record(s, db, sizeof db, "run.db", "tests/firmware/pin_toggle.elf --instructions 200k");
 	static wave w[2] = { { .name = "PB5" }, { .name = "PB0" } };
 	export(s, db, w, 2);
 	long long irqs = test_sql_int(db, "SELECT count(*) FROM interrupts");
@@ -160,7 +153,7 @@ static void test_timer_outputs(void **state)
 {
 	scratch *s = *state;
 	char db[256];
-	record(s, "pwm_fast", "--instructions 200k", db, sizeof db);
+	test_record(s, db, sizeof db, "run.db", "tests/firmware/pwm_fast.elf --instructions 200k");
 	static wave w[6] = { { .name = "PD6" }, { .name = "PD5" }, { .name = "PB3" },
 			     { .name = "PD7" }, { .name = "PB1" }, { .name = "PD3" } };
 	export(s, db, w, 6);

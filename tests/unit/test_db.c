@@ -36,28 +36,19 @@
 /* ------------------------------------------------------------ scaffolding */
 
 typedef struct fixture {
-	char dir[256];
+	test_scratch s;
 	char path[320]; /* DIR/run.db */
 	char tmp[320];  /* DIR/.run.db.tmp-PID */
 } fixture;
 
 static int setup(void **state)
 {
-	fixture *f = calloc(1, sizeof *f);
-	if (!f || !test_tmpdir(f->dir, sizeof f->dir))
+	fixture *f = test_fixture_new(sizeof *f);
+	if (!f)
 		return -1;
-	snprintf(f->path, sizeof f->path, "%s/run.db", f->dir);
-	snprintf(f->tmp, sizeof f->tmp, "%s/.run.db.tmp-%ld", f->dir, (long)getpid());
+	snprintf(f->path, sizeof f->path, "%s/run.db", f->s.dir);
+	snprintf(f->tmp, sizeof f->tmp, "%s/.run.db.tmp-%ld", f->s.dir, (long)getpid());
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *f = *state;
-	char out[64];
-	test_run(out, sizeof out, "rm -rf '%s'", f->dir);
-	free(f);
 	return 0;
 }
 
@@ -101,12 +92,6 @@ static void assert_dir_only(const char *dir, const char *name)
 	char first[256];
 	assert_int_equal(dir_entries(dir, first, sizeof first), 1);
 	assert_string_equal(first, name);
-}
-
-static void assert_contains(const char *haystack, const char *needle)
-{
-	if (!strstr(haystack, needle))
-		fail_msg("'%s' does not contain '%s'", haystack, needle);
 }
 
 static void write_file(const char *path, const void *data, size_t n)
@@ -344,7 +329,7 @@ static void make_small_recording(const fixture *f)
 	trace_event e = { .seq = 1, .type = TRACE_RESET };
 	assert_int_equal(db_add_event(d, &e, &err), 0);
 	assert_int_equal(db_finish(d, &err), 0);
-	assert_dir_only(f->dir, "run.db");
+	assert_dir_only(f->s.dir, "run.db");
 }
 
 /* ------------------------------------------------------------ round trips */
@@ -381,7 +366,7 @@ static void round_trip(fixture *f, size_t n)
 	assert_false(exists(f->path));
 	if (db_finish(d, &err))
 		fail_msg("db_finish: %s", err.msg);
-	assert_dir_only(f->dir, "run.db");
+	assert_dir_only(f->s.dir, "run.db");
 
 	assert_int_equal(db_open(f->path, 0, &d, &err), 0);
 	assert_non_null(d);
@@ -442,7 +427,7 @@ static void round_trip(fixture *f, size_t n)
 	db_close(d);
 
 	assert_contexts(f->path, q, m);
-	assert_dir_only(f->dir, "run.db");
+	assert_dir_only(f->s.dir, "run.db");
 	free(ev);
 	free(q);
 	free(ctxbuf);
@@ -521,16 +506,16 @@ static void test_nothing_at_path_before_finish(void **state)
 	assert_false(exists(f->path));
 	char name[64];
 	snprintf(name, sizeof name, ".run.db.tmp-%ld", (long)getpid());
-	assert_dir_only(f->dir, name);
+	assert_dir_only(f->s.dir, name);
 	for (uint64_t i = 1; i <= BATCH + 10; i++) {
 		trace_event e = { .seq = i, .type = TRACE_READ, .icount = i, .cycle = i };
 		assert_int_equal(db_add_event(d, &e, &err), 0);
 	}
 	/* A batch was committed to the temporary; the path is still free. */
 	assert_false(exists(f->path));
-	assert_dir_only(f->dir, name);
+	assert_dir_only(f->s.dir, name);
 	db_discard(d);
-	assert_dir_empty(f->dir);
+	assert_dir_empty(f->s.dir);
 	db_discard(NULL); /* harmless */
 }
 
@@ -545,7 +530,7 @@ static void test_existing_file_kept_until_finish(void **state)
 	trace_event e = { .seq = 1, .type = TRACE_RESET };
 	assert_int_equal(db_add_event(d, &e, &err), 0);
 	db_discard(d);
-	assert_dir_only(f->dir, "run.db");
+	assert_dir_only(f->s.dir, "run.db");
 	char buf[32] = "";
 	FILE *fp = fopen(f->path, "rb");
 	assert_non_null(fp);
@@ -566,7 +551,7 @@ static void test_relative_path(void **state)
 	db *d = NULL;
 	char cwd[4096];
 	assert_non_null(getcwd(cwd, sizeof cwd));
-	assert_int_equal(chdir(f->dir), 0);
+	assert_int_equal(chdir(f->s.dir), 0);
 	int rc = db_create("rel.db", &d, &err);
 	char name[64];
 	snprintf(name, sizeof name, ".rel.db.tmp-%ld", (long)getpid());
@@ -576,7 +561,7 @@ static void test_relative_path(void **state)
 	assert_int_equal(rc, 0);
 	assert_true(tmp_there);
 	assert_int_equal(fin, 0);
-	assert_dir_only(f->dir, "rel.db");
+	assert_dir_only(f->s.dir, "rel.db");
 }
 
 /* ------------------------------------------------------------ write failures */
@@ -600,9 +585,9 @@ static void test_fail_after_injected(void **state)
 	assert_int_equal(db_add_interrupt(d, &q, &err), 0);
 	assert_int_equal(db_add_event(d, &e2, &err), 0);
 	assert_int_not_equal(db_finish(d, &err), 0);
-	assert_contains(err.msg, "disk I/O error");
-	assert_contains(err.msg, f->path);
-	assert_dir_empty(f->dir);
+	test_assert_contains(err.msg, "disk I/O error");
+	test_assert_contains(err.msg, f->path);
+	assert_dir_empty(f->s.dir);
 }
 
 /* A failure in a batch handed to the writer thread is reported by a later
@@ -621,10 +606,10 @@ static void test_fail_reported_by_later_add(void **state)
 		rc = db_add_event(d, &e, &err);
 	}
 	assert_int_not_equal(rc, 0);
-	assert_contains(err.msg, "disk I/O error");
+	test_assert_contains(err.msg, "disk I/O error");
 	assert_false(exists(f->path));
 	db_discard(d);
-	assert_dir_empty(f->dir);
+	assert_dir_empty(f->s.dir);
 }
 
 /* Fault injection with 1 fails the very next row, an interrupt too. */
@@ -638,8 +623,8 @@ static void test_fail_after_one(void **state)
 	db_interrupt q = { .idx = 1, .vector = 1, .ra = 0x100 };
 	assert_int_equal(db_add_interrupt(d, &q, &err), 0);
 	assert_int_not_equal(db_finish(d, &err), 0);
-	assert_contains(err.msg, "disk I/O error");
-	assert_dir_empty(f->dir);
+	test_assert_contains(err.msg, "disk I/O error");
+	assert_dir_empty(f->s.dir);
 }
 
 /* Runs fn with the process's file-size limit at `limit` bytes (SIGXFSZ
@@ -690,9 +675,9 @@ static void test_full_disk_at_batch_commit(void **state)
 	/* At the latest, the BATCH-th row's commit fails (earlier if SQLite's
 	 * cache spills to the file first). */
 	assert_in_range(c.rows_ok, 0, BATCH - 1);
-	assert_contains(c.err.msg, f->path);
+	test_assert_contains(c.err.msg, f->path);
 	db_discard(c.d);
-	assert_dir_empty(f->dir);
+	assert_dir_empty(f->s.dir);
 }
 
 static void finish(limited_call *c)
@@ -717,8 +702,8 @@ static void test_full_disk_at_finish(void **state)
 	}
 	with_fsize_limit(0, finish, &c);
 	assert_int_not_equal(c.rc, 0);
-	assert_contains(c.err.msg, f->path);
-	assert_dir_empty(f->dir);
+	test_assert_contains(c.err.msg, f->path);
+	assert_dir_empty(f->s.dir);
 }
 
 /* ------------------------------------------------------------ db_open refusals */
@@ -729,8 +714,8 @@ static void expect_open_fails(const char *path, int writable, const char *needle
 	db *d = (db *)&err;
 	assert_int_not_equal(db_open(path, writable, &d, &err), 0);
 	assert_null(d);
-	assert_contains(err.msg, path);
-	assert_contains(err.msg, needle);
+	test_assert_contains(err.msg, path);
+	test_assert_contains(err.msg, needle);
 }
 
 static void test_open_missing(void **state)
@@ -738,13 +723,13 @@ static void test_open_missing(void **state)
 	fixture *f = *state;
 	expect_open_fails(f->path, 0, "No such file or directory");
 	expect_open_fails(f->path, 1, "No such file or directory");
-	assert_dir_empty(f->dir); /* not created by the attempt */
+	assert_dir_empty(f->s.dir); /* not created by the attempt */
 }
 
 static void test_open_directory(void **state)
 {
 	fixture *f = *state;
-	expect_open_fails(f->dir, 0, "is a directory");
+	expect_open_fails(f->s.dir, 0, "is a directory");
 }
 
 static void test_open_text_file(void **state)
@@ -883,7 +868,7 @@ static void test_open_memory(void **state)
 	assert_memory_equal(bytes, before, n);  /* read only */
 	free(bytes);
 	free(before);
-	assert_dir_only(f->dir, "run.db");  /* no file made beside it */
+	assert_dir_only(f->s.dir, "run.db");  /* no file made beside it */
 }
 
 static void expect_memory_fails(const void *bytes, size_t n, const char *msg)
@@ -917,12 +902,12 @@ static void test_create_in_missing_directory(void **state)
 	avrr_err err = { "" };
 	db *d = (db *)&err;
 	char path[400], sub[360];
-	snprintf(sub, sizeof sub, "%s/no-such-dir", f->dir);
+	snprintf(sub, sizeof sub, "%s/no-such-dir", f->s.dir);
 	snprintf(path, sizeof path, "%s/x.db", sub);
 	assert_int_not_equal(db_create(path, &d, &err), 0);
 	assert_null(d);
-	assert_contains(err.msg, path);
-	assert_dir_empty(f->dir);
+	test_assert_contains(err.msg, path);
+	assert_dir_empty(f->s.dir);
 }
 
 static void test_create_on_directory(void **state)
@@ -931,13 +916,13 @@ static void test_create_on_directory(void **state)
 	avrr_err err = { "" };
 	db *d = (db *)&err;
 	char sub[360];
-	snprintf(sub, sizeof sub, "%s/adir", f->dir);
+	snprintf(sub, sizeof sub, "%s/adir", f->s.dir);
 	assert_int_equal(mkdir(sub, 0755), 0);
 	assert_int_not_equal(db_create(sub, &d, &err), 0);
 	assert_null(d);
-	assert_contains(err.msg, sub);
-	assert_contains(err.msg, "is a directory");
-	assert_dir_only(f->dir, "adir");
+	test_assert_contains(err.msg, sub);
+	test_assert_contains(err.msg, "is a directory");
+	assert_dir_only(f->s.dir, "adir");
 	assert_dir_empty(sub);
 }
 
@@ -956,7 +941,7 @@ static void test_event_type_names(void **state)
 	assert_string_equal(trace_kind_name(-1), "?");
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, test_fixture_teardown)
 
 int main(void)
 {

@@ -1,0 +1,136 @@
+/*
+ * options.c — the option loop every command runs, and the replay options
+ * (--fp, --match, --window, --checkpoint-memory) that replay, shell, serve,
+ * gdb and analyze share: one table and one parser, as cmd_record.c has for
+ * the record options, so that the commands say a bad option the same way.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../timeline/travel.h"
+
+void cli_getopt_begin(cli_getopt *g, const char *cmd, int argc, char **argv,
+		      const char *shortopts, const struct option *opts)
+{
+	*g = (cli_getopt){ .cmd = cmd, .argc = argc, .argv = argv, .shortopts = shortopts,
+			   .opts = opts, .index = -1 };
+	opterr = 0;  /* the messages are ours */
+	optind = 1;
+}
+
+int cli_getopt_next(cli_getopt *g)
+{
+	g->index = -1;
+	g->at = optind;
+	int c = getopt_long(g->argc, g->argv, g->shortopts, g->opts, &g->index);
+	switch (c) {
+	case -1:
+		return 0;
+	case 'h':
+		g->rc = cli_help(g->cmd);
+		return -1;
+	case ':':
+		g->rc = cli_fail(g->cmd, "%s needs a value", g->argv[optind - 1]);
+		return -1;
+	case '?':
+		if (g->pass_unknown)
+			return c;
+		g->rc = cli_fail(g->cmd, "unknown option '%s'; see 'avrr %s --help'",
+				 g->argv[optind - 1], g->cmd);
+		return -1;
+	default:
+		return c;
+	}
+}
+
+int cli_options_join(struct option *out, size_t n, ...)
+{
+	va_list ap;
+	size_t k = 0;
+	int rc = 0;
+	va_start(ap, n);
+	for (const struct option *t; !rc && (t = va_arg(ap, const struct option *));)
+		for (const struct option *o = t; o->name; o++) {
+			if (k + 1 >= n) {
+				rc = -1;
+				break;
+			}
+			out[k++] = *o;
+		}
+	va_end(ap);
+	out[k] = (struct option){ NULL, 0, NULL, 0 };
+	return rc;
+}
+
+const struct option cli_replay_options[] = {
+	{ "fp", required_argument, NULL, CLI_OPT_FP },
+	{ "match", required_argument, NULL, CLI_OPT_MATCH },
+	{ "window", required_argument, NULL, CLI_OPT_WINDOW },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct option cli_travel_options[] = {
+	{ "checkpoint-memory", required_argument, NULL, CLI_OPT_CHECKPOINT_MEMORY },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cli_replay_option(const char *cmd, cli_replay *p, int c, const char *arg)
+{
+	uint64_t v;
+	switch (c) {
+	case CLI_OPT_FP:
+		/* a stored configuration's name with a recording, a SPEC to
+		 * record under with a firmware, --oracle's configurations:
+		 * the command decides once it knows which */
+		if (p->nfp == CLI_MAX_FP)
+			return cli_fail(cmd, "at most %d --fp", CLI_MAX_FP);
+		p->fps[p->nfp++] = arg;
+		return 0;
+	case CLI_OPT_MATCH:
+		if (!strcmp(arg, "set"))
+			p->ro.match = RP_MATCH_SET;
+		else if (!strcmp(arg, "sequence"))
+			p->ro.match = RP_MATCH_SEQUENCE;
+		else
+			return cli_fail(cmd, "--match: '%s' is neither 'set' nor 'sequence'", arg);
+		p->match_given = 1;
+		return 0;
+	case CLI_OPT_WINDOW:
+		if (cli_parse_u64(cmd, "--window", arg, &v))
+			return EXIT_BAD_INPUT;
+		if (v < 1 || v > 1024)
+			return cli_fail(cmd, "--window: %s is not in 1..1024", arg);
+		p->ro.window = (unsigned)v;
+		return 0;
+	case CLI_OPT_CHECKPOINT_MEMORY:
+		if (cli_parse_u64(cmd, "--checkpoint-memory", arg, &v))
+			return EXIT_BAD_INPUT;
+		if (v < 1 || v > TRAVEL_MEMORY_MB_MAX)
+			return cli_fail(cmd, "--checkpoint-memory: %s is not in 1..%u (MB)", arg,
+					TRAVEL_MEMORY_MB_MAX);
+		p->checkpoint_mb = (unsigned)v;
+		return 0;
+	default:
+		return cli_fail(cmd, "internal: %d is not a replay option", c);
+	}
+}
+
+int cli_replay_finish(const char *cmd, cli_replay *p, cli_record *rec)
+{
+	if (!p->match_given)
+		p->ro.match = RP_MATCH_SEQUENCE;
+	if (rec) {
+		for (unsigned i = 0; i < p->nfp; i++) {
+			int rc = cli_record_option(cmd, rec, 'F', p->fps[i]);
+			if (rc)
+				return rc;
+		}
+	} else if (p->nfp > 1) {
+		return cli_fail(cmd, "one --fp NAME: the stored configuration to replay with");
+	} else if (p->nfp) {
+		p->ro.fp_name = p->fps[0];
+	}
+	return 0;
+}
