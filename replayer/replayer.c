@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "../db/db.h"
+#include "../device/devlog.h"
+#include "../device/devreplay.h"
 #include "../fingerprint/fingerprint.h"
+#include "../fingerprint/instrument.h"
 #include "../trace/fingerprints.h"
 #include "../trace/log.h"
 #include "../trace/replica.h"
@@ -96,6 +99,13 @@ struct replay {
 	rp_observer obs[RP_MAX_OBSERVERS];
 	unsigned nobs;
 	int broke;                   /* an observer's on_step stopped the run */
+	/* An import of a device log (cmd_import.c): its interrupts must come
+	 * where the import's replay entered them, and a spec counting sic
+	 * reads the device's own counter (the simulator's would count the
+	 * calls the read logging added), sic_bytes of it at sic_addr. */
+	int import;
+	uint16_t sic_addr;
+	unsigned sic_bytes;
 };
 
 /* ---- divergence and the event check ----------------------------------- */
@@ -121,6 +131,18 @@ static void diverge(replay *r, unsigned ctx, const char *expected, const char *a
 	fw_describe_pc(r->rep.fw, r->div.pc, r->div.where, sizeof r->div.where);
 	snprintf(r->div.expected, sizeof r->div.expected, "%s", expected);
 	snprintf(r->div.actual, sizeof r->div.actual, "%s", actual);
+}
+
+/* The software instruction counter a fingerprint reads here. */
+static uint64_t transfers_now(const replay *r)
+{
+	if (!r->sic_bytes)
+		return sim_transfers(r->s);
+	const uint8_t *data = sim_live_data(r->s);
+	uint64_t t = 0;
+	for (unsigned i = r->sic_bytes; i-- > 0;)
+		t = t << 8 | data[r->sic_addr + i];
+	return t;
 }
 
 /* "interrupt 3 (irq vector 1 (INT0_vect) ra 0x041a)": the n-th one. */
@@ -409,6 +431,17 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	uint8_t vector = r->irq_vector[n - 1];
 	if (vetoed(r, n, vector, key, st))
 		return;
+	if (r->import && r->ev[r->log.irq_event[n - 1]].icount != r->s->icount) {
+		/* faithful or loud: the import's replay entered it elsewhere */
+		char want[240], irq[200], got[96];
+		describe_irq(r, n, irq, sizeof irq);
+		snprintf(want, sizeof want, "%.190s at icount %" PRIu64, irq,
+			 r->ev[r->log.irq_event[n - 1]].icount);
+		snprintf(got, sizeof got, "its fingerprint matching at icount %" PRIu64,
+			 r->s->icount);
+		diverge(r, sim_running_vector(r->s), want, got);
+		return;
+	}
 	r->c.injected++;
 	inject(r, vector);
 	expect_next(r, n + 1);
@@ -531,7 +564,7 @@ static void oracle_on_boundary(void *ud)
 			oracle_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
 						       .data_size = r->s->data_size,
 						       .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
-						       .transfers = sim_transfers(r->s) });
+						       .transfers = transfers_now(r) });
 		return;
 	}
 	const uint8_t *data = sim_live_data(r->s);
@@ -548,7 +581,7 @@ static void on_boundary(void *ud)
 	fingerprint_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
 					    .data_size = r->s->data_size, .ra = sim_pc(r->s),
 					    .cycle = sim_timer_cycles(r->s),
-					    .transfers = sim_transfers(r->s) });
+					    .transfers = transfers_now(r) });
 }
 
 /* ---- opening ---------------------------------------------------------- */
@@ -915,12 +948,23 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (trace_replica_open(r->d, &r->rep, err))
 		goto out;
 	r->s = r->rep.s;
-	/* An import of a device log has no positions in its log: only `avrr
-	 * replay` replays it (device/devreplay.h). */
-	if (r->rep.run.interrupt_rule && !strcmp(r->rep.run.interrupt_rule, "device-log")) {
-		avrr_errf(err, "%s: an import of a device log: only avrr replay replays it yet "
-			  "(docs/device.md)", db_name(r->d));
-		goto out;
+	/* An import of a device log has positions when its replay at import
+	 * reached the device's end; without them only `avrr replay` replays
+	 * it (device/devreplay.h), and says where it stops. */
+	if (r->rep.run.interrupt_rule && !strcmp(r->rep.run.interrupt_rule, DEVREPLAY_RULE)) {
+		if (!r->rep.run.instructions) {
+			avrr_errf(err, "%s: an import of a device log without positions (its replay "
+				  "stopped at import): only avrr replay replays it (docs/device.md)",
+				  db_name(r->d));
+			goto out;
+		}
+		r->import = 1;
+		const fw_symbol *sic = fw_find_symbol(r->rep.fw, FP_SIC_SYMBOL);
+		if (sic && sic->space == FW_SYM_DATA && sic->size >= 1 && sic->size <= 4 &&
+		    sic->addr + sic->size <= r->s->data_size) {
+			r->sic_addr = (uint16_t)sic->addr;
+			r->sic_bytes = sic->size;
+		}
 	}
 	if (index_log(r, err) || db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
 		goto out;
@@ -934,6 +978,13 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 		goto out;
 	if (trace_watch_io(r->s, err))
 		goto out;
+	/* An import's log also holds the device's reads of inputs trace/log.h
+	 * does not trace (devlog_input_names: ICRn, ...). */
+	uint8_t inputs[FP_INPUT_SPACE];
+	if (r->import && r->s->names && devlog_inputs(r->s->names, inputs))
+		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
+			if (inputs[a] && sim_watch_read(r->s, (uint16_t)a, err))
+				goto out;
 	sim_set_replay(r->s, 1);
 	sim_count_transfers(r->s, needs_transfers(r));
 	sim_set_tap(r->s, r->tap);
@@ -1191,7 +1242,7 @@ uint64_t rp_key_here(replay *r)
 	const fp_config *c = &r->fp.cfg;
 	fp_value v = fp_compute(c, &(fp_state){ .data = sim_live_data(r->s),
 		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
-		.transfers = sim_transfers(r->s) });
+		.transfers = transfers_now(r) });
 	return fpi_key(c, v.ra_part, v.hash_part);
 }
 
@@ -1238,7 +1289,7 @@ int rp_fingerprints_here(replay *r,
 		return -1;
 	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
 			.ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
-			.transfers = sim_transfers(r->s) };
+			.transfers = transfers_now(r) };
 	int rc = 0;
 	for (size_t i = 0; i < ncfgs && !rc; i++) {
 		fp_config cfg;
