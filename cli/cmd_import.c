@@ -193,6 +193,10 @@ int cmd_import(int argc, char **argv)
 		cli_fail("import", "%s", err.msg);
 		goto done;
 	}
+	/* The device log itself, which a replay checks the events against. */
+	const char *reg = ro.log_reg ? ro.log_reg : sim_ioreg_addr(s, "UDR0") >= 0 ? "UDR0" : "UDR";
+	if (db_put_device_log(d, reg, dump, ndump, &err))
+		goto db_fail;
 	if (positioned) {
 		for (size_t i = 0; i < pos.nev; i++)
 			if (db_add_event(d, &pos.ev[i], &err))

@@ -434,6 +434,60 @@ int devreplay_run_log(const devreplay_log *l, const devreplay_opts *o, devreplay
 	return rc;
 }
 
+/* An import keeps the device's log (db_get_device_log): the items r
+ * would replay from the event log must be its items, up to its first
+ * loss.  The first that is not is a divergence, named; -1 (err) when the
+ * kept log cannot be read. */
+static int check_kept_log(db *d, run *r, avrr_err *err)
+{
+	char *reg = NULL;
+	uint8_t *data = NULL;
+	size_t n;
+	devlog l = { 0 };
+	int rc = -1;
+	if (db_get_device_log(d, &reg, &data, &n, err))
+		goto out;
+	if (!data) {
+		rc = 0;   /* none kept: nothing to check against */
+		goto out;
+	}
+	if (devlog_parse(data, n, &l, err))
+		goto out;
+	size_t at = 0, reads = 0, irqs = 0;
+	for (size_t i = 0; i < l.nitems && !r->res->diverged; i++) {
+		const devlog_item *it = &l.items[i];
+		if (it->kind == DEVLOG_ITEM_LOSS)
+			break;
+		const item *mine = at < r->nitems ? &r->items[at] : NULL;
+		int same;
+		if (it->kind == DEVLOG_ITEM_READ) {
+			same = mine && mine->read && mine->value == it->value;
+			reads++;
+		} else {
+			const db_fingerprint *f = mine && !mine->read ? &r->fp[mine->fp] : NULL;
+			uint64_t ra = r->cfg.ra_bits ? it->fp >> r->cfg.state_bits : 0;
+			same = f && f->vector == it->vector && f->ra_part == ra &&
+			       f->hash_part == (it->fp & fp_hash_mask(r->cfg.state_bits));
+			irqs++;
+		}
+		if (!same)
+			diverge(r->res, "the recording's event log is not the device's log it keeps, "
+				 "from its %s %zu (byte %zu, block %u)", it->kind == DEVLOG_ITEM_READ
+				 ? "input read" : "interrupt", it->kind == DEVLOG_ITEM_READ ? reads
+				 : irqs, it->offset, it->block);
+		at++;
+	}
+	if (!r->res->diverged && at < r->nitems)
+		diverge(r->res, "the recording's event log has more than the device's log it "
+			 "keeps (%zu items)", at);
+	rc = 0;
+out:
+	devlog_free(&l);
+	free(data);
+	free(reg);
+	return rc;
+}
+
 int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *res,
 		  avrr_err *err)
 {
@@ -499,7 +553,16 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	r.fp = fp;
 	r.nfp = k;
 	r.items = items;
-	rc = go(&r, err);
+	if (check_kept_log(d, &r, err))
+		goto out;
+	if (res->diverged) {   /* nothing run: what there was to replay */
+		res->expected = r.nfp;
+		for (size_t i = 0; i < r.nitems; i++)
+			res->reads_expected += r.items[i].read;
+		rc = 0;
+	} else {
+		rc = go(&r, err);
+	}
 out:
 	free(fp);
 	free(ev);

@@ -106,6 +106,16 @@ struct replay {
 	int import;
 	uint16_t sic_addr;
 	unsigned sic_bytes;
+	/* An import's device log, kept in it (db_get_device_log): each input
+	 * read and interrupt of the device, checked as the replay comes to
+	 * it; dev_at of them met so far.  The tracer's own Timer1 overflows
+	 * (ovf_vector, or -1) and the reads of the log register or of inputs
+	 * the device did not log are the import's replay's, not in it. */
+	devlog dev;
+	size_t ndev, dev_at, dev_reads, dev_irqs;
+	int ovf_vector;
+	uint16_t log_reg;
+	uint8_t device_input[FP_INPUT_SPACE];
 };
 
 /* ---- divergence and the event check ----------------------------------- */
@@ -206,11 +216,90 @@ static void tell_access(replay *r, int sram, uint16_t addr, uint8_t value, int w
 	}
 }
 
+/* ---- an import: the device's own log ----------------------------------- */
+
+/* "input read 3 (byte 412, block 2)" or "interrupt 5 (TIMER0_OVF_vect, byte
+ * 380, block 2)", the device log's next item; "its end" past the last. */
+static void describe_device_item(const replay *r, char *buf, size_t n)
+{
+	if (r->dev_at >= r->ndev) {
+		snprintf(buf, n, "its end");
+		return;
+	}
+	const devlog_item *it = &r->dev.items[r->dev_at];
+	if (it->kind == DEVLOG_ITEM_READ) {
+		snprintf(buf, n, "input read %zu = 0x%02x (byte %zu, block %u)", r->dev_reads + 1,
+			 it->value, it->offset, it->block);
+	} else {
+		const char *vn = sim_vector_name(r->s, it->vector);
+		snprintf(buf, n, "interrupt %zu (%s, byte %zu, block %u)", r->dev_irqs + 1,
+			 vn ? vn : "?", it->offset, it->block);
+	}
+}
+
+/* A read of a device input the replay feeds `value` (from the event
+ * log): the device's log must have this read next, with this value. */
+static void check_device_read(replay *r, uint16_t addr, uint8_t value)
+{
+	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] || addr == r->log_reg || r->diverged)
+		return;
+	const devlog_item *it = r->dev_at < r->ndev ? &r->dev.items[r->dev_at] : NULL;
+	if (it && it->kind == DEVLOG_ITEM_READ && it->value == value) {
+		r->dev_at++;
+		r->dev_reads++;
+		return;
+	}
+	char want[200], got[160];
+	const char *name = sim_ioreg_name(r->s, addr);
+	if (it && it->kind == DEVLOG_ITEM_READ) {
+		snprintf(want, sizeof want, "read %s = 0x%02x: the device's input read %zu (byte %zu, "
+			 "block %u of its log)", name ? name : "?", it->value, r->dev_reads + 1,
+			 it->offset, it->block);
+		snprintf(got, sizeof got, "0x%02x, from the recording's event log", value);
+	} else {
+		char next[160];
+		describe_device_item(r, next, sizeof next);
+		snprintf(want, sizeof want, "the device's log's next: %s", next);
+		snprintf(got, sizeof got, "a read of %s that the device's log does not have here",
+			 name ? name : "?");
+	}
+	diverge(r, sim_running_vector(r->s), want, got);
+}
+
+/* The n-th interrupt about to be entered here with fingerprint v: the
+ * device's next, with its vector and fingerprint, unless the tracer's
+ * own overflow handler.  0, or -1 after diverging. */
+static int check_device_irq(replay *r, uint8_t vector, const fp_value *v)
+{
+	if ((int)vector == r->ovf_vector)
+		return 0;
+	const fp_config *c = &r->fp.cfg;
+	const devlog_item *it = r->dev_at < r->ndev ? &r->dev.items[r->dev_at] : NULL;
+	if (it && it->kind == DEVLOG_ITEM_FP && it->vector == vector &&
+	    (c->ra_bits ? it->fp >> c->state_bits : 0) == v->ra_part &&
+	    (it->fp & fp_hash_mask(c->state_bits)) == v->hash_part) {
+		r->dev_at++;
+		r->dev_irqs++;
+		return 0;
+	}
+	char want[200], got[160];
+	char next[160];
+	describe_device_item(r, next, sizeof next);
+	snprintf(want, sizeof want, "the device's log's next: %s", next);
+	const char *vn = sim_vector_name(r->s, vector);
+	snprintf(got, sizeof got, "%s entered, by the recording's fingerprint 0x%" PRIx64
+		 ":0x%" PRIx64, vn ? vn : "?", v->ra_part, v->hash_part);
+	diverge(r, sim_running_vector(r->s), want, got);
+	return -1;
+}
+
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	replay *r = ud;
 	const trace_event *e = expect(r, sim_running_vector(r->s), TRACE_READ, addr, 0, 0);
 	uint8_t seen = e ? (uint8_t)e->value : value;
+	if (r->import)
+		check_device_read(r, addr, seen);
 	if (r->nobs)
 		tell_access(r, 0, addr, seen, 0, sim_pc(r->s));
 	return seen;
@@ -442,6 +531,8 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 		diverge(r, sim_running_vector(r->s), want, got);
 		return;
 	}
+	if (r->import && check_device_irq(r, vector, &v))
+		return;
 	r->c.injected++;
 	inject(r, vector);
 	expect_next(r, n + 1);
@@ -920,6 +1011,63 @@ static int needs_transfers(const replay *r)
 	return 0;
 }
 
+/* An import's device log, from the recording: parsed again (its CRCs
+ * checked), of this firmware, its items up to the first loss. */
+static int open_device_log(replay *r, avrr_err *err)
+{
+	char *reg = NULL;
+	uint8_t *data = NULL;
+	size_t n = 0;
+	int rc = -1;
+	uint8_t sha[32];
+	if (r->o.oracle) {
+		avrr_errf(err, "%s: an import of a device log has no ground truth for the oracle",
+			  db_name(r->d));
+		goto out;
+	}
+	if (db_get_device_log(r->d, &reg, &data, &n, err))
+		goto out;
+	if (!data) {
+		avrr_errf(err, "%s: an import without its device log (docs/device.md)",
+			  db_name(r->d));
+		goto out;
+	}
+	if (devlog_parse(data, n, &r->dev, err)) {
+		char why[sizeof err->msg];
+		snprintf(why, sizeof why, "%s", err->msg);
+		avrr_errf(err, "%s: the device log it keeps: %s", db_name(r->d), why);
+		goto out;
+	}
+	if (devlog_elf_hash(r->rep.fw->elf, r->rep.fw->elf_size, sha, NULL, err))
+		goto out;
+	if (memcmp(sha, r->dev.sha256, 32)) {
+		avrr_errf(err, "%s: the device log it keeps is of another firmware", db_name(r->d));
+		goto out;
+	}
+	int a = sim_ioreg_addr(r->s, reg);
+	if (a < 0) {
+		avrr_errf(err, "%s: its device log's register %s is not the %s's", db_name(r->d), reg,
+			  r->s->mcu);
+		goto out;
+	}
+	r->log_reg = (uint16_t)a;
+	while (r->ndev < r->dev.nitems && r->dev.items[r->ndev].kind != DEVLOG_ITEM_LOSS)
+		r->ndev++;
+	if (fp_counter_bytes(&r->fp.cfg, FP_COUNT_CYCLES) > 2)
+		for (unsigned v = 1; v < 128 && r->ovf_vector < 0; v++) {
+			const char *vn = sim_vector_name(r->s, (uint8_t)v);
+			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
+				r->ovf_vector = (int)v;
+		}
+	if (r->s->names)
+		devlog_inputs(r->s->names, r->device_input);
+	rc = 0;
+out:
+	free(reg);
+	free(data);
+	return rc;
+}
+
 int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 {
 	*out = NULL;
@@ -942,6 +1090,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (!r->o.window)
 		r->o.window = RP_DEFAULT_WINDOW;
 	r->pending_seq = UINT64_MAX;
+	r->ovf_vector = -1;
 	db_fp_config *cfgs = NULL;
 	size_t ncfgs = 0;
 	int rc = -1;
@@ -975,6 +1124,8 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	}
 	if (o->oracle ? open_oracle(r, cfgs, ncfgs, err)
 		      : open_fingerprint(r, cfgs, ncfgs, err))
+		goto out;
+	if (r->import && open_device_log(r, err))
 		goto out;
 	if (trace_watch_io(r->s, err))
 		goto out;
@@ -1030,6 +1181,7 @@ void rp_close(replay *r)
 	free(r->truth);
 	free(r->inj);
 	trace_replica_close(&r->rep);
+	devlog_free(&r->dev);
 	db_close(r->d);
 	free(r);
 }
@@ -1049,6 +1201,12 @@ static void check_log_consumed(replay *r)
 		else
 			trace_describe(r->s, first->type, first->addr, first->value, 1, want, sizeof want);
 		diverge(r, ctx, want, "the end of the recording");
+	}
+	if (!r->diverged && r->import && r->dev_at < r->ndev) {
+		char want[200], next[160];
+		describe_device_item(r, next, sizeof next);
+		snprintf(want, sizeof want, "the device's log's next: %s", next);
+		diverge(r, 0, want, "the end of the recording");
 	}
 }
 
