@@ -438,19 +438,12 @@ int devreplay_run_log(const devreplay_log *l, const devreplay_opts *o, devreplay
  * would replay from the event log must be its items, up to its first
  * loss.  The first that is not is a divergence, named; -1 (err) when the
  * kept log cannot be read. */
-static int check_kept_log(db *d, run *r, avrr_err *err)
+static int check_kept_log(const uint8_t *data, size_t n, run *r, avrr_err *err)
 {
-	char *reg = NULL;
-	uint8_t *data = NULL;
-	size_t n;
 	devlog l = { 0 };
 	int rc = -1;
-	if (db_get_device_log(d, &reg, &data, &n, err))
-		goto out;
-	if (!data) {
-		rc = 0;   /* none kept: nothing to check against */
-		goto out;
-	}
+	if (!data)
+		return 0;   /* none kept: nothing to check against */
 	if (devlog_parse(data, n, &l, err))
 		goto out;
 	size_t at = 0, reads = 0, irqs = 0;
@@ -483,8 +476,6 @@ static int check_kept_log(db *d, run *r, avrr_err *err)
 	rc = 0;
 out:
 	devlog_free(&l);
-	free(data);
-	free(reg);
 	return rc;
 }
 
@@ -505,10 +496,17 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	trace_event *ev = NULL;
 	size_t nev = 0;
 	item *items = NULL;
-	run r = { .o = o, .res = res, .ovf_vector = -1 };
+	char *kept_reg = NULL;
+	uint8_t *kept = NULL;
+	size_t nkept = 0;
+	devreplay_opts ko = *o;
+	run r = { .o = &ko, .res = res, .ovf_vector = -1 };
 	int rc = -1;
-	if (db_open(path, 0, &d, err) || db_get_run(d, &meta, err))
+	if (db_open(path, 0, &d, err) || db_get_run(d, &meta, err) ||
+	    db_get_device_log(d, &kept_reg, &kept, &nkept, err))
 		goto out;
+	if (!ko.log_reg)   /* the register the import was told */
+		ko.log_reg = kept_reg;
 	have_meta = 1;
 	if (strcmp(meta.interrupt_rule, DEVREPLAY_RULE)) {
 		avrr_errf(err, "%s: not a recording avrr import made", path);
@@ -553,7 +551,7 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	r.fp = fp;
 	r.nfp = k;
 	r.items = items;
-	if (check_kept_log(d, &r, err))
+	if (check_kept_log(kept, nkept, &r, err))
 		goto out;
 	if (res->diverged) {   /* nothing run: what there was to replay */
 		res->expected = r.nfp;
@@ -564,6 +562,8 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 		rc = go(&r, err);
 	}
 out:
+	free(kept);
+	free(kept_reg);
 	free(fp);
 	free(ev);
 	free(items);
