@@ -1130,11 +1130,12 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (trace_watch_io(r->s, err))
 		goto out;
 	/* An import's log also holds the device's reads of inputs trace/log.h
-	 * does not trace (devlog_input_names: ICRn, ...). */
+	 * does not trace (devlog_input_names: ICRn, ...), but for the log's
+	 * own register, which the import's replay watched only if traced. */
 	uint8_t inputs[FP_INPUT_SPACE];
 	if (r->import && r->s->names && devlog_inputs(r->s->names, inputs))
 		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
-			if (inputs[a] && sim_watch_read(r->s, (uint16_t)a, err))
+			if (inputs[a] && a != r->log_reg && sim_watch_read(r->s, (uint16_t)a, err))
 				goto out;
 	sim_set_replay(r->s, 1);
 	sim_count_transfers(r->s, needs_transfers(r));
