@@ -183,7 +183,7 @@ static void shell_on_import(test_scratch *s, const char *p)
 	assert_int_equal(num_after(s->out, "icount=", 1), third + 1);
 	assert_int_equal(num_after(s->out, "icount=", 2), third);
 	static const char *const names[] = { "SREG", "SP", "PC" };
-	char r[8];
+	char r[16];
 	for (int i = 0; i < 35; i++) {
 		const char *n = i < 32 ? (snprintf(r, sizeof r, "r%d", i), r) : names[i - 32];
 		assert_int_equal(reg_in(s->out, n, 0), reg_in(s->out, n, 1));
