@@ -1211,6 +1211,18 @@ static void check_log_consumed(replay *r)
 	}
 }
 
+/* An import's next interrupt did not come at `due`, the icount where the
+ * import's replay entered it: its fingerprint did not match there. */
+static void missed_import_irq(replay *r, uint64_t due)
+{
+	char want[240], irq[200], got[160];
+	describe_irq(r, r->next_n, irq, sizeof irq);
+	snprintf(want, sizeof want, "%.190s at icount %" PRIu64, irq, due);
+	snprintf(got, sizeof got, "no match of its fingerprint there (icount %" PRIu64 " passed)",
+		 due);
+	diverge(r, sim_running_vector(r->s), want, got);
+}
+
 /* Ends the slice [icount, *limit) / cycles before *clim at the points
  * the observers need decided. */
 static void slice_at_due(const replay *r, uint64_t *limit, uint64_t *clim)
@@ -1241,7 +1253,16 @@ static rp_stop run_until(replay *r, uint64_t until)
 		uint64_t limit = r->s->icount + (1u << 18), clim = sim_cycle(r->s) + (1u << 24);
 		limit = limit < target ? limit : target;
 		slice_at_due(r, &limit, &clim);
+		/* An import: the next interrupt is due at its stored icount; the
+		 * slice ends just past it, to see that it came. */
+		uint64_t due = r->import && r->next_n <= r->nirq
+			       ? r->ev[r->log.irq_event[r->next_n - 1]].icount : UINT64_MAX;
+		if (due < UINT64_MAX && r->s->icount <= due && due + 1 < limit)
+			limit = due + 1;
 		sim_stop why = sim_run(r->s, limit, clim, &r->stop);
+		if (due < UINT64_MAX && !r->diverged && r->s->icount > due &&
+		    r->next_n <= r->nirq && r->ev[r->log.irq_event[r->next_n - 1]].icount == due)
+			missed_import_irq(r, due);
 		for (unsigned i = 0; i < r->nobs && !r->diverged; i++)
 			if (r->obs[i].on_slice)
 				r->obs[i].on_slice(r->obs[i].ud);

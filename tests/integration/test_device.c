@@ -304,7 +304,7 @@ static size_t first_small_read(const unsigned char *b, size_t n, int *nth, unsig
 /* An import whose event log was changed after import (one read value
  * changed with sqlite3): the shell stops at that read, naming the
  * device's read and where its log has it; `avrr replay` refuses the log
- * from that read on. */
+ * from that read on.  The same for a fingerprint changed. */
 static void damaged_import(test_scratch *s, const char *p)
 {
 	char db[256], bad[256];
@@ -346,6 +346,31 @@ static void damaged_import(test_scratch *s, const char *p)
 		 "device's log it keeps, from its input read %d (byte ", nth);
 	if (!strstr(s->out, want))
 		fail_msg("replay: want '%s' in\n%s", want, s->out);
+	/* The third interrupt's fingerprint changed (its first byte's low
+	 * bit; the chunk holds ra_part then hash_part, fixed widths): it
+	 * never matches, and the shell stops where it was due. */
+	if (test_run(s->out, sizeof s->out, "cp %s %s && sqlite3 %s 'SELECT ra_size + hash_size, "
+		     "hex(substr(data, 2 * (ra_size + hash_size) + 1, 1)) FROM fingerprint_chunks "
+		     "WHERE first = 1'", db, bad, bad))
+		fail_msg("sqlite3: %s", s->out);
+	unsigned width, byte;
+	assert_int_equal(sscanf(s->out, "%u|%x", &width, &byte), 2);
+	if (test_run(s->out, sizeof s->out, "sqlite3 %s \"UPDATE fingerprint_chunks SET data = "
+		     "CAST(substr(data, 1, %u) || X'%02X' || substr(data, %u) AS BLOB) WHERE first = "
+		     "1\"", bad, 2 * width, byte ^ 1, 2 * width + 2))
+		fail_msg("sqlite3: %s", s->out);
+	if (test_run(s->out, sizeof s->out, "printf 'continue\\ninfo divergence\\n' | %s shell %s",
+		     test_avrr(), bad))
+		fail_msg("shell: %s", s->out);
+	long long third = irq_icount(s, db + strlen(s->dir) + 1, "", 2);
+	snprintf(want, sizeof want, ") at icount %lld\n  actual    no match of its fingerprint "
+		 "there (icount %lld passed)\n", third, third);
+	if (!strstr(s->out, "  expected  interrupt 3 (irq vector ") || !strstr(s->out, want))
+		fail_msg("shell: want '%s' in\n%s", want, s->out);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay %s", test_avrr(), bad), 1);
+	if (!strstr(s->out, "replay: diverged: the recording's event log is not the device's log "
+		    "it keeps, from its interrupt 3 (byte "))
+		fail_msg("replay: %s", s->out);
 }
 
 /* Writes DIR/NAME.log changed: byte `at` xor 0x01, or cut to `len` bytes. */
