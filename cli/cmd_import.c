@@ -6,11 +6,16 @@
  *
  * The recording holds what the device knew: the firmware, the
  * fingerprint configuration of the header, each fingerprint in order and
- * the input reads' values, in the log's order.  Where and when each
- * interrupt came, and which register each read was, is what a replay finds
- * out, so the events carry no position (icount, cycle, return address and
- * a read's address 0), and the run's interrupt_rule says "device-log" so
- * that no reader takes them for simulated ones.
+ * the input reads' values, in the log's order; the run's interrupt_rule
+ * says "device-log" so that no reader takes them for simulated ones.
+ * Where and when each interrupt came, and which register each read was,
+ * is what a replay finds out: the import replays the log once
+ * (devreplay_run_log) and stores the log as that replay saw it, every
+ * event with its position, so the shell, gdb and the analyses replay it
+ * as any recording (docs/device.md, "Positions").  A log whose replay
+ * stops is stored without positions (icount, cycle, return address and a
+ * read's address 0, instructions 0), which only `avrr replay` replays,
+ * to say where.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +40,15 @@ int cmd_import(int argc, char **argv)
 		{ "elf", required_argument, NULL, 'e' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "allow-gaps", no_argument, NULL, 'g' },
+		{ "log-reg", required_argument, NULL, 'r' },
+		{ "instructions", required_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *elf_path = NULL, *out = NULL;
 	int gaps = 0, force = 0, c;
+	devreplay_opts ro = { 0 };
 	cli_getopt g;
 	cli_getopt_begin(&g, "import", argc, argv, ":ho:", opts);
 	while ((c = cli_getopt_next(&g)) > 0) {
@@ -48,6 +56,11 @@ int cmd_import(int argc, char **argv)
 		case 'e': elf_path = optarg; break;
 		case 'o': out = optarg; break;
 		case 'g': gaps = 1; break;
+		case 'r': ro.log_reg = optarg; break;
+		case 'n':
+			if (cli_parse_u64("import", "--instructions", optarg, &ro.max_instructions))
+				return EXIT_BAD_INPUT;
+			break;
 		case 'X': force = 1; break;
 		}
 	}
@@ -66,6 +79,9 @@ int cmd_import(int argc, char **argv)
 	firmware *fw = NULL;
 	sim *s = NULL;
 	db *d = NULL;
+	devreplay_item *items = NULL;
+	db_fingerprint *fps = NULL;
+	devreplay_positions pos = { 0 };
 	int rc = EXIT_BAD_INPUT;
 	if (devlog_read_file(dump_path, &dump, &ndump, &err) || fw_load_file(elf_path, &fw, &err)) {
 		cli_fail("import", "%s", err.msg);
@@ -136,6 +152,38 @@ int cmd_import(int argc, char **argv)
 			nread++;
 		}
 	}
+	/* The replay that gives the log its positions. */
+	items = calloc(use ? use : 1, sizeof *items);
+	fps = calloc(nfp ? nfp : 1, sizeof *fps);
+	if (!items || !fps) {
+		cli_fail("import", "out of memory");
+		goto done;
+	}
+	for (size_t i = 0, k = 0; i < use; i++) {
+		const devlog_item *it = &log.items[i];
+		if (it->kind == DEVLOG_ITEM_READ) {
+			items[i] = (devreplay_item){ .read = 1, .value = it->value };
+			continue;
+		}
+		fps[k] = (db_fingerprint){
+			.n = k + 1, .vector = it->vector,
+			.ra_part = cfg.ra_bits ? it->fp >> cfg.state_bits : 0,
+			.hash_part = it->fp & fp_hash_mask(cfg.state_bits),
+		};
+		items[i] = (devreplay_item){ .fp = (uint32_t)k++ };
+	}
+	devreplay_log dl = { .fw = fw, .mcu = s->mcu, .frequency = s->frequency, .spec = log.spec,
+			     .fp = fps, .nfp = nfp, .items = items, .nitems = use,
+			     .blocks = (uint8_t)log.blocks };
+	devreplay_result res;
+	if (devreplay_run_log(&dl, &ro, &res, &pos, &err)) {
+		cli_fail("import", "%s: %s", dump_path, err.msg);
+		goto done;
+	}
+	int positioned = !res.diverged;
+	if (!positioned)
+		fprintf(stderr, "import: %s: its replay stopped: %s; stored without positions: only "
+			"avrr replay replays it\n", dump_path, res.why);
 	uint32_t id;
 	if (db_create(out, &d, &err) ||
 	    db_put_firmware(d, fw->sha256, fw->elf, fw->elf_size, &err) ||
@@ -143,12 +191,25 @@ int cmd_import(int argc, char **argv)
 		cli_fail("import", "%s", err.msg);
 		goto done;
 	}
+	/* The device log itself, which a replay checks the events against. */
+	const char *reg = ro.log_reg ? ro.log_reg : sim_ioreg_addr(s, "UDR0") >= 0 ? "UDR0" : "UDR";
+	if (db_put_device_log(d, reg, dump, ndump, &err))
+		goto db_fail;
+	if (positioned) {
+		for (size_t i = 0; i < pos.nev; i++)
+			if (db_add_event(d, &pos.ev[i], &err))
+				goto db_fail;
+		for (size_t i = 0; i < pos.nfp; i++) {
+			pos.fp[i].config = id;
+			if (db_add_fingerprint(d, &pos.fp[i], &err))
+				goto db_fail;
+		}
+	}
 	trace_writer w = { 0 };
 	trace_event e = trace_stamp(&w, 0, TRACE_RESET, 0, 0, 0, 0, 0);
-	if (db_add_event(d, &e, &err))
+	if (!positioned && db_add_event(d, &e, &err))
 		goto db_fail;
-	uint64_t n = 0;
-	for (size_t i = 0; i < use; i++) {
+	for (size_t i = 0; i < use && !positioned; i++) {
 		const devlog_item *it = &log.items[i];
 		if (it->kind == DEVLOG_ITEM_READ) {   /* where: the replay's own read */
 			trace_event rd = trace_stamp(&w, 0, TRACE_READ, 0, 0, 0, 0, it->value);
@@ -156,11 +217,8 @@ int cmd_import(int argc, char **argv)
 				goto db_fail;
 			continue;
 		}
-		db_fingerprint f = {
-			.config = id, .n = ++n, .vector = it->vector,
-			.ra_part = cfg.ra_bits ? it->fp >> cfg.state_bits : 0,
-			.hash_part = it->fp & fp_hash_mask(cfg.state_bits),
-		};
+		db_fingerprint f = fps[items[i].fp];
+		f.config = id;
 		trace_event irq = trace_stamp(&w, it->vector, TRACE_IRQ, 0, 0, 0, it->vector, 0);
 		trace_event ret = trace_stamp(&w, it->vector, TRACE_RETI, 0, 0, 0, it->vector, 0);
 		if (db_add_fingerprint(d, &f, &err) || db_add_event(d, &irq, &err) ||
@@ -185,8 +243,8 @@ int cmd_import(int argc, char **argv)
 		.tool_version = AVRR_VERSION,
 		.interrupt_rule = (char *)DEVREPLAY_RULE,
 		.data_size = s->data_size,
-		.instructions = 0,
-		.cycles = 0,
+		.instructions = positioned ? pos.instructions : 0,
+		.cycles = positioned ? pos.cycles : 0,
 		.transfers = 0,
 		.stop_reason = (char *)DB_STOP_INSTRUCTIONS,
 		.has_ground_truth = 0,
@@ -205,6 +263,11 @@ int cmd_import(int argc, char **argv)
 	printf("import: %zu bytes: header %zu, block heads and CRCs %zu, interrupts %zu, "
 	       "reads %zu, losses %zu\n", ndump, log.bytes.header, log.bytes.blocks,
 	       log.bytes.interrupts, log.bytes.reads, log.bytes.loss);
+	if (positioned)
+		printf("import: positions from its replay: %llu instructions, %zu interrupts (%llu "
+		       "of them the tracer's own Timer1 overflows), %llu input reads, %zu events\n",
+		       (unsigned long long)pos.instructions, pos.nfp,
+		       (unsigned long long)res.overflows, (unsigned long long)res.reads, pos.nev);
 	goto done;
 db_fail:
 	cli_fail("import", "%s", err.msg);
@@ -214,6 +277,9 @@ done:
 		db_discard(d);
 	sim_close(s);
 	fw_free(fw);
+	devreplay_positions_free(&pos);
+	free(items);
+	free(fps);
 	devlog_free(&log);
 	free(dump);
 	return rc;

@@ -89,7 +89,7 @@ const cli_command cli_commands[] = {
 	  "input read given the device's value; it stops where the device's tracer\n"
 	  "sent its last block, or names the first step that disagrees.  --uart-out,\n"
 	  "--log-out and --state-out write what avrr device writes, for comparison\n"
-	  "(docs/device.md).\n"
+	  "(docs/device.md); --log-reg defaults to the one avrr import was given.\n"
 	  "\n"
 	  "Plays the recording back instruction by instruction.  The CPU never takes an\n"
 	  "interrupt on its own: after each instruction where it could, the fingerprint\n"
@@ -300,17 +300,25 @@ const cli_command cli_commands[] = {
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "import", cmd_import, "turn a device log into a recording (no ground truth, no stimuli)",
-	  "usage: avrr import DUMP --elf FW.elf -o RUN.db [--allow-gaps]\n"
+	  "usage: avrr import DUMP --elf FW.elf -o RUN.db [--allow-gaps] [--log-reg NAME]\n"
+	  "                   [--instructions N]\n"
 	  "\n"
 	  "Checks the device log whole (header, SHA-256 against FW.elf, each block's\n"
-	  "CRC and sequence) and writes a recording of its fingerprints.  A damaged,\n"
-	  "truncated or foreign dump is refused with one line (exit 2); so is one with\n"
-	  "lost items, unless --allow-gaps, which imports up to the first loss.\n"
-	  "See docs/device.md.\n"
+	  "CRC and sequence) and writes a recording of its fingerprints and input reads,\n"
+	  "keeping the log itself.  A damaged, truncated or foreign dump is refused with\n"
+	  "one line (exit 2); so is one with lost items, unless --allow-gaps, which\n"
+	  "imports up to the first loss.  It replays the log once, as avrr replay does,\n"
+	  "to find where each interrupt and read happened, so that avrr shell, gdb,\n"
+	  "serve and analyze replay the import as any recording; a log whose replay\n"
+	  "stops is written without positions, which only avrr replay replays, and\n"
+	  "says where.  See docs/device.md.\n"
 	  "\n"
 	  "      --elf FW.elf        the firmware that ran (required)\n"
 	  "  -o, --output FILE       the recording to write (required)\n"
 	  "      --allow-gaps        import up to the first loss\n"
+	  "      --log-reg NAME      the register the firmware sent the log to (default\n"
+	  "                          UDR0, else UDR), as given to avrr device\n"
+	  "      --instructions N    the replay's limit (default 100M)\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "strip", cmd_strip, "copy a recording without its ground truth",

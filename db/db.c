@@ -117,7 +117,7 @@ struct db {
  * field's width as %d) for schema_build to fill in from trace/event.h. */
 static const char SCHEMA_FMT[] =
 	"PRAGMA application_id = 1096176210;" /* DB_APPLICATION_ID */
-	"PRAGMA user_version = 5;"            /* DB_SCHEMA_VERSION */
+	"PRAGMA user_version = 6;"            /* DB_SCHEMA_VERSION */
 	"CREATE TABLE run ("
 	" id INTEGER PRIMARY KEY CHECK (id = 1),"
 	" firmware_path TEXT NOT NULL, firmware_sha256 TEXT NOT NULL,"
@@ -131,6 +131,10 @@ static const char SCHEMA_FMT[] =
 	" gap_cycles_to INTEGER NOT NULL, gap_transfers INTEGER NOT NULL,"
 	" gap_transfers_from INTEGER NOT NULL, gap_transfers_to INTEGER NOT NULL);"
 	"CREATE TABLE firmware (sha256 TEXT PRIMARY KEY, elf BLOB NOT NULL);"
+	/* An import's device log, as the device sent it, and the register it
+	 * went to (cmd_import.c); no row in a simulated recording. */
+	"CREATE TABLE device_log (id INTEGER PRIMARY KEY CHECK (id = 1),"
+	" log_reg TEXT NOT NULL, data BLOB NOT NULL);"
 	"CREATE TABLE event_types (type INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
 	"INSERT INTO event_types VALUES %s;"
 	"CREATE TABLE event_chunks (first INTEGER PRIMARY KEY, count INTEGER NOT NULL,"
@@ -992,6 +996,53 @@ int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err)
 		else if (len)
 			memcpy(*elf, b, len);
 		*n = len;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_put_device_log(db *d, const char *log_reg, const void *data, size_t n, avrr_err *err)
+{
+	if (drain(d, err))
+		return -1;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h, "INSERT OR REPLACE INTO device_log VALUES (1,?,?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_err(d, err, "writing the device log");
+	bind_text(st, 1, log_reg);
+	sqlite3_bind_blob64(st, 2, n ? data : "", n, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : sql_err(d, err, "writing the device log");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_get_device_log(db *d, char **log_reg, uint8_t **data, size_t *n, avrr_err *err)
+{
+	*log_reg = NULL;
+	*data = NULL;
+	*n = 0;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->h, "SELECT log_reg, data FROM device_log", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return sql_err(d, err, "reading the device log");
+	int rc = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(st, 1);
+		const void *b = sqlite3_column_blob(st, 1);
+		const unsigned char *reg = sqlite3_column_text(st, 0);
+		*data = malloc(len ? len : 1);
+		*log_reg = strdup(reg ? (const char *)reg : "");
+		if (!*data || !*log_reg) {
+			free(*data);
+			free(*log_reg);
+			*data = NULL;
+			*log_reg = NULL;
+			rc = avrr_errf(err, "out of memory");
+		} else {
+			if (len)
+				memcpy(*data, b, len);
+			*n = len;
+		}
 	}
 	sqlite3_finalize(st);
 	return rc;

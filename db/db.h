@@ -20,7 +20,7 @@
 #include "../trace/event.h"
 #include "../util/err.h"
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 /* The SQL that creates a recording's tables and views, the event kinds'
  * numbers in it taken from trace/event.h's table (the same pointer on
  * every call). */
@@ -172,6 +172,12 @@ int db_get_run(db *d, db_run *r, avrr_err *err);
 int db_put_firmware(db *d, const char *sha256, const void *elf, size_t n, avrr_err *err);
 /* The firmware copy kept in the recording; *elf is malloc'ed. */
 int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err);
+
+/* An import's device log (docs/device.md) and the register it was sent
+ * to.  Get: *log_reg and *data malloc'ed, or NULL (n 0) when the
+ * recording has none. */
+int db_put_device_log(db *d, const char *log_reg, const void *data, size_t n, avrr_err *err);
+int db_get_device_log(db *d, char **log_reg, uint8_t **data, size_t *n, avrr_err *err);
 
 /* Queue rows for writing (the context, if any, is copied).  Writes happen
  * in batches, possibly on another thread: an add may report the failure of

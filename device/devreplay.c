@@ -14,25 +14,20 @@
 #include "../fingerprint/instrument.h"
 #include "devlog.h"
 #include "../sim/firmware.h"
+#include "../trace/log.h"
 #include "../trace/uart.h"
 #include "../util/file.h"
 
 #define DEVREPLAY_DEFAULT_MAX 100000000ull
 
-/* One item of the device's log, in order: an interrupt (its fingerprint's
- * index) or an input read (its value). */
-typedef struct item {
-	uint8_t read;
-	uint8_t value;
-	uint32_t fp;
-} item;
+typedef devreplay_item item;
 
 typedef struct run {
 	sim *s;
 	fp_config cfg;
-	db_fingerprint *fp;
+	const db_fingerprint *fp;
 	size_t nfp, next;        /* next: fingerprints entered */
-	item *items;
+	const item *items;
 	size_t nitems, at;       /* at: items consumed */
 	uint64_t reads;
 	uint16_t sic_addr;       /* the device's avrr_sic, when the spec counts sic */
@@ -44,6 +39,9 @@ typedef struct run {
 	const devreplay_opts *o;
 	devreplay_result *res;
 	uint16_t udr[TRACE_UARTS];
+	uint8_t device_input[FP_INPUT_SPACE];  /* reads the device logged */
+	uint8_t traced_output[FP_INPUT_SPACE]; /* writes the log holds (pos) */
+	devreplay_positions *pos;              /* NULL: not collected */
 } run;
 
 int devreplay_is_import(const char *path)
@@ -109,21 +107,103 @@ static void diverge(devreplay_result *res, const char *fmt, ...)
 	va_end(ap);
 }
 
+void devreplay_positions_free(devreplay_positions *p)
+{
+	free(p->ev);
+	free(p->fp);
+	memset(p, 0, sizeof *p);
+}
+
+/* Appends an event of the running context (ctx) at this point. */
+static void note(run *r, uint8_t ctx, trace_kind type, uint32_t pc, uint32_t addr,
+		 uint32_t value)
+{
+	devreplay_positions *p = r->pos;
+	if (!p || p->failed)
+		return;
+	if (p->nev == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 4096;
+		trace_event *e = realloc(p->ev, cap * sizeof *e);
+		if (!e) {
+			p->failed = 1;
+			return;
+		}
+		p->ev = e;
+		p->cap = cap;
+	}
+	p->ev[p->nev++] = trace_stamp(&p->w, ctx, type, r->s->icount, sim_cycle(r->s), pc, addr,
+				      value);
+}
+
+/* An event whose addr and value its kind implies (trace_implied). */
+static void note_implied(run *r, uint8_t ctx, trace_kind type, uint32_t pc)
+{
+	uint32_t addr, value;
+	trace_implied(type, ctx, pc, &addr, &value);
+	note(r, ctx, type, pc, addr, value);
+}
+
+/* An interrupt entered here with fingerprint f: its irq event and its
+ * fingerprint, the next in order. */
+static void note_irq(run *r, uint8_t vector, uint32_t ra, const db_fingerprint *f)
+{
+	devreplay_positions *p = r->pos;
+	if (!p || p->failed)
+		return;
+	note_implied(r, vector, TRACE_IRQ, ra);
+	if (p->nfp == p->fp_cap) {
+		size_t cap = p->fp_cap ? p->fp_cap * 2 : 1024;
+		db_fingerprint *q = realloc(p->fp, cap * sizeof *q);
+		if (!q) {
+			p->failed = 1;
+			return;
+		}
+		p->fp = q;
+		p->fp_cap = cap;
+	}
+	p->fp[p->nfp] = *f;
+	p->fp[p->nfp].n = p->nfp + 1;
+	p->fp[p->nfp].vector = vector;
+	p->nfp++;
+}
+
+static void on_reti(void *ud, uint8_t vector)
+{
+	run *r = ud;
+	note_implied(r, vector, TRACE_RETI, sim_pc(r->s));
+}
+
+static void on_sleep(void *ud)
+{
+	run *r = ud;
+	note_implied(r, sim_running_vector(r->s), TRACE_SLEEP, sim_pc(r->s));
+}
+
+static void on_wake(void *ud)
+{
+	run *r = ud;
+	note_implied(r, sim_running_vector(r->s), TRACE_WAKE, sim_pc(r->s));
+}
+
+static void on_reset(void *ud)
+{
+	run *r = ud;
+	note_implied(r, 0, TRACE_RESET, sim_pc(r->s));
+}
+
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	run *r = ud;
+	if (addr < FP_INPUT_SPACE && r->traced_output[addr])
+		note(r, sim_running_vector(r->s), TRACE_WRITE, sim_pc(r->s), addr, value);
 	FILE *f = addr == r->log_reg ? r->o->log_out : r->o->uart_out;
 	if (f)
 		fputc(value, f);
 }
 
-/* The log's next interrupt, if it is next and its fingerprint matches
- * here; else NULL. */
-static const db_fingerprint *logged_here(run *r)
+/* The fingerprint of this point, as the device's tracer computes it. */
+static fp_value here(const run *r)
 {
-	if (r->at >= r->nitems || r->items[r->at].read || !sim_interrupts_enabled(r->s))
-		return NULL;
-	const db_fingerprint *want = &r->fp[r->next];
 	const uint8_t *data = sim_live_data(r->s);
 	/* sic: the device's own counter, as its stub reads it (the simulator's
 	 * count would also count the calls the read logging added) */
@@ -133,9 +213,19 @@ static const db_fingerprint *logged_here(run *r)
 		for (unsigned i = r->sic_bytes; i-- > 0;)
 			transfers = transfers << 8 | data[r->sic_addr + i];
 	}
-	fp_value v = fp_compute(&r->cfg, &(fp_state){ .data = data,
+	return fp_compute(&r->cfg, &(fp_state){ .data = data,
 		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 		.transfers = transfers });
+}
+
+/* The log's next interrupt, if it is next and its fingerprint matches
+ * here; else NULL. */
+static const db_fingerprint *logged_here(run *r)
+{
+	if (r->at >= r->nitems || r->items[r->at].read || !sim_interrupts_enabled(r->s))
+		return NULL;
+	const db_fingerprint *want = &r->fp[r->items[r->at].fp];
+	fp_value v = here(r);
 	return v.ra_part == want->ra_part && v.hash_part == want->hash_part ? want : NULL;
 }
 
@@ -150,10 +240,15 @@ static void on_boundary(void *ud)
 {
 	run *r = ud;
 	const db_fingerprint *want = logged_here(r);
+	uint32_t ra = sim_pc(r->s);
 	if (r->ovf_vector >= 0 && (!want || want->vector > (unsigned)r->ovf_vector) &&
 	    sim_next_vector(r->s) == r->ovf_vector) {
-		if (sim_enter_vector(r->s, (uint8_t)r->ovf_vector) == 0)
+		fp_value v = r->pos ? here(r) : (fp_value){ 0 };
+		if (sim_enter_vector(r->s, (uint8_t)r->ovf_vector) == 0) {
 			r->res->overflows++;
+			note_irq(r, (uint8_t)r->ovf_vector, ra, &(db_fingerprint){
+				.ra_part = v.ra_part, .hash_part = v.hash_part });
+		}
 		return;
 	}
 	if (!want)
@@ -165,21 +260,30 @@ static void on_boundary(void *ud)
 		r->done = 1;
 		return;
 	}
+	note_irq(r, (uint8_t)want->vector, ra, want);
 	r->next++;
 	r->at++;
 	r->res->injected++;
 }
 
 /* A read of an input register: the device's value, if the log has this
- * read next; else the replay stops here, naming the read. */
+ * read next; else the replay stops here, naming the read.  A read of a
+ * register the device did not log (a traced one, watched only to position
+ * the log) sees the hardware's value. */
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	run *r = ud;
 	if (r->done)
 		return value;
+	if (addr >= FP_INPUT_SPACE || !r->device_input[addr]) {
+		note(r, sim_running_vector(r->s), TRACE_READ, sim_pc(r->s), addr, value);
+		return value;
+	}
 	if (r->at < r->nitems && r->items[r->at].read) {
 		r->reads++;
-		return r->items[r->at++].value;
+		uint8_t v = r->items[r->at++].value;
+		note(r, sim_running_vector(r->s), TRACE_READ, sim_pc(r->s), addr, v);
+		return v;
 	}
 	const char *name = sim_ioreg_name(r->s, addr);
 	char next[96];
@@ -212,6 +316,177 @@ static int on_step(void *ud)
 	return r->at >= r->nitems && fell && sim_live_data(r->s)[r->seq_addr] == r->blocks;
 }
 
+/* Opens the sim for fw and readies r (all but its fingerprints and
+ * items): the configuration, the tracer's symbols, the registers watched. */
+static int setup(run *r, const firmware *fw, const char *mcu, uint32_t frequency,
+		 const char *spec, uint8_t blocks, avrr_err *err)
+{
+	if (sim_open(fw, mcu, frequency, &r->s, err) ||
+	    fp_parse(spec, r->s->names, fw, r->s->data_size, "device", &r->cfg, err))
+		return -1;
+	if (fp_counter_bytes(&r->cfg, FP_COUNT_CYCLES) > 2)
+		for (unsigned v = 1; v < 128 && r->ovf_vector < 0; v++) {
+			const char *vn = sim_vector_name(r->s, (uint8_t)v);
+			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
+				r->ovf_vector = (int)v;
+		}
+	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
+	const fw_symbol *sic = fw_find_symbol(fw, FP_SIC_SYMBOL);
+	if (sic && sic->space == FW_SYM_DATA && sic->size >= 1 && sic->size <= 4 &&
+	    sic->addr + sic->size <= r->s->data_size) {
+		r->sic_addr = (uint16_t)sic->addr;
+		r->sic_bytes = sic->size;
+	}
+	const fw_symbol *seq = fw_find_symbol(fw, "avrr_log_seq");
+	if (busy && busy->space == FW_SYM_DATA && busy->addr < r->s->data_size &&
+	    seq && seq->space == FW_SYM_DATA && seq->addr < r->s->data_size) {
+		r->have_busy = 1;
+		r->busy_addr = (uint16_t)busy->addr;
+		r->seq_addr = (uint16_t)seq->addr;
+		r->blocks = blocks;
+	}
+	const devreplay_opts *o = r->o;
+	int reg = devreplay_log_reg(r->s, o->log_reg, err);
+	if (reg < 0)
+		return -1;
+	r->log_reg = (uint16_t)reg;
+	if (sim_watch_write(r->s, r->log_reg, err))
+		return -1;
+	for (unsigned u = 0; u < TRACE_UARTS; u++) {
+		int a = r->s->names ? trace_uart_register(r->s->names, u, NULL) : -1;
+		if (a >= 0 && a != reg && sim_watch_write(r->s, (uint16_t)a, err))
+			return -1;
+	}
+	if (r->s->names && devlog_inputs(r->s->names, r->device_input))
+		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
+			if (r->device_input[a] && a != r->log_reg &&
+			    sim_watch_read(r->s, (uint16_t)a, err))
+				return -1;
+	if (r->log_reg < FP_INPUT_SPACE)
+		r->device_input[r->log_reg] = 0;
+	/* Positioning also watches what trace/log.h traces, so that the log
+	 * holds what a replay of the recording (replayer.h) will check. */
+	if (r->pos) {
+		uint16_t addrs[64];
+		unsigned n = trace_output_registers(r->s, addrs, 64);
+		for (unsigned i = 0; i < n; i++)
+			if (addrs[i] < FP_INPUT_SPACE)
+				r->traced_output[addrs[i]] = 1;
+		if (trace_watch_io(r->s, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* Runs r to where the device stopped, or to the first step that disagrees. */
+static int go(run *r, avrr_err *err)
+{
+	devreplay_result *res = r->res;
+	const devreplay_opts *o = r->o;
+	res->expected = r->nfp;
+	sim_set_replay(r->s, 1);
+	r->s->hooks = (sim_hooks){ .ud = r, .on_boundary = on_boundary, .on_step = on_step,
+				   .on_write = on_write, .on_read = on_read, .on_reti = on_reti,
+				   .on_sleep = on_sleep, .on_wake = on_wake, .on_reset = on_reset };
+	note_implied(r, 0, TRACE_RESET, sim_pc(r->s));
+	uint64_t max = o->max_instructions ? o->max_instructions : DEVREPLAY_DEFAULT_MAX;
+	sim_stop why = sim_run(r->s, max, 0, NULL);
+	res->instructions = r->s->icount;
+	res->reads = r->reads;
+	if (r->pos) {
+		r->pos->instructions = r->s->icount;
+		r->pos->cycles = sim_cycle(r->s);
+	}
+	for (size_t i = 0; i < r->nitems; i++)
+		res->reads_expected += r->items[i].read;
+	if (!res->diverged && r->at < r->nitems && r->items[r->at].read) {
+		diverge(res, "the device's input read %llu never came "
+			 "(%llu instructions)", (unsigned long long)r->reads + 1,
+			 (unsigned long long)r->s->icount);
+	}
+	if (!res->diverged && r->next < r->nfp) {
+		const db_fingerprint *f = &r->fp[r->next];
+		const char *vn = sim_vector_name(r->s, (uint8_t)f->vector);
+		diverge(res, "interrupt %zu of %zu (%s) never matched: %s "
+			 "after %llu instructions", r->next + 1, r->nfp, vn ? vn : "?",
+			 why == SIM_STOP_LIMIT ? "the limit was reached"
+			 : why == SIM_STOP_CRASHED ? "the CPU crashed"
+			 : why == SIM_STOP_REQUEST ? "stopped" : "the CPU stopped",
+			 (unsigned long long)r->s->icount);
+	}
+	if (!res->diverged && r->have_busy && why != SIM_STOP_REQUEST) {
+		diverge(res, "all %zu interrupts entered, but the tracer did "
+			 "not finish sending the last block within %llu instructions: the run went "
+			 "elsewhere than the device's", r->nfp, (unsigned long long)r->s->icount);
+	}
+	if (r->pos && r->pos->failed)
+		return avrr_errf(err, "out of memory");
+	if (o->state_out && devreplay_write_state(r->s, o->state_out))
+		return avrr_errf(err, "%s: cannot write", o->state_out);
+	return 0;
+}
+
+int devreplay_run_log(const devreplay_log *l, const devreplay_opts *o, devreplay_result *res,
+		      devreplay_positions *pos, avrr_err *err)
+{
+	memset(res, 0, sizeof *res);
+	if (pos)
+		memset(pos, 0, sizeof *pos);
+	run r = { .o = o, .res = res, .ovf_vector = -1, .pos = pos, .fp = l->fp, .nfp = l->nfp,
+		  .items = l->items, .nitems = l->nitems };
+	int rc = setup(&r, l->fw, l->mcu, l->frequency, l->spec, l->blocks, err) ? -1
+		 : go(&r, err);
+	sim_close(r.s);
+	if (rc && pos)
+		devreplay_positions_free(pos);
+	return rc;
+}
+
+/* An import keeps the device's log (db_get_device_log): the items r
+ * would replay from the event log must be its items, up to its first
+ * loss.  The first that is not is a divergence, named; -1 (err) when the
+ * kept log cannot be read. */
+static int check_kept_log(const uint8_t *data, size_t n, run *r, avrr_err *err)
+{
+	devlog l = { 0 };
+	int rc = -1;
+	if (!data)
+		return 0;   /* none kept: nothing to check against */
+	if (devlog_parse(data, n, &l, err))
+		goto out;
+	size_t at = 0, reads = 0, irqs = 0;
+	for (size_t i = 0; i < l.nitems && !r->res->diverged; i++) {
+		const devlog_item *it = &l.items[i];
+		if (it->kind == DEVLOG_ITEM_LOSS)
+			break;
+		const item *mine = at < r->nitems ? &r->items[at] : NULL;
+		int same;
+		if (it->kind == DEVLOG_ITEM_READ) {
+			same = mine && mine->read && mine->value == it->value;
+			reads++;
+		} else {
+			const db_fingerprint *f = mine && !mine->read ? &r->fp[mine->fp] : NULL;
+			uint64_t ra = r->cfg.ra_bits ? it->fp >> r->cfg.state_bits : 0;
+			same = f && f->vector == it->vector && f->ra_part == ra &&
+			       f->hash_part == (it->fp & fp_hash_mask(r->cfg.state_bits));
+			irqs++;
+		}
+		if (!same)
+			diverge(r->res, "the recording's event log is not the device's log it keeps, "
+				 "from its %s %zu (byte %zu, block %u)", it->kind == DEVLOG_ITEM_READ
+				 ? "input read" : "interrupt", it->kind == DEVLOG_ITEM_READ ? reads
+				 : irqs, it->offset, it->block);
+		at++;
+	}
+	if (!r->res->diverged && at < r->nitems)
+		diverge(r->res, "the recording's event log has more than the device's log it "
+			 "keeps (%zu items)", at);
+	rc = 0;
+out:
+	devlog_free(&l);
+	return rc;
+}
+
 int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *res,
 		  avrr_err *err)
 {
@@ -224,10 +499,22 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	firmware *fw = NULL;
 	db_fp_config *cfgs = NULL;
 	size_t ncfg = 0;
-	run r = { .o = o, .res = res, .ovf_vector = -1 };
+	db_fingerprint *fp = NULL;
+	size_t nfp = 0;
+	trace_event *ev = NULL;
+	size_t nev = 0;
+	item *items = NULL;
+	char *kept_reg = NULL;
+	uint8_t *kept = NULL;
+	size_t nkept = 0;
+	devreplay_opts ko = *o;
+	run r = { .o = &ko, .res = res, .ovf_vector = -1 };
 	int rc = -1;
-	if (db_open(path, 0, &d, err) || db_get_run(d, &meta, err))
+	if (db_open(path, 0, &d, err) || db_get_run(d, &meta, err) ||
+	    db_get_device_log(d, &kept_reg, &kept, &nkept, err))
 		goto out;
+	if (!ko.log_reg)   /* the register the import was told */
+		ko.log_reg = kept_reg;
 	have_meta = 1;
 	if (strcmp(meta.interrupt_rule, DEVREPLAY_RULE)) {
 		avrr_errf(err, "%s: not a recording avrr import made", path);
@@ -235,108 +522,59 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	}
 	if (db_get_firmware(d, &elf, &nelf, err) ||
 	    fw_load_memory(elf, nelf, meta.firmware_path, &fw, err) ||
-	    sim_open(fw, meta.mcu, meta.frequency, &r.s, err) ||
 	    db_load_fp_configs(d, &cfgs, &ncfg, err))
 		goto out;
 	if (ncfg != 1) {
 		avrr_errf(err, "%s: an import has one configuration, this has %zu", path, ncfg);
 		goto out;
 	}
-	if (fp_parse(cfgs[0].spec, r.s->names, fw, r.s->data_size, cfgs[0].name, &r.cfg, err) ||
-	    db_load_fingerprints(d, cfgs[0].id, 0, &r.fp, &r.nfp, err))
+	/* the import keeps the block count in the seed */
+	if (setup(&r, fw, meta.mcu, meta.frequency, cfgs[0].spec, (uint8_t)meta.seed, err) ||
+	    db_load_fingerprints(d, cfgs[0].id, 0, &fp, &nfp, err) ||
+	    db_load_events(d, &ev, &nev, err))
 		goto out;
-	res->expected = r.nfp;
-	if (fp_counter_bytes(&r.cfg, FP_COUNT_CYCLES) > 2)
-		for (unsigned v = 1; v < 128 && r.ovf_vector < 0; v++) {
-			const char *vn = sim_vector_name(r.s, (uint8_t)v);
-			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
-				r.ovf_vector = (int)v;
-		}
-	trace_event *ev = NULL;
-	size_t nev = 0;
-	if (db_load_events(d, &ev, &nev, err))
-		goto out;
-	r.items = calloc(nev ? nev : 1, sizeof *r.items);
-	if (!r.items) {
-		free(ev);
+	items = calloc(nev ? nev : 1, sizeof *items);
+	if (!items) {
 		avrr_errf(err, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0, k = 0; i < nev; i++) {
-		if (ev[i].type == TRACE_READ)
-			r.items[r.nitems++] = (item){ .read = 1, .value = (uint8_t)ev[i].value };
-		else if (ev[i].type == TRACE_IRQ && k < r.nfp)
-			r.items[r.nitems++] = (item){ .fp = (uint32_t)k++ };
+	/* A positioned import (instructions > 0, cmd_import.c) also holds
+	 * what its replay found: the reads of registers the device did not
+	 * log, and the tracer's Timer1 overflows with the fingerprints
+	 * computed there.  The device's items are the rest. */
+	int positioned = meta.instructions > 0;
+	size_t k = 0;
+	for (size_t i = 0, n = 0; i < nev; i++) {
+		if (ev[i].type == TRACE_READ && (!positioned || (ev[i].addr < FP_INPUT_SPACE &&
+							      r.device_input[ev[i].addr])))
+			items[r.nitems++] = (item){ .read = 1, .value = (uint8_t)ev[i].value };
+		if (ev[i].type != TRACE_IRQ || n >= nfp)
+			continue;
+		n++;   /* fp[n - 1] is this interrupt's */
+		if (positioned && (int)ev[i].addr == r.ovf_vector)
+			continue;
+		fp[k] = fp[n - 1];
+		items[r.nitems++] = (item){ .fp = (uint32_t)k++ };
 	}
-	free(ev);
-	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
-	const fw_symbol *sic = fw_find_symbol(fw, FP_SIC_SYMBOL);
-	if (sic && sic->space == FW_SYM_DATA && sic->size >= 1 && sic->size <= 4 &&
-	    sic->addr + sic->size <= r.s->data_size) {
-		r.sic_addr = (uint16_t)sic->addr;
-		r.sic_bytes = sic->size;
-	}
-	const fw_symbol *seq = fw_find_symbol(fw, "avrr_log_seq");
-	if (busy && busy->space == FW_SYM_DATA && busy->addr < r.s->data_size &&
-	    seq && seq->space == FW_SYM_DATA && seq->addr < r.s->data_size) {
-		r.have_busy = 1;
-		r.busy_addr = (uint16_t)busy->addr;
-		r.seq_addr = (uint16_t)seq->addr;
-		r.blocks = (uint8_t)meta.seed;   /* import keeps the block count there */
-	}
-	int reg = devreplay_log_reg(r.s, o->log_reg, err);
-	if (reg < 0)
+	r.fp = fp;
+	r.nfp = k;
+	r.items = items;
+	if (check_kept_log(kept, nkept, &r, err))
 		goto out;
-	r.log_reg = (uint16_t)reg;
-	if (sim_watch_write(r.s, r.log_reg, err))
-		goto out;
-	for (unsigned u = 0; u < TRACE_UARTS; u++) {
-		int a = r.s->names ? trace_uart_register(r.s->names, u, NULL) : -1;
-		if (a >= 0 && a != reg && sim_watch_write(r.s, (uint16_t)a, err))
-			goto out;
+	if (res->diverged) {   /* nothing run: what there was to replay */
+		res->expected = r.nfp;
+		for (size_t i = 0; i < r.nitems; i++)
+			res->reads_expected += r.items[i].read;
+		rc = 0;
+	} else {
+		rc = go(&r, err);
 	}
-	uint8_t inputs[FP_INPUT_SPACE];
-	if (r.s->names && devlog_inputs(r.s->names, inputs))
-		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
-			if (inputs[a] && a != r.log_reg && sim_watch_read(r.s, (uint16_t)a, err))
-				goto out;
-	sim_set_replay(r.s, 1);
-	r.s->hooks = (sim_hooks){ .ud = &r, .on_boundary = on_boundary, .on_step = on_step,
-				  .on_write = on_write, .on_read = on_read };
-	uint64_t max = o->max_instructions ? o->max_instructions : DEVREPLAY_DEFAULT_MAX;
-	sim_stop why = sim_run(r.s, max, 0, NULL);
-	res->instructions = r.s->icount;
-	res->reads = r.reads;
-	for (size_t i = 0; i < r.nitems; i++)
-		res->reads_expected += r.items[i].read;
-	if (!res->diverged && r.at < r.nitems && r.items[r.at].read) {
-		diverge(res, "the device's input read %llu never came "
-			 "(%llu instructions)", (unsigned long long)r.reads + 1,
-			 (unsigned long long)r.s->icount);
-	}
-	if (!res->diverged && r.next < r.nfp) {
-		const db_fingerprint *f = &r.fp[r.next];
-		const char *vn = sim_vector_name(r.s, (uint8_t)f->vector);
-		diverge(res, "interrupt %zu of %zu (%s) never matched: %s "
-			 "after %llu instructions", r.next + 1, r.nfp, vn ? vn : "?",
-			 why == SIM_STOP_LIMIT ? "the limit was reached"
-			 : why == SIM_STOP_CRASHED ? "the CPU crashed"
-			 : why == SIM_STOP_REQUEST ? "stopped" : "the CPU stopped",
-			 (unsigned long long)r.s->icount);
-	}
-	if (!res->diverged && r.have_busy && why != SIM_STOP_REQUEST) {
-		diverge(res, "all %zu interrupts entered, but the tracer did "
-			 "not finish sending the last block within %llu instructions: the run went "
-			 "elsewhere than the device's", r.nfp, (unsigned long long)r.s->icount);
-	}
-	if (o->state_out && devreplay_write_state(r.s, o->state_out)) {
-		avrr_errf(err, "%s: cannot write", o->state_out);
-		goto out;
-	}
-	rc = 0;
 out:
-	free(r.fp);
-	free(r.items);
+	free(kept);
+	free(kept_reg);
+	free(fp);
+	free(ev);
+	free(items);
 	free(cfgs);
 	sim_close(r.s);
 	fw_free(fw);

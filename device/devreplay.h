@@ -17,7 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../db/db.h"
+#include "../sim/firmware.h"
 #include "../sim/sim.h"
+#include "../trace/event.h"
 #include "../util/err.h"
 
 #define DEVREPLAY_RULE "device-log"   /* the imported run's interrupt_rule */
@@ -36,6 +39,53 @@ typedef struct devreplay_result {
 	int diverged;                 /* 1: why says where */
 	char why[512];
 } devreplay_result;
+
+/* What a replay found, for `avrr import` to give the log positions: the
+ * whole happens-before log as the recorder would have written it (every
+ * read of an input and write of an output that trace/log.h traces, and
+ * the device's input registers, each interrupt entry and RETI, sleep,
+ * wake and reset, with icount, cycle and pc), and one fingerprint per
+ * interrupt entered, numbered in order: the device's own, or, for the
+ * tracer's Timer1 overflow handler, which logs nothing, the one computed
+ * where the replay entered it.  Malloc'ed; devreplay_positions_free. */
+typedef struct devreplay_positions {
+	trace_event *ev;
+	size_t nev, cap;
+	db_fingerprint *fp;
+	size_t nfp, fp_cap;
+	trace_writer w;
+	uint64_t instructions, cycles;   /* where the replay stopped */
+	int failed;                      /* out of memory */
+} devreplay_positions;
+
+void devreplay_positions_free(devreplay_positions *p);
+
+/* The device's log, as `avrr import` parsed it: fp[] its fingerprints
+ * in order (the config id and n are not used), and items[] the order of
+ * interrupts (read 0, fp its index in fp[]) and input reads (read 1 and
+ * the value the device read). */
+typedef struct devreplay_item {
+	uint8_t read;
+	uint8_t value;
+	uint32_t fp;
+} devreplay_item;
+
+typedef struct devreplay_log {
+	const firmware *fw;
+	const char *mcu;
+	uint32_t frequency;
+	const char *spec;              /* the header's fingerprint configuration */
+	const db_fingerprint *fp;
+	size_t nfp;
+	const devreplay_item *items;
+	size_t nitems;
+	uint8_t blocks;                /* the dump's blocks, mod 256 */
+} devreplay_log;
+
+/* Replays a log not yet in a recording; pos (may be NULL) gets the
+ * positions.  -1 (err) when it cannot start, else 0 with res filled. */
+int devreplay_run_log(const devreplay_log *l, const devreplay_opts *o, devreplay_result *res,
+		      devreplay_positions *pos, avrr_err *err);
 
 /* Whether the recording at path is an import (1), not (0), or unreadable (-1). */
 int devreplay_is_import(const char *path);

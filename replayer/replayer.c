@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "../db/db.h"
+#include "../device/devlog.h"
+#include "../device/devreplay.h"
 #include "../fingerprint/fingerprint.h"
+#include "../fingerprint/instrument.h"
 #include "../trace/fingerprints.h"
 #include "../trace/log.h"
 #include "../trace/replica.h"
@@ -96,6 +99,23 @@ struct replay {
 	rp_observer obs[RP_MAX_OBSERVERS];
 	unsigned nobs;
 	int broke;                   /* an observer's on_step stopped the run */
+	/* An import of a device log (cmd_import.c): its interrupts must come
+	 * where the import's replay entered them, and a spec counting sic
+	 * reads the device's own counter (the simulator's would count the
+	 * calls the read logging added), sic_bytes of it at sic_addr. */
+	int import;
+	uint16_t sic_addr;
+	unsigned sic_bytes;
+	/* An import's device log, kept in it (db_get_device_log): each input
+	 * read and interrupt of the device, checked as the replay comes to
+	 * it; dev_at of them met so far.  The tracer's own Timer1 overflows
+	 * (ovf_vector, or -1) and the reads of the log register or of inputs
+	 * the device did not log are the import's replay's, not in it. */
+	devlog dev;
+	size_t ndev, dev_at, dev_reads, dev_irqs;
+	int ovf_vector;
+	uint16_t log_reg;
+	uint8_t device_input[FP_INPUT_SPACE];
 };
 
 /* ---- divergence and the event check ----------------------------------- */
@@ -121,6 +141,18 @@ static void diverge(replay *r, unsigned ctx, const char *expected, const char *a
 	fw_describe_pc(r->rep.fw, r->div.pc, r->div.where, sizeof r->div.where);
 	snprintf(r->div.expected, sizeof r->div.expected, "%s", expected);
 	snprintf(r->div.actual, sizeof r->div.actual, "%s", actual);
+}
+
+/* The software instruction counter a fingerprint reads here. */
+static uint64_t transfers_now(const replay *r)
+{
+	if (!r->sic_bytes)
+		return sim_transfers(r->s);
+	const uint8_t *data = sim_live_data(r->s);
+	uint64_t t = 0;
+	for (unsigned i = r->sic_bytes; i-- > 0;)
+		t = t << 8 | data[r->sic_addr + i];
+	return t;
 }
 
 /* "interrupt 3 (irq vector 1 (INT0_vect) ra 0x041a)": the n-th one. */
@@ -184,11 +216,90 @@ static void tell_access(replay *r, int sram, uint16_t addr, uint8_t value, int w
 	}
 }
 
+/* ---- an import: the device's own log ----------------------------------- */
+
+/* "input read 3 (byte 412, block 2)" or "interrupt 5 (TIMER0_OVF_vect, byte
+ * 380, block 2)", the device log's next item; "its end" past the last. */
+static void describe_device_item(const replay *r, char *buf, size_t n)
+{
+	if (r->dev_at >= r->ndev) {
+		snprintf(buf, n, "its end");
+		return;
+	}
+	const devlog_item *it = &r->dev.items[r->dev_at];
+	if (it->kind == DEVLOG_ITEM_READ) {
+		snprintf(buf, n, "input read %zu = 0x%02x (byte %zu, block %u)", r->dev_reads + 1,
+			 it->value, it->offset, it->block);
+	} else {
+		const char *vn = sim_vector_name(r->s, it->vector);
+		snprintf(buf, n, "interrupt %zu (%s, byte %zu, block %u)", r->dev_irqs + 1,
+			 vn ? vn : "?", it->offset, it->block);
+	}
+}
+
+/* A read of a device input the replay feeds `value` (from the event
+ * log): the device's log must have this read next, with this value. */
+static void check_device_read(replay *r, uint16_t addr, uint8_t value)
+{
+	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] || addr == r->log_reg || r->diverged)
+		return;
+	const devlog_item *it = r->dev_at < r->ndev ? &r->dev.items[r->dev_at] : NULL;
+	if (it && it->kind == DEVLOG_ITEM_READ && it->value == value) {
+		r->dev_at++;
+		r->dev_reads++;
+		return;
+	}
+	char want[200], got[160];
+	const char *name = sim_ioreg_name(r->s, addr);
+	if (it && it->kind == DEVLOG_ITEM_READ) {
+		snprintf(want, sizeof want, "read %s = 0x%02x: the device's input read %zu (byte %zu, "
+			 "block %u of its log)", name ? name : "?", it->value, r->dev_reads + 1,
+			 it->offset, it->block);
+		snprintf(got, sizeof got, "0x%02x, from the recording's event log", value);
+	} else {
+		char next[160];
+		describe_device_item(r, next, sizeof next);
+		snprintf(want, sizeof want, "the device's log's next: %s", next);
+		snprintf(got, sizeof got, "a read of %s that the device's log does not have here",
+			 name ? name : "?");
+	}
+	diverge(r, sim_running_vector(r->s), want, got);
+}
+
+/* The n-th interrupt about to be entered here with fingerprint v: the
+ * device's next, with its vector and fingerprint, unless the tracer's
+ * own overflow handler.  0, or -1 after diverging. */
+static int check_device_irq(replay *r, uint8_t vector, const fp_value *v)
+{
+	if ((int)vector == r->ovf_vector)
+		return 0;
+	const fp_config *c = &r->fp.cfg;
+	const devlog_item *it = r->dev_at < r->ndev ? &r->dev.items[r->dev_at] : NULL;
+	if (it && it->kind == DEVLOG_ITEM_FP && it->vector == vector &&
+	    (c->ra_bits ? it->fp >> c->state_bits : 0) == v->ra_part &&
+	    (it->fp & fp_hash_mask(c->state_bits)) == v->hash_part) {
+		r->dev_at++;
+		r->dev_irqs++;
+		return 0;
+	}
+	char want[200], got[160];
+	char next[160];
+	describe_device_item(r, next, sizeof next);
+	snprintf(want, sizeof want, "the device's log's next: %s", next);
+	const char *vn = sim_vector_name(r->s, vector);
+	snprintf(got, sizeof got, "%s entered, by the recording's fingerprint 0x%" PRIx64
+		 ":0x%" PRIx64, vn ? vn : "?", v->ra_part, v->hash_part);
+	diverge(r, sim_running_vector(r->s), want, got);
+	return -1;
+}
+
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	replay *r = ud;
 	const trace_event *e = expect(r, sim_running_vector(r->s), TRACE_READ, addr, 0, 0);
 	uint8_t seen = e ? (uint8_t)e->value : value;
+	if (r->import)
+		check_device_read(r, addr, seen);
 	if (r->nobs)
 		tell_access(r, 0, addr, seen, 0, sim_pc(r->s));
 	return seen;
@@ -409,6 +520,19 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	uint8_t vector = r->irq_vector[n - 1];
 	if (vetoed(r, n, vector, key, st))
 		return;
+	if (r->import && r->ev[r->log.irq_event[n - 1]].icount != r->s->icount) {
+		/* faithful or loud: the import's replay entered it elsewhere */
+		char want[240], irq[200], got[96];
+		describe_irq(r, n, irq, sizeof irq);
+		snprintf(want, sizeof want, "%.190s at icount %" PRIu64, irq,
+			 r->ev[r->log.irq_event[n - 1]].icount);
+		snprintf(got, sizeof got, "its fingerprint matching at icount %" PRIu64,
+			 r->s->icount);
+		diverge(r, sim_running_vector(r->s), want, got);
+		return;
+	}
+	if (r->import && check_device_irq(r, vector, &v))
+		return;
 	r->c.injected++;
 	inject(r, vector);
 	expect_next(r, n + 1);
@@ -531,7 +655,7 @@ static void oracle_on_boundary(void *ud)
 			oracle_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
 						       .data_size = r->s->data_size,
 						       .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
-						       .transfers = sim_transfers(r->s) });
+						       .transfers = transfers_now(r) });
 		return;
 	}
 	const uint8_t *data = sim_live_data(r->s);
@@ -548,7 +672,7 @@ static void on_boundary(void *ud)
 	fingerprint_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
 					    .data_size = r->s->data_size, .ra = sim_pc(r->s),
 					    .cycle = sim_timer_cycles(r->s),
-					    .transfers = sim_transfers(r->s) });
+					    .transfers = transfers_now(r) });
 }
 
 /* ---- opening ---------------------------------------------------------- */
@@ -887,6 +1011,63 @@ static int needs_transfers(const replay *r)
 	return 0;
 }
 
+/* An import's device log, from the recording: parsed again (its CRCs
+ * checked), of this firmware, its items up to the first loss. */
+static int open_device_log(replay *r, avrr_err *err)
+{
+	char *reg = NULL;
+	uint8_t *data = NULL;
+	size_t n = 0;
+	int rc = -1;
+	uint8_t sha[32];
+	if (r->o.oracle) {
+		avrr_errf(err, "%s: an import of a device log has no ground truth for the oracle",
+			  db_name(r->d));
+		goto out;
+	}
+	if (db_get_device_log(r->d, &reg, &data, &n, err))
+		goto out;
+	if (!data) {
+		avrr_errf(err, "%s: an import without its device log (docs/device.md)",
+			  db_name(r->d));
+		goto out;
+	}
+	if (devlog_parse(data, n, &r->dev, err)) {
+		char why[sizeof err->msg];
+		snprintf(why, sizeof why, "%s", err->msg);
+		avrr_errf(err, "%s: the device log it keeps: %s", db_name(r->d), why);
+		goto out;
+	}
+	if (devlog_elf_hash(r->rep.fw->elf, r->rep.fw->elf_size, sha, NULL, err))
+		goto out;
+	if (memcmp(sha, r->dev.sha256, 32)) {
+		avrr_errf(err, "%s: the device log it keeps is of another firmware", db_name(r->d));
+		goto out;
+	}
+	int a = sim_ioreg_addr(r->s, reg);
+	if (a < 0) {
+		avrr_errf(err, "%s: its device log's register %s is not the %s's", db_name(r->d), reg,
+			  r->s->mcu);
+		goto out;
+	}
+	r->log_reg = (uint16_t)a;
+	while (r->ndev < r->dev.nitems && r->dev.items[r->ndev].kind != DEVLOG_ITEM_LOSS)
+		r->ndev++;
+	if (fp_counter_bytes(&r->fp.cfg, FP_COUNT_CYCLES) > 2)
+		for (unsigned v = 1; v < 128 && r->ovf_vector < 0; v++) {
+			const char *vn = sim_vector_name(r->s, (uint8_t)v);
+			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
+				r->ovf_vector = (int)v;
+		}
+	if (r->s->names)
+		devlog_inputs(r->s->names, r->device_input);
+	rc = 0;
+out:
+	free(reg);
+	free(data);
+	return rc;
+}
+
 int rp_open(const char *path, const rp_options *o, replay **out, avrr_err *err)
 {
 	*out = NULL;
@@ -909,18 +1090,30 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (!r->o.window)
 		r->o.window = RP_DEFAULT_WINDOW;
 	r->pending_seq = UINT64_MAX;
+	r->ovf_vector = -1;
 	db_fp_config *cfgs = NULL;
 	size_t ncfgs = 0;
 	int rc = -1;
 	if (trace_replica_open(r->d, &r->rep, err))
 		goto out;
 	r->s = r->rep.s;
-	/* An import of a device log has no positions in its log: only `avrr
-	 * replay` replays it (device/devreplay.h). */
-	if (r->rep.run.interrupt_rule && !strcmp(r->rep.run.interrupt_rule, "device-log")) {
-		avrr_errf(err, "%s: an import of a device log: only avrr replay replays it yet "
-			  "(docs/device.md)", db_name(r->d));
-		goto out;
+	/* An import of a device log has positions when its replay at import
+	 * reached the device's end; without them only `avrr replay` replays
+	 * it (device/devreplay.h), and says where it stops. */
+	if (r->rep.run.interrupt_rule && !strcmp(r->rep.run.interrupt_rule, DEVREPLAY_RULE)) {
+		if (!r->rep.run.instructions) {
+			avrr_errf(err, "%s: an import of a device log without positions (its replay "
+				  "stopped at import): only avrr replay replays it (docs/device.md)",
+				  db_name(r->d));
+			goto out;
+		}
+		r->import = 1;
+		const fw_symbol *sic = fw_find_symbol(r->rep.fw, FP_SIC_SYMBOL);
+		if (sic && sic->space == FW_SYM_DATA && sic->size >= 1 && sic->size <= 4 &&
+		    sic->addr + sic->size <= r->s->data_size) {
+			r->sic_addr = (uint16_t)sic->addr;
+			r->sic_bytes = sic->size;
+		}
 	}
 	if (index_log(r, err) || db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
 		goto out;
@@ -932,8 +1125,18 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (o->oracle ? open_oracle(r, cfgs, ncfgs, err)
 		      : open_fingerprint(r, cfgs, ncfgs, err))
 		goto out;
+	if (r->import && open_device_log(r, err))
+		goto out;
 	if (trace_watch_io(r->s, err))
 		goto out;
+	/* An import's log also holds the device's reads of inputs trace/log.h
+	 * does not trace (devlog_input_names: ICRn, ...), but for the log's
+	 * own register, which the import's replay watched only if traced. */
+	uint8_t inputs[FP_INPUT_SPACE];
+	if (r->import && r->s->names && devlog_inputs(r->s->names, inputs))
+		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
+			if (inputs[a] && a != r->log_reg && sim_watch_read(r->s, (uint16_t)a, err))
+				goto out;
 	sim_set_replay(r->s, 1);
 	sim_count_transfers(r->s, needs_transfers(r));
 	sim_set_tap(r->s, r->tap);
@@ -979,6 +1182,7 @@ void rp_close(replay *r)
 	free(r->truth);
 	free(r->inj);
 	trace_replica_close(&r->rep);
+	devlog_free(&r->dev);
 	db_close(r->d);
 	free(r);
 }
@@ -999,6 +1203,24 @@ static void check_log_consumed(replay *r)
 			trace_describe(r->s, first->type, first->addr, first->value, 1, want, sizeof want);
 		diverge(r, ctx, want, "the end of the recording");
 	}
+	if (!r->diverged && r->import && r->dev_at < r->ndev) {
+		char want[200], next[160];
+		describe_device_item(r, next, sizeof next);
+		snprintf(want, sizeof want, "the device's log's next: %s", next);
+		diverge(r, 0, want, "the end of the recording");
+	}
+}
+
+/* An import's next interrupt did not come at `due`, the icount where the
+ * import's replay entered it: its fingerprint did not match there. */
+static void missed_import_irq(replay *r, uint64_t due)
+{
+	char want[240], irq[200], got[160];
+	describe_irq(r, r->next_n, irq, sizeof irq);
+	snprintf(want, sizeof want, "%.190s at icount %" PRIu64, irq, due);
+	snprintf(got, sizeof got, "no match of its fingerprint there (icount %" PRIu64 " passed)",
+		 due);
+	diverge(r, sim_running_vector(r->s), want, got);
 }
 
 /* Ends the slice [icount, *limit) / cycles before *clim at the points
@@ -1031,7 +1253,16 @@ static rp_stop run_until(replay *r, uint64_t until)
 		uint64_t limit = r->s->icount + (1u << 18), clim = sim_cycle(r->s) + (1u << 24);
 		limit = limit < target ? limit : target;
 		slice_at_due(r, &limit, &clim);
+		/* An import: the next interrupt is due at its stored icount; the
+		 * slice ends just past it, to see that it came. */
+		uint64_t due = r->import && r->next_n <= r->nirq
+			       ? r->ev[r->log.irq_event[r->next_n - 1]].icount : UINT64_MAX;
+		if (due < UINT64_MAX && r->s->icount <= due && due + 1 < limit)
+			limit = due + 1;
 		sim_stop why = sim_run(r->s, limit, clim, &r->stop);
+		if (due < UINT64_MAX && !r->diverged && r->s->icount > due &&
+		    r->next_n <= r->nirq && r->ev[r->log.irq_event[r->next_n - 1]].icount == due)
+			missed_import_irq(r, due);
 		for (unsigned i = 0; i < r->nobs && !r->diverged; i++)
 			if (r->obs[i].on_slice)
 				r->obs[i].on_slice(r->obs[i].ud);
@@ -1191,7 +1422,7 @@ uint64_t rp_key_here(replay *r)
 	const fp_config *c = &r->fp.cfg;
 	fp_value v = fp_compute(c, &(fp_state){ .data = sim_live_data(r->s),
 		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
-		.transfers = sim_transfers(r->s) });
+		.transfers = transfers_now(r) });
 	return fpi_key(c, v.ra_part, v.hash_part);
 }
 
@@ -1238,7 +1469,7 @@ int rp_fingerprints_here(replay *r,
 		return -1;
 	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
 			.ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
-			.transfers = sim_transfers(r->s) };
+			.transfers = transfers_now(r) };
 	int rc = 0;
 	for (size_t i = 0; i < ncfgs && !rc; i++) {
 		fp_config cfg;

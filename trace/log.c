@@ -127,7 +127,10 @@ int trace_cursor_in_order(const trace_cursor *c, uint64_t n, unsigned running)
 	size_t pos = c->ctx_pos[running];
 	if (pos > 0 && c->ev[c->ctx_events[running][pos - 1]].seq > e->seq)
 		return 0;
-	return pos >= c->ctx_len[running] || c->ev[c->ctx_events[running][pos]].seq > e->seq;
+	/* >=: an ISR that re-enables interrupts may be entered again inside
+	 * itself (a tracer flushing its log from the ISR does), when the
+	 * running context's next event is this irq itself. */
+	return pos >= c->ctx_len[running] || c->ev[c->ctx_events[running][pos]].seq >= e->seq;
 }
 
 const trace_event *trace_cursor_first_left(const trace_cursor *c, unsigned *ctx)

@@ -502,7 +502,7 @@ static void test_record_and_info_json(void **state)
 	assert_in_range(cycles, 1000, 4000);
 	assert_in_range(test_json_int(o, "interrupts"), 0, 1000);
 	assert_in_range(test_json_int(o, "events"), 1, 10000);
-	assert_int_equal(test_json_int(o, "schema_version"), 5) /* DB_SCHEMA_VERSION */;
+	assert_int_equal(test_json_int(o, "schema_version"), 6) /* DB_SCHEMA_VERSION */;
 	/* The totals agree with their breakdowns. */
 	json_t *per_type = json_object_get(o, "events_per_type");
 	assert_true(json_is_object(per_type));

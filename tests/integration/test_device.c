@@ -65,10 +65,10 @@ static void test_blink_end_to_end(void **state)
 	stamp(s, "ab");
 	device(s, "ab");
 	const char *a = test_avrr();
-	if (test_run(s->out, sizeof s->out, "%s import %s/ab.log --elf %s/ab.elf -o %s/ab.db", a,
-		     s->dir, s->dir, s->dir))
+	if (test_run(s->out, sizeof s->out, "%s import %s/ab.log --elf %s/ab.elf -o %s/ab.db "
+		     "--log-reg GPIOR0", a, s->dir, s->dir, s->dir))
 		fail_msg("import: %s", s->out);
-	unsigned blocks, irqs;
+	unsigned blocks, irqs, all, ovf;
 	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts", &blocks,
 				&irqs), 2);
 	/* The bytes by kind add up to the dump: a header of 4 + 1 + 1 + 10
@@ -94,6 +94,11 @@ static void test_blink_end_to_end(void **state)
 	fclose(lf);
 	/* each interrupt: its vector, then a difference of cycles in LEB128 */
 	assert_true(ib >= 2ul * irqs && ib <= 6ul * irqs);
+	/* the positions: every interrupt the replay entered, the device's and
+	 * the tracer's own Timer1 overflows */
+	assert_int_equal(sscanf(strstr(s->out, "instructions, ") + 14, "%u interrupts (%u of them",
+				&all, &ovf), 2);
+	assert_int_equal(all, irqs + ovf);
 	/* 3 M instructions at ~1.3 cycles each at 16 MHz is ~245 ms: Timer0
 	 * overflows every 1.024 ms, Timer2 ticks every 1 ms, the UART sends
 	 * a few bytes every 20 ms — more than 400 interrupts. */
@@ -131,12 +136,264 @@ static void test_blink_end_to_end(void **state)
 	assert_true(json_is_null(json_object_get(j, "stimuli")));
 	assert_true(json_is_false(json_object_get(j, "ground_truth")));
 	assert_string_equal(test_json_str(j, "interrupt_rule"), "device-log");
-	assert_int_equal(test_json_int(j, "interrupts"), irqs);
+	assert_int_equal(test_json_int(j, "interrupts"), all);
 	json_decref(j);
-	/* The analyses need positions the import lacks: refused, one line. */
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze %s/ab.db races", a, s->dir), 2);
-	assert_non_null(strstr(s->out, "ab.db: an import of a device log: only avrr replay "
-			       "replays it yet (docs/device.md)\n"));
+	/* The tracer flushes a block from inside the interrupt that filled
+	 * it, interrupts on, where the same vector may come again: a
+	 * recording of it replays (the log's order allows an ISR nested in
+	 * itself), as the import's positions need. */
+	if (test_run(s->out, sizeof s->out, "%s record %s/ab.elf --instructions 3000000 -o "
+		     "%s/rec.db && %s replay %s/rec.db", a, s->dir, s->dir, a, s->dir))
+		fail_msg("record and replay: %s", s->out);
+	assert_non_null(strstr(s->out, "diverged             no\n"));
+}
+
+/* ---- the import debugged as any recording -------------------------------- */
+
+/* The number after the n-th (0-based) occurrence of key in text. */
+static unsigned long long num_after(const char *text, const char *key, int n)
+{
+	const char *p = text;
+	for (int i = 0; i <= n; i++) {
+		p = strstr(p, key);
+		if (!p)
+			fail_msg("no %d-th '%s' in:\n%s", n, key, text);
+		p += strlen(key);
+	}
+	return strtoull(p, NULL, 0);
+}
+
+/* Register `name` in the n-th `info registers` of the shell's output. */
+static unsigned long long reg_in(const char *text, const char *name, int n)
+{
+	char key[16];
+	snprintf(key, sizeof key, "\n%s ", name);
+	const char *p = text;
+	for (int i = 0; i <= n; i++) {
+		p = strstr(p, key);
+		if (!p)
+			fail_msg("no %d-th register %s in:\n%s", n, name, text);
+		p += strlen(key);
+	}
+	return strtoull(p + strspn(p, " "), NULL, 16);
+}
+
+/* The n-th (0-based) interrupt's icount in the import, from its events. */
+static long long irq_icount(test_scratch *s, const char *db, const char *where, int n)
+{
+	char path[256], q[256];
+	snprintf(path, sizeof path, "%s/%s", s->dir, db);
+	snprintf(q, sizeof q, "SELECT icount FROM events WHERE type = 2%s ORDER BY seq LIMIT 1 "
+		 "OFFSET %d", where, n);
+	return test_sql_int(path, q);
+}
+
+/* `avrr shell DIR/P.db` on the import of DIR/P.log: `goto irq 3` lands at
+ * the third interrupt's stored icount, stepi and reverse-stepi come back
+ * to the same registers, and at the end the registers are those the
+ * device ended with (DIR/P.state, `avrr device --state-out`). */
+static void shell_on_import(test_scratch *s, const char *p)
+{
+	char db[64], path[256];
+	snprintf(db, sizeof db, "%s.db", p);
+	long long third = irq_icount(s, db, "", 2);
+	snprintf(path, sizeof path, "%s/sh.cmds", s->dir);
+	test_write_text(path, "goto irq 3\ninfo registers\nstepi\nreverse-stepi\ninfo registers\n"
+			"continue\ninfo registers\n");
+	if (test_run(s->out, sizeof s->out, "%s shell %s/%s -x %s", test_avrr(), s->dir, db, path))
+		fail_msg("shell: %s", s->out);
+	assert_int_equal(num_after(s->out, "icount=", 0), third);
+	assert_int_equal(num_after(s->out, "icount=", 1), third + 1);
+	assert_int_equal(num_after(s->out, "icount=", 2), third);
+	static const char *const names[] = { "SREG", "SP", "PC" };
+	char r[16];
+	for (int i = 0; i < 35; i++) {
+		const char *n = i < 32 ? (snprintf(r, sizeof r, "r%d", i), r) : names[i - 32];
+		assert_int_equal(reg_in(s->out, n, 0), reg_in(s->out, n, 1));
+	}
+	/* the end: where the device stopped, with its registers */
+	assert_non_null(strstr(s->out, "End of recording.\n"));
+	char shell[sizeof s->out];
+	snprintf(shell, sizeof shell, "%s", s->out);
+	snprintf(path, sizeof path, "%s/%s.state", s->dir, p);
+	size_t len;
+	char *st = test_slurp(path, &len);
+	assert_non_null(st);
+	assert_int_equal(reg_in(shell, "PC", 2), num_after(st, "pc ", 0));
+	assert_int_equal(reg_in(shell, "SP", 2), num_after(st, "sp ", 0));
+	assert_int_equal(reg_in(shell, "SREG", 2), num_after(st, "sreg ", 0));
+	const char *regs = strstr(st, "regs");
+	assert_non_null(regs);
+	regs += 4;
+	for (int i = 0; i < 32; i++) {
+		char *end;
+		unsigned long v = strtoul(regs, &end, 16);
+		regs = end;
+		snprintf(r, sizeof r, "r%d", i);
+		assert_int_equal(reg_in(shell, r, 2), v);
+	}
+	free(st);
+}
+
+/* `avrr analyze DIR/P.db A` for races and profile, against a recording of
+ * the same firmware and stimuli as long as the device ran (the device is
+ * the simulator, so the runs are the same): equal, but where the
+ * recording knows when an external interrupt's flag rose (latency) and
+ * the import cannot (`-`): `no_latency` names that vector's line. */
+static void analyses_on_import(test_scratch *s, const char *p, const char *stim,
+			       unsigned long long instructions, const char *no_latency)
+{
+	const char *a = test_avrr();
+	if (test_run(s->out, sizeof s->out, "%s record %s/%s.elf --stimuli %s --instructions %llu "
+		     "-o %s/%s-rec.db", a, s->dir, p, stim, instructions, s->dir, p))
+		fail_msg("record: %s", s->out);
+	static const char *const what[] = { "races", "profile" };
+	for (int i = 0; i < 2; i++) {
+		char imp[16384];
+		if (test_run(imp, sizeof imp, "%s analyze %s/%s.db %s", a, s->dir, p, what[i]))
+			fail_msg("analyze %s: %s", what[i], imp);
+		if (test_run(s->out, sizeof s->out, "%s analyze %s/%s-rec.db %s", a, s->dir, p,
+			     what[i]))
+			fail_msg("analyze the recording: %s", s->out);
+		if (i == 1 && no_latency) {
+			/* the latency column of that vector: "min/med/max" -> "-" */
+			char key[64];
+			snprintf(key, sizeof key, " %s ", no_latency);   /* not avrr_body_... */
+			char *line = strstr(s->out, key);
+			assert_non_null(line);
+			char *lat = line + 1;
+			for (int f = 0; f < 4; f++) {   /* name, count, self, total */
+				lat += strcspn(lat, " ");
+				lat += strspn(lat, " ");
+			}
+			size_t w = strcspn(lat, " ");
+			assert_true(w > 1 && memchr(lat, '/', w));
+			lat[0] = '-';
+			memset(lat + 1, ' ', w - 1);
+		}
+		if (strcmp(imp, s->out))
+			fail_msg("analyze %s: the import's\n%s\nthe recording's\n%s", what[i], imp,
+				 s->out);
+	}
+	assert_int_equal(strncmp(s->out, "cycles ", 7), 0);   /* a profile, not an error */
+}
+
+/* Runs `avrr gdb DIR/DB -batch` with these commands (one line each). */
+static void gdb_on_import(test_scratch *s, const char *db, const char *cmds)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/cmds.gdb", s->dir);
+	test_write_text(path, cmds);
+	if (test_run(s->out, sizeof s->out, "%s gdb %s/%s -batch -x %s", test_avrr(), s->dir, db,
+		     path))
+		fail_msg("gdb: %s", s->out);
+}
+
+/* The byte offset (1-based, for SQL's substr) in the first event chunk
+ * of the value of the first input read whose value fits one LEB128 byte
+ * (docs/schema.md: each event is a head, dicount, dextra and pc, and a
+ * read adds its addr and value); *nth its number among the reads. */
+static size_t first_small_read(const unsigned char *b, size_t n, int *nth, unsigned *value)
+{
+	size_t p = 0;
+	int reads = 0;
+	while (p < n) {
+		unsigned long long v[6] = { 0 };
+		size_t at[6] = { 0 };
+		int nf = 4;
+		for (int f = 0; f < nf; f++) {
+			at[f] = p;
+			for (int sh = 0; p < n; sh += 7) {
+				v[f] |= (unsigned long long)(b[p] & 0x7f) << sh;
+				if (!(b[p++] & 0x80))
+					break;
+			}
+			if (f == 0 && ((v[0] & 7) == 4 || (v[0] & 7) == 5))
+				nf = 6;
+		}
+		if ((v[0] & 7) == 4) {
+			reads++;
+			if (p - at[5] == 1 && v[5] < 0x7f) {
+				*nth = reads;
+				*value = (unsigned)v[5];
+				return at[5] + 1;
+			}
+		}
+	}
+	fail_msg("no read with a one-byte value in the first chunk");
+	return 0;
+}
+
+/* An import whose event log was changed after import (one read value
+ * changed with sqlite3): the shell stops at that read, naming the
+ * device's read and where its log has it; `avrr replay` refuses the log
+ * from that read on.  The same for a fingerprint changed. */
+static void damaged_import(test_scratch *s, const char *p)
+{
+	char db[256], bad[256];
+	snprintf(db, sizeof db, "%s/%s.db", s->dir, p);
+	snprintf(bad, sizeof bad, "%s/%s-bad.db", s->dir, p);
+	if (test_run(s->out, sizeof s->out, "cp %s %s && sqlite3 %s 'SELECT hex(substr(data, 1, "
+		     "4000)) FROM event_chunks ORDER BY first LIMIT 1'", db, bad, bad))
+		fail_msg("sqlite3: %s", s->out);
+	static unsigned char b[4000];
+	size_t n = strspn(s->out, "0123456789ABCDEF") / 2;
+	for (size_t i = 0; i < n; i++)
+		sscanf(s->out + 2 * i, "%2hhx", &b[i]);
+	int nth = 0;
+	unsigned value = 0;
+	size_t at = first_small_read(b, n, &nth, &value);
+	char want[256];
+	if (test_run(s->out, sizeof s->out, "sqlite3 %s \"UPDATE event_chunks SET data = "
+		     "CAST(substr(data, 1, %zu) || X'%02X' || substr(data, %zu) AS BLOB) WHERE "
+		     "first = (SELECT min(first) FROM event_chunks)\"", bad, at - 1, value ^ 1, at + 1))
+		fail_msg("sqlite3: %s", s->out);
+	char q[160];
+	snprintf(q, sizeof q, "SELECT icount FROM events WHERE type = 4 LIMIT 1 OFFSET %d", nth - 1);
+	long long icount = test_sql_int(bad, q);
+	snprintf(q, sizeof q, "SELECT value FROM events WHERE type = 4 LIMIT 1 OFFSET %d", nth - 1);
+	assert_int_equal(test_sql_int(bad, q), value ^ 1);
+	/* the shell: stopped at that read, the device's value named */
+	if (test_run(s->out, sizeof s->out, "echo continue | %s shell %s", test_avrr(), bad))
+		fail_msg("shell: %s", s->out);
+	snprintf(want, sizeof want, " = 0x%02x: the device's input read %d (byte ", value, nth);
+	if (!strstr(s->out, "The replay diverged: expected read ") || !strstr(s->out, want))
+		fail_msg("shell: want '%s' in\n%s", want, s->out);
+	snprintf(want, sizeof want, "got 0x%02x, from the recording's event log", value ^ 1);
+	if (!strstr(s->out, want))
+		fail_msg("shell: want '%s' in\n%s", want, s->out);
+	assert_int_equal(num_after(s->out, "\nicount=", 0), icount + 1);
+	/* avrr replay */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay %s", test_avrr(), bad), 1);
+	snprintf(want, sizeof want, "replay: diverged: the recording's event log is not the "
+		 "device's log it keeps, from its input read %d (byte ", nth);
+	if (!strstr(s->out, want))
+		fail_msg("replay: want '%s' in\n%s", want, s->out);
+	/* The third interrupt's fingerprint changed (its first byte's low
+	 * bit; the chunk holds ra_part then hash_part, fixed widths): it
+	 * never matches, and the shell stops where it was due. */
+	if (test_run(s->out, sizeof s->out, "cp %s %s && sqlite3 %s 'SELECT ra_size + hash_size, "
+		     "hex(substr(data, 2 * (ra_size + hash_size) + 1, 1)) FROM fingerprint_chunks "
+		     "WHERE first = 1'", db, bad, bad))
+		fail_msg("sqlite3: %s", s->out);
+	unsigned width, byte;
+	assert_int_equal(sscanf(s->out, "%u|%x", &width, &byte), 2);
+	if (test_run(s->out, sizeof s->out, "sqlite3 %s \"UPDATE fingerprint_chunks SET data = "
+		     "CAST(substr(data, 1, %u) || X'%02X' || substr(data, %u) AS BLOB) WHERE first = "
+		     "1\"", bad, 2 * width, byte ^ 1, 2 * width + 2))
+		fail_msg("sqlite3: %s", s->out);
+	if (test_run(s->out, sizeof s->out, "printf 'continue\\ninfo divergence\\n' | %s shell %s",
+		     test_avrr(), bad))
+		fail_msg("shell: %s", s->out);
+	long long third = irq_icount(s, db + strlen(s->dir) + 1, "", 2);
+	snprintf(want, sizeof want, ") at icount %lld\n  actual    no match of its fingerprint "
+		 "there (icount %lld passed)\n", third, third);
+	if (!strstr(s->out, "  expected  interrupt 3 (irq vector ") || !strstr(s->out, want))
+		fail_msg("shell: want '%s' in\n%s", want, s->out);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay %s", test_avrr(), bad), 1);
+	if (!strstr(s->out, "replay: diverged: the recording's event log is not the device's log "
+		    "it keeps, from its interrupt 3 (byte "))
+		fail_msg("replay: %s", s->out);
 }
 
 /* Writes DIR/NAME.log changed: byte `at` xor 0x01, or cut to `len` bytes. */
@@ -235,7 +492,7 @@ static void test_loss_reported(void **state)
  * and lets the tracer's overflow handler run as Timer1 overflows, and its
  * log bytes and final registers and SRAM are the device's. */
 static void bundled_end_to_end(test_scratch *s, const char *fw, const char *tracer_args,
-			       const char *sites)
+			       const char *sites, int debug)
 {
 	const char *a = test_avrr();
 	int uart = strstr(tracer_args, "--log uart") != NULL;
@@ -254,15 +511,15 @@ static void bundled_end_to_end(test_scratch *s, const char *fw, const char *trac
 		      "%s stamp %s/f.elf && %s device %s/f.elf --stimuli traces/%s.stim "
 		      "--log-reg %s --log-out %s/f.log --uart-out %s/f.uart --state-out "
 		      "%s/f.state --instructions 2000000 && "
-		      "%s import %s/f.log --elf %s/f.elf -o %s/f.db",
+		      "%s import %s/f.log --elf %s/f.elf -o %s/f.db --log-reg %s",
 		      a, s->dir, a, s->dir, fw, reg, s->dir, s->dir, s->dir, a, s->dir, s->dir,
-		      s->dir);
+		      s->dir, reg);
 	if (rc)
 		fail_msg("device and import %s: %s", fw, s->out);
-	unsigned long long cycles;
+	unsigned long long cycles, instructions;
 	assert_non_null(strstr(s->out, "device: "));
-	assert_int_equal(sscanf(strstr(s->out, "device: ") + 8, "%*u instructions, %llu cycles",
-				&cycles), 1);
+	assert_int_equal(sscanf(strstr(s->out, "device: ") + 8, "%llu instructions, %llu cycles",
+				&instructions, &cycles), 2);
 	unsigned blocks, irqs, reads;
 	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts, %u input",
 				&blocks, &irqs, &reads), 3);
@@ -334,11 +591,31 @@ static void bundled_end_to_end(test_scratch *s, const char *fw, const char *trac
 		if (!same_files(p1, p2))
 			fail_msg("%s: the replay's %s differs from the device's", fw, ext[i]);
 	}
+	if (!debug)
+		return;
+	shell_on_import(s, "f");
+	/* gdb: the second INT0 (break in its handler, one instruction after
+	 * the vector table's jump), g_presses 1 there; back to its write in
+	 * the first INT0's handler, between that entry and its RETI */
+	gdb_on_import(s, "f.db", "break __vector_1\ncontinue\ncontinue\nmonitor when\n"
+		      "print (unsigned char)g_presses\nwatch *(unsigned char *)&g_presses\n"
+		      "reverse-continue\nmonitor when\n");
+	assert_int_equal(num_after(s->out, "icount=", 0), irq_icount(s, "f.db", " AND ctx = 1", 1) + 1);
+	assert_non_null(strstr(s->out, "$1 = 1 '\\001'\n"));
+	assert_non_null(strstr(s->out, "Old value = 1 '\\001'\nNew value = 0 '\\000'\n"));
+	char db[256];
+	snprintf(db, sizeof db, "%s/f.db", s->dir);
+	unsigned long long back = num_after(s->out, "icount=", 1);
+	assert_true((long long)back > irq_icount(s, "f.db", " AND ctx = 1", 0));
+	assert_true((long long)back < test_sql_int(db, "SELECT icount FROM events WHERE type = 3 "
+						   "AND ctx = 1 LIMIT 1"));
+	analyses_on_import(s, "f", "traces/funcsheap.stim", instructions, "INT0_vect");
+	damaged_import(s, "f");
 }
 
 static void test_funcsheap_end_to_end(void **state)
 {
-	bundled_end_to_end(*state, "funcsheap", "--ring 255", "input reads logged: 3");
+	bundled_end_to_end(*state, "funcsheap", "--ring 255", "input reads logged: 3", 1);
 }
 
 /* The UART sink, the tracer setting the USART up (funcsheap does not use
@@ -347,7 +624,7 @@ static void test_funcsheap_end_to_end(void **state)
 static void test_funcsheap_uart_end_to_end(void **state)
 {
 	bundled_end_to_end(*state, "funcsheap", "--log uart --baud 500000 --ring 128",
-			   "input reads logged: 3");
+			   "input reads logged: 3", 0);
 }
 
 /* At 115,200 baud (UBRR 3 at 8 MHz: 125,000 in fact, 8.5 % fast), with
@@ -356,19 +633,19 @@ static void test_funcsheap_uart_end_to_end(void **state)
 static void test_funcsheap_uart_115200(void **state)
 {
 	bundled_end_to_end(*state, "funcsheap", "--log uart --baud 115200 --ring 255",
-			   "input reads logged: 3");
+			   "input reads logged: 3", 0);
 }
 
 /* funcsheap_noloop's, ~11 KB/s, fits too (4 % to spare). */
 static void test_funcsheap_noloop_uart_115200(void **state)
 {
 	bundled_end_to_end(*state, "funcsheap_noloop", "--log uart --baud 115200 --ring 255",
-			   "input reads logged: 3");
+			   "input reads logged: 3", 0);
 }
 
 static void test_funcsheap_noloop_end_to_end(void **state)
 {
-	bundled_end_to_end(*state, "funcsheap_noloop", "--ring 255", "input reads logged: 3");
+	bundled_end_to_end(*state, "funcsheap_noloop", "--ring 255", "input reads logged: 3", 0);
 }
 
 /* adcapp uses Timer1, so no cycle counter: the software instruction
@@ -378,7 +655,7 @@ static void test_funcsheap_noloop_end_to_end(void **state)
 static void test_adcapp_end_to_end(void **state)
 {
 	bundled_end_to_end(*state, "adcapp", "--fp 'sel=SPL+SPH+SREG+r24+sic:16,hash=jenkins,"
-			   "ra=8,width=32' --ring 96 --send-masked", "input reads logged: 3");
+			   "ra=8,width=32' --ring 96 --send-masked", "input reads logged: 3", 0);
 }
 
 /* Arduino's digitalRead: PINx's address from a table, read through a
@@ -402,11 +679,14 @@ static void test_arduino_digitalread(void **state)
 		      "%s stamp %s/b.elf && %s device %s/b.elf --stimuli "
 		      "tests/firmware/arduino_button.stim --log-reg GPIOR0 --log-out %s/b.log "
 		      "--uart-out %s/b.uart --state-out %s/b.state --instructions 3000000 && "
-		      "%s import %s/b.log --elf %s/b.elf -o %s/b.db",
+		      "%s import %s/b.log --elf %s/b.elf -o %s/b.db --log-reg GPIOR0",
 		      a, s->dir, a, s->dir, s->dir, s->dir, s->dir, a, s->dir, s->dir, s->dir);
 	if (rc)
 		fail_msg("device and import: %s", s->out);
 	unsigned blocks, irqs, reads;
+	unsigned long long instructions;
+	assert_int_equal(sscanf(strstr(s->out, "device: ") + 8, "%llu instructions", &instructions),
+			 1);
 	assert_int_equal(sscanf(strstr(s->out, ".log: ") + 6, "%u blocks, %u interrupts, %u input",
 				&blocks, &irqs, &reads), 3);
 	/* two digitalReads per turn of the main loop: thousands, and all of
@@ -429,6 +709,23 @@ static void test_arduino_digitalread(void **state)
 		if (!same_files(p1, p2))
 			fail_msg("the replay's %s differs from the device's", ext[i]);
 	}
+	shell_on_import(s, "b");
+	/* gdb: the second Timer0 overflow, millis 1 there; back to its write
+	 * in the first one's handler */
+	gdb_on_import(s, "b.db", "break __vector_16\ncontinue\ncontinue\nmonitor when\n"
+		      "print *(unsigned long *)&timer0_millis\n"
+		      "watch *(unsigned long *)&timer0_millis\nreverse-continue\nmonitor when\n");
+	assert_int_equal(num_after(s->out, "icount=", 0),
+			 irq_icount(s, "b.db", " AND ctx = 16", 1) + 1);
+	assert_non_null(strstr(s->out, "$1 = 1\n"));
+	assert_non_null(strstr(s->out, "Old value = 1\nNew value = 0\n"));
+	char db[256];
+	snprintf(db, sizeof db, "%s/b.db", s->dir);
+	unsigned long long back = num_after(s->out, "icount=", 1);
+	assert_true((long long)back > irq_icount(s, "b.db", " AND ctx = 16", 0));
+	assert_true((long long)back < test_sql_int(db, "SELECT icount FROM events WHERE type = 3 "
+						   "AND ctx = 16 LIMIT 1"));
+	analyses_on_import(s, "b", "tests/firmware/arduino_button.stim", instructions, NULL);
 }
 
 /* The same firmware built with the log but not rewritten: its reads are
@@ -443,15 +740,28 @@ static void test_unlogged_read_is_named(void **state)
 			  " -include %s/f.h -include tests/firmware/log_sink.h -o %s/f.elf "
 			  "traces/funcsheap.c && %s stamp %s/f.elf && %s device %s/f.elf --stimuli "
 			  "traces/funcsheap.stim --log-reg TWAR --log-out %s/f.log --instructions "
-			  "2000000 && %s import %s/f.log --elf %s/f.elf -o %s/f.db",
+			  "2000000 && %s import %s/f.log --elf %s/f.elf -o %s/f.db --log-reg TWAR",
 			  a, s->dir, s->dir, s->dir, a, s->dir, a, s->dir, s->dir, a, s->dir, s->dir,
 			  s->dir);
 	if (rc)
 		fail_msg("build, run, import: %s", s->out);
+	/* the import's own replay stopped there too: no positions, said */
+	if (!strstr(s->out, "import: " ) || !strstr(s->out, "f.log: its replay stopped: a read "
+						       "of ADCL at PC 0x") ||
+	    !strstr(s->out, "; stored without positions: only avrr replay replays it\n"))
+		fail_msg("import: %s", s->out);
 	rc = test_run(s->out, sizeof s->out, "%s replay %s/f.db --log-reg TWAR", a, s->dir);
 	if (rc != 1 || !strstr(s->out, "replay: diverged: a read of ADCL at PC 0x") ||
 	    !strstr(s->out, "that the device's log does not have (read 1;"))
 		fail_msg("replay: exit %d, %s", rc, s->out);
+	/* which the shell and the analyses refuse, in one line */
+	rc = test_run(s->out, sizeof s->out, "%s analyze %s/f.db races", a, s->dir);
+	char want[512];
+	snprintf(want, sizeof want, "avrr analyze: %s/f.db: an import of a device log without "
+		 "positions (its replay stopped at import): only avrr replay replays it "
+		 "(docs/device.md)\n", s->dir);
+	if (rc != 2 || strcmp(s->out, want))
+		fail_msg("analyze: exit %d, '%s'; want 2, '%s'", rc, s->out, want);
 }
 
 /* Bad input to the new commands: one line each, exit 2. */

@@ -785,7 +785,7 @@ static void test_open_older_schema(void **state)
 	fixture *f = *state;
 	make_small_recording(f);
 	doctor(f->path, "PRAGMA user_version = 1");
-	expect_open_fails(f->path, 0, "schema version 1 is older than this avrr reads (5); "
+	expect_open_fails(f->path, 0, "schema version 1 is older than this avrr reads (6); "
 			  "record it again");
 }
 
