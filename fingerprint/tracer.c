@@ -12,7 +12,7 @@
 #include "tracer.h"
 
 #include "instrument.h"
-#include "../device/devlog.h"
+#include "inputs.h"
 
 #include <string.h>
 
