@@ -341,6 +341,30 @@ int session_run(session *s, char *const argv[], int *status)
 	return rc == SESSION_DIED ? SESSION_DIED : 0;
 }
 
+pid_t session_worker(void (*fn)(void *arg, int fd), void *arg, int *fd)
+{
+	int fds[2];
+	if (pipe(fds))
+		return -1;
+	fflush(NULL);  /* nothing buffered may be written twice */
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		fn(arg, fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	*fd = fds[0];
+	return pid;
+}
+
 int session_stopped_by(void)
 {
 	return stopped_by;

@@ -31,6 +31,9 @@
  * a descendant the front-end cannot wait for; the process it started is a
  * checkpoint by then, and it is that one whose death is noticed.
  *
+ * The host also starts the sweep's workers (session_worker), so that
+ * fork() is called here and in the checkpoint machinery only.
+ *
  * A process hosts one session at a time: signal handlers take no user
  * pointer, so the host keeps the one it serves in statics.
  */
@@ -113,6 +116,11 @@ int session_stopped_by(void);
 
 /* Whether Ctrl-C came since the last call (SESSION_SIGINT_FORWARD). */
 int session_interrupted(void);
+
+/* A worker process, the one other child a front-end starts (the sweep's):
+ * fn(arg, fd) runs in it, writing its result down fd, and it exits 0.
+ * Returns its pid, the read end in *fd; or -1 (errno). */
+pid_t session_worker(void (*fn)(void *arg, int fd), void *arg, int *fd);
 
 /* Ends the session: the lifeline and pipes close, the engine's group is
  * killed and reaped, the directory and all in it removed. */
