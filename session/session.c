@@ -175,11 +175,15 @@ static int reap(session *s)
 	if (stopped_by || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
 		return 0;
 	if (WIFSIGNALED(st))
-		fprintf(stderr, "avrr %s: the engine died of signal %d (%s)\n", s->who,
-			WTERMSIG(st), strsignal(WTERMSIG(st)));
+		snprintf(s->why, sizeof s->why, "avrr %s: the engine died of signal %d (%s)\n",
+			 s->who, WTERMSIG(st), strsignal(WTERMSIG(st)));
 	else
-		fprintf(stderr, "avrr %s: the engine exited with status %d\n", s->who,
-			WEXITSTATUS(st));
+		snprintf(s->why, sizeof s->why, "avrr %s: the engine exited with status %d\n",
+			 s->who, WEXITSTATUS(st));
+	/* With a program running (avr-gdb), it is said once the program is
+	 * gone, so that it is the last line, after whatever it says. */
+	if (!program)
+		fputs(s->why, stderr);
 	s->died = 1;
 	/* Its checkpoints can serve no one now, and may hold what the
 	 * front-end's program waits on (avr-gdb's connection): they go. */
@@ -332,12 +336,14 @@ int session_run(session *s, char *const argv[], int *status)
 			break;
 		}
 	}
-	if (rc == SESSION_DIED)
+	program = 0;
+	if (rc == SESSION_DIED) {
 		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 			;
+		fputs(s->why, stderr);
+	}
 	if (pfd >= 0)
 		close(pfd);
-	program = 0;
 	return rc == SESSION_DIED ? SESSION_DIED : 0;
 }
 

@@ -80,6 +80,7 @@ typedef struct session {
 	char buf[1024];          /* the engine's lines, read ahead */
 	size_t have;
 	int died;                /* the engine died, and the host said so */
+	char why[160];           /* what it said */
 } session;
 
 /* Makes the directory and pipes, forks the engine, which runs
