@@ -20,36 +20,9 @@
 
 #include "cli.h"
 #include "../gdb/server.h"
-#include "../timeline/travel.h"
 #include "avrr_gdb.h"  /* AVRR_GDB_SCRIPT, from gdb/avrr.gdb */
 
 #define GDB_PROGRAM "avr-gdb"
-
-/* What a signal handler needs to end a session: handlers take no user
- * pointer, hence these statics. */
-static volatile sig_atomic_t engine_group, gdb_child, stopped_by;
-
-/* SIGTERM, SIGHUP (and for serve, SIGINT): the engine's process group goes
- * at once, and avr-gdb with it; the session then ends as if by a client
- * leaving, and its directory goes. */
-static void on_stop(int sig)
-{
-	stopped_by = sig;
-	if (engine_group > 0)
-		kill(-engine_group, SIGKILL);
-	if (gdb_child > 0)
-		kill(gdb_child, SIGTERM);
-}
-
-static void catch_stops(const gdb_session *gs, int with_sigint)
-{
-	engine_group = gs->pid;
-	travel_catch(SIGTERM, on_stop, 0);
-	travel_catch(SIGHUP, on_stop, 0);
-	if (with_sigint)
-		travel_catch(SIGINT, on_stop, 0);
-	travel_hold_signals(0);
-}
 
 /* Whether the socket address is a loopback one: 127.0.0.0/8, ::1, or
  * 127.0.0.0/8 mapped into IPv6.  Decided on the address bound, so that
@@ -220,10 +193,29 @@ static int parse(const char *cmd, int argc, char **argv, gdb_args *a)
 	return at;
 }
 
+/* Starts the session on the recording; 0, or the exit status after
+ * saying why not (1: the engine died, and the host said so). */
+static int start(gdb_session *gs, cli_target *t, const rp_options *ro, int lfd)
+{
+	avrr_err err;
+	signal(SIGPIPE, SIG_IGN);
+	int rc = gdb_session_start(gs, t->db, ro, lfd, &err);
+	close(lfd);
+	if (rc) {
+		cli_target_close(t);
+		if (session_stopped_by())
+			return 128 + session_stopped_by();
+		return rc == SESSION_DIED ? 1 : cli_fail(gs->who, "%s", err.msg);
+	}
+	if (gs->warning[0] && !t->recorded)  /* else the recording said it */
+		fprintf(stderr, "avrr %s: warning: %s\n", gs->who, gs->warning);
+	return 0;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	gdb_args a = { .host = "127.0.0.1", .port = "1234" };
-	gdb_session gs = { 0 };
+	gdb_session gs = { .who = "serve" };
 	int at = parse("serve", argc, argv, &a);
 	if (at < 0)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
@@ -248,23 +240,15 @@ int cmd_serve(int argc, char **argv)
 		close(lfd);
 		return rc;
 	}
-	avrr_err err;
-	signal(SIGPIPE, SIG_IGN);
-	travel_hold_signals(1);
-	if (gdb_session_start(&gs, t.db, &a.rp.ro, lfd, &err)) {
-		close(lfd);
-		cli_target_close(&t);
-		return cli_fail("serve", "%s", err.msg);
-	}
-	close(lfd);
-	if (gs.warning[0] && !t.recorded)  /* else the recording said it */
-		fprintf(stderr, "avrr serve: warning: %s\n", gs.warning);
-	catch_stops(&gs, 1);
+	if ((rc = start(&gs, &t, &a.rp.ro, lfd)))
+		return rc;
 	fprintf(stderr, "avrr serve: %s on %s:%u; in avr-gdb: target remote %s:%u\n", argv[at],
 		a.host, bound, a.host, bound);
-	gdb_session_wait(&gs);
+	rc = gdb_session_wait(&gs);
 	cli_target_close(&t);
-	return stopped_by ? 128 + stopped_by : 0;
+	if (rc == SESSION_DIED)
+		return 1;
+	return session_stopped_by() ? 128 + session_stopped_by() : 0;
 }
 
 /* Writes gdb/avrr.gdb, the monitor commands as gdb commands, beside the
@@ -285,7 +269,7 @@ static int write_commands(const char *dir, char *path, size_t n)
 int cmd_gdb(int argc, char **argv)
 {
 	gdb_args a = { .host = "127.0.0.1", .port = "0" };
-	gdb_session gs = { .write_elf = 1 };
+	gdb_session gs = { .who = "gdb", .write_elf = 1 };
 	int at = parse("gdb", argc, argv, &a);
 	if (at < 0)
 		return at == -2 ? 0 : EXIT_BAD_INPUT;
@@ -301,17 +285,8 @@ int cmd_gdb(int argc, char **argv)
 		close(lfd);
 		return rc;
 	}
-	avrr_err err;
-	signal(SIGPIPE, SIG_IGN);
-	travel_hold_signals(1);
-	if (gdb_session_start(&gs, t.db, &a.rp.ro, lfd, &err)) {
-		close(lfd);
-		cli_target_close(&t);
-		return cli_fail("gdb", "%s", err.msg);
-	}
-	close(lfd);
-	if (gs.warning[0] && !t.recorded)  /* else the recording said it */
-		fprintf(stderr, "avrr gdb: warning: %s\n", gs.warning);
+	if ((rc = start(&gs, &t, &a.rp.ro, lfd)))
+		return rc;
 	/* avr-gdb -x avrr.gdb [ours] [the user's] ELF: -x and -ex run in
 	 * order after the ELF is loaded; the commands first, so the user's
 	 * may use them. */
@@ -337,28 +312,21 @@ int cmd_gdb(int argc, char **argv)
 		args[n++] = argv[a.gdb_at + i];
 	args[n++] = elf;
 	args[n] = NULL;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		travel_hold_signals(0);
-		execvp(GDB_PROGRAM, args);
-		fprintf(stderr, "avrr gdb: cannot run %s: %s (Debian: apt-get install gdb-avr)\n",
-			GDB_PROGRAM, strerror(errno));
-		_exit(127);
-	}
 	/* Ctrl-C is avr-gdb's to handle: it sends the server its interrupt. */
-	signal(SIGINT, SIG_IGN);
-	gdb_child = pid;
-	catch_stops(&gs, 0);
-	int status = 127;
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	int status = 127 << 8;
+	rc = session_run(&gs.s, args, &status);
+	int e = errno;
 	free(args);
 	gdb_session_stop(&gs);
 	cli_target_close(&t);
-	if (pid < 0)
-		return cli_fail("gdb", "%s", strerror(errno));
-	if (stopped_by)
-		return 128 + stopped_by;
+	if (rc == SESSION_DIED)
+		return 1;
+	if (rc < 0) {
+		fprintf(stderr, "avrr gdb: cannot run %s: %s (Debian: apt-get install gdb-avr)\n",
+			GDB_PROGRAM, strerror(e));
+		return 127;
+	}
+	if (session_stopped_by())
+		return 128 + session_stopped_by();
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -15,6 +15,7 @@
 
 #include "../sim/ioregs.h"
 #include "../util/err.h"
+#include "fingerprint/inputs.h"
 
 #define DEVLOG_ITEM_FP   1
 #define DEVLOG_ITEM_READ 2
@@ -66,11 +67,7 @@ int devlog_stamp(uint8_t *elf, size_t n, avrr_err *err);
 
 
 
-/* The input set (docs/device.md, "Input reads"): the registers the
- * outside world feeds, by name; those the MCU has are marked in
- * map[0..FP_INPUT_SPACE).  Returns how many. */
-extern const char *const devlog_input_names[];
-unsigned devlog_inputs(const mcu_names *names, uint8_t *map);
+/* The input set, devlog_inputs: fingerprint/inputs.h. */
 
 /* Reads a whole binary file (malloc'ed into *out); -1 with err "PATH: ...". */
 int devlog_read_file(const char *path, uint8_t **out, size_t *n, avrr_err *err);

@@ -12,7 +12,7 @@
 #include "tracer.h"
 
 #include "instrument.h"
-#include "../device/devlog.h"
+#include "inputs.h"
 #include "../sim/avr_decode.h"
 
 #include <string.h>

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "request.h"
@@ -460,8 +459,6 @@ static void say(int fd, const char *msg)
 	(void)w;  /* the parent gone is the lifeline's business */
 }
 
-/* The engine: opens the recording, says "ready" (or "error ..."), waits
- * for the client, then serves it. */
 /* Writes the recording's firmware beside the checkpoints. */
 static int write_elf(const firmware *fw, const char *dir, avrr_err *err)
 {
@@ -476,6 +473,8 @@ static int write_elf(const firmware *fw, const char *dir, avrr_err *err)
 	return 0;
 }
 
+/* The engine: opens the recording, says "ready" (or "error ..."), waits
+ * for the client, then serves it. */
 static int serve_main(const char *db_path, const rp_options *o, int listen_fd, int elf,
 		      travel *t)
 {
@@ -515,101 +514,63 @@ static int serve_main(const char *db_path, const rp_options *o, int listen_fd, i
 	_exit(0);
 }
 
+typedef struct serve_args {
+	const char *db_path;
+	const rp_options *o;
+	int listen_fd, elf;
+	unsigned checkpoint_mb;
+} serve_args;
+
+static int run_engine(const session_ends *e, void *arg)
+{
+	const serve_args *a = arg;
+	unsigned mb = a->checkpoint_mb ? a->checkpoint_mb : TRAVEL_MEMORY_MB;
+	travel t = { .cmd_fd = -1, .reply_fd = e->reply_fd, .life_fd = e->life_fd,
+		     .interval = TRAVEL_INTERVAL, .max = TRAVEL_MAX,
+		     .mem_cap_kb = (uint64_t)mb * 1024 };
+	snprintf(t.dir, sizeof t.dir, "%s", e->dir);
+	return serve_main(a->db_path, a->o, a->listen_fd, a->elf, &t);
+}
+
+/* A "warn" line before "ready": kept for the front-end to say. */
+static void on_line(const char *line, void *ud)
+{
+	gdb_session *gs = ud;
+	if (!strncmp(line, "warn ", 5))
+		snprintf(gs->warning, sizeof gs->warning, "%s", line + 5);
+}
+
 int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o, int listen_fd,
 		      avrr_err *err)
 {
-	int rep[2], life[2];
-	if (travel_make_dir(gs->dir, sizeof gs->dir, "gdb"))
-		return avrr_errf(err, "cannot make a session directory: %s", strerror(errno));
-	if (pipe(rep) || pipe(life)) {
-		rmdir(gs->dir);
-		return avrr_errf(err, "%s", strerror(errno));
-	}
-	fflush(stdout);
-	fflush(stderr);
-	gs->pid = fork();
-	if (gs->pid == 0) {
-		/* The engine and its checkpoints form a process group, so
-		 * one kill ends them all (gdb_session_stop). */
-		setpgid(0, 0);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		travel_hold_signals(0);  /* the front-end holds them over the fork */
-		close(rep[0]);
-		close(life[1]);
-		unsigned mb = gs->checkpoint_mb ? gs->checkpoint_mb : TRAVEL_MEMORY_MB;
-		travel t = { .cmd_fd = -1, .reply_fd = rep[1], .life_fd = life[0],
-			     .interval = TRAVEL_INTERVAL, .max = TRAVEL_MAX,
-			     .mem_cap_kb = (uint64_t)mb * 1024 };
-		snprintf(t.dir, sizeof t.dir, "%s", gs->dir);
-		signal(SIGINT, SIG_IGN);  /* gdb's Ctrl-C comes as a byte, not a signal */
-		_exit(serve_main(db_path, o, listen_fd, gs->write_elf, &t));
-	}
-	if (gs->pid > 0)
-		setpgid(gs->pid, gs->pid);  /* as the child does: whichever runs first */
-	close(rep[1]);
-	close(life[0]);
-	gs->reply_fd = rep[0];
-	gs->life_fd = life[1];
-	char line[600];
-	size_t k;
-	do {  /* a "warn" line may come before "ready" */
-		k = 0;
-		while (gs->pid > 0 && k + 1 < sizeof line && read(gs->reply_fd, line + k, 1) == 1 &&
-		       line[k] != '\n')
-			k++;
-		line[k] = 0;
-		if (!strncmp(line, "warn ", 5))
-			snprintf(gs->warning, sizeof gs->warning, "%s", line + 5);
-	} while (k && !strncmp(line, "warn ", 5));
-	if (gs->pid > 0 && !strcmp(line, "ready"))
+	serve_args a = { .db_path = db_path, .o = o, .listen_fd = listen_fd,
+			 .elf = gs->write_elf, .checkpoint_mb = gs->checkpoint_mb };
+	gs->s = (session){ .who = gs->who, .kind = "gdb",
+			   .sigint = strcmp(gs->who, "serve") ? SESSION_SIGINT_IGNORE
+							      : SESSION_SIGINT_ENDS };
+	if (session_start(&gs->s, run_engine, &a, err))
+		return -1;
+	char error[600];
+	int rc = session_await(&gs->s, "ready", on_line, gs, error, sizeof error);
+	if (!rc)
 		return 0;
-	avrr_errf(err, "%s", gs->pid < 0 ? strerror(errno) : !strncmp(line, "error ", 6) ? line + 6
-			     : "the engine stopped unexpectedly");
-	gdb_session_wait(gs);
-	return -1;
+	if (rc == SESSION_DIED)
+		avrr_errf(err, "%s", "");
+	else
+		avrr_errf(err, "%s", error);
+	session_end(&gs->s);
+	return rc;
 }
 
-/* Reads the engine's lines until "bye" or until every holder of the pipe
- * is gone. */
-static void await_bye(gdb_session *gs)
+int gdb_session_wait(gdb_session *gs)
 {
-	char line[16];
-	size_t k = 0;
-	for (;;) {
-		ssize_t n = read(gs->reply_fd, line + k, 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		if (line[k] == '\n') {
-			if (k == 3 && !memcmp(line, "bye", 3))
-				return;
-			k = 0;
-		} else if (k + 1 < sizeof line) {
-			k++;
-		}
-	}
-}
-
-static void end(gdb_session *gs)
-{
-	close(gs->life_fd);  /* every checkpoint goes */
-	close(gs->reply_fd);
-	if (gs->pid > 0)
-		waitpid(gs->pid, NULL, 0);
-	travel_remove_dir(gs->dir);
-}
-
-void gdb_session_wait(gdb_session *gs)
-{
-	await_bye(gs);
-	end(gs);
+	char error[600];
+	int rc = session_await(&gs->s, "bye", NULL, NULL, error, sizeof error);
+	session_end(&gs->s);
+	return rc == SESSION_DIED ? rc : 0;
 }
 
 void gdb_session_stop(gdb_session *gs)
 {
-	if (gs->pid > 0)
-		kill(-gs->pid, SIGKILL);
-	end(gs);
+	session_end(&gs->s);
 }

@@ -10,22 +10,20 @@
  *
  * A session serves one client.  The timeline runs in a process tree of its
  * own (checkpoints are processes), every one of which holds the client's
- * connection; this process only waits for the session to end and cleans
- * up after it.
+ * connection, hosted by session/session.h; this process only waits for the
+ * session to end and cleans up after it.
  */
 #ifndef AVRR_GDB_SERVER_H
 #define AVRR_GDB_SERVER_H
 
-#include <sys/types.h>
-
 #include "../replayer/replayer.h"
 #include "../util/err.h"
+#include "session/session.h"
 
 typedef struct gdb_session {
-	char dir[200];      /* the checkpoints' directory */
-	int reply_fd;       /* the engine's status lines */
-	int life_fd;        /* closing it ends every checkpoint */
-	pid_t pid;          /* the engine */
+	session s;          /* the engine's process, pipes and directory */
+	const char *who;    /* set before start: "serve" or "gdb", for messages;
+			       serve ends on Ctrl-C, gdb leaves it to avr-gdb */
 	int write_elf;      /* set before start: the recording's firmware goes to
 			       DIR/firmware.elf, for the client's symbols */
 	unsigned checkpoint_mb;  /* set before start: the checkpoints' memory cap
@@ -43,8 +41,9 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 		      avrr_err *err);
 
 /* Waits until the client detaches, kills the program or goes away, then
- * ends every process of the session and removes its directory. */
-void gdb_session_wait(gdb_session *gs);
+ * ends every process of the session and removes its directory.  Returns
+ * 0, or SESSION_DIED when the engine died (the host has said so). */
+int gdb_session_wait(gdb_session *gs);
 
 /* Ends the session now, whatever its engine is doing (its client never
  * came, or is gone). */
@@ -53,7 +52,7 @@ void gdb_session_stop(gdb_session *gs);
 /* The checkpoints' directory, for files that should go with the session. */
 static inline const char *gdb_session_dir(const gdb_session *gs)
 {
-	return gs->dir;
+	return gs->s.dir;
 }
 
 #endif

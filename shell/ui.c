@@ -1,8 +1,8 @@
 /*
  * ui.c — the shell's user side (see ui.h).
  *
- * The UI owns the terminal and the session's directory; the engine, and
- * every checkpoint after it, are its descendants.  A command is one line
+ * The UI owns the terminal; the session host (session/session.h) owns the
+ * engine's process, its pipes and directory, and the signals.  A command is one line
  * down the command pipe, and the UI waits for the engine's "done" before it
  * reads the next, so output stays in order whichever process is the engine
  * by then.  The lifeline pipe is never written: when the UI exits, its
@@ -15,11 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <readline/history.h>
 #include <readline/readline.h>
+
+#include "session/session.h"
 
 #define PROMPT "(avrr) "
 
@@ -90,32 +91,25 @@ static char **complete(const char *text, int start, int end)
 	return rl_completion_matches(text, generate);
 }
 
-/* Reads the engine's lines until `until` (or an error line).  "closed":
- * the engine's standard output went away (a reader such as `head` left).
- * Its warnings are printed unless `warn` is 0. */
-static int await(FILE *from, const char *until, char *error, size_t n, int warn)
+/* session_await's other lines: warnings (printed unless *warn is 0) and
+ * the names completion offers. */
+static void on_line(const char *line, void *ud)
 {
-	char line[600];
-	while (fgets(line, sizeof line, from)) {
-		line[strcspn(line, "\n")] = 0;
-		if (!strcmp(line, until) || !strcmp(line, "bye"))
-			return 0;
-		if (!strncmp(line, "error ", 6) || !strcmp(line, "closed")) {
-			snprintf(error, n, "%s", line[0] == 'c' ? line : line + 6);
-			return -1;
-		}
-		if (!strncmp(line, "warn ", 5)) {
-			if (warn)
-				fprintf(stderr, "avrr shell: warning: %s\n", line + 5);
-		} else if (!strncmp(line, "sym ", 4))
-			push_name(&completion.symbols, line + 4);
-		else if (!strncmp(line, "cmd ", 4))
-			push_name(&completion.commands, line + 4);
-		else if (!strncmp(line, "info ", 5))
-			push_name(&completion.info, line + 5);
-	}
-	snprintf(error, n, "the engine stopped unexpectedly");
-	return -1;
+	const int *warn = ud;
+	if (!strncmp(line, "warn ", 5)) {
+		if (*warn)
+			fprintf(stderr, "avrr shell: warning: %s\n", line + 5);
+	} else if (!strncmp(line, "sym ", 4))
+		push_name(&completion.symbols, line + 4);
+	else if (!strncmp(line, "cmd ", 4))
+		push_name(&completion.commands, line + 4);
+	else if (!strncmp(line, "info ", 5))
+		push_name(&completion.info, line + 5);
+}
+
+static int await(session *s, const char *until, char *error, size_t n, int warn)
+{
+	return session_await(s, until, on_line, &warn, error, n);
 }
 
 static int is_quit(const char *line)
@@ -126,14 +120,38 @@ static int is_quit(const char *line)
 	return n && n <= 4 && !strncmp(line, "quit", n) && !line[n + strspn(line + n, " ")];
 }
 
+/* The session, for readline's hook, which takes no user pointer. */
+static session *ui_session;
+static int ui_interactive;
+
+/* The signal that ends the session: SIGTERM or SIGHUP (the host has ended
+ * the engine's group), or running a script, Ctrl-C (forwarded to the
+ * engine, which stops the running command). */
+static int ui_stop;
+
+static int stopped(void)
+{
+	if (!ui_stop && !ui_interactive && session_interrupted())
+		ui_stop = SIGINT;
+	if (!ui_stop)
+		ui_stop = session_stopped_by();
+	return ui_stop;
+}
+
 /* The next command: a script's or stdin's line, or readline's.  Returns
- * NULL at the end.  *interactive says which; history is kept for those. */
+ * NULL at the end, when a signal ends the session or when the engine
+ * died.  *interactive says which; history is kept for those. */
 static char *next_line(FILE *script, int interactive, const char *history)
 {
 	if (!interactive) {
+		/* The input is unbuffered, so that waiting on its descriptor
+		 * is waiting for it, and for the engine at once. */
+		int w;
+		while ((w = session_wait_input(ui_session, fileno(script))) == -1 && !stopped())
+			;
 		char *line = NULL;
 		size_t cap = 0;
-		if (getline(&line, &cap, script) < 0) {
+		if (w || getline(&line, &cap, script) < 0) {
 			free(line);
 			return NULL;
 		}
@@ -148,46 +166,32 @@ static char *next_line(FILE *script, int interactive, const char *history)
 	return line;
 }
 
-/* Signal state: handlers take no user pointer, hence these statics. */
-static volatile sig_atomic_t ui_sigint;   /* Ctrl-C at the prompt */
-static volatile sig_atomic_t ui_stop;     /* the signal that ends the session */
-static volatile sig_atomic_t engine_group;  /* the engine's and its checkpoints' */
-static int ui_interactive;
-
-/* Ctrl-C goes to the engine, which stops the running command; at the
- * prompt it abandons the line, as in gdb.  Running a script, it ends the
- * session. */
-static void on_sigint(int sig)
-{
-	if (engine_group > 0)
-		kill(-engine_group, SIGINT);
-	if (ui_interactive)
-		ui_sigint = 1;
-	else
-		ui_stop = sig;
-}
-
-/* SIGTERM, SIGHUP: the engine and every checkpoint end at once; the UI
- * then sees the reply pipe close and cleans up. */
-static void on_stop(int sig)
-{
-	ui_stop = sig;
-	if (engine_group > 0)
-		kill(-engine_group, SIGKILL);
-}
-
+/* readline's wait was interrupted: by Ctrl-C at the prompt, which abandons
+ * the line, as in gdb; by a signal that ends the session, or by the
+ * engine's end (SIGCHLD). */
 static int on_signal_event(void)
 {
-	if (ui_stop) {
+	if (stopped() || session_check(ui_session)) {
 		rl_done = 1;
-	} else if (ui_sigint) {
-		ui_sigint = 0;
+	} else if (session_interrupted()) {
 		rl_replace_line("", 0);
 		rl_crlf();
 		rl_on_new_line();
 		rl_redisplay();
 	}
 	return 0;
+}
+
+/* The engine's side of the session. */
+static int run_engine(const session_ends *e, void *arg)
+{
+	const ui_options *o = arg;
+	unsigned mb = o->engine.checkpoint_mb ? o->engine.checkpoint_mb : TRAVEL_MEMORY_MB;
+	travel t = { .cmd_fd = e->cmd_fd, .reply_fd = e->reply_fd, .life_fd = e->life_fd,
+		     .interval = TRAVEL_INTERVAL, .max = TRAVEL_MAX,
+		     .mem_cap_kb = (uint64_t)mb * 1024 };
+	snprintf(t.dir, sizeof t.dir, "%s", e->dir);
+	return engine_main(&o->engine, &t);
 }
 
 int ui_run(const ui_options *o)
@@ -198,56 +202,31 @@ int ui_run(const ui_options *o)
 		return 2;
 	}
 	int interactive = !o->script && isatty(0);
-	char dir[200];
-	int cmd[2], rep[2], life[2];
-	if (travel_make_dir(dir, sizeof dir, "shell") || pipe(cmd) || pipe(rep) || pipe(life)) {
-		fprintf(stderr, "avrr shell: %s\n", strerror(errno));
+	if (!interactive)
+		setvbuf(script, NULL, _IONBF, 0);
+	/* A closed standard output is an error the engine reports, not a
+	 * signal that kills it with checkpoints still holding the pipes. */
+	signal(SIGPIPE, SIG_IGN);
+	session s = { .who = "shell", .kind = "shell", .commands = 1,
+		      .sigint = SESSION_SIGINT_FORWARD };
+	avrr_err err;
+	char error[600];
+	int status = 0, rc = 0;
+	ui_session = &s;
+	ui_interactive = interactive;
+	ui_stop = 0;
+	if (session_start(&s, run_engine, (void *)o, &err)) {
+		fprintf(stderr, "avrr shell: %s\n", err.msg);
 		if (script != stdin)
 			fclose(script);
 		return 2;
 	}
-	fflush(stdout);
-	/* A closed standard output is an error the engine reports, not a
-	 * signal that kills it with checkpoints still holding the pipes. */
-	signal(SIGPIPE, SIG_IGN);
-	travel_hold_signals(1);
-	pid_t pid = fork();
-	if (pid == 0) {
-		/* The engine and its checkpoints form a process group, so
-		 * one kill ends them all. */
-		setpgid(0, 0);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		travel_hold_signals(0);
-		close(cmd[1]);
-		close(rep[0]);
-		close(life[1]);
-		unsigned mb = o->engine.checkpoint_mb ? o->engine.checkpoint_mb : TRAVEL_MEMORY_MB;
-		travel t = { .cmd_fd = cmd[0], .reply_fd = rep[1], .life_fd = life[0],
-			     .interval = TRAVEL_INTERVAL, .max = TRAVEL_MAX,
-			     .mem_cap_kb = (uint64_t)mb * 1024 };
-		snprintf(t.dir, sizeof t.dir, "%s", dir);
-		_exit(engine_main(&o->engine, &t));
-	}
-	if (pid > 0) {
-		setpgid(pid, pid);  /* as the child does: whichever runs first */
-		engine_group = pid;
-	}
-	ui_interactive = interactive;
-	travel_catch(SIGTERM, on_stop, 0);
-	travel_catch(SIGHUP, on_stop, 0);
-	travel_catch(SIGINT, on_sigint, interactive);
-	travel_hold_signals(0);
-	close(cmd[0]);
-	close(rep[1]);
-	close(life[0]);
-	FILE *from = fdopen(rep[0], "r");
-	char error[600];
-	int status = 0;
-	if (pid < 0 || !from || await(from, "ready", error, sizeof error, !o->recorded)) {
-		if (!ui_stop)
-			fprintf(stderr, "avrr shell: %s\n", pid < 0 ? strerror(errno) : error);
-		status = 2;
+	if ((rc = await(&s, "ready", error, sizeof error, !o->recorded))) {
+		if (rc == SESSION_DIED)
+			status = 1;
+		else if (!stopped())
+			fprintf(stderr, "avrr shell: %s\n", error);
+		status = status ? status : 2;
 		goto out;
 	}
 	char history[1024] = "";
@@ -263,10 +242,16 @@ int ui_run(const ui_options *o)
 		rl_signal_event_hook = on_signal_event;
 	}
 	char *last = NULL;
-	while (!ui_stop) {
-		ui_sigint = 0;  /* a Ctrl-C during the last command was the engine's */
+	while (!stopped()) {
+		if (interactive)
+			session_interrupted();  /* a Ctrl-C during the last command was the engine's */
 		char *line = next_line(script, interactive, history[0] ? history : NULL);
-		if (!line || is_quit(line) || ui_stop) {
+		if (session_check(&s)) {
+			free(line);
+			status = 1;
+			break;
+		}
+		if (!line || is_quit(line) || stopped()) {
 			free(line);
 			break;
 		}
@@ -279,12 +264,14 @@ int ui_run(const ui_options *o)
 			free(line);
 			continue;
 		}
-		if (dprintf(cmd[1], "%s\n", line) < 0 || await(from, "done", error, sizeof error, 1)) {
+		if (session_send(&s, line) || (rc = await(&s, "done", error, sizeof error, 1))) {
 			/* A reader that left (`| head`) ends us as it would
 			 * any program: quietly, as if by SIGPIPE. */
-			if (!ui_stop && !strcmp(error, "closed")) {
+			if (session_check(&s) || rc == SESSION_DIED) {
+				status = 1;
+			} else if (!stopped() && !strcmp(error, "closed")) {
 				status = 128 + SIGPIPE;
-			} else if (!ui_stop) {
+			} else if (!stopped()) {
 				fprintf(stderr, "avrr shell: %s\n", error);
 				status = 1;
 			}
@@ -295,27 +282,17 @@ int ui_run(const ui_options *o)
 		last = line;
 	}
 	free(last);
-	if (!ui_stop && !status && dprintf(cmd[1], "quit\n") > 0)
-		await(from, "bye", error, sizeof error, 1);
+	if (!stopped() && !status && !session_send(&s, "quit"))
+		await(&s, "bye", error, sizeof error, 1);
 out:
-	if (from)
-		fclose(from);
-	close(cmd[1]);
-	close(life[1]);
-	/* Whatever is left of the engine's group (an engine that did not say
-	 * bye, checkpoints on their way out) goes now, before its directory. */
-	if (pid > 0) {
-		engine_group = 0;
-		kill(-pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
-	travel_remove_dir(dir);
-	if (ui_stop)
-		status = 128 + ui_stop;
+	session_end(&s);
+	if (stopped() && !s.died)
+		status = 128 + stopped();
 	if (script != stdin)
 		fclose(script);
 	free_names(&completion.commands);
 	free_names(&completion.info);
 	free_names(&completion.symbols);
+	ui_session = NULL;
 	return status;
 }

@@ -33,6 +33,7 @@
 #include "../replayer/replayer.h"
 #include "../util/digest.h"
 #include "../util/file.h"
+#include "session/session.h"
 
 #define UNIT_MAX 64     /* configurations per oracle pass */
 #define SPEC_MAX SWEEP_SPEC_MAX
@@ -342,29 +343,30 @@ static void run_unit(const sweep *sw, const unit *u, unit_msg *msg)
 	rp_close(r);
 }
 
+/* What a worker process runs: one unit, its message down fd. */
+typedef struct unit_job {
+	const sweep *sw;
+	size_t u;
+} unit_job;
+
+static void work(void *arg, int fd)
+{
+	const unit_job *job = arg;
+	unit_msg *msg = calloc(1, sizeof *msg);
+	if (msg) {
+		run_unit(job->sw, &job->sw->units[job->u], msg);
+		util_write_full(fd, msg, sizeof *msg);  /* short: the parent sees it */
+	}
+}
+
 static int start_worker(const sweep *sw, size_t u, worker *w)
 {
-	int fds[2];
-	if (pipe(fds))
+	unit_job job = { sw, u };
+	int fd;
+	pid_t pid = session_worker(work, &job, &fd);
+	if (pid < 0)
 		return -1;
-	fflush(NULL);  /* nothing buffered may be written twice */
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		unit_msg *msg = calloc(1, sizeof *msg);
-		if (msg) {
-			run_unit(sw, &sw->units[u], msg);
-			util_write_full(fds[1], msg, sizeof *msg);  /* short: the parent sees it */
-		}
-		_exit(0);
-	}
-	close(fds[1]);
-	*w = (worker){ .pid = pid, .fd = fds[0], .unit = u };
+	*w = (worker){ .pid = pid, .fd = fd, .unit = u };
 	return 0;
 }
 

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,51 +189,4 @@ int travel_result_write(const travel *t, const void *res, size_t len)
 	int rc = util_write_full(fd, res, len);
 	close(fd);
 	return rc;
-}
-
-int travel_make_dir(char *buf, size_t n, const char *kind)
-{
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp || strlen(tmp) > 128)
-		tmp = "/tmp";
-	if ((size_t)snprintf(buf, n, "%s/avrr-%s-XXXXXX", tmp, kind) >= n) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return mkdtemp(buf) ? 0 : -1;
-}
-
-void travel_hold_signals(int hold)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGINT);
-	sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
-}
-
-void travel_catch(int sig, void (*fn)(int), int restart)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = fn;
-	sa.sa_flags = restart ? SA_RESTART : 0;
-	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
-}
-
-void travel_remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	char path[512];
-	for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
 }

@@ -77,23 +77,6 @@ void travel_unregister(const travel *t, uint64_t k);
 int travel_result_open(const travel *t);  /* the asker, before sending */
 int travel_result_write(const travel *t, const void *res, size_t len);
 
-/* Makes a session's directory, "$TMPDIR/avrr-KIND-XXXXXX" (/tmp without
- * TMPDIR, or with one too long), into buf of n bytes; -1 with errno set. */
-int travel_make_dir(char *buf, size_t n, const char *kind);
-
-/* Blocks (hold) or unblocks the signals that end a session, SIGTERM,
- * SIGHUP and SIGINT: a front-end holds them from before it forks the
- * engine until its handlers know the engine's process group, so that none
- * can leave the engine orphaned. */
-void travel_hold_signals(int hold);
-
-/* Handles `sig` with fn; a signal that ends the session should interrupt
- * the read the front-end waits in (`restart` 0), others restart it. */
-void travel_catch(int sig, void (*fn)(int), int restart);
-
-/* Removes the session's directory and whatever is left in it. */
-void travel_remove_dir(const char *dir);
-
 /* Reads exactly len bytes (retrying short reads; -1 on EOF or error). */
 int travel_read_full(int fd, void *buf, size_t len);
 
