@@ -261,9 +261,9 @@ man: $(AVRR)
 deps:
 	@sh scripts/install-deps.sh
 
-figures: $(AVRR) $(FIRMWARE) tests/firmware/adcapp_tasks.elf tests/firmware/funcsheap_big.elf \
-		device-table
-	sh scripts/figures.sh $(AVRR)
+# The paper's figures, results/fig*.{csv,png} and results/README.md: one
+# rule per output, in figures/figures.mk (figures/README.md).
+include figures/figures.mk
 
 # The device log's cost (docs/device.md): results/device_log.{csv,md}.
 device-table: $(AVRR) $(FIRMWARE) tests/firmware/arduino_blink.elf

@@ -8,7 +8,7 @@
  * same code (included whole, its main renamed and left unused) with its
  * superloop split into two tasks that switch by yield(), which saves the
  * callee-saved registers, stores SP from SPL/SPH, loads the other task's
- * SP into SPL/SPH and returns into it.  scripts/figures.sh compares where
+ * SP into SPL/SPH and returns into it.  make figures compares where
  * frequency-based selection (`avrr select`) ranks SPL and SPH here and in
  * the bundled firmware (results/fig4_tasks.csv).
  *   task 0  (main's stack)  serial commands and readings

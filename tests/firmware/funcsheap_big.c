@@ -8,7 +8,7 @@
  * whole, its main renamed and left unused) whose main loop, after func_a,
  * also runs 150 generated functions, each a short loop over the globals, so
  * that the code and the interrupts' return addresses spread over ~14 KB.
- * scripts/figures.sh records it beside funcsheap_noloop to test what the
+ * make figures records it beside funcsheap_noloop to test what the
  * size of the firmware changes (results/size.csv).
  */
 #define FUNCSHEAP_NOLOOP
