@@ -18,6 +18,9 @@
  * this many instructions short of its end: stepping back from where a
  * user arrives then replays at most this much, not a whole interval. */
 #define NEAR_BACK (1u << 14)
+/* A run through to its target lays a checkpoint no nearer the last than
+ * 1/SPARSE of the way it has run (see ck_run_forward). */
+#define SPARSE 8
 
 enum { REQ_RESUME = 1, REQ_SCOUT, REQ_EXIT };
 
@@ -33,12 +36,14 @@ typedef struct travel_req {
 	tl_state st;
 	unsigned char carry[TL_CARRY_MAX];
 	tl_stop rep;          /* resume: the stop to report on arrival */
+	tl_work work;         /* the asker's, which the copy goes on counting */
 } travel_req;
 
 typedef struct scout_result {
 	int found, interrupted;
 	uint64_t pos;
 	tl_stop rep;
+	uint64_t ran;         /* the instructions the scout replayed */
 } scout_result;
 
 /* Tells the checkpoint cks[i] to go and takes it off the list. */
@@ -194,6 +199,7 @@ void ck_lay(timeline *tl)
 	} else {
 		travel_set_pid(tl->t, k, (int)pid);
 		tl->mem_laid++;
+		tl->work.laid++;
 	}
 }
 
@@ -231,17 +237,37 @@ static int checkpoint_below(const timeline *tl, uint64_t k, uint64_t *ck)
 	return found ? 0 : -1;
 }
 
+/* Whether the current motion runs through to its target unless the
+ * replay itself stops: no breakpoint, no source line, no frame can end
+ * it.  Such a run lays its checkpoints sparsely (SPARSE). */
+static int runs_through(const timeline *tl)
+{
+	return tl->mo == MO_NONE || (tl->mo == MO_BREAKS && tl->st.nb == 0);
+}
+
 /* Runs forward to `target` (TO_END: the end) under the current motion,
- * laying checkpoints when `lay` is set: at every multiple of the interval,
- * and, unless one is there already, within NEAR_BACK below the target —
- * NEAR_BACK short of it, or here when the target is that close. */
+ * laying checkpoints when `lay` is set: at multiples of the interval, and,
+ * unless one is there already, within NEAR_BACK below the target (the end,
+ * for TO_END) — NEAR_BACK short of it, or here when the target is that
+ * close.
+ *
+ * A motion that can stop anywhere (a breakpoint, a new line) lays one at
+ * every multiple, so that stepping back from wherever it stops replays at
+ * most an interval.  One that runs through to its target lays them ever
+ * sparser, each at least 1/SPARSE of the way run so far past the last:
+ * a run of L instructions lays about SPARSE * ln(L / interval) of them,
+ * not L / interval — each a fork of the whole engine, and past the count
+ * cap a thinning and a measurement — and its target gets its NEAR_BACK
+ * one all the same.  Positions passed on the way are reached again from
+ * the checkpoint below, replaying at most 1/SPARSE of the distance run. */
 rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 {
-	uint64_t near = 0, ck;
-	if (lay && target != TO_END &&
-	    (checkpoint_below(tl, target, &ck) || target - ck > NEAR_BACK)) {
-		near = target > NEAR_BACK ? target - NEAR_BACK : 0;
-		if (near <= rp_icount(tl->r)) {
+	uint64_t near = 0, ck, aim = target == TO_END ? rp_length(tl->r) : target;
+	uint64_t start = rp_icount(tl->r), last = start, interval = tl->t->interval;
+	int sparse = runs_through(tl);
+	if (lay && aim > start && (checkpoint_below(tl, aim, &ck) || aim - ck > NEAR_BACK)) {
+		near = aim > NEAR_BACK ? aim - NEAR_BACK : 0;
+		if (near <= start) {
 			ck_lay(tl);
 			near = 0;
 		}
@@ -250,14 +276,22 @@ rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 		uint64_t now = rp_icount(tl->r);
 		if (now >= target)
 			return RP_LIMIT;
-		uint64_t next = (now / tl->t->interval + 1) * tl->t->interval;
-		if (near > now && next > target)
+		uint64_t next = (now / interval + 1) * interval;
+		if (sparse) {
+			uint64_t gap = (now - start) / SPARSE, from = last + gap;
+			if (gap > interval && from > now)
+				next = (from + interval - 1) / interval * interval;
+		}
+		if (near > now && next > aim)
 			next = near;  /* no interval's checkpoint between near and target */
 		rp_stop why = rp_run(tl->r, target < next ? target : next);
+		tl->work.replayed += rp_icount(tl->r) - now;
 		if (why != RP_LIMIT)
 			return why;
-		if (lay && rp_icount(tl->r) == next)
+		if (lay && rp_icount(tl->r) == next) {
 			ck_lay(tl);
+			last = next;
+		}
 	}
 }
 
@@ -282,7 +316,8 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 		tli_emit(tl, rep);
 		return;
 	}
-	travel_req q = { .op = REQ_RESUME, .target = target, .st = tl->st, .rep = rep };
+	travel_req q = { .op = REQ_RESUME, .target = target, .st = tl->st, .rep = rep,
+			 .work = tl->work };
 	fill_carry(tl, &q);
 	fflush(stdout);
 	int fd = travel_register(tl->t, now);
@@ -316,7 +351,11 @@ static int scout(timeline *tl, uint64_t ck, uint64_t limit, motion_kind kind, sc
 			 .watch_before = tl->watch_before };
 	int rc = travel_send(tl->t, ck, &q, sizeof q) || travel_read_full(rfd, res, sizeof *res);
 	close(rfd);
-	return rc ? -1 : 0;
+	if (rc)
+		return -1;
+	tl->work.scouts++;
+	tl->work.replayed += res->ran;
+	return 0;
 }
 
 /* The last position before here where `kind` matches, scanning back one
@@ -358,12 +397,14 @@ static void run_scout(timeline *tl, const travel_req *q)
 	tl->scout_limit = q->target;
 	tli_refresh_watches(tl);
 	scout_result res = { 0 };
+	uint64_t ran_before = tl->work.replayed;
 	uint64_t last = q->watch_before ? q->target : q->target - 1;
 	rp_stop why = last > rp_icount(tl->r) ? ck_run_forward(tl, last, 0) : RP_LIMIT;
 	res.interrupted = why == RP_STOPPED;
 	res.found = tl->found;
 	res.pos = tl->found_pos;
 	res.rep = tl->found_rep;
+	res.ran = tl->work.replayed - ran_before;
 	travel_result_write(tl->t, &res, sizeof res);
 	_exit(0);
 }
@@ -400,6 +441,7 @@ void ck_serve(timeline *tl)
 		if (tl->interrupted)
 			*tl->interrupted = 0;
 		tl->st = q.st;
+		tl->work = q.work;
 		if (q.op == REQ_SCOUT)
 			run_scout(tl, &q);
 		if (tl->carry)

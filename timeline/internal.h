@@ -57,7 +57,9 @@ struct timeline {
 	uint64_t prev_icount;
 	uint32_t prev_pc;
 	unsigned prev_depth;
-	data_span reads;          /* what the instruction at prev_pc reads */
+	data_span reads;          /* what the instruction at prev_pc reads, */
+	int want_reads;           /* kept only when a read or access watch needs it */
+	uint8_t *kinds;           /* per flash word: W_CALL, W_RET, W_RETI or W_PLAIN */
 	int entered;              /* an interrupt was entered at this step */
 	unsigned poll_in;         /* steps until the next fe->poll */
 
@@ -77,6 +79,8 @@ struct timeline {
 	size_t mem_n;
 	unsigned mem_laid;        /* checkpoints laid since */
 
+	tl_work work;             /* what travel cost so far (tl_get_work) */
+
 	jmp_buf top;
 	int ck_fd;                /* as a checkpoint: its FIFO */
 	struct sigaction sigint;  /* the front-end's Ctrl-C handler */
@@ -91,7 +95,8 @@ struct timeline {
 void tli_emit(timeline *tl, tl_stop rep);
 /* Reports a motion that could not move at all: TL_FAILED, saying why. */
 void tli_fail(timeline *tl, const char *why);
-/* Brings every watch's last value up to date with the state here. */
+/* Brings every watch's last value, and what the next instruction reads
+ * when a read or access watch needs it, up to date with the state here. */
 void tli_refresh_watches(timeline *tl);
 
 /* ---- checkpoint.c: the process machinery ----------------------------------- */

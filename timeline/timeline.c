@@ -36,21 +36,40 @@ static void push_frame(timeline *tl, tl_frame f)
 		tl->unkept++;
 }
 
-/* Keeps the shadow call stack after the instruction at prev_pc retired. */
-static void track_frames(timeline *tl)
+/* What each flash word does to the shadow call stack, if an instruction
+ * starts there: looked up at every step, where decoding it again would
+ * cost a good part of the replay's own time. */
+enum { W_PLAIN, W_CALL, W_RET, W_RETI };
+
+static uint8_t *word_kinds(const timeline *tl)
 {
-	uint16_t w = flash_word(tl, tl->prev_pc);
-	unsigned depth = sim_irq_depth(tl->s), after_insn = tl->prev_depth;
-	if (avr_word_is_call(w)) {
+	uint32_t n = (tl->fw->flash_size + 1) / 2;
+	uint8_t *k = calloc(n ? n : 1, 1);
+	for (uint32_t i = 0; k && i < n; i++) {
+		uint16_t w = flash_word(tl, 2 * i);
+		k[i] = avr_word_is_call(w) ? W_CALL : w == 0x9518 ? W_RETI
+		       : avr_word_is_ret(w) ? W_RET : W_PLAIN;
+	}
+	return k;
+}
+
+/* Keeps the shadow call stack after the instruction at prev_pc retired;
+ * `depth` is the interrupt nesting now. */
+static void track_frames(timeline *tl, unsigned depth)
+{
+	uint32_t word = tl->prev_pc >> 1;
+	unsigned kind = word < (tl->fw->flash_size + 1) / 2 ? tl->kinds[word] : W_PLAIN;
+	unsigned after_insn = tl->prev_depth;
+	if (kind == W_CALL) {
 		push_frame(tl, (tl_frame){ .pos = tl->prev_icount, .from = tl->prev_pc });
-	} else if (avr_word_is_ret(w) || w == 0x9518) {  /* RET, RETI */
+	} else if (kind == W_RET || kind == W_RETI) {
 		if (tl->unkept)
 			tl->unkept--;
 		else if (tl->nfr)
 			tl->nfr--;
 		else
 			tl->lost_frames++;
-		if (w == 0x9518 && after_insn)
+		if (kind == W_RETI && after_insn)
 			after_insn--;
 	}
 	/* An entry at this boundary: its return address is what it pushed,
@@ -109,6 +128,11 @@ static uint64_t watch_value(const timeline *tl, const tl_break *b)
 
 void tli_refresh_watches(timeline *tl)
 {
+	tl->want_reads = 0;
+	for (unsigned i = 0; i < tl->st.nb; i++)
+		tl->want_reads |= tl->st.b[i].kind == TL_BK_RWATCH || tl->st.b[i].kind == TL_BK_AWATCH;
+	if (tl->want_reads)
+		tl->reads = reads_of_next(tl);
 	for (unsigned i = 0; i < tl->st.nb; i++)
 		if (tl->st.b[i].kind >= TL_BK_WATCH)
 			tl->st.b[i].old = watch_value(tl, &tl->st.b[i]);
@@ -174,7 +198,8 @@ static int on_step(void *ud)
 	timeline *tl = ud;
 	if (tl->s->icount == tl->prev_icount)
 		return 0;  /* asleep */
-	track_frames(tl);
+	unsigned depth = sim_irq_depth(tl->s);
+	track_frames(tl, depth);
 	int stop = 0;
 	tl_stop rep;
 	switch (tl->mo) {
@@ -225,8 +250,8 @@ static int on_step(void *ud)
 	}
 	tl->prev_icount = tl->s->icount;
 	tl->prev_pc = sim_pc(tl->s);
-	tl->prev_depth = sim_irq_depth(tl->s);
-	if (tl->st.nb)
+	tl->prev_depth = depth;
+	if (tl->want_reads)
 		tl->reads = reads_of_next(tl);
 	return stop;
 }
@@ -452,6 +477,7 @@ const firmware *tl_firmware(const timeline *tl) { return tl->fw; }
 const src_lines *tl_lines(const timeline *tl) { return tl->lines; }
 const travel *tl_travel(const timeline *tl) { return tl->t; }
 const rp_divergence *tl_divergence(const timeline *tl) { return rp_get_divergence(tl->r); }
+tl_work tl_get_work(const timeline *tl) { return tl->work; }
 
 const tl_frame *tl_frames(const timeline *tl, unsigned *n, unsigned *unkept, unsigned *lost)
 {
@@ -492,8 +518,16 @@ int tl_open(const char *db_path, const rp_options *o, travel *t, timeline **out,
 	}
 	tl->s = rp_sim(tl->r);
 	tl->fw = rp_firmware(tl->r);
+	tl->kinds = word_kinds(tl);
+	if (!tl->kinds) {
+		lines_free(tl->lines);
+		rp_close(tl->r);
+		free(tl);
+		return avrr_errf(err, "out of memory");
+	}
 	tl->prev_pc = sim_pc(tl->s);
 	if (rp_observe(tl->r, &(rp_observer){ .ud = tl, .on_step = on_step }, err)) {
+		free(tl->kinds);
 		lines_free(tl->lines);
 		rp_close(tl->r);
 		free(tl);
