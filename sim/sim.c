@@ -776,12 +776,61 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 	}
 }
 
+/* sim_run's loop in replay mode under a step filter (sim_filter_steps). */
+static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint64_t ilim,
+								   uint64_t clim,
+								   volatile const int *flag,
+								   int observed)
+{
+	for (;;) {
+		const avr_t *avr = s->avr;
+		if (s->icount >= ilim || avr->cycle >= clim)
+			return SIM_STOP_LIMIT;
+		if (*flag)
+			return SIM_STOP_REQUEST;
+		if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
+			return stop_reason(s);
+		uint32_t pc = avr->pc, word = pc >> 1;
+		uint64_t icount = s->icount;
+		step(s, 1, observed);
+		if (s->icount == icount)
+			continue;  /* asleep */
+		avr = s->avr;
+		sim_step before = s->step_last;
+		s->step_last = (sim_step){ s->icount, avr->pc, avr->interrupts.running_ptr };
+		if ((word < s->step_nwords && s->step_words[word]) ||
+		    s->step_last.depth != before.depth) {
+			s->step_told = (sim_step){ icount, pc, before.depth };
+			if (s->hooks.on_step(s->hooks.ud))
+				return SIM_STOP_REQUEST;
+		}
+	}
+}
+
+void sim_filter_steps(sim *s, const uint8_t *words, uint32_t nwords, sim_step *last)
+{
+	if (words)
+		s->step_last = *last;
+	else if (s->step_words)
+		*last = s->step_last;
+	s->step_words = words;
+	s->step_nwords = words ? nwords : 0;
+}
+
+sim_step sim_told_step(const sim *s)
+{
+	return s->step_told;
+}
+
 sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile int *stop)
 {
 	uint64_t ilim = icount_limit ? icount_limit : UINT64_MAX;
 	uint64_t clim = cycle_limit ? cycle_limit : UINT64_MAX;
 	static const int never = 0;
 	volatile const int *flag = stop ? stop : &never;
+	if (s->step_words && s->replay && s->hooks.on_step)
+		return s->observed ? run_filtered(s, ilim, clim, flag, 1)
+				   : run_filtered(s, ilim, clim, flag, 0);
 	if (s->observed)
 		return s->replay ? run_loop(s, ilim, clim, flag, 1, 1)
 				 : run_loop(s, ilim, clim, flag, 0, 1);

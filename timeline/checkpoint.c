@@ -21,6 +21,9 @@
 /* A run through to its target lays a checkpoint no nearer the last than
  * 1/SPARSE of the way it has run (see ck_run_forward). */
 #define SPARSE 8
+/* A motion whose steps the hook does not see polls the front-end between
+ * slices of this many instructions (about a millisecond). */
+#define POLL_SLICE (1u << 15)
 
 enum { REQ_RESUME = 1, REQ_SCOUT, REQ_EXIT };
 
@@ -259,12 +262,17 @@ static int runs_through(const timeline *tl)
  * not L / interval — each a fork of the whole engine, and past the count
  * cap a thinning and a measurement — and its target gets its NEAR_BACK
  * one all the same.  Positions passed on the way are reached again from
- * the checkpoint below, replaying at most 1/SPARSE of the distance run. */
+ * the checkpoint below, replaying at most 1/SPARSE of the distance run.
+ * Such a run also has the step hook told only of the steps that change
+ * the call stack (tli_filter_steps): the rest run at the replay's speed. */
 rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 {
 	uint64_t near = 0, ck, aim = target == TO_END ? rp_length(tl->r) : target;
 	uint64_t start = rp_icount(tl->r), last = start, interval = tl->t->interval;
 	int sparse = runs_through(tl);
+	/* The step hook, told of few steps, cannot poll for a stop request
+	 * (the active timeline's motions, not a copy's run to its target). */
+	int polls = sparse && tl->mo == MO_BREAKS && tl->fe && tl->fe->poll;
 	if (lay && aim > start && (checkpoint_below(tl, aim, &ck) || aim - ck > NEAR_BACK)) {
 		near = aim > NEAR_BACK ? aim - NEAR_BACK : 0;
 		if (near <= start) {
@@ -284,10 +292,21 @@ rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 		}
 		if (near > now && next > aim)
 			next = near;  /* no interval's checkpoint between near and target */
-		rp_stop why = rp_run(tl->r, target < next ? target : next);
+		uint64_t until = target < next ? target : next;
+		if (polls && until - now > POLL_SLICE)
+			until = now + POLL_SLICE;
+		if (sparse)
+			tli_filter_steps(tl, 1);
+		rp_stop why = rp_run(tl->r, until);
+		if (sparse)
+			tli_filter_steps(tl, 0);
 		tl->work.replayed += rp_icount(tl->r) - now;
 		if (why != RP_LIMIT)
 			return why;
+		if (polls && tl->fe->poll(tl, tl->ud)) {
+			tl->rep = (tl_stop){ .kind = TL_INTERRUPTED };
+			return RP_BREAK;
+		}
 		if (lay && rp_icount(tl->r) == next) {
 			ck_lay(tl);
 			last = next;

@@ -60,6 +60,7 @@ struct timeline {
 	data_span reads;          /* what the instruction at prev_pc reads, */
 	int want_reads;           /* kept only when a read or access watch needs it */
 	uint8_t *kinds;           /* per flash word: W_CALL, W_RET, W_RETI or W_PLAIN */
+	int filtered;             /* on_step hears only of calls, returns and entries */
 	int entered;              /* an interrupt was entered at this step */
 	unsigned poll_in;         /* steps until the next fe->poll */
 
@@ -95,6 +96,12 @@ struct timeline {
 void tli_emit(timeline *tl, tl_stop rep);
 /* Reports a motion that could not move at all: TL_FAILED, saying why. */
 void tli_fail(timeline *tl, const char *why);
+/* Has the step hook told (on) only of the steps that change the shadow
+ * call stack — calls, returns, interrupt entries — while the replay runs
+ * the others at its own speed, or (off) of every step again.  For a
+ * motion that nothing but its target can end (nor poll: the caller polls
+ * between slices). */
+void tli_filter_steps(timeline *tl, int on);
 /* Brings every watch's last value, and what the next instruction reads
  * when a read or access watch needs it, up to date with the state here. */
 void tli_refresh_watches(timeline *tl);

@@ -196,6 +196,14 @@ static int new_line(const timeline *tl)
 static int on_step(void *ud)
 {
 	timeline *tl = ud;
+	if (tl->filtered) {
+		/* Told only of some steps: the state before this one is the
+		 * sim's, not what the last call left. */
+		sim_step told = sim_told_step(tl->s);
+		tl->prev_icount = told.icount;
+		tl->prev_pc = told.pc;
+		tl->prev_depth = told.depth;
+	}
 	if (tl->s->icount == tl->prev_icount)
 		return 0;  /* asleep */
 	unsigned depth = sim_irq_depth(tl->s);
@@ -254,6 +262,16 @@ static int on_step(void *ud)
 	if (tl->want_reads)
 		tl->reads = reads_of_next(tl);
 	return stop;
+}
+
+void tli_filter_steps(timeline *tl, int on)
+{
+	sim_step last = { tl->prev_icount, tl->prev_pc, tl->prev_depth };
+	sim_filter_steps(tl->s, on ? tl->kinds : NULL, (tl->fw->flash_size + 1) / 2, &last);
+	tl->filtered = on;
+	tl->prev_icount = last.icount;
+	tl->prev_pc = last.pc;
+	tl->prev_depth = last.depth;
 }
 
 /* ---- reporting ------------------------------------------------------------ */
