@@ -776,41 +776,83 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 	}
 }
 
-/* sim_run's loop in replay mode under a step filter (sim_filter_steps). */
+/* sim_run's loop in replay mode under a step filter (sim_filter_steps).
+ * The last instruction step is kept in locals, and in s only where the
+ * hook or the caller may look. */
 static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint64_t ilim,
 								   uint64_t clim,
 								   volatile const int *flag,
 								   int observed)
 {
+	sim_step last = s->step_last;
+	const uint8_t *words = s->step_words;
+	const uint32_t nwords = s->step_nwords;
+	sim_stop why;
 	for (;;) {
 		const avr_t *avr = s->avr;
-		if (s->icount >= ilim || avr->cycle >= clim)
-			return SIM_STOP_LIMIT;
-		if (*flag)
-			return SIM_STOP_REQUEST;
-		if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
-			return stop_reason(s);
+		if (s->icount >= ilim || avr->cycle >= clim) {
+			why = SIM_STOP_LIMIT;
+			break;
+		}
+		if (*flag) {
+			why = SIM_STOP_REQUEST;
+			break;
+		}
+		if (avr->state != cpu_Running && avr->state != cpu_Sleeping) {
+			why = stop_reason(s);
+			break;
+		}
 		uint32_t pc = avr->pc, word = pc >> 1;
 		uint64_t icount = s->icount;
 		step(s, 1, observed);
 		if (s->icount == icount)
 			continue;  /* asleep */
 		avr = s->avr;
-		sim_step before = s->step_last;
-		s->step_last = (sim_step){ s->icount, avr->pc, avr->interrupts.running_ptr };
-		if ((word < s->step_nwords && s->step_words[word]) ||
-		    s->step_last.depth != before.depth) {
-			s->step_told = (sim_step){ icount, pc, before.depth };
-			if (s->hooks.on_step(s->hooks.ud))
-				return SIM_STOP_REQUEST;
+		unsigned depth = avr->interrupts.running_ptr, before = last.depth;
+		int changed = 0;
+		for (unsigned i = 0; i < s->step_ndata; i++) {
+			uint16_t a = s->step_data[i];
+			uint8_t v = a == R_SREG ? sreg_byte(avr) : avr->data[a];
+			changed |= v != s->step_data_old[i];
+			s->step_data_old[i] = v;
+		}
+		last = (sim_step){ s->icount, avr->pc, depth };
+		if (changed || (word < nwords && words[word]) || depth != before) {
+			s->step_last = last;
+			s->step_told = (sim_step){ icount, pc, before };
+			if (s->hooks.on_step(s->hooks.ud)) {
+				why = SIM_STOP_REQUEST;
+				break;
+			}
 		}
 	}
+	s->step_last = last;
+	return why;
+}
+
+/* The watched bytes' values now. */
+static void read_filter_data(sim *s)
+{
+	for (unsigned i = 0; i < s->step_ndata; i++)
+		s->step_data_old[i] = s->step_data[i] == R_SREG ? sreg_byte(s->avr)
+							       : s->avr->data[s->step_data[i]];
+}
+
+void sim_filter_data(sim *s, const uint16_t *addr, unsigned n)
+{
+	s->step_ndata = 0;
+	for (unsigned i = 0; n <= SIM_FILTER_DATA_MAX && i < n; i++)
+		if (addr[i] < s->data_size)
+			s->step_data[s->step_ndata++] = addr[i];
+	read_filter_data(s);
 }
 
 void sim_filter_steps(sim *s, const uint8_t *words, uint32_t nwords, sim_step *last)
 {
-	if (words)
+	if (words) {
 		s->step_last = *last;
+		read_filter_data(s);
+	}
 	else if (s->step_words)
 		*last = s->step_last;
 	s->step_words = words;

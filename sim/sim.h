@@ -131,6 +131,8 @@ typedef struct sim_tap {
 
 typedef struct sim_io_hook sim_io_hook;
 
+#define SIM_FILTER_DATA_MAX 512   /* data bytes a step filter watches */
+
 /* An instruction step, for a debugger's step filter (sim_filter_steps). */
 typedef struct sim_step {
 	uint64_t icount;
@@ -190,6 +192,10 @@ typedef struct sim {
 	const uint8_t *step_words;
 	uint32_t step_nwords;
 	sim_step step_last, step_told;
+	/* sim_filter_data: the data bytes watched, and their last values. */
+	uint16_t step_data[SIM_FILTER_DATA_MAX];
+	uint8_t step_data_old[SIM_FILTER_DATA_MAX];
+	unsigned step_ndata;
 } sim;
 
 /* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
@@ -231,6 +237,12 @@ sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit,
  * that follows every step before and after sees no seam.  The words must
  * outlive the filter. */
 void sim_filter_steps(sim *s, const uint8_t *words, uint32_t nwords, sim_step *last);
+
+/* Under a step filter, also tell on_step of the instruction steps after
+ * which any of the n data bytes at addr[] (n <= SIM_FILTER_DATA_MAX, else
+ * none) differs from its value at the last step told of, or now.  n 0:
+ * none.  Kept until changed; read again when a filter is set. */
+void sim_filter_data(sim *s, const uint16_t *addr, unsigned n);
 
 /* In on_step under a filter: the step told of, as it started (the icount
  * before it, the pc of its instruction and the nesting before it). */

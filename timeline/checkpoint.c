@@ -263,16 +263,18 @@ static int runs_through(const timeline *tl)
  * cap a thinning and a measurement — and its target gets its NEAR_BACK
  * one all the same.  Positions passed on the way are reached again from
  * the checkpoint below, replaying at most 1/SPARSE of the distance run.
- * Such a run also has the step hook told only of the steps that change
- * the call stack (tli_filter_steps): the rest run at the replay's speed. */
+ * Such a run, and a scout or motion that checks only value watches and
+ * interrupt breakpoints, has the step hook told only of the steps that
+ * change the call stack or a watched value (tli_filter_steps): the rest
+ * run at the replay's own speed. */
 rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 {
 	uint64_t near = 0, ck, aim = target == TO_END ? rp_length(tl->r) : target;
 	uint64_t start = rp_icount(tl->r), last = start, interval = tl->t->interval;
-	int sparse = runs_through(tl);
+	int sparse = runs_through(tl), filtered = tli_filterable(tl);
 	/* The step hook, told of few steps, cannot poll for a stop request
 	 * (the active timeline's motions, not a copy's run to its target). */
-	int polls = sparse && tl->mo == MO_BREAKS && tl->fe && tl->fe->poll;
+	int polls = filtered && tl->mo == MO_BREAKS && tl->fe && tl->fe->poll;
 	if (lay && aim > start && (checkpoint_below(tl, aim, &ck) || aim - ck > NEAR_BACK)) {
 		near = aim > NEAR_BACK ? aim - NEAR_BACK : 0;
 		if (near <= start) {
@@ -295,10 +297,10 @@ rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 		uint64_t until = target < next ? target : next;
 		if (polls && until - now > POLL_SLICE)
 			until = now + POLL_SLICE;
-		if (sparse)
+		if (filtered)
 			tli_filter_steps(tl, 1);
 		rp_stop why = rp_run(tl->r, until);
-		if (sparse)
+		if (filtered)
 			tli_filter_steps(tl, 0);
 		tl->work.replayed += rp_icount(tl->r) - now;
 		if (why != RP_LIMIT)

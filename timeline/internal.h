@@ -96,11 +96,15 @@ struct timeline {
 void tli_emit(timeline *tl, tl_stop rep);
 /* Reports a motion that could not move at all: TL_FAILED, saying why. */
 void tli_fail(timeline *tl, const char *why);
-/* Has the step hook told (on) only of the steps that change the shadow
- * call stack — calls, returns, interrupt entries — while the replay runs
- * the others at its own speed, or (off) of every step again.  For a
- * motion that nothing but its target can end (nor poll: the caller polls
- * between slices). */
+/* Whether the current motion needs to hear only of the steps a filter
+ * tells of: those that change the shadow call stack (calls, returns,
+ * interrupt entries) and, for a motion that checks breakpoints, those
+ * that change a watched value — no code, read or access breakpoint, no
+ * source line. */
+int tli_filterable(const timeline *tl);
+/* Has the step hook told (on) only of those steps, while the replay runs
+ * the others at its own speed, or (off) of every step again.  The hook
+ * cannot poll then: the caller polls between slices. */
 void tli_filter_steps(timeline *tl, int on);
 /* Brings every watch's last value, and what the next instruction reads
  * when a read or access watch needs it, up to date with the state here. */

@@ -264,9 +264,28 @@ static int on_step(void *ud)
 	return stop;
 }
 
+int tli_filterable(const timeline *tl)
+{
+	if (tl->mo == MO_NONE)
+		return 1;
+	if (tl->mo != MO_BREAKS && tl->mo != MO_SCOUT_BREAKS)
+		return 0;
+	for (unsigned i = 0; i < tl->st.nb; i++)
+		if (tl->st.b[i].kind != TL_BK_WATCH && tl->st.b[i].kind != TL_BK_IRQ)
+			return 0;
+	return 1;
+}
+
 void tli_filter_steps(timeline *tl, int on)
 {
 	sim_step last = { tl->prev_icount, tl->prev_pc, tl->prev_depth };
+	/* The bytes the value watches cover: any change is a step to hear of. */
+	uint16_t data[TL_MAX_BREAKS * 8] = { 0 };
+	unsigned n = 0;
+	for (unsigned i = 0; on && tl->mo != MO_NONE && i < tl->st.nb; i++)
+		for (unsigned k = 0; tl->st.b[i].kind == TL_BK_WATCH && k < tl->st.b[i].size; k++)
+			data[n++] = (uint16_t)(tl->st.b[i].addr + k);
+	sim_filter_data(tl->s, data, n);
 	sim_filter_steps(tl->s, on ? tl->kinds : NULL, (tl->fw->flash_size + 1) / 2, &last);
 	tl->filtered = on;
 	tl->prev_icount = last.icount;

@@ -19,6 +19,11 @@
  *    every 2^19); `reverse-continue` from there back to a watch written
  *    in adcapp's init() (TIMSK, 0 -> OCIE1A: ATmega16 datasheet) sends
  *    one scout per checkpoint and replays the run once more, not more.
+ *  - A motion that checks only value watches hears only of the steps that
+ *    change the call stack or a watched byte (the sim's step filter): it
+ *    stops where the same motion stops when a code breakpoint (never hit)
+ *    makes it hear of every step, forward and backward, with the same
+ *    registers and call stack.
  *  - Bad commands, addresses and symbols are one line each and the shell
  *    goes on; bad arguments to the command itself exit 2.
  */
@@ -256,6 +261,37 @@ static void test_travel_replays_the_run_once(void **state)
 	assert_int_equal(replayed2 - replayed - at, LONG - 1);
 }
 
+static void test_filtered_motions_match_every_step(void **state)
+{
+	scratch *s = *state;
+	char db[256], filtered[256], every[256];
+	snprintf(db, sizeof db, "%s/adc.db", s->dir);
+	snprintf(filtered, sizeof filtered, "%s/filtered.gdb", s->dir);
+	snprintf(every, sizeof every, "%s/every.gdb", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "%s record traces/adcapp.elf --stimuli traces/adcapp.stim "
+				  "--instructions 3000000 -o '%s'", test_avrr(), db), 0);
+	/* seq: written by main at each reading; tx_head by the UART code,
+	 * in and out of interrupts. */
+	const char *motions = "echo ==\ncontinue\nwhere\ncontinue\nwhere\ninfo registers\ngoto 2900000\n"
+			      "reverse-continue\nwhere\nreverse-continue\ninfo registers\nwhere\n";
+	FILE *f = fopen(filtered, "w"), *g = fopen(every, "w");
+	assert_non_null(f);
+	assert_non_null(g);
+	fprintf(f, "goto 1000000\nwatch seq\nwatch tx_head\n%s", motions);
+	fprintf(g, "goto 1000000\nwatch seq\nwatch tx_head\nbreak 0\n%s", motions);
+	fclose(f);
+	fclose(g);
+	static char a[sizeof s->out * 4], b[sizeof s->out * 4];
+	assert_int_equal(test_run(a, sizeof a, "%s shell '%s' -x '%s'", test_avrr(), db, filtered), 0);
+	assert_int_equal(test_run(b, sizeof b, "%s shell '%s' -x '%s'", test_avrr(), db, every), 0);
+	const char *ma = strstr(a, "==\n"), *mb = strstr(b, "==\n");
+	assert_non_null(ma);
+	assert_non_null(mb);
+	assert_non_null(strstr(ma, "Watchpoint 1: seq"));
+	assert_string_equal(ma, mb);
+}
+
 static void test_errors_are_one_line(void **state)
 {
 	scratch *s = *state;
@@ -335,6 +371,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoint_memory_cap, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_travel_replays_the_run_once, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_filtered_motions_match_every_step, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_errors_are_one_line, test_scratch_setup,
 						test_scratch_teardown),
