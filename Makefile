@@ -3,6 +3,8 @@
 #   make               build ./avrr and the bundled firmware (traces/*.elf)
 #   make test          unit + integration tests, then again under ASan+UBSan
 #   make bench         side-by-side ratios against plain simavr
+#   make bench-travel  travel (goto, continue, reverse-continue, reverse-stepi) against a replay;
+#                      TRAVEL_INSTRUCTIONS=N (10^8) TRAVEL_SAMPLES=K (100)
 #   make install PREFIX=/usr/local   (binary, manual page, bash completion, docs)
 #   make man           regenerate docs/avrr.1 from the commands' --help
 #   make deps          install the Debian packages the build and tests need
@@ -77,7 +79,7 @@ ifeq ($(SAN),1)
 AVRR := $(BUILD)/avrr
 endif
 
-.PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench bench-scale install uninstall \
+.PHONY: all test test-plain test-san test-fuzz fuzz fuzz-bins bench bench-scale bench-travel install uninstall \
 	deps clean firmware arduino figures table1 device-table man
 all: $(AVRR) firmware
 
@@ -231,6 +233,9 @@ bench: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
 # How record, replay and the shell grow from 10^6 to 10^9 instructions.
 bench-scale: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
 	$(BUILD)/bench/bench $(AVRR) --scale $(SCALE_INSTRUCTIONS)
+
+bench-travel: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
+	$(BUILD)/bench/bench $(AVRR) --travel $(TRAVEL_INSTRUCTIONS) $(TRAVEL_SAMPLES)
 
 install: $(AVRR)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/avrr/traces \

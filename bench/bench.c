@@ -33,8 +33,18 @@
  *
  *   bench <firmware> scale instructions=<n> record_s=... record_rss_mb=... ...
  *
+ * With --travel (make bench-travel), travel against a plain replay on
+ * adcapp (10^8 instructions by default): the wall time of `avrr replay`,
+ * and in `avrr shell` of `goto END` from the start, `continue` from the
+ * start to the end, `reverse-continue` from the end back to init's write
+ * of TIMSK (a watch on data 0x59), each with its ratio to the replay; and
+ * `reverse-stepi` after a `goto` to random positions, median and p99.
+ *
+ *   bench adcapp travel instructions=<n> replay_s=... goto_end_ratio=... ...
+ *
  * Usage: bench AVRR_BINARY [INSTRUCTIONS [REVERSE_INSTRUCTIONS]]
  *        bench AVRR_BINARY --scale [INSTRUCTIONS ...]
+ *        bench AVRR_BINARY --travel [INSTRUCTIONS [SAMPLES]]
  */
 #include <fcntl.h>
 #include <spawn.h>
@@ -471,11 +481,61 @@ static void bench_scale(const char *avrr, const char *name, uint64_t insns, cons
 	fflush(stdout);
 }
 
+/* Travel on adcapp against a plain replay of the same span (see the top). */
+static void bench_travel(const char *avrr, const char *tmp, uint64_t insns, int samples)
+{
+	char db_path[256], ins[32], cmd[64];
+	snprintf(db_path, sizeof db_path, "%s/travel.db", tmp);
+	snprintf(ins, sizeof ins, "%llu", (unsigned long long)insns);
+	char *rec[] = { (char *)avrr, "record", "traces/adcapp.elf", "--stimuli",
+			"traces/adcapp.stim", "--instructions", ins, "--quiet", "-o", db_path, NULL };
+	char *rep[] = { (char *)avrr, "replay", db_path, NULL };
+	char *argv[] = { (char *)avrr, "shell", db_path, NULL };
+	time_command(rec);
+	double replay_s = time_command(rep);
+	shell sh;
+	shell_open(&sh, argv);
+	shell_command(&sh, "echo");  /* opened: the recording loaded */
+	double cont_s = shell_command(&sh, "continue");
+	shell_close(&sh);
+	shell_open(&sh, argv);
+	shell_command(&sh, "echo");
+	snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)insns);
+	double goto_s = shell_command(&sh, cmd);
+	shell_command(&sh, "watch 0x59");
+	double rc_s = shell_command(&sh, "reverse-continue");
+	shell_command(&sh, "delete");
+	double *t = calloc((size_t)samples, sizeof *t);
+	uint64_t seed = 11;
+	for (int i = 0; t && i < samples; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
+		shell_command(&sh, cmd);
+		t[i] = shell_command(&sh, "reverse-stepi") * 1000.0;
+	}
+	shell_close(&sh);
+	unlink(db_path);
+	if (!t)
+		exit(1);
+	qsort(t, (size_t)samples, sizeof *t, cmp_double);
+	printf("bench adcapp travel instructions=%llu replay_s=%.2f goto_end_s=%.2f goto_end_ratio=%.2f "
+	       "continue_s=%.2f continue_ratio=%.2f reverse_continue_watch_s=%.2f "
+	       "reverse_continue_watch_ratio=%.2f (watch TIMSK, written in init)\n",
+	       (unsigned long long)insns, replay_s, goto_s, goto_s / replay_s, cont_s,
+	       cont_s / replay_s, rc_s, rc_s / replay_s);
+	printf("bench adcapp travel-reverse-stepi median_ms=%.1f p99_ms=%.1f samples=%d "
+	       "instructions=%llu\n", t[samples / 2], t[samples - 1 - samples / 100], samples,
+	       (unsigned long long)insns);
+	fflush(stdout);
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || sodium_init() < 0) {
 		fprintf(stderr, "usage: bench AVRR_BINARY [INSTRUCTIONS [REVERSE_INSTRUCTIONS]]\n"
-				"       bench AVRR_BINARY --scale [INSTRUCTIONS ...]\n");
+				"       bench AVRR_BINARY --scale [INSTRUCTIONS ...]\n"
+				"       bench AVRR_BINARY --travel [INSTRUCTIONS [SAMPLES]]\n");
 		return 2;
 	}
 	char tmp[] = "/tmp/avrr-bench-XXXXXX";
@@ -488,6 +548,12 @@ int main(int argc, char **argv)
 			for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++)
 				bench_scale(argv[1], FIRMWARE[f],
 					    argc > 3 ? strtoull(argv[3 + i], NULL, 0) : lengths[i], tmp);
+		rmdir(tmp);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[2], "--travel")) {
+		bench_travel(argv[1], tmp, argc > 3 ? strtoull(argv[3], NULL, 0) : 100000000,
+			     argc > 4 ? atoi(argv[4]) : 100);
 		rmdir(tmp);
 		return 0;
 	}

@@ -1105,6 +1105,9 @@ static int info_checkpoints(engine *e, const char *args)
 	if (e->t->mem_cap_kb)
 		printf(" of at most %.0f MB", (double)e->t->mem_cap_kb / 1024.0);
 	printf(" (proportional set size, beyond the engine's own)\n");
+	tl_work w = tl_get_work(e->tl);
+	printf("travel so far: %" PRIu64 " instructions replayed, %" PRIu64 " scouts, %" PRIu64
+	       " checkpoints laid\n", w.replayed, w.scouts, w.laid);
 	for (size_t i = 0; i < n; i++)
 		printf("  icount %" PRIu64 "\n", cks[i].icount);
 	return 0;

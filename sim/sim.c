@@ -776,12 +776,103 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 	}
 }
 
+/* sim_run's loop in replay mode under a step filter (sim_filter_steps).
+ * The last instruction step is kept in locals, and in s only where the
+ * hook or the caller may look. */
+static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint64_t ilim,
+								   uint64_t clim,
+								   volatile const int *flag,
+								   int observed)
+{
+	sim_step last = s->step_last;
+	const uint8_t *words = s->step_words;
+	const uint32_t nwords = s->step_nwords;
+	sim_stop why;
+	for (;;) {
+		const avr_t *avr = s->avr;
+		if (s->icount >= ilim || avr->cycle >= clim) {
+			why = SIM_STOP_LIMIT;
+			break;
+		}
+		if (*flag) {
+			why = SIM_STOP_REQUEST;
+			break;
+		}
+		if (avr->state != cpu_Running && avr->state != cpu_Sleeping) {
+			why = stop_reason(s);
+			break;
+		}
+		uint32_t pc = avr->pc, word = pc >> 1;
+		uint64_t icount = s->icount;
+		step(s, 1, observed);
+		if (s->icount == icount)
+			continue;  /* asleep */
+		avr = s->avr;
+		unsigned depth = avr->interrupts.running_ptr, before = last.depth;
+		int changed = 0;
+		for (unsigned i = 0; i < s->step_ndata; i++) {
+			uint16_t a = s->step_data[i];
+			uint8_t v = a == R_SREG ? sreg_byte(avr) : avr->data[a];
+			changed |= v != s->step_data_old[i];
+			s->step_data_old[i] = v;
+		}
+		last = (sim_step){ s->icount, avr->pc, depth };
+		if (changed || (word < nwords && words[word]) || depth != before) {
+			s->step_last = last;
+			s->step_told = (sim_step){ icount, pc, before };
+			if (s->hooks.on_step(s->hooks.ud)) {
+				why = SIM_STOP_REQUEST;
+				break;
+			}
+		}
+	}
+	s->step_last = last;
+	return why;
+}
+
+/* The watched bytes' values now. */
+static void read_filter_data(sim *s)
+{
+	for (unsigned i = 0; i < s->step_ndata; i++)
+		s->step_data_old[i] = s->step_data[i] == R_SREG ? sreg_byte(s->avr)
+							       : s->avr->data[s->step_data[i]];
+}
+
+void sim_filter_data(sim *s, const uint16_t *addr, unsigned n)
+{
+	s->step_ndata = 0;
+	for (unsigned i = 0; n <= SIM_FILTER_DATA_MAX && i < n; i++)
+		if (addr[i] < s->data_size)
+			s->step_data[s->step_ndata++] = addr[i];
+	read_filter_data(s);
+}
+
+void sim_filter_steps(sim *s, const uint8_t *words, uint32_t nwords, sim_step *last)
+{
+	if (words) {
+		s->step_last = *last;
+		read_filter_data(s);
+	}
+	else if (s->step_words)
+		*last = s->step_last;
+	s->step_words = words;
+	s->step_nwords = words ? nwords : 0;
+}
+
+sim_step sim_told_step(const sim *s)
+{
+	return s->step_told;
+}
+
 sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile int *stop)
 {
 	uint64_t ilim = icount_limit ? icount_limit : UINT64_MAX;
 	uint64_t clim = cycle_limit ? cycle_limit : UINT64_MAX;
 	static const int never = 0;
 	volatile const int *flag = stop ? stop : &never;
+	if (s->step_words && s->replay && s->hooks.on_step)
+		return s->observed ? run_filtered(s, ilim, clim, flag, 1)
+				   : run_filtered(s, ilim, clim, flag, 0);
 	if (s->observed)
 		return s->replay ? run_loop(s, ilim, clim, flag, 1, 1)
 				 : run_loop(s, ilim, clim, flag, 0, 1);

@@ -131,6 +131,15 @@ typedef struct sim_tap {
 
 typedef struct sim_io_hook sim_io_hook;
 
+#define SIM_FILTER_DATA_MAX 512   /* data bytes a step filter watches */
+
+/* An instruction step, for a debugger's step filter (sim_filter_steps). */
+typedef struct sim_step {
+	uint64_t icount;
+	uint32_t pc;            /* byte address */
+	unsigned depth;         /* interrupt nesting */
+} sim_step;
+
 typedef struct sim {
 	struct avr_t *avr;
 	const firmware *fw;
@@ -177,6 +186,16 @@ typedef struct sim {
 	struct sim_memop *memop;
 	int observed;
 	struct sim_pins *pins;  /* the pins' levels and their observer (pins.c) */
+	/* Replay mode, sim_filter_steps: the flash words whose instruction
+	 * on_step is told of (NULL: every step), the state after the last
+	 * instruction step, and the step being told of as it started. */
+	const uint8_t *step_words;
+	uint32_t step_nwords;
+	sim_step step_last, step_told;
+	/* sim_filter_data: the data bytes watched, and their last values. */
+	uint16_t step_data[SIM_FILTER_DATA_MAX];
+	uint8_t step_data_old[SIM_FILTER_DATA_MAX];
+	unsigned step_ndata;
 } sim;
 
 /* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
@@ -207,6 +226,27 @@ typedef enum {
  * a hook or a signal handler may set it; it is checked between steps. */
 sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit,
 		 volatile int *stop);
+
+/* A debugger's step filter, for replay mode: with `words` set (a byte per
+ * flash word), sim_run tells on_step only of the instruction steps whose
+ * instruction's word is non-zero there, or after which the interrupt
+ * nesting is not the last instruction step's (an entry, a RETI) — never
+ * of a cycle asleep — and runs the rest at the replay's own speed.  `last`
+ * is the state after the last instruction step: read when a filter is
+ * set, written back when it is taken off (words NULL), so that a debugger
+ * that follows every step before and after sees no seam.  The words must
+ * outlive the filter. */
+void sim_filter_steps(sim *s, const uint8_t *words, uint32_t nwords, sim_step *last);
+
+/* Under a step filter, also tell on_step of the instruction steps after
+ * which any of the n data bytes at addr[] (n <= SIM_FILTER_DATA_MAX, else
+ * none) differs from its value at the last step told of, or now.  n 0:
+ * none.  Kept until changed; read again when a filter is set. */
+void sim_filter_data(sim *s, const uint16_t *addr, unsigned n);
+
+/* In on_step under a filter: the step told of, as it started (the icount
+ * before it, the pc of its instruction and the nesting before it). */
+sim_step sim_told_step(const sim *s);
 
 /* simavr's own run loop, no hooks, until cycle >= cycle_limit or the CPU
  * stops.  icount is not maintained. */

@@ -130,6 +130,19 @@ void tl_reverse_continue(timeline *tl, int watch_before);
 void tl_reverse_finish(timeline *tl);             /* back to this frame's call */
 void tl_goto(timeline *tl, uint64_t icount);
 
+/* What the session's travel has cost so far, counted exactly: the
+ * instructions replayed — by the engine on its motions, by the scouts it
+ * sent backward, and by each copy that took over after a jump, from its
+ * checkpoint to where it was asked to go (a copy goes on with the count
+ * of the engine that asked) — the scouts, and the checkpoints laid.  A
+ * goto from icount a forward to b replays b - a. */
+typedef struct tl_work {
+	uint64_t replayed;
+	uint64_t scouts;
+	uint64_t laid;
+} tl_work;
+tl_work tl_get_work(const timeline *tl);
+
 /* The memory the checkpoints add now (kB, measured), after thinning them
  * if that is over the cap: whenever the memory is measured, the cap
  * holds, between measurements it is estimated (docs/shell.md). */

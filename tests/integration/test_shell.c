@@ -13,10 +13,23 @@
  *    recording (about 10 MB of checkpoints uncapped), `info checkpoints`
  *    stays under the cap, fewer checkpoints are kept, and reverse-stepi and
  *    goto show the same state as uncapped.
+ *  - Travel replays the run about once, whatever its length: `goto END`
+ *    from the start replays exactly END instructions and lays checkpoints
+ *    ever sparser (about 8 ln(END / 2^22) past the first eight, not one
+ *    every 2^19); `reverse-continue` from there back to a watch written
+ *    in adcapp's init() (TIMSK, 0 -> OCIE1A: ATmega16 datasheet) sends
+ *    one scout per checkpoint and replays the run once more, not more.
+ *  - A motion that checks only value watches hears only of the steps that
+ *    change the call stack or a watched byte (the sim's step filter): it
+ *    stops where the same motion stops when a code breakpoint (never hit)
+ *    makes it hear of every step, forward and backward, with the same
+ *    registers and call stack.
  *  - Bad commands, addresses and symbols are one line each and the shell
  *    goes on; bad arguments to the command itself exit 2.
  */
 #include "../testlib.h"
+
+#include <math.h>
 
 typedef test_scratch scratch;
 
@@ -125,7 +138,8 @@ static void strip_checkpoints(char *out)
 		size_t len = nl ? (size_t)(nl - r) + 1 : strlen(r);
 		char line[256];
 		snprintf(line, sizeof line, "%.*s", (int)len, r);
-		if (!strstr(line, " checkpoints, ") && strncmp(line, "  icount ", 9)) {
+		if (!strstr(line, " checkpoints, ") && strncmp(line, "  icount ", 9) &&
+		    strncmp(line, "travel so far: ", 15)) {
 			memmove(w, r, len);
 			w += len;
 		}
@@ -147,11 +161,14 @@ static void test_checkpoint_memory_cap(void **state)
 	FILE *f = fopen(script, "w");
 	assert_non_null(f);
 	/* To the end, back one, far back (past the thinned span), forward
-	 * again and back a little: each with the whole state. */
-	fprintf(f, "goto %d\ninfo checkpoints\nreverse-stepi\ninfo registers\nwhere\n"
+	 * again and back a little: each with the whole state.  To the end
+	 * under a breakpoint (on the reset vector, never reached again): a
+	 * motion that could stop anywhere lays a checkpoint every interval,
+	 * where a plain goto lays few, and the cap thins them. */
+	fprintf(f, "break 0\ncontinue\ndelete\ninfo checkpoints\nreverse-stepi\ninfo registers\nwhere\n"
 		   "goto 12345\ninfo checkpoints\ninfo registers\nx/256xb 0x60\nwhere\n"
 		   "goto %d\nreverse-stepi 1000\ninfo checkpoints\ninfo registers\n"
-		   "x/256xb 0x60\nwhere\n", LONG, LONG - 1000000);
+		   "x/256xb 0x60\nwhere\n", LONG - 1000000);
 	fclose(f);
 	static char capped[sizeof s->out * 8], free_run[sizeof s->out * 8];
 	assert_int_equal(test_run(capped, sizeof capped, "%s shell '%s' --checkpoint-memory 4 -x '%s'",
@@ -173,6 +190,100 @@ static void test_checkpoint_memory_cap(void **state)
 	assert_non_null(strstr(capped, "icount=29999999 "));
 	assert_non_null(strstr(capped, "icount=12345 "));
 	assert_string_equal(capped, free_run);
+}
+
+/* The n-th `travel so far` line of out. */
+static void travel_line(const char *out, int n, unsigned long long *replayed,
+			unsigned long long *scouts, unsigned long long *laid)
+{
+	const char *p = out;
+	for (int i = 0; i <= n; i++) {
+		p = strstr(p + (i > 0), "travel so far: ");
+		assert_non_null(p);
+	}
+	assert_int_equal(sscanf(p, "travel so far: %llu instructions replayed, %llu scouts, "
+				"%llu checkpoints laid", replayed, scouts, laid), 3);
+}
+
+static void test_travel_replays_the_run_once(void **state)
+{
+	scratch *s = *state;
+	enum { LONG = 20000000, INTERVAL = 1 << 19, SPARSE = 8 };
+	char db[256], script[256];
+	snprintf(db, sizeof db, "%s/adc.db", s->dir);
+	snprintf(script, sizeof script, "%s/travel.gdb", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "%s record traces/adcapp.elf --stimuli traces/adcapp.stim "
+				  "--instructions %d -o '%s'", test_avrr(), LONG, db), 0);
+	FILE *f = fopen(script, "w");
+	assert_non_null(f);
+	/* TIMSK is data address 0x59 on the ATmega16 (I/O 0x39 + 0x20). */
+	fprintf(f, "goto %d\ninfo checkpoints\nwatch 0x59\nreverse-continue\n"
+		   "info checkpoints\n", LONG);
+	fclose(f);
+	static char out[sizeof s->out * 4];
+	assert_int_equal(test_run(out, sizeof out, "%s shell '%s' -x '%s'", test_avrr(), db, script), 0);
+	unsigned long long replayed, scouts, laid, replayed2, scouts2, laid2;
+	travel_line(out, 0, &replayed, &scouts, &laid);
+	travel_line(out, 1, &replayed2, &scouts2, &laid2);
+	unsigned nck[2];
+	double mb[2], cap[2];
+	assert_int_equal(checkpoint_lines(out, nck, mb, cap, 2), 2);
+
+	/* To the end: the run once, and its checkpoints: icount 0, one at
+	 * every interval while the gap 1/SPARSE of the way is below it (the
+	 * first SPARSE intervals), then each at least 9/8 of the last, and one
+	 * NEAR_BACK short of the end.  One every interval would be 39. */
+	assert_int_equal(replayed, LONG);
+	assert_int_equal(scouts, 0);
+	double sparse = ceil(log((double)LONG / (SPARSE * INTERVAL)) / log(9.0 / 8.0));
+	if (laid > 1 + SPARSE + (unsigned long long)sparse + 1)
+		fail_msg("goto %d laid %llu checkpoints, more than %.0f", LONG, laid, 2 + SPARSE + sparse);
+	assert_int_equal(nck[0], laid);
+
+	/* Back to init's write of TIMSK: a scout from every checkpoint (the
+	 * write is before the first past 0), which together replay the run
+	 * once more, and the copy from icount 0 replays to the write. */
+	const char *hit = strstr(out, "Old value = 0\nNew value = 16\nicount=");
+	assert_non_null(hit);
+	unsigned long long at = strtoull(hit + strlen("Old value = 0\nNew value = 16\nicount="),
+					 NULL, 10);
+	assert_true(at > 0 && at < INTERVAL);
+	/* The scout from checkpoint c looks at c+1 .. up to the next one, the
+	 * last at up to LONG - 1: together the positions 1 .. LONG - 1. */
+	assert_int_equal(scouts2, nck[0]);
+	assert_int_equal(replayed2 - replayed - at, LONG - 1);
+}
+
+static void test_filtered_motions_match_every_step(void **state)
+{
+	scratch *s = *state;
+	char db[256], filtered[256], every[256];
+	snprintf(db, sizeof db, "%s/adc.db", s->dir);
+	snprintf(filtered, sizeof filtered, "%s/filtered.gdb", s->dir);
+	snprintf(every, sizeof every, "%s/every.gdb", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "%s record traces/adcapp.elf --stimuli traces/adcapp.stim "
+				  "--instructions 3000000 -o '%s'", test_avrr(), db), 0);
+	/* seq: written by main at each reading; tx_head by the UART code,
+	 * in and out of interrupts. */
+	const char *motions = "echo ==\ncontinue\nwhere\ncontinue\nwhere\ninfo registers\ngoto 2900000\n"
+			      "reverse-continue\nwhere\nreverse-continue\ninfo registers\nwhere\n";
+	FILE *f = fopen(filtered, "w"), *g = fopen(every, "w");
+	assert_non_null(f);
+	assert_non_null(g);
+	fprintf(f, "goto 1000000\nwatch seq\nwatch tx_head\n%s", motions);
+	fprintf(g, "goto 1000000\nwatch seq\nwatch tx_head\nbreak 0\n%s", motions);
+	fclose(f);
+	fclose(g);
+	static char a[sizeof s->out * 4], b[sizeof s->out * 4];
+	assert_int_equal(test_run(a, sizeof a, "%s shell '%s' -x '%s'", test_avrr(), db, filtered), 0);
+	assert_int_equal(test_run(b, sizeof b, "%s shell '%s' -x '%s'", test_avrr(), db, every), 0);
+	const char *ma = strstr(a, "==\n"), *mb = strstr(b, "==\n");
+	assert_non_null(ma);
+	assert_non_null(mb);
+	assert_non_null(strstr(ma, "Watchpoint 1: seq"));
+	assert_string_equal(ma, mb);
 }
 
 static void test_errors_are_one_line(void **state)
@@ -253,6 +364,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_backward_equals_forward, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_checkpoint_memory_cap, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_travel_replays_the_run_once, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_filtered_motions_match_every_step, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_errors_are_one_line, test_scratch_setup,
 						test_scratch_teardown),
