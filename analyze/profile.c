@@ -1,8 +1,8 @@
 /* profile.c — cycles per function and per ISR on the replay (see profile.h). */
-#include "profile.h"
+#include "analyze/profile.h"
 
-#include "../sim/avr_decode.h"
-#include "../util/grow.h"
+#include "sim/avr_decode.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>

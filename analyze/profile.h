@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "session.h"
+#include "analyze/session.h"
 
 typedef struct an_func {
 	const char *name;

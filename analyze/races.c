@@ -1,12 +1,12 @@
 /* races.c — ISR/main race detection on the replay (see races.h). */
-#include "races.h"
+#include "analyze/races.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../timeline/members.h"
-#include "../util/grow.h"
+#include "dwarf/members.h"
+#include "util/grow.h"
 
 #define SPAN_GAP 8          /* a context's instructions between two halves, at most */
 #define SITE_WITNESSES 64   /* witnesses kept per non-atomic access site */

@@ -5,7 +5,7 @@
  *
  * Variables are the firmware's data symbols (globals and statics, with
  * their ELF sizes) cut, where the DWARF gives their types, into members
- * and elements (timeline/members.h): a race is judged per struct or class
+ * and elements (dwarf/members.h): a race is judged per struct or class
  * member and per array element, so C++'s `Serial`, whose RX ISR writes
  * `_rx_buffer_head` while loop() writes `_rx_buffer_tail`, each byte by
  * one writer in one atomic access, is no race.  The stack and the heap
@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "session.h"
+#include "analyze/session.h"
 
 #define AN_MAX_WITNESSES 8
 #define AN_RACE_NAME 128

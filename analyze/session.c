@@ -1,5 +1,5 @@
 /* session.c — the replay an analysis observes (see session.h). */
-#include "session.h"
+#include "analyze/session.h"
 
 #include <inttypes.h>
 #include <stdio.h>

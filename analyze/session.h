@@ -14,9 +14,9 @@
 
 #include <stdint.h>
 
-#include "../replayer/replayer.h"
-#include "../timeline/lines.h"
-#include "../util/err.h"
+#include "replayer/replayer.h"
+#include "dwarf/lines.h"
+#include "util/err.h"
 
 typedef struct an_session {
 	const char *path;           /* the recording's */

@@ -1,5 +1,5 @@
 /* vcd.c — the replay as a Value Change Dump (see vcd.h; IEEE 1364 §18). */
-#include "vcd.h"
+#include "analyze/vcd.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../timeline/members.h"
-#include "../trace/log.h"
-#include "../util/file.h"
+#include "dwarf/members.h"
+#include "trace/log.h"
+#include "util/file.h"
 
 #define MAX_VARS 64
 #define PORTS 16

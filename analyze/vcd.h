@@ -13,7 +13,7 @@
 #ifndef AVRR_ANALYZE_VCD_H
 #define AVRR_ANALYZE_VCD_H
 
-#include "session.h"
+#include "analyze/session.h"
 
 typedef struct an_vcd_stats {
 	uint64_t changes;           /* value changes written */

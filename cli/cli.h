@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../recorder/recorder.h"
-#include "../trace/uart.h"
-#include "../replayer/replayer.h"
+#include "recorder/recorder.h"
+#include "trace/uart.h"
+#include "replayer/replayer.h"
 
 #define EXIT_BAD_INPUT 2
 #define EXIT_INTERRUPTED 130

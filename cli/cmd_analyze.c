@@ -11,13 +11,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "../analyze/profile.h"
-#include "../analyze/races.h"
-#include "../analyze/vcd.h"
-#include "../db/db.h"
-#include "../trace/uart.h"
-#include "../util/file.h"
+#include "cli/cli.h"
+#include "analyze/profile.h"
+#include "analyze/races.h"
+#include "analyze/vcd.h"
+#include "db/db.h"
+#include "trace/uart.h"
+#include "util/file.h"
 
 static int print_json(const char *cmd, json_t *o)
 {

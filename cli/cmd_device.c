@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../sim/sim.h"
-#include "../sim/stimuli.h"
-#include "../trace/uart.h"
-#include "../util/file.h"
-#include "../device/devreplay.h"
+#include "cli/cli.h"
+#include "sim/sim.h"
+#include "sim/stimuli.h"
+#include "trace/uart.h"
+#include "util/file.h"
+#include "device/devreplay.h"
 
 #define DEVICE_DEFAULT_INSTRUCTIONS 2000000u
 #define DEVICE_DRAIN_MAX 10000000u   /* instructions to finish a block being sent */

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../device/devreplay.h"
-#include "../util/file.h"
+#include "cli/cli.h"
+#include "device/devreplay.h"
+#include "util/file.h"
 
 int cmd_replay_device(int argc, char **argv)
 {

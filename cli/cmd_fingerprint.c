@@ -2,8 +2,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "../trace/fingerprints.h"
+#include "cli/cli.h"
+#include "recorder/fingerprints.h"
 
 int cmd_fingerprint(int argc, char **argv)
 {

@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "../gdb/server.h"
+#include "cli/cli.h"
+#include "gdb/server.h"
 #include "avrr_gdb.h"  /* AVRR_GDB_SCRIPT, from gdb/avrr.gdb */
 
 #define GDB_PROGRAM "avr-gdb"

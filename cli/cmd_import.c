@@ -22,15 +22,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "../db/db.h"
-#include "../device/devlog.h"
-#include "../device/devreplay.h"
-#include "../fingerprint/fingerprint.h"
-#include "../fingerprint/hash.h"
-#include "../sim/sim.h"
-#include "../util/digest.h"
-#include "../util/version.h"
+#include "cli/cli.h"
+#include "db/db.h"
+#include "device/devlog.h"
+#include "device/devreplay.h"
+#include "fingerprint/fingerprint.h"
+#include "fingerprint/hash.h"
+#include "sim/sim.h"
+#include "util/digest.h"
+#include "util/version.h"
 
 #define IMPORT_FP_NAME "device"
 

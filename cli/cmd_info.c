@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "info.h"
-#include "../db/db.h"
-#include "../util/grow.h"
-#include "../fingerprint/cost.h"
-#include "../fingerprint/metrics.h"
-#include "../sim/ioregs.h"
+#include "cli/cli.h"
+#include "cli/info.h"
+#include "db/db.h"
+#include "util/grow.h"
+#include "fingerprint/cost.h"
+#include "fingerprint/metrics.h"
+#include "sim/ioregs.h"
 
 /* One configuration and its record-time metrics. */
 typedef struct config_metrics {

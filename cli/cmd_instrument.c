@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../device/devlog.h"
-#include "../fingerprint/instrument.h"
-#include "../sim/sim.h"
-#include "../util/file.h"
+#include "cli/cli.h"
+#include "device/devlog.h"
+#include "fingerprint/instrument.h"
+#include "sim/sim.h"
+#include "util/file.h"
 
 int cmd_instrument(int argc, char **argv)
 {

@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "../db/db.h"
-#include "info.h"
-#include "../recorder/recorder.h"
-#include "../trace/uart.h"
+#include "cli/cli.h"
+#include "db/db.h"
+#include "cli/info.h"
+#include "recorder/recorder.h"
+#include "trace/uart.h"
 
 
 const struct option cli_record_options[] = {

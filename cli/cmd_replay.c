@@ -7,9 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "../device/devreplay.h"
-#include "../replayer/replayer.h"
+#include "cli/cli.h"
+#include "device/devreplay.h"
+#include "replayer/replayer.h"
 
 /* A scoring counter, or JSON null when the recording was stripped. */
 static json_t *scored(const rp_counters *c, uint64_t v)

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
-#include "../fingerprint/fingerprint.h"
-#include "../fingerprint/freqsel.h"
+#include "cli/cli.h"
+#include "fingerprint/fingerprint.h"
+#include "fingerprint/freqsel.h"
 
 static double share(uint32_t uses, uint64_t total)
 {

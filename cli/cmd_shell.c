@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../shell/ui.h"
+#include "cli/cli.h"
+#include "shell/ui.h"
 
 int cmd_shell(int argc, char **argv)
 {

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../device/devlog.h"
-#include "../util/digest.h"
-#include "../util/file.h"
+#include "cli/cli.h"
+#include "device/devlog.h"
+#include "util/digest.h"
+#include "util/file.h"
 
 int cmd_stamp(int argc, char **argv)
 {

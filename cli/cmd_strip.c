@@ -2,8 +2,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "../db/db.h"
+#include "cli/cli.h"
+#include "db/db.h"
 
 int cmd_strip(int argc, char **argv)
 {

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "../sweep/sweep.h"
-#include "../util/file.h"
+#include "cli/cli.h"
+#include "sweep/sweep.h"
+#include "util/file.h"
 
 #define LIST_MAX SWEEP_LIST_MAX
 #define HASH sweep_hash_names

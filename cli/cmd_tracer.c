@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../fingerprint/tracer.h"
-#include "../sim/sim.h"
-#include "../util/file.h"
+#include "cli/cli.h"
+#include "fingerprint/tracer.h"
+#include "sim/sim.h"
+#include "util/file.h"
 
 int cmd_tracer(int argc, char **argv)
 {

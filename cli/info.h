@@ -2,7 +2,7 @@
 #ifndef AVRR_INFO_H
 #define AVRR_INFO_H
 
-#include "../db/db.h"
+#include "db/db.h"
 
 /* Prints the summary of the recording d, opened from `path` (text, or JSON
  * when `json`); errors are reported as "avrr CMD: ...".  Returns an exit

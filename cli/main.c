@@ -7,9 +7,9 @@
 
 #include <sodium.h>
 
-#include "cli.h"
-#include "../fingerprint/fingerprint.h"
-#include "../util/version.h"
+#include "cli/cli.h"
+#include "fingerprint/fingerprint.h"
+#include "util/version.h"
 
 const cli_command cli_commands[] = {
 	{ "record", cmd_record, "record a firmware run in simulation into a database",

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "../timeline/travel.h"
+#include "cli/cli.h"
+#include "timeline/travel.h"
 
 void cli_getopt_begin(cli_getopt *g, const char *cmd, int argc, char **argv,
 		      const char *shortopts, const struct option *opts)

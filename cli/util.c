@@ -1,5 +1,5 @@
 /* util.c — option parsing and error reporting shared by the subcommands. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../db/db.h"
-#include "../fingerprint/tracer.h"
-#include "../sim/board.h"
+#include "db/db.h"
+#include "fingerprint/tracer.h"
+#include "sim/board.h"
 
 volatile int cli_interrupted;
 

@@ -16,11 +16,11 @@
  * Fingerprints are fixed-width fields instead (chunk.h): their hash parts
  * are uniformly spread, which varints would only lengthen.
  */
-#include "chunk.h"
+#include "db/chunk.h"
 
 #include <string.h>
 
-#include "../util/le.h"
+#include "util/le.h"
 
 static uint8_t *put_varint(uint8_t *p, uint64_t v)
 {

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
+#include "db/db.h"
 
 #define CHUNK_EVENT_MAX 40     /* bytes one event may take, at most */
 #define CHUNK_IRQ_SIZE 10      /* bytes per interrupt */

@@ -10,7 +10,7 @@
  * "DIR/.NAME.tmp-PID" with journaling off: if the process dies, what is left
  * is a hidden temporary, never a file at the path the user asked for.
  */
-#include "db.h"
+#include "db/db.h"
 
 #include <assert.h>
 #include <dirent.h>
@@ -27,9 +27,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../util/grow.h"
-#include "chunk.h"
-#include "validate.h"
+#include "util/grow.h"
+#include "db/chunk.h"
+#include "db/validate.h"
 
 #define BATCH_EVENTS 8192
 #define BATCH_IRQS 2048

@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../trace/event.h"
-#include "../util/err.h"
+#include "trace/event.h"
+#include "util/err.h"
 
 #define DB_SCHEMA_VERSION 6
 /* The SQL that creates a recording's tables and views, the event kinds'

@@ -11,7 +11,7 @@
  * What the replayer would otherwise meet as an index out of range, a loop
  * without end or a false divergence is reported here as damage.
  */
-#include "validate.h"
+#include "db/validate.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fingerprint/fingerprint.h"
-#include "../sim/ioregs.h"
-#include "../util/digest.h"
-#include "../util/grow.h"
-#include "chunk.h"
-#include "db.h"
+#include "fingerprint/fingerprint.h"
+#include "sim/ioregs.h"
+#include "util/digest.h"
+#include "util/grow.h"
+#include "db/chunk.h"
+#include "db/db.h"
 
 #define MAX_VECTOR 127        /* for an MCU avrr has no vector names for */
 #define PC_LIMIT (1u << 23)   /* byte addresses of a 22-bit PC */

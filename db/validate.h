@@ -12,8 +12,8 @@
 
 #include <sqlite3.h>
 
-#include "../util/err.h"
-#include "db.h"
+#include "util/err.h"
+#include "db/db.h"
 
 /* What the check decodes whole anyway, handed back so that a replay need
  * not read it twice: the event log and the ground truth (without contexts),

@@ -1,7 +1,7 @@
 /*
  * devlog.c — the device log's host side (see devlog.h, docs/device.md).
  */
-#include "devlog.h"
+#include "device/devlog.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fingerprint/hash.h"
-#include "../fingerprint/instrument.h"
-#include "../fingerprint/tracer.h"
-#include "../util/digest.h"
+#include "fingerprint/hash.h"
+#include "fingerprint/instrument.h"
+#include "fingerprint/tracer.h"
+#include "util/digest.h"
 
 uint16_t devlog_crc(uint16_t crc, const uint8_t *p, size_t n)
 {

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/ioregs.h"
-#include "../util/err.h"
+#include "sim/ioregs.h"
+#include "util/err.h"
 #include "fingerprint/inputs.h"
 
 #define DEVLOG_ITEM_FP   1

@@ -1,7 +1,7 @@
 /*
  * devreplay.c — the replay of an imported device log (see devreplay.h).
  */
-#include "devreplay.h"
+#include "device/devreplay.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,14 +9,14 @@
 
 #include <sim_avr.h>
 
-#include "../db/db.h"
-#include "../fingerprint/fingerprint.h"
-#include "../fingerprint/instrument.h"
-#include "devlog.h"
-#include "../sim/firmware.h"
-#include "../trace/log.h"
-#include "../trace/uart.h"
-#include "../util/file.h"
+#include "db/db.h"
+#include "fingerprint/fingerprint.h"
+#include "fingerprint/instrument.h"
+#include "device/devlog.h"
+#include "sim/firmware.h"
+#include "trace/log.h"
+#include "trace/uart.h"
+#include "util/file.h"
 
 #define DEVREPLAY_DEFAULT_MAX 100000000ull
 

@@ -17,11 +17,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../db/db.h"
-#include "../sim/firmware.h"
-#include "../sim/sim.h"
-#include "../trace/event.h"
-#include "../util/err.h"
+#include "db/db.h"
+#include "sim/firmware.h"
+#include "sim/sim.h"
+#include "trace/event.h"
+#include "util/err.h"
 
 #define DEVREPLAY_RULE "device-log"   /* the imported run's interrupt_rule */
 

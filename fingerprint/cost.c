@@ -1,7 +1,7 @@
 /*
  * cost.c — the device cost model (see cost.h and docs/fingerprints.md).
  */
-#include "cost.h"
+#include "fingerprint/cost.h"
 
 /* Per byte and once, measured in simavr on the hash functions the
  * device-side tracer compiles to (avr-gcc 5.4 -Os, fingerprint/tracer.c):

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "fingerprint.h"
+#include "fingerprint/fingerprint.h"
 
 /* The cost table, in AVR cycles (docs/fingerprints.md "Device cost"). */
 #define COST_CALL          81  /* the stub: SREG and 14 registers saved and restored,

@@ -6,15 +6,15 @@
  * instruction boundary while replaying, so it gathers the selected bytes
  * into a stack buffer and hashes them in one call, without allocating.
  */
-#include "fingerprint.h"
+#include "fingerprint/fingerprint.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/digest.h"
-#include "freqsel.h"
+#include "util/digest.h"
+#include "fingerprint/freqsel.h"
 
 /* Classic AVRs keep SP at these data-space addresses. */
 #define SPL_ADDR 0x5d

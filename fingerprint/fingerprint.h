@@ -46,10 +46,10 @@
 
 #include <stdint.h>
 
-#include "../sim/firmware.h"
-#include "../sim/ioregs.h"
-#include "../util/err.h"
-#include "hash.h"
+#include "sim/firmware.h"
+#include "sim/ioregs.h"
+#include "util/err.h"
+#include "fingerprint/hash.h"
 
 #define FP_MAX_COMPONENTS 64
 #define FP_MAX_COUNTERS 4

@@ -5,7 +5,7 @@
  * fp_hash runs once per simulated instruction during replay, so each kind is
  * one tight loop over the input with no allocation and one switch on kind.
  */
-#include "hash.h"
+#include "fingerprint/hash.h"
 
 #include <string.h>
 

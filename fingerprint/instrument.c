@@ -29,16 +29,16 @@
  * which skips one instruction, the sequence is entered through
  * `rjmp 4f; rjmp 5f; 4: ...; 5:`.
  */
-#include "instrument.h"
+#include "fingerprint/instrument.h"
 
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/avr_decode.h"
-#include "cost.h"
-#include "../util/le.h"
+#include "sim/avr_decode.h"
+#include "fingerprint/cost.h"
+#include "util/le.h"
 
 #define ELF_DATA_BASE 0x800000u
 #define SEQ_FIXED 14u   /* the sequence's words besides 5 per counter byte */

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../util/err.h"
+#include "util/err.h"
 
 #define FP_SIC_SYMBOL "avrr_sic"  /* the counter: 1-4 bytes, little-endian, in SRAM */
 

@@ -2,7 +2,7 @@
  * metrics.c — record-time metrics of a configuration (see metrics.h).
  * Everything is a sort and a scan over groups of equal keys.
  */
-#include "metrics.h"
+#include "fingerprint/metrics.h"
 
 #include <stdlib.h>
 #include <string.h>

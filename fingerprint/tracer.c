@@ -9,11 +9,11 @@
  * tracer's call may clobber and those the selector names, and fingerprints
  * of up to 32 bits are computed in 32-bit arithmetic.
  */
-#include "tracer.h"
+#include "fingerprint/tracer.h"
 
-#include "instrument.h"
-#include "inputs.h"
-#include "../sim/avr_decode.h"
+#include "fingerprint/instrument.h"
+#include "fingerprint/inputs.h"
+#include "sim/avr_decode.h"
 
 #include <string.h>
 

@@ -28,8 +28,8 @@
 
 #include <stdio.h>
 
-#include "../util/err.h"
-#include "fingerprint.h"
+#include "util/err.h"
+#include "fingerprint/fingerprint.h"
 
 #define FP_TRACER_SLOTS 32   /* ring buffer entries, by default */
 

@@ -1,5 +1,5 @@
 /* request.c — gdb remote protocol requests (see request.h). */
-#include "request.h"
+#include "gdb/request.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rsp.h"
+#include "gdb/rsp.h"
 
 typedef enum {
 	RQ_UNSUPPORTED,   /* answered with an empty packet */

@@ -1,5 +1,5 @@
 /* rsp.c — gdb remote protocol framing (see rsp.h). */
-#include "rsp.h"
+#include "gdb/rsp.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * answered from the timeline, and the session's processes.
  */
 #define _GNU_SOURCE  /* open_memstream, MSG_NOSIGNAL */
-#include "server.h"
+#include "gdb/server.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,10 +16,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "request.h"
-#include "../shell/report.h"
-#include "../timeline/timeline.h"
-#include "../trace/uart.h"
+#include "gdb/request.h"
+#include "report/report.h"
+#include "timeline/timeline.h"
+#include "trace/uart.h"
 
 #define DATA_BASE 0x800000u
 #define EEPROM_BASE 0x810000u

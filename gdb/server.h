@@ -16,8 +16,8 @@
 #ifndef AVRR_GDB_SERVER_H
 #define AVRR_GDB_SERVER_H
 
-#include "../replayer/replayer.h"
-#include "../util/err.h"
+#include "replayer/replayer.h"
+#include "util/err.h"
 #include "session/session.h"
 
 typedef struct gdb_session {

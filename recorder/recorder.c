@@ -6,7 +6,7 @@
  * its context (the main program, or the vector of the ISR running), as
  * P-Replayer's happens-before log does.  A failed write stops the run at the next step.
  */
-#include "recorder.h"
+#include "recorder/recorder.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,15 +14,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "../db/db.h"
-#include "../sim/sim.h"
-#include "../sim/stimuli.h"
-#include "../util/digest.h"
-#include "../util/file.h"
-#include "../util/version.h"
-#include "../trace/fingerprints.h"
-#include "../trace/log.h"
-#include "../trace/uart.h"
+#include "db/db.h"
+#include "sim/sim.h"
+#include "sim/stimuli.h"
+#include "util/digest.h"
+#include "util/file.h"
+#include "util/version.h"
+#include "recorder/fingerprints.h"
+#include "trace/log.h"
+#include "trace/uart.h"
 
 typedef struct recorder {
 	const rec_options *o;

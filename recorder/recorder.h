@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "../util/err.h"
+#include "util/err.h"
 
 typedef struct rec_options {
 	const char *firmware_path;

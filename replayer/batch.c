@@ -1,5 +1,5 @@
 /* batch.c — the oracle's deferred evaluation (see batch.h). */
-#include "batch.h"
+#include "replayer/batch.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../util/grow.h"
+#include "util/grow.h"
 
 /* Each evaluator keeps the distinct states (ra, g(s)) it owns, at most
  * 2^(STATES_MAX_BITS - 1) (or as told) until they are settled and dropped,

@@ -23,9 +23,9 @@
 
 #include <stdint.h>
 
-#include "../sim/sim.h"
-#include "fpindex.h"
-#include "replayer.h"
+#include "sim/sim.h"
+#include "replayer/fpindex.h"
+#include "replayer/replayer.h"
 
 #define BATCH_SIZE 2048
 /* Boundaries handed to the evaluation at once: few handovers, so the two

@@ -1,5 +1,5 @@
 /* fpindex.c — the searchable fingerprint database (see fpindex.h). */
-#include "fpindex.h"
+#include "replayer/fpindex.h"
 
 #include <stdlib.h>
 #include <string.h>

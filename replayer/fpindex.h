@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../db/db.h"
-#include "../fingerprint/fingerprint.h"
+#include "db/db.h"
+#include "fingerprint/fingerprint.h"
 
 typedef struct fpi_rec {
 	uint64_t n;          /* the n-th recorded interrupt */

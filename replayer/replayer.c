@@ -10,7 +10,7 @@
  * selector's bytes and each needed 64-bit hash once, deriving every
  * configuration's narrower hash from it (fp_hash_narrow).
  */
-#include "replayer.h"
+#include "replayer/replayer.h"
 
 #include <inttypes.h>
 #include <malloc.h>
@@ -20,18 +20,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../db/db.h"
-#include "../device/devlog.h"
-#include "../device/devreplay.h"
-#include "../fingerprint/fingerprint.h"
-#include "../fingerprint/instrument.h"
-#include "../trace/fingerprints.h"
-#include "../trace/log.h"
-#include "../trace/replica.h"
-#include "../util/digest.h"
-#include "batch.h"
-#include "fpindex.h"
-#include "score.h"
+#include "db/db.h"
+#include "device/devlog.h"
+#include "device/devreplay.h"
+#include "fingerprint/fingerprint.h"
+#include "fingerprint/instrument.h"
+#include "recorder/fingerprints.h"
+#include "trace/log.h"
+#include "recorder/replica.h"
+#include "util/digest.h"
+#include "replayer/batch.h"
+#include "replayer/fpindex.h"
+#include "replayer/score.h"
 
 /* Configurations of the oracle that share a selector share its bytes and
  * each hash function's widest value.  Under set matching, a group whose

@@ -44,9 +44,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../db/db.h"
-#include "../sim/sim.h"
-#include "../util/err.h"
+#include "db/db.h"
+#include "sim/sim.h"
+#include "util/err.h"
 
 typedef enum { RP_MATCH_SET, RP_MATCH_SEQUENCE } rp_match;
 

@@ -1,11 +1,11 @@
 /* score.c — scoring a fingerprint replay, as an observer (see score.h). */
-#include "score.h"
+#include "replayer/score.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../sim/sim.h"
+#include "sim/sim.h"
 
 struct rp_scorer {
 	replay *r;

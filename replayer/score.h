@@ -14,8 +14,8 @@
 #ifndef AVRR_SCORE_H
 #define AVRR_SCORE_H
 
-#include "../db/db.h"
-#include "replayer.h"
+#include "db/db.h"
+#include "replayer/replayer.h"
 
 typedef struct rp_scorer rp_scorer;
 

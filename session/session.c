@@ -2,7 +2,7 @@
  * session.c — the engine-session host (see session.h).
  */
 #define _GNU_SOURCE  /* strsignal */
-#include "session.h"
+#include "session/session.h"
 
 #include <dirent.h>
 #include <errno.h>

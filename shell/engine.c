@@ -5,7 +5,7 @@
  * Every motion is the timeline's; this file parses commands, resolves
  * names to addresses and prints stops, frames and state.
  */
-#include "engine.h"
+#include "shell/engine.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "expr.h"
-#include "report.h"
-#include "scope.h"
-#include "../trace/uart.h"
-#include "view.h"
+#include "shell/expr.h"
+#include "report/report.h"
+#include "shell/scope.h"
+#include "trace/uart.h"
+#include "shell/view.h"
 
 #define MAX_DISPLAYS 8
 #define HISTORY_KEPT 8

@@ -14,8 +14,8 @@
 #ifndef AVRR_ENGINE_H
 #define AVRR_ENGINE_H
 
-#include "../replayer/replayer.h"
-#include "../timeline/timeline.h"
+#include "replayer/replayer.h"
+#include "timeline/timeline.h"
 
 typedef struct engine_options {
 	const char *db_path;

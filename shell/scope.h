@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "shell/expr.h"
-#include "timeline/lines.h"
+#include "dwarf/lines.h"
 
 /* Frame n (0: innermost) unwound by the CFI, with its CFA where the CFI
  * knows it.  Returns 0, or -1 (err). */

@@ -8,7 +8,7 @@
  * by then.  The lifeline pipe is never written: when the UI exits, its
  * closing tells every checkpoint to go.
  */
-#include "ui.h"
+#include "shell/ui.h"
 
 #include <errno.h>
 #include <signal.h>

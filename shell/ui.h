@@ -6,7 +6,7 @@
 #ifndef AVRR_UI_H
 #define AVRR_UI_H
 
-#include "engine.h"
+#include "shell/engine.h"
 
 typedef struct ui_options {
 	engine_options engine;

@@ -1,5 +1,5 @@
 /* board.c — the Arduino board table (see board.h). */
-#include "board.h"
+#include "sim/board.h"
 
 #include <stdio.h>
 #include <strings.h>

@@ -2,7 +2,7 @@
  * chip.c — the fixes' common part (see chip.h): wrapping simavr's I/O
  * callbacks, and setting the fixes up and down.
  */
-#include "chip.h"
+#include "sim/chip.h"
 
 #include <stdlib.h>
 

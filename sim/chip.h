@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "ioregs.h"
+#include "sim/ioregs.h"
 
 struct avr_t;
 struct avr_uart_t;

@@ -12,7 +12,7 @@
  * an OUT would go; SBI/CBI take the bit from the instruction.  The older
  * parts (ATmega8/16/32/128) have read-only PINx: their writes do nothing.
  */
-#include "chip.h"
+#include "sim/chip.h"
 
 #include <string.h>
 #include <strings.h>

@@ -22,7 +22,7 @@
  * The wrapper on TWCR lets simavr run the bus, then puts right the status
  * simavr has scheduled, TWINT, and when the status comes.
  */
-#include "chip.h"
+#include "sim/chip.h"
 
 #include <string.h>
 

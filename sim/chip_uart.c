@@ -33,7 +33,7 @@
  * rx_cnt, on parts where UBRRH and UCSRC share an address (URSEL selects),
  * the last value written to each (SHADOW_*).
  */
-#include "chip.h"
+#include "sim/chip.h"
 
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * the tests it lacks: is the interrupt still in low-level mode, and
  * enabled.
  */
-#include "extint.h"
+#include "sim/extint.h"
 
 #include <stdlib.h>
 #include <string.h>

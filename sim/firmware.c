@@ -6,7 +6,7 @@
  * a clear message and also load the copy a recording keeps.  So the images
  * come from the program headers here, the way a programmer would flash them.
  */
-#include "firmware.h"
+#include "sim/firmware.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/digest.h"
+#include "util/digest.h"
 
 #ifndef EM_AVR
 #define EM_AVR 83

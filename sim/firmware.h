@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../util/err.h"
+#include "util/err.h"
 
 typedef enum { FW_SYM_CODE, FW_SYM_DATA, FW_SYM_EEPROM } fw_sym_space;
 

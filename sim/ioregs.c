@@ -1,5 +1,5 @@
 /* ioregs.c — lookup in the generated name tables (see ioregs.h). */
-#include "ioregs.h"
+#include "sim/ioregs.h"
 
 #include <string.h>
 

@@ -19,7 +19,7 @@
  * only look.  The levels kept here are not in a snapshot: an observer
  * that restores one re-reads them (sim_pins_refresh).
  */
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,12 +9,12 @@
  * data space taken before servicing, so that the entry hook sees the state
  * at the interrupt point rather than after the push.
  */
-#include "sim.h"
-#include "extint.h"
+#include "sim/sim.h"
+#include "sim/extint.h"
 
-#include "avr_decode.h"
-#include "board.h"
-#include "chip.h"
+#include "sim/avr_decode.h"
+#include "sim/board.h"
+#include "sim/chip.h"
 
 #ifdef __SSE2__
 #include <immintrin.h>

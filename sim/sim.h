@@ -40,10 +40,10 @@
 
 #include <stdint.h>
 
-#include "../util/err.h"
-#include "firmware.h"
-#include "ioregs.h"
-#include "stimuli.h"
+#include "util/err.h"
+#include "sim/firmware.h"
+#include "sim/ioregs.h"
+#include "sim/stimuli.h"
 
 struct avr_t;
 

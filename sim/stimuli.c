@@ -9,9 +9,9 @@
  * one listener on the ADC's conversion trigger.  Everything that changes
  * while the simulation runs lives in the runtime's pointer-free state block.
  */
-#include "stimuli.h"
+#include "sim/stimuli.h"
 
-#include "chip.h"
+#include "sim/chip.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

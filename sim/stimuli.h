@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../util/err.h"
+#include "util/err.h"
 
 struct avr_t;
 

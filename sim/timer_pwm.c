@@ -38,7 +38,7 @@
  * counting when the timer is configured (the chip's prescaler runs
  * free), so the first step may come up to prescaler-1 cycles early.
  */
-#include "chip.h"
+#include "sim/chip.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -16,7 +16,7 @@
  * that its parts are the N shards of one grid and joins their rows, in
  * shard order, into the bytes the whole sweep writes.
  */
-#include "sweep.h"
+#include "sweep/sweep.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -26,13 +26,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../db/db.h"
-#include "../trace/fingerprints.h"
-#include "../trace/replica.h"
-#include "../replayer/fpindex.h"
-#include "../replayer/replayer.h"
-#include "../util/digest.h"
-#include "../util/file.h"
+#include "db/db.h"
+#include "recorder/fingerprints.h"
+#include "recorder/replica.h"
+#include "replayer/fpindex.h"
+#include "replayer/replayer.h"
+#include "util/digest.h"
+#include "util/file.h"
 #include "session/session.h"
 
 #define UNIT_MAX 64     /* configurations per oracle pass */

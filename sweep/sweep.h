@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../util/err.h"
+#include "util/err.h"
 
 #define SWEEP_LIST_MAX 64    /* values per list of the grid */
 #define SWEEP_SPEC_MAX 512   /* what a stored spec may hold (fp_config.spec) */

@@ -7,7 +7,7 @@
 #ifndef AVRR_TEST_EDIT_LOG_H
 #define AVRR_TEST_EDIT_LOG_H
 
-#include "testlib.h"
+#include "tests/testlib.h"
 
 #include "db/chunk.h"
 

@@ -5,7 +5,7 @@
  * back to a position by resuming a copy of one; scouts that run a span
  * ahead to find where a backward motion stops.
  */
-#include "internal.h"
+#include "timeline/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <signal.h>
 
-#include "timeline.h"
+#include "timeline/timeline.h"
 
 /* What the user has set up: plain data, carried to the process that takes
  * over after a jump backward. */

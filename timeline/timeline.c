@@ -3,14 +3,14 @@
  * timeline.h): the step hook, the motions and the breakpoints.  The
  * checkpoints and scouts that carry a motion backward are checkpoint.c's.
  */
-#include "internal.h"
+#include "timeline/internal.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/avr_decode.h"
+#include "sim/avr_decode.h"
 
 #define POLL_EVERY 8192
 

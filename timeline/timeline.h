@@ -27,9 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../replayer/replayer.h"
-#include "lines.h"
-#include "travel.h"
+#include "replayer/replayer.h"
+#include "dwarf/lines.h"
+#include "timeline/travel.h"
 
 typedef struct timeline timeline;
 

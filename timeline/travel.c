@@ -1,5 +1,5 @@
 /* travel.c — the checkpoint processes' directory and FIFOs (see travel.h). */
-#include "travel.h"
+#include "timeline/travel.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../util/file.h"
+#include "util/file.h"
 
 #define CK_PREFIX "ck-"
 

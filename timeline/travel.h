@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../util/err.h"
+#include "util/err.h"
 
 typedef struct travel {
 	char dir[256];       /* the session's directory of FIFOs */

@@ -1,5 +1,5 @@
 /* event.c — event kinds, stamping and the log's rules (see event.h). */
-#include "event.h"
+#include "trace/event.h"
 
 #include <stddef.h>
 #include <stdio.h>

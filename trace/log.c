@@ -1,5 +1,5 @@
 /* log.c — the traced registers, events in words, the log cursor (see log.h). */
-#include "log.h"
+#include "trace/log.h"
 
 #include <fnmatch.h>
 #include <stdio.h>

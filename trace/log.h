@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/sim.h"
-#include "../util/err.h"
-#include "event.h"
+#include "sim/sim.h"
+#include "util/err.h"
+#include "trace/event.h"
 
 /* The data addresses of the MCU's input (output) registers.  Returns how
  * many were written to `addrs`. */

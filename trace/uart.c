@@ -1,5 +1,5 @@
 /* uart.c — UART text from the log (see uart.h). */
-#include "uart.h"
+#include "trace/uart.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/ioregs.h"
-#include "event.h"
+#include "sim/ioregs.h"
+#include "trace/event.h"
 
 #define TRACE_UARTS 4  /* UART0..UART3, the most an AVR has (ATmega2560) */
 

@@ -1,5 +1,5 @@
 /* digest.c — SHA-256 through libsodium, XXH3 through libxxhash (see digest.h). */
-#include "digest.h"
+#include "util/digest.h"
 
 #include <sodium.h>
 #include <xxhash.h>

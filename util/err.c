@@ -1,5 +1,5 @@
 /* err.c — formatting of avrr_err (see err.h). */
-#include "err.h"
+#include "util/err.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* file.c — reading whole text files (see file.h). */
-#include "file.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <stdio.h>

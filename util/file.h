@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "util/err.h"
 
 /* The file's text, NUL-terminated and malloc'ed, or NULL with err set:
  * "PATH: No such file or directory", "PATH: read error (is it a

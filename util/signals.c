@@ -1,5 +1,5 @@
 /* signals.c — holding and catching a session's signals (see signals.h). */
-#include "signals.h"
+#include "util/signals.h"
 
 #include <signal.h>
 #include <string.h>

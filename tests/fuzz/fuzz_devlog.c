@@ -10,7 +10,7 @@
  * the same with sel=cycles:16,ra=8,width=24 (fingerprints as their
  * bytes), and one that lost items (an 18-byte block at 9,600 baud).
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include "device/devlog.h"
 

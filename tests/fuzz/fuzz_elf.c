@@ -1,22 +1,22 @@
 /*
  * fuzz_elf.c — the ELF loader (sim/firmware.c, libelf: the .mmcu section,
  * the deviceinfo note, demangling), the DWARF line table reader
- * (timeline/lines.c, libdw) and the variables' members (timeline/members.c)
+ * (dwarf/lines.c, libdw) and the variables' members (dwarf/members.c)
  * on arbitrary bytes, then the
  * symbol lookups a session makes on whatever loaded, and the software
  * instruction counter's rewrite (fingerprint/instrument.c) of it.
  * Seeds: every bundled firmware, and funcsheap built with a sic:K tracer
  * and its relocations (the Makefile's seed rule).
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "fingerprint/instrument.h"
 #include "sim/firmware.h"
-#include "timeline/lines.h"
-#include "timeline/members.h"
+#include "dwarf/lines.h"
+#include "dwarf/members.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,7 +9,7 @@
  * every frame the CFI finds with its arguments and locals.  Output goes
  * to /dev/null.  Seeds: tests/fuzz/corpus/expr.
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include "shell/scope.h"
 

@@ -5,7 +5,7 @@
  * hex decoders too.
  * Seeds: tests/fuzz/seeds/gdb (packets avr-gdb sends).
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include "gdb/request.h"
 #include "gdb/rsp.h"

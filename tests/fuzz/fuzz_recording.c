@@ -6,9 +6,9 @@
  * meets everything SQLite accepts.
  * Seeds: a 3,000-instruction recording of funcsheap, made by `make fuzz`.
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
-#include "recording.h"
+#include "tests/fuzz/recording.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

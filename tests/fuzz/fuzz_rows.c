@@ -14,11 +14,11 @@
  * bits), so the decoders meet chunks damaged inside as well as replaced.
  * Seeds: tests/fuzz/seeds/rows.
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include <sqlite3.h>
 
-#include "recording.h"
+#include "tests/fuzz/recording.h"
 
 static const struct {
 	const char *table;

@@ -6,7 +6,7 @@
  * bytes.  Output goes to /dev/null.
  * Seeds: tests/fuzz/seeds/shell.
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include "shell/view.h"
 

@@ -5,7 +5,7 @@
  * a spec that parses is then computed on a data space of arbitrary bytes.
  * Seeds: tests/fuzz/seeds/spec.
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include "fingerprint/fingerprint.h"
 

@@ -2,7 +2,7 @@
  * fuzz_stimuli.c — the stimuli parser (sim/stimuli.c) on arbitrary text.
  * Seeds: every bundled stimuli file.
  */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include "sim/stimuli.h"
 

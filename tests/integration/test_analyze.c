@@ -18,7 +18,7 @@
  *    last value is the number of interrupts.
  *  - a replay that goes wrong fails the analysis; bad arguments are refused.
  */
-#include "../edit_log.h"
+#include "tests/edit_log.h"
 
 #include <jansson.h>
 #include <sqlite3.h>

@@ -15,10 +15,10 @@
  *  - Races are judged per member: the Serial echo's ring buffer handshake
  *    is no race; a member that is one is named as such.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
-#include "../../sim/firmware.h"
-#include "../../timeline/members.h"
+#include "sim/firmware.h"
+#include "dwarf/members.h"
 
 #define setup test_scratch_setup
 #define teardown test_scratch_teardown

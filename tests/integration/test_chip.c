@@ -18,7 +18,7 @@
  *    buffer at BOTTOM; a mode nothing simulates warns naming the lost pins, and
  *    says nothing when no pin and no interrupt is lost.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <unistd.h>
 

@@ -13,7 +13,7 @@
  * a recording interrupted by SIGINT must exit 130 and leave nothing.
  * Each test runs in a fresh temporary directory D.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <dirent.h>
 #include <errno.h>

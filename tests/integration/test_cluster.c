@@ -18,7 +18,7 @@
  * installs): skipped, with the reason — never passed.  The script's
  * transcript goes to stderr as "# | ..." lines, which tests/run.sh shows.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <unistd.h>
 

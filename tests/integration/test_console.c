@@ -8,7 +8,7 @@
  * tests/firmware/uart_hello.c (repeated here), the line format and sensor
  * order sensors.c prints, and adcapp's first line.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <regex.h>
 #include <unistd.h>

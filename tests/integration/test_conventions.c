@@ -12,7 +12,7 @@
  *  - no --help, doc, result or script names a paper by an internal label
  *    ("seed 004") rather than its authors and title.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <limits.h>
 #include <unistd.h>
@@ -256,6 +256,19 @@ static void test_papers_by_name(void **state)
 	assert_non_null(strstr(big, "Gracioli & Fischmeister"));
 }
 
+/* docs/layout.md's rule: the folders' include graph has no cycle and no
+ * include that goes up a layer, every include is written from the root.
+ * The check is scripts/layers.py's; here it must report all zeros. */
+static void test_layers(void **state)
+{
+	fixture *f = *state;
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "python3 scripts/layers.py ."), 0);
+	assert_non_null(strstr(f->s.out, "\ncycles: 0 (strongly connected groups of folders: 0)\n"));
+	assert_non_null(strstr(f->s.out, "\nincludes going up a layer (or across, between peers): 0\n"));
+	assert_non_null(strstr(f->s.out, "\nincludes not root-relative (\"folder/file.h\"): 0\n"));
+	assert_non_null(strstr(f->s.out, "\nincludes from or to a folder outside the layer order: 0\n"));
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, test_fixture_teardown)
 
 int main(void)
@@ -265,6 +278,7 @@ int main(void)
 		T(test_man_page),
 		T(test_bash_completion),
 		T(test_papers_by_name),
+		T(test_layers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@
  * same way and leaves no output file behind.  Control bytes from the input
  * (a spec, a stimuli line, a stored path) reach the terminal escaped.
  */
-#include "../edit_log.h"
+#include "tests/edit_log.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>

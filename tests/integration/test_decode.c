@@ -12,7 +12,7 @@
  *     ATmega16, an ATmega128 (elpm, jmp/call) and an ATmega2560 (eicall).
  * Also: the ELF loader's errors, and decoding of truncated or garbage input.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <glob.h>
 #include <unistd.h>

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #define AB "tests/firmware/arduino_blink"
 #define AVR_FLAGS "-Os -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000"

@@ -16,7 +16,7 @@
  *    (avr-addr2line -e tests/firmware/sensors.elf 0xa6 0x152), the call
  *    returns to 0x154 (avr-objdump -d: `call 0xa6` at 0x150).
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <ctype.h>
 

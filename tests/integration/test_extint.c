@@ -11,7 +11,7 @@
  *  - int0_level: INT0 in low-level mode still fires again and again while
  *    PD2 is low, and never while it is high.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <stdio.h>
 #include <unistd.h>

@@ -9,7 +9,7 @@
  * total order — stops at the icount derived from the recording itself;
  * --keep-going, --until, a recording without interrupts and SIGINT.
  */
-#include "../edit_log.h"
+#include "tests/edit_log.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -20,7 +20,7 @@
 #include "sim/avr_decode.h"
 #include "sim/ioregs.h"
 #include "fingerprint/fingerprint.h"
-#include "trace/replica.h"
+#include "recorder/replica.h"
 #include "replayer/replayer.h"
 
 #define OLD_DEFAULT "old:sel=SPL+SPH+SREG+r24+r25+r31,ra=8,width=16"

@@ -11,7 +11,7 @@
  *    recording is refused and leaves the file as it was;
  *  - `info --json` reports the metrics, and `select` the ranking.
  */
-#include "../edit_log.h"
+#include "tests/edit_log.h"
 
 #include <jansson.h>
 #include <sodium.h>

@@ -14,7 +14,7 @@
  * the default replays its 2 s gap before the first press, which 24 bits
  * (0.84 s) do not cover.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <jansson.h>
 #include <stdio.h>

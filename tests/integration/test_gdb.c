@@ -29,7 +29,7 @@
  *    reply or a NAK, the server keeps answering, and a client that leaves
  *    mid-packet leaves nothing behind.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

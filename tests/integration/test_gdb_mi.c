@@ -13,7 +13,7 @@
  * With AVRR_MI_TRANSCRIPT=FILE the commands and gdb's answers (less the
  * '=' notifications and prompts) are appended to FILE, for docs/gdb.md.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <signal.h>
 #include <sys/wait.h>

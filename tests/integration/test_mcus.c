@@ -14,7 +14,7 @@
  *    its input reads logged, and replayed exactly from the default
  *    configuration and from the full context with the cycle count.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <sqlite3.h>
 #include <time.h>

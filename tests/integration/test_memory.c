@@ -16,7 +16,7 @@
  * 8 MB; the summary's metrics keep only a 32-byte sample per interrupt
  * (and qsort's copy of it), under 2 MB.  The bound sits between, at 5 MB.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <stdlib.h>
 #include <sys/resource.h>

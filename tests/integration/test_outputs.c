@@ -11,7 +11,7 @@
  * anything.  And `record` removes the hidden temporaries of dead processes
  * beside its output (kill -9 leaves them) while a live process's stays.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <dirent.h>
 #include <limits.h>

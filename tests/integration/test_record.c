@@ -10,7 +10,7 @@
  *  - the event log is consistent: each `prev` is the latest earlier event
  *    of the same context, and interrupt entries and RETIs nest properly.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <sodium.h>
 #include <sqlite3.h>

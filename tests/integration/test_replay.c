@@ -19,7 +19,7 @@
  *  - Without the ground truth (avrr strip) the injections are the same.
  *  - A changed output value in the log is a divergence at that write.
  */
-#include "../edit_log.h"
+#include "tests/edit_log.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -29,7 +29,7 @@
 #include "db/db.h"
 #include "fingerprint/fingerprint.h"
 #include "recorder/recorder.h"
-#include "trace/replica.h"
+#include "recorder/replica.h"
 #include "replayer/replayer.h"
 
 #define FULL "full:sel=all,hash=jenkins,ra=16,width=64"

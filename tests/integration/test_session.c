@@ -14,7 +14,7 @@
  * The engine is the front-end's child that leads a process group of its
  * own (session.h: the engine and its checkpoints form one group).
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

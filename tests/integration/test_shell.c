@@ -27,7 +27,7 @@
  *  - Bad commands, addresses and symbols are one line each and the shell
  *    goes on; bad arguments to the command itself exit 2.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <math.h>
 

@@ -16,7 +16,7 @@
  * a fresh directory it then expects empty; a session's processes are found
  * by the recording's unique path on their command line.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -13,7 +13,7 @@
  *    `until` the tap takes the boundaries before it and on_boundary the
  *    rest, together again that same sequence.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <inttypes.h>
 #include <sim_avr.h>

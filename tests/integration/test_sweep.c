@@ -19,7 +19,7 @@
  *  - SIGINT to the sweep alone stops its workers: exit status 130, no file
  *    left, no worker still running.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <fcntl.h>
 #include <jansson.h>

@@ -11,13 +11,13 @@
  * ATmega328P, whose Timer1 sits in extended I/O.  Configurations the
  * device cannot record are refused.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <unistd.h>
 
 #include "db/db.h"
 #include "fingerprint/fingerprint.h"
-#include "trace/replica.h"
+#include "recorder/replica.h"
 
 #define setup test_scratch_setup
 #define teardown test_scratch_teardown

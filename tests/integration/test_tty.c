@@ -11,7 +11,7 @@
  * the screen before the next keys go out, so only the Ctrl-C timing is left
  * to the clock, and that with wide margins.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <signal.h>
 #include <time.h>

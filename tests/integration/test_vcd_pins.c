@@ -20,7 +20,7 @@
  *    (99+1)*32 = 3200 cycles, OC2B (OCR2B = 49) (99-49)*32 = 1600 cycles
  *    before OC2A; main's PORTD writes (PD7) move none of them.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #define setup test_scratch_setup
 #define teardown test_scratch_teardown

@@ -19,7 +19,7 @@
  *     path in a missing directory and a directory.
  * Each test works in its own temporary directory.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <dirent.h>
 #include <signal.h>

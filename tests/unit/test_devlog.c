@@ -7,7 +7,7 @@
  * differences, a run of reads, a loss; and each malformed item is refused
  * with its line.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include "device/devlog.h"
 #include "fingerprint/tracer.h"

@@ -10,7 +10,7 @@
  * recorder's context||RA digest needs; digest_hex's lower-case,
  * NUL-terminated output.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <ctype.h>
 #include <sodium.h>

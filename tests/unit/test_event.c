@@ -13,7 +13,7 @@
  *    validate against the same rows);
  *  - each kind survives the store's encoding, and the names are the table's.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include "db/chunk.h"
 #include "db/db.h"

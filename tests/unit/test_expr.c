@@ -9,7 +9,7 @@
  * layout from its declaration (id @0, last @1, offset @3, samples @5);
  * expected numbers are C's arithmetic at AVR's sizes (int: 2 bytes).
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include "shell/expr.h"
 

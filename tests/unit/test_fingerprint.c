@@ -6,7 +6,7 @@
  * round-robin hash picking, and the property that a wider hash never yields
  * more duplicate fingerprints.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include "fingerprint/cost.h"
 #include "fingerprint/fingerprint.h"

@@ -6,7 +6,7 @@
  * ties, malformed input, and a sanity check on avr-gcc output: r24 and SREG
  * rank near the top, as in the paper's Fig. 4.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <glob.h>
 #include <unistd.h>

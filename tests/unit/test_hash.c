@@ -5,7 +5,7 @@
  * contract (a wider hash never separates fewer inputs) over pseudo-random
  * inputs, and name parsing.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include "fingerprint/hash.h"
 

@@ -7,7 +7,7 @@
  * defines for the part, parsed here independently of the script (any
  * spacing, either case of 0x), is in it at its data-space address.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <ctype.h>
 #include <sim_avr.h>

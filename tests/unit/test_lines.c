@@ -5,12 +5,12 @@
  * through libdw, a stripped copy (no rows, no error), and damaged DWARF and
  * stabs (errors).
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <gelf.h>
 #include <libelf.h>
 
-#include "timeline/lines.h"
+#include "dwarf/lines.h"
 
 #define FW_PATH "tests/firmware/adcapp_stabs.elf"
 /* The Makefile's AVR_FLAGS with -gdwarf-2 for -g: the same code (checked

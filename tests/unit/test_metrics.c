@@ -6,7 +6,7 @@
  * odd numbers of prefixes), and independence from the order of the samples.
  * Every expected number is worked out by hand in the comments.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <math.h>
 

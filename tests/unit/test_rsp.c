@@ -10,7 +10,7 @@
  *  - 200,000 random byte streams through the reader and parser (under the
  *    sanitizers in `make test`) never overrun a buffer.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include "gdb/request.h"
 #include "gdb/rsp.h"

@@ -5,7 +5,7 @@
  * receive buffer, which the stimuli fill directly) while the test advances
  * the cycle counter timer by timer.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include <math.h>
 
@@ -17,7 +17,7 @@
 #include <sim_io.h>
 #include <sim_irq.h>
 
-#include "../../sim/stimuli.h"
+#include "sim/stimuli.h"
 
 #define FREQ 8000000u /* 1 us = 8 cycles */
 

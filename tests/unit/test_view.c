@@ -10,7 +10,7 @@
  * "; 61" comments are not part of ours), addresses from `avr-nm -S`, and the
  * initial .data bytes from `avr-objdump -s -j .data`.
  */
-#include "../testlib.h"
+#include "tests/testlib.h"
 
 #include "shell/view.h"
 

@@ -2,15 +2,15 @@
  * fingerprints.c — recording fingerprints, during a recording or after it
  * (see fingerprints.h).
  */
-#include "fingerprints.h"
+#include "recorder/fingerprints.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/digest.h"
-#include "replica.h"
+#include "util/digest.h"
+#include "recorder/replica.h"
 
 int trace_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, trace_fpset *out,
 		    avrr_err *err)

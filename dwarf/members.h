@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/firmware.h"
-#include "../util/err.h"
+#include "sim/firmware.h"
+#include "util/err.h"
 
 /* At most this many leaves per variable; a larger one is kept whole. */
 #define MEMBERS_MAX_PER_VAR 4096

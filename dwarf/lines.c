@@ -6,7 +6,7 @@
  * functions become sequences that end at the function's end.  Lookups are
  * binary searches or linear scans of that array: firmware is small.
  */
-#include "timeline/lines.h"
+#include "dwarf/lines.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -1,5 +1,5 @@
 /* replica.c — a sim rebuilt from a recording (see replica.h). */
-#include "replica.h"
+#include "recorder/replica.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* members.c — static variables cut into members from DWARF (see members.h). */
-#include "members.h"
+#include "dwarf/members.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/grow.h"
+#include "util/grow.h"
 
 #define ELF_DATA_BASE   0x800000u
 #define ELF_EEPROM_BASE 0x810000u

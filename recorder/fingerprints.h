@@ -9,9 +9,9 @@
 #ifndef AVRR_FINGERPRINTS_H
 #define AVRR_FINGERPRINTS_H
 
-#include "../db/db.h"
-#include "../fingerprint/fingerprint.h"
-#include "../sim/sim.h"
+#include "db/db.h"
+#include "fingerprint/fingerprint.h"
+#include "sim/sim.h"
 
 #define TRACE_FP_NONE "none"
 

@@ -1,10 +1,10 @@
 /* report.c — the replay's reports as text (see report.h). */
-#include "report.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "../trace/uart.h"
+#include "trace/uart.h"
 
 void report_errors(FILE *out, replay *r)
 {

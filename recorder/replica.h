@@ -9,8 +9,8 @@
 #ifndef AVRR_REPLICA_H
 #define AVRR_REPLICA_H
 
-#include "../db/db.h"
-#include "../sim/sim.h"
+#include "db/db.h"
+#include "sim/sim.h"
 
 typedef struct trace_replica {
 	db_run run;

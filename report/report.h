@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "../replayer/replayer.h"
+#include "replayer/replayer.h"
 
 /* `errors`: the configuration and the replay's counters up to here. */
 void report_errors(FILE *out, replay *r);
