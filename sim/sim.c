@@ -749,9 +749,12 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 				acc.value = avr->data[acc.addr];
 			s->hooks.on_insn(s->hooks.ud, pc, (uint32_t)(avr->cycle - cycle), &acc, nacc);
 		}
-		if (s->count_transfers)
-			s->transfers += (s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)] >>
-					 (new_pc > pc)) & 1;
+		if (s->count_transfers) {
+			/* Most words transfer nothing: their counter is left alone. */
+			uint8_t kind = s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)];
+			if (kind)
+				s->transfers += (kind >> (new_pc > pc)) & 1;
+		}
 		if (avr->interrupts.running_ptr < depth && s->hooks.on_reti)
 			s->hooks.on_reti(s->hooks.ud,
 					 avr->interrupts.running[avr->interrupts.running_ptr]->vector);
@@ -774,7 +777,7 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		replay_boundary(s);
 		return;
 	}
-	if ((avr->state == cpu_Running || avr->state == cpu_Sleeping) && avr->interrupt_state) {
+	if (avr->interrupt_state && (avr->state == cpu_Running || avr->state == cpu_Sleeping)) {
 		if (avr->interrupt_state > 0 && avr->sreg[S_I] && s->hooks.on_irq)
 			service_with_hook(s);
 		else
