@@ -18,11 +18,13 @@
  * the line gives the median of the pairs' ratios with their min and max, so
  * a slow spell of a noisy machine slows both sides of a pair.  Wall time
  * still moves with the machine's load; so each line also gives the ratio of
- * host instructions retired, counted by callgrind over a shorter run of the
- * same firmware (CALLGRIND_INSTRUCTIONS, 2*10^6), both sides as whole
- * processes.  That count does not vary with load: it is the judged figure,
- * and each target is checked against it (a check mark or a cross).  Then,
- * once, the shell's latency:
+ * host instructions retired, counted by callgrind over shorter runs of the
+ * same firmware, both sides as whole processes with all their threads, at
+ * half of CALLGRIND_INSTRUCTIONS (2*10^6) and at all of it: the difference,
+ * over plain simavr's, is the ratio of the run proper, without what each
+ * process pays once.  That count does not vary with load: it is the judged
+ * figure, and each target is checked against it (a check mark or a cross).
+ * Then, once, the shell's latency:
  * Output, one line per measurement:
  *
  *   bench <firmware> <measure> ratio=<median> min=<x> max=<x> insn_ratio=<x>
