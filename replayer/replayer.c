@@ -371,6 +371,7 @@ static void expect_next(replay *r, uint64_t n)
 	if (r->o.oracle || r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
 		return;
 	const fp_config *c = &r->fp.cfg;
+	r->s->boundary_gap = 0;  /* new bits: the sim looks afresh */
 	r->s->boundary_mask = n <= r->nirq ? (uint32_t)fp_hash_mask(c->ra_bits) : UINT32_MAX;
 	r->s->boundary_match = n <= r->nirq ? (uint32_t)fpi_ra_of_key(c, r->fp.key_of[n - 1])
 					    : UINT32_MAX;  /* no PC is 2^33 bytes */

@@ -6,7 +6,7 @@ PKGS="make gcc g++ pkg-config simavr libsimavr-dev gcc-avr avr-libc binutils-avr
       libelf-dev libdw-dev libsqlite3-dev libreadline-dev libsodium-dev libxxhash-dev
       libjansson-dev libcmocka-dev sqlite3 tmux python3-matplotlib gdb-avr clang
       libclang-rt-dev gtkwave arduino-core-avr arduino-mk python3-jsonschema man-db
-      groff-base munge slurmctld slurmd slurm-client parallel"
+      groff-base munge slurmctld slurmd slurm-client parallel valgrind"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

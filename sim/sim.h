@@ -178,9 +178,12 @@ typedef struct sim {
 	 * at every boundary).  A replay waiting for one interrupt knows the
 	 * low bits of its return address, and skips the call elsewhere.
 	 * Likewise for the cycles since the last reset (sim_timer_cycles),
-	 * masked by boundary_cycle_mask, when its fingerprint counts cycles. */
+	 * masked by boundary_cycle_mask (low bits), when its fingerprint
+	 * counts cycles.  Whoever changes these sets boundary_gap to 0: until
+	 * the cycle boundary_from + boundary_gap, no boundary can match. */
 	uint32_t boundary_mask, boundary_match;
 	uint64_t boundary_cycle_mask, boundary_cycle_match;
+	uint64_t boundary_from, boundary_gap;
 	/* Observed runs: each flash word's load or store (see sim.c), built
 	 * by the first sim_set_observed. */
 	struct sim_memop *memop;
