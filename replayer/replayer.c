@@ -55,14 +55,16 @@ struct replay {
 	trace_replica rep;
 	sim *s;
 
-	trace_event *ev;              /* the log, in seq order */
+	trace_cursor log;             /* the log, read a chunk at a time as it is consumed */
+	trace_event *ev;              /* the whole log, read only when asked (rp_events) */
 	size_t nev;
-	trace_cursor log;             /* how far each context has consumed it */
 	uint8_t *irq_vector;          /* irq_vector[n-1]: the n-th interrupt's */
 	uint32_t *irq_ra;
 	size_t nirq;
 
-	db_interrupt *truth;          /* NULL when stripped (then unscored) */
+	/* The ground truth's interrupts (0 when stripped, then unscored):
+	 * each one's icount, cycle and vector are its irq event's, read from
+	 * the log as the replay comes to it (rp_recorded_interrupt). */
 	size_t ntruth, truth_pos;     /* the oracle's next recorded interrupt */
 	rp_scorer *scorer;            /* a fingerprint replay's, when scored */
 
@@ -124,11 +126,14 @@ static void diverge(replay *r, unsigned ctx, const char *expected, const char *a
 }
 
 /* "interrupt 3 (irq vector 1 (INT0_vect) ra 0x041a)": the n-th one. */
-static void describe_irq(const replay *r, uint64_t n, char *buf, size_t len)
+static void describe_irq(replay *r, uint64_t n, char *buf, size_t len)
 {
 	char irq[160];
-	const trace_event *q = &r->ev[r->log.irq_event[n - 1]];
-	trace_describe(r->s, q->type, q->addr, q->value, 1, irq, sizeof irq);
+	const trace_event *q = trace_cursor_irq(&r->log, n);
+	if (q)
+		trace_describe(r->s, q->type, q->addr, q->value, 1, irq, sizeof irq);
+	else
+		snprintf(irq, sizeof irq, "unreadable: %.140s", r->log.err.msg);
 	snprintf(buf, len, "interrupt %" PRIu64 " (%s)", n, irq);
 }
 
@@ -145,12 +150,17 @@ static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_
 	 * taken in its place).  That names the cause, whatever happened. */
 	int late = e && e->seq > r->pending_seq;
 	if (e && !late && trace_matches(e, type, addr, value, check_value)) {
-		r->log.ctx_pos[ctx]++;
+		trace_cursor_consume(&r->log, ctx);
 		return e;
 	}
 	/* Only a divergence is put into words: events are on the hot path. */
 	char want[200], got[160], irq[160];
 	trace_describe(r->s, type, addr, value, check_value, got, sizeof got);
+	if (r->log.failed) {
+		snprintf(want, sizeof want, "the log: %.180s", r->log.err.msg);
+		diverge(r, ctx, want, got);
+		return NULL;
+	}
 	if (late) {
 		describe_irq(r, r->next_n, irq, sizeof irq);
 		snprintf(want, sizeof want, "%.120s first: the log puts it before this event", irq);
@@ -255,8 +265,9 @@ static void on_reset(void *ud)
 static void expect_next(replay *r, uint64_t n)
 {
 	r->next_n = n;
-	r->pending_seq = !r->o.keep_going && !r->o.oracle && n <= r->nirq
-			 ? r->ev[r->log.irq_event[n - 1]].seq : UINT64_MAX;
+	const trace_event *q = !r->o.keep_going && !r->o.oracle && n <= r->nirq
+			       ? trace_cursor_irq(&r->log, n) : NULL;
+	r->pending_seq = q ? q->seq : UINT64_MAX;
 	if (r->o.oracle || r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
 		return;
 	const fp_config *c = &r->fp.cfg;
@@ -368,7 +379,7 @@ static const fpi_rec *pick_in_log_order(const replay *r, const fpi_slot *slot)
 /* Sequence matching: the first of the `window` interrupts expected from
  * the next-th on whose key is `key` and that the log's order allows here,
  * or 0. */
-static uint64_t expected_with_key(const replay *r, const fp_index *x, uint64_t next,
+static uint64_t expected_with_key(replay *r, const fp_index *x, uint64_t next,
 				  uint64_t key)
 {
 	for (uint64_t n = next; n < next + r->o.window && n <= r->nirq; n++)
@@ -495,14 +506,17 @@ static __attribute__((noinline)) void oracle_now(replay *r, sel_group *g, const 
 static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state *st)
 {
 	uint64_t icount = r->s->icount;
-	if (r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount < icount) {
+	db_interrupt q = { 0 };
+	if (r->truth_pos < r->ntruth && rp_recorded_interrupt(r, r->truth_pos + 1, &q))
+		return;
+	if (r->truth_pos < r->ntruth && q.icount < icount) {
 		char want[96];
 		snprintf(want, sizeof want, "interrupt %zu at icount %" PRIu64, r->truth_pos + 1,
-			 r->truth[r->truth_pos].icount);
+			 q.icount);
 		diverge(r, 0, want, "no boundary there where the CPU could take it");
 		return;
 	}
-	int at_truth = r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount;
+	int at_truth = r->truth_pos < r->ntruth && q.icount == icount;
 	for (size_t k = 0; k < r->ngroups; k++) {
 		sel_group *g = &r->groups[k];
 		if (g->batch)
@@ -511,14 +525,14 @@ static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state 
 			oracle_now(r, g, st, at_truth);
 	}
 	if (at_truth) {
-		uint8_t vector = (uint8_t)r->truth[r->truth_pos++].vector;
+		r->truth_pos++;
 		r->c.injected++;
 		r->c.correct++;
-		inject(r, vector);
+		inject(r, (uint8_t)q.vector);
 	}
 	if (!r->diverged)
-		set_truth_next(r, r->truth_pos < r->ntruth ? r->truth[r->truth_pos].icount
-							     : UINT64_MAX);
+		set_truth_next(r, r->truth_pos < r->ntruth &&
+				  !rp_recorded_interrupt(r, r->truth_pos + 1, &q) ? q.icount : UINT64_MAX);
 }
 
 /* The oracle's hook.  Most boundaries only queue: that path is kept
@@ -553,23 +567,39 @@ static void on_boundary(void *ud)
 
 /* ---- opening ---------------------------------------------------------- */
 
-/* Splits the log by context and lists the interrupts in order.  db_open
+/* Each interrupt's vector and return address, for the fingerprint index. */
+typedef struct irq_lists {
+	replay *r;
+	size_t n;
+} irq_lists;
+
+static int add_irqs(void *ud, const trace_event *ev, size_t n)
+{
+	irq_lists *l = ud;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].type == TRACE_IRQ && l->n < l->r->nirq) {
+			l->r->irq_vector[l->n] = (uint8_t)ev[i].addr;
+			l->r->irq_ra[l->n++] = ev[i].value;
+		}
+	return 0;
+}
+
+/* Opens the cursor on the log and lists the interrupts in order.  db_open
  * validated it: it starts with a reset, and every context is a vector. */
 static int index_log(replay *r, avrr_err *err)
 {
-	if (db_load_events(r->d, &r->ev, &r->nev, err) ||
-	    trace_cursor_init(&r->log, r->ev, r->nev, err))
+	if (trace_cursor_init(&r->log, r->d, err))
 		return -1;
 	r->nirq = r->log.nirq;
 	r->irq_vector = malloc(r->nirq + 1);
 	r->irq_ra = malloc((r->nirq + 1) * sizeof *r->irq_ra);
 	if (!r->irq_vector || !r->irq_ra)
 		return avrr_errf(err, "out of memory");
-	for (size_t k = 0; k < r->nirq; k++) {
-		const trace_event *e = &r->ev[r->log.irq_event[k]];
-		r->irq_vector[k] = (uint8_t)e->addr;
-		r->irq_ra[k] = e->value;
-	}
+	irq_lists l = { r, 0 };
+	if (db_each_event(r->d, add_irqs, &l, err))
+		return -1;
+	if (l.n != r->nirq)
+		return avrr_errf(err, "%s: the log changed while read", db_name(r->d));
 	r->c.interrupts_recorded = r->nirq;
 	return 0;
 }
@@ -723,7 +753,8 @@ static int make_groups(replay *r, avrr_err *err)
 	/* One batch and nothing else: the simulation queues for it itself. */
 	if (r->nbatches == 1 && !r->unbatched)
 		r->tap = &r->batches[0]->tap;
-	set_truth_next(r, r->ntruth ? r->truth[0].icount : UINT64_MAX);
+	db_interrupt q;
+	set_truth_next(r, r->ntruth && !rp_recorded_interrupt(r, 1, &q) ? q.icount : UINT64_MAX);
 	return 0;
 }
 
@@ -925,8 +956,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (index_log(r, err) || db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
 		goto out;
 	if (r->rep.run.has_ground_truth) {
-		if (db_load_interrupts(r->d, &r->truth, &r->ntruth, err))
-			goto out;
+		r->ntruth = r->nirq;  /* db_open checked: one per irq event */
 		r->c.scored = r->scored = 1;
 	}
 	if (o->oracle ? open_oracle(r, cfgs, ncfgs, err)
@@ -944,7 +974,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 		.on_insn = on_insn, .on_raise = on_raise,
 	};
 	if (r->scored && !o->oracle &&
-	    !(r->scorer = score_attach(r, r->truth, r->ntruth, !o->keep_going, &r->c, err)))
+	    !(r->scorer = score_attach(r, r->ntruth, !o->keep_going, &r->c, err)))
 		goto out;
 	rc = 0;
 out:
@@ -976,7 +1006,6 @@ void rp_close(replay *r)
 	free(r->irq_vector);
 	free(r->irq_ra);
 	score_free(r->scorer);
-	free(r->truth);
 	free(r->inj);
 	trace_replica_close(&r->rep);
 	db_close(r->d);
@@ -992,11 +1021,13 @@ static void check_log_consumed(replay *r)
 	const trace_event *first = trace_cursor_first_left(&r->log, &ctx);
 	if (first) {
 		char want[200];
-		if (first->type == TRACE_IRQ && r->next_n <= r->nirq &&
-		    &r->ev[r->log.irq_event[r->next_n - 1]] == first)
+		trace_event f = *first;
+		const trace_event *q = f.type == TRACE_IRQ && r->next_n <= r->nirq
+				       ? trace_cursor_irq(&r->log, r->next_n) : NULL;
+		if (q && q->seq == f.seq)
 			describe_irq(r, r->next_n, want, sizeof want);
 		else
-			trace_describe(r->s, first->type, first->addr, first->value, 1, want, sizeof want);
+			trace_describe(r->s, f.type, f.addr, f.value, 1, want, sizeof want);
 		diverge(r, ctx, want, "the end of the recording");
 	}
 }
@@ -1211,15 +1242,33 @@ void rp_unobserve(replay *r, const void *ud)
 	listen(r, &unused);
 }
 
-const trace_event *rp_events(const replay *r, size_t *n)
+const trace_event *rp_events(replay *r, size_t *n)
 {
+	avrr_err unused;  /* unreadable now, it was read at db_open: say nothing */
+	if (!r->ev && db_load_events(r->d, &r->ev, &r->nev, &unused))
+		r->nev = 0;
 	*n = r->nev;
 	return r->ev;
 }
 
 size_t rp_consumed(const replay *r, unsigned ctx)
 {
-	return ctx < 256 ? r->log.ctx_pos[ctx] : 0;
+	return ctx < 256 ? r->log.consumed[ctx] : 0;
+}
+
+int rp_recorded_interrupt(replay *r, uint64_t n, db_interrupt *q)
+{
+	const trace_event *e = trace_cursor_irq(&r->log, n);
+	if (!e) {
+		char why[200];
+		snprintf(why, sizeof why, "the log: %.180s",
+			 r->log.failed ? r->log.err.msg : "an interrupt it lacks");
+		diverge(r, 0, "interrupt's irq event", why);
+		return -1;
+	}
+	*q = (db_interrupt){ .idx = n, .icount = e->icount, .cycle = e->cycle, .vector = e->addr,
+			     .ra = e->value };
+	return 0;
 }
 
 void rp_describe_event(const replay *r, const trace_event *e, char *buf, size_t n)

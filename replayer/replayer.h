@@ -214,9 +214,15 @@ uint64_t rp_key_here(replay *r);
 uint64_t rp_recorded_key(const replay *r, uint64_t n);
 
 /* The happens-before log, in seq order, and how much of each context's
- * part of it the replay has consumed. */
-const trace_event *rp_events(const replay *r, size_t *n);
+ * part of it the replay has consumed.  The replay itself reads the log a
+ * chunk at a time; rp_events reads it whole, on first use, for the
+ * commands that list it (the shell's info irqs, uart and events). */
+const trace_event *rp_events(replay *r, size_t *n);
 size_t rp_consumed(const replay *r, unsigned ctx);
+/* The n-th recorded interrupt (1-based) as the ground truth has it: its
+ * irq event's icount, cycle, vector and return address (sp and digest are
+ * not read).  -1 when the log cannot be read there, after diverging. */
+int rp_recorded_interrupt(replay *r, uint64_t n, db_interrupt *q);
 /* An event in words: "irq vector 1 (INT0_vect) ra 0x024c", "read PINB (0x36) = 0x01". */
 void rp_describe_event(const replay *r, const trace_event *e, char *buf, size_t n);
 
