@@ -85,6 +85,7 @@ struct db {
 	db_counts counts;    /* what validation counted */
 	int counted;         /* counts holds them (validated, or opened again) */
 	sqlite3_stmt *chunk_at;  /* db_event_chunk's, prepared on first use */
+	sqlite3_stmt *fp_chunk_of;  /* db_fingerprint_chunk's, likewise */
 
 	/* Decoded once for all configurations' fingerprints: the vector of
 	 * each interrupt (from the log), a byte each. */
@@ -251,6 +252,7 @@ static void db_free(db *d)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_close(d->h);
 	sqlite3_finalize(d->chunk_at);
+	sqlite3_finalize(d->fp_chunk_of);
 	free(d->irq_vector);
 	free(d->path);
 	free(d->tmp);
@@ -1329,6 +1331,53 @@ static void digests_close(digest_reader *r)
 {
 	sqlite3_finalize(r->st);
 	r->st = NULL;
+}
+
+int db_fingerprint_chunk(db *d, uint32_t config, uint64_t n, db_fingerprint **buf, size_t *cap,
+			 uint64_t *first, size_t *count, avrr_err *err)
+{
+	*count = 0;
+	if (!d->fp_chunk_of &&
+	    sqlite3_prepare_v2(d->h, "SELECT first, count, ra_size, hash_size, key_size, data, keys"
+			       " FROM fingerprint_chunks WHERE config = ?1 AND first <= ?2"
+			       " ORDER BY first DESC LIMIT 1", -1, &d->fp_chunk_of, NULL) != SQLITE_OK)
+		return avrr_errf(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
+	sqlite3_stmt *st = d->fp_chunk_of;
+	sqlite3_bind_int64(st, 1, config);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)n);
+	int rc = sqlite3_step(st);
+	const char *why = rc == SQLITE_ROW ? NULL : rc == SQLITE_DONE ? "no chunk holds it"
+			  : sqlite3_errmsg(d->h);
+	size_t k = 0;
+	int64_t at = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	if (!why)
+		why = db_decode_fp_chunk(st, 1, NULL, 0, &k);
+	if (!why && (at < 1 || (uint64_t)at + k <= n))
+		why = "no chunk holds it";
+	if (!why && k > *cap) {
+		db_fingerprint *p = realloc(*buf, k * sizeof *p);
+		if (!p) {
+			sqlite3_reset(st);
+			return avrr_errf(err, "out of memory");
+		}
+		*buf = p;
+		*cap = k;
+	}
+	if (!why) {
+		memset(*buf, 0, k * sizeof **buf);
+		for (size_t i = 0; i < k; i++) {
+			(*buf)[i].config = config;
+			(*buf)[i].n = (uint64_t)at + i;
+		}
+		db_decode_fp_chunk(st, 1, *buf, k, &k);
+	}
+	sqlite3_reset(st);  /* no read transaction left open, as db_event_chunk */
+	if (why)
+		return avrr_errf(err, "%s: fingerprint %" PRIu64 " of configuration %u: %s", d->path,
+				 n, config, why);
+	*first = (uint64_t)at;
+	*count = k;
+	return 0;
 }
 
 int db_each_fingerprint(db *d, uint32_t config, int with_digests,

@@ -192,6 +192,15 @@ int db_each_fingerprint(db *d, uint32_t config, int with_digests,
 			int (*fn)(void *ud, const db_fingerprint *f, size_t n, avrr_err *err),
 			void *ud, avrr_err *err);
 
+/* The chunk of configuration `config`'s fingerprints that holds the n-th:
+ * its fingerprints n = *first .. *first + *count - 1 in *buf (grown, *cap
+ * its room), each with config, n, ra_part, hash_part and input key (not
+ * its vector or digest).  For a reader that needs a few at a time (a
+ * replay under sequence matching).  0, or -1 (err).  No read transaction
+ * is left open. */
+int db_fingerprint_chunk(db *d, uint32_t config, uint64_t n, db_fingerprint **buf, size_t *cap,
+			 uint64_t *first, size_t *count, avrr_err *err);
+
 /* Calls fn for every ground-truth interrupt in order, with its stored
  * context (context NULL when none; valid during the call only); stops at
  * fn's first non-zero return, which is returned with fn's err. */

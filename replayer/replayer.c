@@ -69,6 +69,19 @@ struct replay {
 	rp_scorer *scorer;            /* a fingerprint replay's, when scored */
 
 	fp_index fp;                  /* fingerprint replay's D */
+	/* Sequence matching one interrupt ahead needs only the next expected
+	 * interrupt's fingerprint: then the keys are read a chunk at a time
+	 * (streamed), and fp holds the configuration without its D, which is
+	 * built only if a false hit has to be classified (full). */
+	int streamed;
+	db_fp_config fp_stored;       /* the configuration replayed */
+	uint32_t fp_config_id;
+	fp_index full;
+	int have_full;
+	db_fingerprint *keys;         /* the chunk of fingerprints read last */
+	size_t keys_cap, nkeys;
+	uint64_t keys_first;
+	uint64_t next_key;            /* the next_n-th's key, when next_n <= nirq */
 	uint64_t next_n;              /* the next interrupt expected, in log order */
 	/* Fail loud (replayer.h): the seq of the next_n-th irq event (past
 	 * it no event may come first; UINT64_MAX: no such check). */
@@ -90,6 +103,12 @@ struct replay {
 
 	rp_counters c;
 	int scored;                   /* the recording has its ground truth */
+	/* The injections made: the first inj_prefix were each the recorded
+	 * interrupt of their number, at its icount, so they are not kept (a
+	 * faithful replay keeps none); from the first that was not (strayed)
+	 * on, inj[] lists them. */
+	uint64_t inj_prefix;
+	int strayed;
 	rp_injection *inj;
 	size_t ninj, inj_cap;
 	int diverged;
@@ -258,6 +277,26 @@ static void on_reset(void *ud)
 	expect_implied(r, 0, TRACE_RESET, 0);
 }
 
+/* The n-th recorded interrupt's key (1 <= n <= nirq) under the replayed
+ * configuration: from D, or from its chunk when streamed.  0 after
+ * diverging when it cannot be read. */
+static uint64_t key_of(replay *r, uint64_t n)
+{
+	if (!r->streamed)
+		return r->fp.key_of[n - 1];
+	if (n < r->keys_first || n >= r->keys_first + r->nkeys) {
+		avrr_err err;
+		if (db_fingerprint_chunk(r->d, r->fp_config_id, n, &r->keys, &r->keys_cap,
+					 &r->keys_first, &r->nkeys, &err)) {
+			r->nkeys = 0;
+			diverge(r, 0, "the recorded fingerprints", err.msg);
+			return 0;
+		}
+	}
+	const db_fingerprint *f = &r->keys[n - r->keys_first];
+	return fpi_key(&r->fp.cfg, f->ra_part, f->hash_part);
+}
+
 /* From now on the n-th interrupt is the next expected.  Under sequence
  * matching only its return address can match, so the sim calls the hook
  * only where the PC has its RA bits, and, when the fingerprint counts
@@ -265,6 +304,7 @@ static void on_reset(void *ud)
 static void expect_next(replay *r, uint64_t n)
 {
 	r->next_n = n;
+	r->next_key = n <= r->nirq ? key_of(r, n) : 0;
 	const trace_event *q = !r->o.keep_going && !r->o.oracle && n <= r->nirq
 			       ? trace_cursor_irq(&r->log, n) : NULL;
 	r->pending_seq = q ? q->seq : UINT64_MAX;
@@ -272,7 +312,7 @@ static void expect_next(replay *r, uint64_t n)
 		return;
 	const fp_config *c = &r->fp.cfg;
 	r->s->boundary_mask = n <= r->nirq ? (uint32_t)fp_hash_mask(c->ra_bits) : UINT32_MAX;
-	r->s->boundary_match = n <= r->nirq ? (uint32_t)fpi_ra_of_key(c, r->fp.key_of[n - 1])
+	r->s->boundary_match = n <= r->nirq ? (uint32_t)fpi_ra_of_key(c, r->next_key)
 					    : UINT32_MAX;  /* no PC is 2^33 bytes */
 	r->s->boundary_cycle_mask = r->s->boundary_cycle_match = 0;
 	if (n > r->nirq || c->hash_bits >= 64)
@@ -283,7 +323,7 @@ static void expect_next(replay *r, uint64_t n)
 		if (c->counter[i].kind == FP_COUNT_CYCLES && shift < 64) {
 			uint64_t mask = fp_hash_mask(c->counter[i].bits);
 			r->s->boundary_cycle_mask = mask;
-			r->s->boundary_cycle_match = r->fp.key_of[n - 1] >> shift & mask;
+			r->s->boundary_cycle_match = r->next_key >> shift & mask;
 			return;
 		}
 }
@@ -292,7 +332,17 @@ static void expect_next(replay *r, uint64_t n)
 static void inject(replay *r, uint8_t vector)
 {
 	uint32_t ra = sim_pc(r->s);
-	if (r->ninj == r->inj_cap) {
+	if (!r->strayed) {
+		const trace_event *q = r->inj_prefix < r->nirq
+				       ? trace_cursor_irq(&r->log, r->inj_prefix + 1) : NULL;
+		if (q && q->icount == r->s->icount && q->addr == vector)
+			r->inj_prefix++;
+		else
+			r->strayed = 1;
+	}
+	if (!r->strayed) {
+		/* kept as inj_prefix */
+	} else if (r->ninj == r->inj_cap) {
 		size_t cap = r->inj_cap ? r->inj_cap * 2 : 4096;
 		rp_injection *p = realloc(r->inj, cap * sizeof *p);
 		if (!p) {
@@ -302,7 +352,8 @@ static void inject(replay *r, uint8_t vector)
 		r->inj = p;
 		r->inj_cap = cap;
 	}
-	r->inj[r->ninj++] = (rp_injection){ .icount = r->s->icount, .vector = vector };
+	if (r->strayed)
+		r->inj[r->ninj++] = (rp_injection){ .icount = r->s->icount, .vector = vector };
 	int rc = sim_enter_vector(r->s, vector);
 	if (rc) {
 		char got[96];
@@ -339,25 +390,42 @@ static unsigned false_hit_kind(const fp_index *x, uint64_t key, uint32_t ra, uin
 }
 
 /* Tells the observers of the match about to be injected; whether one
- * vetoed it. */
-static int vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key, const fp_state *st)
+ * vetoed it.  How a false one was fooled, they ask (rp_classify_hit). */
+static int vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key)
 {
 	rp_hit h = { .n = n, .vector = vector, .key = key };
-	int classified = 0;
-	for (unsigned i = 0; i < r->nobs; i++) {
-		if (!r->obs[i].on_match)
-			continue;
-		if (!classified) {
-			uint64_t in = r->fp.has_input_keys ? fp_input_key(&r->fp.cfg, st) : 0;
-			unsigned kind = false_hit_kind(&r->fp, key, st->ra, in);
-			h.same_ra = !!(kind & OUT_LOOP);
-			h.same_input = !!(kind & OUT_INPUT);
-			classified = 1;
-		}
-		if (r->obs[i].on_match(r->obs[i].ud, &h))
+	for (unsigned i = 0; i < r->nobs; i++)
+		if (r->obs[i].on_match && r->obs[i].on_match(r->obs[i].ud, &h))
 			return 1;
-	}
 	return 0;
+}
+
+static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *x,
+		       const fp_index *inputs_of, avrr_err *err);
+static int list_irqs(replay *r, avrr_err *err);
+
+void rp_classify_hit(replay *r, rp_hit *h)
+{
+	fp_index *x = &r->fp;
+	if (r->streamed) {
+		/* D, built now: a false hit is rare, and stops the replay
+		 * unless it keeps going. */
+		avrr_err err;
+		if (!r->have_full && (list_irqs(r, &err) ||
+				      load_stored(r, r->d, &r->fp_stored, &r->full, NULL, &err))) {
+			diverge(r, 0, "the recorded fingerprints", err.msg);
+			return;
+		}
+		r->have_full = 1;
+		x = &r->full;
+	}
+	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
+			.ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
+			.transfers = sim_transfers(r->s) };
+	uint64_t in = x->has_input_keys ? fp_input_key(&x->cfg, &st) : 0;
+	unsigned kind = false_hit_kind(x, h->key, st.ra, in);
+	h->same_ra = !!(kind & OUT_LOOP);
+	h->same_input = !!(kind & OUT_INPUT);
 }
 
 /* The recorded interrupt a set-based match stands for: the first one with
@@ -395,18 +463,24 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	if (r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1) {
 		/* Only the next interrupt can match: most boundaries fail on
 		 * its return address bits before anything is hashed. */
-		if (r->next_n > r->nirq || fpi_ra_of_key(c, r->fp.key_of[r->next_n - 1]) != ra_part)
+		if (r->next_n > r->nirq || fpi_ra_of_key(c, r->next_key) != ra_part)
 			return;
 	} else if (!fpi_ra_possible(&r->fp, ra_part)) {
 		return;
 	}
 	fp_value v = fp_compute(c, st);
 	uint64_t key = fpi_key(c, v.ra_part, v.hash_part);
-	const fpi_slot *slot = fpi_find(&r->fp, key);
-	if (!slot)
-		return;
 	uint64_t n;
-	if (r->o.match == RP_MATCH_SEQUENCE) {
+	const fpi_slot *slot;
+	if (r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1) {
+		/* The one key that can match: no need to ask D. */
+		if (key != r->next_key ||
+		    !trace_cursor_in_order(&r->log, r->next_n, sim_running_vector(r->s)))
+			return;
+		n = r->next_n;
+	} else if (!(slot = fpi_find(&r->fp, key))) {
+		return;
+	} else if (r->o.match == RP_MATCH_SEQUENCE) {
 		if (!(n = expected_with_key(r, &r->fp, r->next_n, key)))
 			return;
 	} else {
@@ -417,8 +491,16 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 				break;
 			}
 	}
-	uint8_t vector = r->irq_vector[n - 1];
-	if (vetoed(r, n, vector, key, st))
+	uint8_t vector;
+	if (r->streamed) {
+		const trace_event *q = trace_cursor_irq(&r->log, n);
+		if (!q)
+			return;
+		vector = (uint8_t)q->addr;
+	} else {
+		vector = r->irq_vector[n - 1];
+	}
+	if (vetoed(r, n, vector, key))
 		return;
 	r->c.injected++;
 	inject(r, vector);
@@ -584,13 +666,23 @@ static int add_irqs(void *ud, const trace_event *ev, size_t n)
 	return 0;
 }
 
-/* Opens the cursor on the log and lists the interrupts in order.  db_open
- * validated it: it starts with a reset, and every context is a vector. */
+/* Opens the cursor on the log.  db_open validated it: it starts with a
+ * reset, and every context is a vector. */
 static int index_log(replay *r, avrr_err *err)
 {
 	if (trace_cursor_init(&r->log, r->d, err))
 		return -1;
 	r->nirq = r->log.nirq;
+	r->c.interrupts_recorded = r->nirq;
+	return 0;
+}
+
+/* Each interrupt's vector and return address, which building D needs:
+ * a walk over the log. */
+static int list_irqs(replay *r, avrr_err *err)
+{
+	if (r->irq_vector)
+		return 0;
 	r->irq_vector = malloc(r->nirq + 1);
 	r->irq_ra = malloc((r->nirq + 1) * sizeof *r->irq_ra);
 	if (!r->irq_vector || !r->irq_ra)
@@ -600,7 +692,6 @@ static int index_log(replay *r, avrr_err *err)
 		return -1;
 	if (l.n != r->nirq)
 		return avrr_errf(err, "%s: the log changed while read", db_name(r->d));
-	r->c.interrupts_recorded = r->nirq;
 	return 0;
 }
 
@@ -831,6 +922,8 @@ static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs,
 	 * system time in a 0.6 s run).  Growing 64 MB at a time makes that
 	 * 0.1 s; untouched pages cost nothing. */
 	mallopt(M_TOP_PAD, 64 << 20);
+	if (list_irqs(r, err))
+		return -1;
 	if (!r->scored)
 		return avrr_errf(err, "the oracle follows the ground truth, and this recording "
 				 "was stripped of it");
@@ -892,10 +985,15 @@ static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, a
 		return avrr_errf(err, "the recording has no fingerprints; add some with "
 				 "avrr fingerprint RUN.db --fp SPEC");
 	}
-	if (load_stored(r, r->d, c, &r->fp, NULL, err))
+	r->fp_stored = *c;
+	r->fp_config_id = c->id;
+	r->streamed = r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1;
+	if (r->streamed ? fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name,
+				   &r->fp.cfg, err)
+			: list_irqs(r, err) || load_stored(r, r->d, c, &r->fp, NULL, err))
 		return -1;
 	expect_next(r, 1);
-	return 0;
+	return r->diverged ? avrr_errf(err, "%s", r->div.actual) : 0;
 }
 
 static int counts_transfers(const fp_config *c)
@@ -1001,6 +1099,8 @@ void rp_close(replay *r)
 	free(r->results);
 	free(r->groups);
 	fpi_free(&r->fp);
+	fpi_free(&r->full);
+	free(r->keys);
 	trace_cursor_free(&r->log);
 	free(r->ev);
 	free(r->irq_vector);
@@ -1165,8 +1265,42 @@ const rp_divergence *rp_get_divergence(const replay *r)
 	return r->diverged ? &r->div : NULL;
 }
 
-const rp_injection *rp_injections(const replay *r, size_t *n)
+/* The first inj_prefix interrupts' icount and vector, into a list. */
+typedef struct inj_fill {
+	rp_injection *to;
+	size_t n, want;
+} inj_fill;
+
+static int fill_injections(void *ud, const trace_event *ev, size_t n)
 {
+	inj_fill *f = ud;
+	for (size_t i = 0; i < n && f->n < f->want; i++)
+		if (ev[i].type == TRACE_IRQ)
+			f->to[f->n++] = (rp_injection){ .icount = ev[i].icount,
+							.vector = (uint8_t)ev[i].addr };
+	return 0;
+}
+
+const rp_injection *rp_injections(replay *r, size_t *n)
+{
+	if (r->inj_prefix) {
+		/* Listed now, and kept from now on: few ask. */
+		size_t total = (size_t)r->inj_prefix + r->ninj;
+		rp_injection *all = malloc(total * sizeof *all);
+		inj_fill f = { all, 0, (size_t)r->inj_prefix };
+		avrr_err unused;
+		if (!all || db_each_event(r->d, fill_injections, &f, &unused) || f.n != f.want) {
+			free(all);
+			*n = 0;
+			return NULL;
+		}
+		memcpy(all + f.n, r->inj, r->ninj * sizeof *all);
+		free(r->inj);
+		r->inj = all;
+		r->ninj = r->inj_cap = total;
+		r->inj_prefix = 0;
+		r->strayed = 1;
+	}
 	*n = r->ninj;
 	return r->inj;
 }
@@ -1226,9 +1360,9 @@ uint64_t rp_key_here(replay *r)
 	return fpi_key(c, v.ra_part, v.hash_part);
 }
 
-uint64_t rp_recorded_key(const replay *r, uint64_t n)
+uint64_t rp_recorded_key(replay *r, uint64_t n)
 {
-	return r->fp.key_of[n - 1];
+	return key_of(r, n);
 }
 
 void rp_unobserve(replay *r, const void *ud)

@@ -53,16 +53,18 @@ static void describe_next(const rp_scorer *sc, char *buf, size_t len)
 
 /* An injection about to be made: correct, or false and (unless keeping
  * going) the end of the replay, before the wrong entry. */
-static int on_match(void *ud, const rp_hit *h)
+static int on_match(void *ud, const rp_hit *hit)
 {
 	rp_scorer *sc = ud;
 	uint64_t icount = rp_icount(sc->r);
 	score_settle(sc, icount);
-	if (sc->pos < sc->n && sc->q.icount == icount && sc->q.vector == h->vector) {
+	if (sc->pos < sc->n && sc->q.icount == icount && sc->q.vector == hit->vector) {
 		sc->c->correct++;
 		advance(sc);
 		return 0;
 	}
+	rp_hit classified = *hit, *h = &classified;
+	rp_classify_hit(sc->r, h);
 	++*(h->same_ra ? &sc->c->false_loop : &sc->c->false_ra);
 	++*(h->same_input ? &sc->c->input_duplicates : &sc->c->hash_collisions);
 	if (!sc->stops)
