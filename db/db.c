@@ -1094,14 +1094,28 @@ int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err)
 	return drain(d, err) ? -1 : db_decode_events(d->h, d->path, out, n, err);
 }
 
+static int append_irq_events(void *ud, const trace_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		trace_event *e = ev[i].type == TRACE_IRQ ? grow(ud) : NULL;
+		if (ev[i].type == TRACE_IRQ && !e)
+			return -1;
+		if (e)
+			*e = ev[i];
+	}
+	return 0;
+}
+
 int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 {
-	trace_event *ev;
-	size_t nev;
-	if (db_load_events(d, &ev, &nev, err))
+	/* The irq events are all db_decode_interrupts reads of the log. */
+	growbuf g = { .size = sizeof(trace_event) };
+	if (drain(d, err) || db_each_event_chunk(d->h, d->path, append_irq_events, &g, err)) {
+		free(g.items);
 		return -1;
-	int rc = db_decode_interrupts(d->h, d->path, ev, nev, out, n, err);
-	free(ev);
+	}
+	int rc = db_decode_interrupts(d->h, d->path, g.items, g.n, out, n, err);
+	free(g.items);
 	return rc;
 }
 
