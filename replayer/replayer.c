@@ -1294,7 +1294,8 @@ const rp_injection *rp_injections(replay *r, size_t *n)
 			*n = 0;
 			return NULL;
 		}
-		memcpy(all + f.n, r->inj, r->ninj * sizeof *all);
+		if (r->ninj)  /* r->inj is NULL before the first kept */
+			memcpy(all + f.n, r->inj, r->ninj * sizeof *all);
 		free(r->inj);
 		r->inj = all;
 		r->ninj = r->inj_cap = total;
