@@ -250,9 +250,9 @@ static void db_free(db *d)
 	pthread_cond_destroy(&d->cv);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(d->st[i]);
-	sqlite3_close(d->h);
-	sqlite3_finalize(d->chunk_at);
+	sqlite3_finalize(d->chunk_at);  /* before the close, which refuses while any is open */
 	sqlite3_finalize(d->fp_chunk_of);
+	sqlite3_close(d->h);
 	free(d->irq_vector);
 	free(d->path);
 	free(d->tmp);
