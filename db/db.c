@@ -83,7 +83,10 @@ struct db {
 	atomic_int failed;   /* set once by whichever thread failed to write */
 	avrr_err werr;       /* its message; written before `failed` is set */
 
-	db_decoded decoded;  /* what validation read, until a loader takes it */
+	db_counts counts;    /* what validation counted */
+	int counted;         /* counts holds them (validated, or opened again) */
+	sqlite3_stmt *chunk_at;  /* db_event_chunk's, prepared on first use */
+	sqlite3_stmt *fp_chunk_of;  /* db_fingerprint_chunk's, likewise */
 
 	/* Decoded once for all configurations' fingerprints: the vector of
 	 * each interrupt (from the log), a byte each. */
@@ -284,9 +287,9 @@ static void db_free(db *d)
 	pthread_cond_destroy(&d->cv);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(d->st[i]);
+	sqlite3_finalize(d->chunk_at);  /* before the close, which refuses while any is open */
+	sqlite3_finalize(d->fp_chunk_of);
 	sqlite3_close(d->h);
-	free(d->decoded.events);
-	free(d->decoded.interrupts);
 	free(d->irq_vector);
 	free(d->path);
 	free(d->tmp);
@@ -782,12 +785,13 @@ static int open_checked(const char *path, const void *image, size_t n, int writa
 	}
 	d->version = (int)ver;
 	d->writable = writable;
-	if ((validate && db_validate(d->h, path, db_schema_sql(), &d->decoded, err)) ||
+	if ((validate && db_validate(d->h, path, db_schema_sql(), &d->counts, err)) ||
 	    prepare(d, err) ||
 	    (writable && exec(d, "BEGIN", err))) {
 		db_free(d);
 		return -1;
 	}
+	d->counted = validate;
 	*out = d;
 	return 0;
 }
@@ -811,7 +815,11 @@ int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr
 
 int db_open_again(const db *d, db **out, avrr_err *err)
 {
-	return open_checked(d->path, d->image, d->image_size, 0, 0, out, err);
+	if (open_checked(d->path, d->image, d->image_size, 0, 0, out, err))
+		return -1;
+	(*out)->counts = d->counts;
+	(*out)->counted = d->counted;
+	return 0;
 }
 
 int db_open_written(const char *path, db **out, avrr_err *err)
@@ -1165,66 +1173,105 @@ static int load_all(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), s
 	return rc;
 }
 
-/* The event log to read: validation's copy while no loader has taken it,
- * else decoded into *loaded, which the caller frees. */
-static int read_log(db *d, const trace_event **ev, size_t *n, trace_event **loaded,
-		    avrr_err *err)
-{
-	*loaded = NULL;
-	if (d->decoded.events) {
-		*ev = d->decoded.events;
-		*n = d->decoded.nevents;
-		return 0;
-	}
-	if (drain(d, err) || db_decode_events(d->h, d->path, loaded, n, err))
-		return -1;
-	*ev = *loaded;
-	return 0;
-}
-
-static int load_irq_vectors(db *d, avrr_err *err);
-
 int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err)
 {
-	if (d->decoded.events) {  /* the first caller takes what validation read */
-		/* Fingerprints need the vectors of the log that goes now. */
-		if (load_irq_vectors(d, err))
-			return -1;
-		*out = d->decoded.events;
-		*n = d->decoded.nevents;
-		d->decoded.events = NULL;
-		return 0;
-	}
 	return drain(d, err) ? -1 : db_decode_events(d->h, d->path, out, n, err);
 }
 
-/* The ground truth, decoded afresh (validation's copy, if any, left). */
-static int decode_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
+static int append_irq_events(void *ud, const trace_event *ev, size_t n)
 {
-	const trace_event *ev;
-	trace_event *loaded;
-	size_t nev;
-	if (read_log(d, &ev, &nev, &loaded, err))
-		return -1;
-	int rc = db_decode_interrupts(d->h, d->path, ev, nev, out, n, err);
-	free(loaded);
-	return rc;
+	for (size_t i = 0; i < n; i++) {
+		trace_event *e = ev[i].type == TRACE_IRQ ? grow(ud) : NULL;
+		if (ev[i].type == TRACE_IRQ && !e)
+			return -1;
+		if (e)
+			*e = ev[i];
+	}
+	return 0;
 }
 
 int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 {
-	if (d->decoded.interrupts) {  /* as db_load_events */
-		*out = d->decoded.interrupts;
-		*n = d->decoded.ninterrupts;
-		d->decoded.interrupts = NULL;
-		return 0;
+	/* The irq events are all db_decode_interrupts reads of the log. */
+	growbuf g = { .size = sizeof(trace_event) };
+	if (drain(d, err) || db_each_event_chunk(d->h, d->path, append_irq_events, &g, err)) {
+		free(g.items);
+		return -1;
 	}
-	return decode_interrupts(d, out, n, err);
+	int rc = db_decode_interrupts(d->h, d->path, g.items, g.n, out, n, err);
+	free(g.items);
+	return rc;
 }
 
-/* Calls count(counts, event) for every event of the log: over
- * validation's copy while no loader has taken it, else a chunk at a time,
- * so that counting a long log holds none of it. */
+int db_event_chunk(db *d, uint64_t first, uint64_t last_of_ctx[256], trace_event **buf,
+		   size_t *cap, size_t *count, avrr_err *err)
+{
+	*count = 0;
+	if (!d->chunk_at && sqlite3_prepare_v2(d->h, "SELECT count, data FROM event_chunks"
+					       " WHERE first = ?", -1, &d->chunk_at, NULL) != SQLITE_OK)
+		return avrr_errf(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
+	sqlite3_stmt *st = d->chunk_at;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)first);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(st);
+		return 1;
+	}
+	if (rc != SQLITE_ROW) {
+		avrr_errf(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
+		sqlite3_reset(st);
+		return -1;
+	}
+	/* db_open checked every chunk; these hold for one opened unchecked. */
+	int64_t n = sqlite3_column_int64(st, 0);
+	const char *why = n < 1 || n > 1 << 16 ? "an event chunk with a bad count" : NULL;
+	if (!why && (size_t)n > *cap) {
+		trace_event *p = realloc(*buf, (size_t)n * sizeof *p);
+		if (!p) {
+			sqlite3_reset(st);
+			return avrr_errf(err, "out of memory");
+		}
+		*buf = p;
+		*cap = (size_t)n;
+	}
+	if (!why)
+		why = chunk_get_events(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+				       first, (size_t)n, last_of_ctx, *buf);
+	/* Reset at once: no read transaction outlives the call, so a fork
+	 * (a checkpoint) may read on with its copy of the connection. */
+	sqlite3_reset(st);
+	if (why)
+		return avrr_errf(err, "%s: damaged recording: %s (event_chunks, row %" PRIu64 ")",
+				 d->path, why, first);
+	*count = (size_t)n;
+	return 0;
+}
+
+int db_each_event(db *d, int (*fn)(void *ud, const trace_event *ev, size_t n), void *ud,
+		  avrr_err *err)
+{
+	return drain(d, err) || db_each_event_chunk(d->h, d->path, fn, ud, err) ? -1 : 0;
+}
+
+int db_log_counts(db *d, uint64_t *nevents, uint64_t *nirq, avrr_err *err)
+{
+	if (!d->counted) {
+		uint64_t counts[TRACE_COUNT];
+		if (db_count_event_types(d, counts, err))
+			return -1;
+		d->counts = (db_counts){ 0 };
+		for (unsigned t = 0; t < TRACE_COUNT; t++)
+			d->counts.nevents += counts[t];
+		d->counts.nirq = counts[TRACE_IRQ];
+		d->counted = 1;
+	}
+	*nevents = d->counts.nevents;
+	*nirq = d->counts.nirq;
+	return 0;
+}
+
+/* Calls count(counts, event) for every event of the log, a chunk at a
+ * time, so that counting a long log holds none of it. */
 typedef struct counting {
 	void (*count)(uint64_t *, const trace_event *);
 	uint64_t *counts;
@@ -1242,8 +1289,6 @@ static int each_event(db *d, void (*count)(uint64_t *, const trace_event *), uin
 		      avrr_err *err)
 {
 	counting c = { count, counts };
-	if (d->decoded.events)
-		return count_chunk(&c, d->decoded.events, d->decoded.nevents);
 	return drain(d, err) || db_each_event_chunk(d->h, d->path, count_chunk, &c, err) ? -1 : 0;
 }
 
@@ -1295,8 +1340,7 @@ int db_load_fp_configs(db *d, db_fp_config **out, size_t *n, avrr_err *err)
 	return rc;
 }
 
-/* Fills d->irq_vector from the log validation decoded, or from the chunks
- * one at a time. */
+/* Fills d->irq_vector from the chunks one at a time. */
 static int add_irq_vectors(void *ud, const trace_event *ev, size_t n)
 {
 	growbuf *g = ud;
@@ -1315,11 +1359,9 @@ static int load_irq_vectors(db *d, avrr_err *err)
 	if (d->have_irq_vector)
 		return 0;
 	growbuf g = { .size = 1 };
-	int rc = d->decoded.events ? add_irq_vectors(&g, d->decoded.events, d->decoded.nevents)
-		 : drain(d, err) || db_each_event_chunk(d->h, d->path, add_irq_vectors, &g, err);
-	if (rc) {
+	if (drain(d, err) || db_each_event_chunk(d->h, d->path, add_irq_vectors, &g, err)) {
 		free(g.items);
-		return d->decoded.events ? avrr_errf(err, "out of memory") : -1;
+		return -1;
 	}
 	d->irq_vector = g.items ? g.items : malloc(1);
 	if (!d->irq_vector)
@@ -1330,13 +1372,12 @@ static int load_irq_vectors(db *d, avrr_err *err)
 }
 
 /* Reads the context digests of the ground truth a chunk at a time, in
- * order of interrupt, for the fingerprints being decoded: from
- * validation's copy while a loader has not taken it, else straight from
+ * order of interrupt, for the fingerprints being decoded: straight from
  * interrupt_chunks, so that no decoded ground truth is held.  A stripped
  * recording has none to give. */
 typedef struct digest_reader {
 	db *d;
-	sqlite3_stmt *st;       /* over interrupt_chunks; NULL with the copy or when done */
+	sqlite3_stmt *st;       /* over interrupt_chunks; NULL when done */
 	const uint8_t *data;    /* the current chunk's */
 	uint64_t first, count;  /* its interrupts */
 } digest_reader;
@@ -1344,8 +1385,6 @@ typedef struct digest_reader {
 static int digests_open(db *d, digest_reader *r, avrr_err *err)
 {
 	*r = (digest_reader){ .d = d };
-	if (d->decoded.interrupts)
-		return 0;
 	if (sqlite3_prepare_v2(d->h, "SELECT first, count, data FROM interrupt_chunks"
 			       " ORDER BY first", -1, &r->st, NULL) != SQLITE_OK)
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
@@ -1358,13 +1397,6 @@ static int digests_open(db *d, digest_reader *r, avrr_err *err)
 static int digest_of(digest_reader *r, db_fingerprint *f, avrr_err *err)
 {
 	db *d = r->d;
-	if (d->decoded.interrupts) {
-		if (f->n >= 1 && f->n <= d->decoded.ninterrupts) {
-			memcpy(f->digest, d->decoded.interrupts[f->n - 1].digest, sizeof f->digest);
-			f->has_digest = 1;
-		}
-		return 0;
-	}
 	while (r->st && f->n >= r->first + r->count) {
 		int step = sqlite3_step(r->st);
 		if (step == SQLITE_DONE) {
@@ -1397,6 +1429,53 @@ static void digests_close(digest_reader *r)
 {
 	sqlite3_finalize(r->st);
 	r->st = NULL;
+}
+
+int db_fingerprint_chunk(db *d, uint32_t config, uint64_t n, db_fingerprint **buf, size_t *cap,
+			 uint64_t *first, size_t *count, avrr_err *err)
+{
+	*count = 0;
+	if (!d->fp_chunk_of &&
+	    sqlite3_prepare_v2(d->h, "SELECT first, count, ra_size, hash_size, key_size, data, keys"
+			       " FROM fingerprint_chunks WHERE config = ?1 AND first <= ?2"
+			       " ORDER BY first DESC LIMIT 1", -1, &d->fp_chunk_of, NULL) != SQLITE_OK)
+		return avrr_errf(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
+	sqlite3_stmt *st = d->fp_chunk_of;
+	sqlite3_bind_int64(st, 1, config);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)n);
+	int rc = sqlite3_step(st);
+	const char *why = rc == SQLITE_ROW ? NULL : rc == SQLITE_DONE ? "no chunk holds it"
+			  : sqlite3_errmsg(d->h);
+	size_t k = 0;
+	int64_t at = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	if (!why)
+		why = db_decode_fp_chunk(st, 1, NULL, 0, &k);
+	if (!why && (at < 1 || (uint64_t)at + k <= n))
+		why = "no chunk holds it";
+	if (!why && k > *cap) {
+		db_fingerprint *p = realloc(*buf, k * sizeof *p);
+		if (!p) {
+			sqlite3_reset(st);
+			return avrr_errf(err, "out of memory");
+		}
+		*buf = p;
+		*cap = k;
+	}
+	if (!why) {
+		memset(*buf, 0, k * sizeof **buf);
+		for (size_t i = 0; i < k; i++) {
+			(*buf)[i].config = config;
+			(*buf)[i].n = (uint64_t)at + i;
+		}
+		db_decode_fp_chunk(st, 1, *buf, k, &k);
+	}
+	sqlite3_reset(st);  /* no read transaction left open, as db_event_chunk */
+	if (why)
+		return avrr_errf(err, "%s: fingerprint %" PRIu64 " of configuration %u: %s", d->path,
+				 n, config, why);
+	*first = (uint64_t)at;
+	*count = k;
+	return 0;
 }
 
 int db_each_fingerprint(db *d, uint32_t config, int with_digests,
@@ -1489,7 +1568,7 @@ int db_each_context(db *d, int (*fn)(void *ud, const db_interrupt *q, avrr_err *
 {
 	db_interrupt *truth;
 	size_t n;
-	if (decode_interrupts(d, &truth, &n, err))
+	if (db_load_interrupts(d, &truth, &n, err))
 		return -1;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(d->h, "SELECT idx, data FROM contexts ORDER BY idx", -1, &st,

@@ -202,6 +202,15 @@ int db_each_fingerprint(db *d, uint32_t config, int with_digests,
 			int (*fn)(void *ud, const db_fingerprint *f, size_t n, avrr_err *err),
 			void *ud, avrr_err *err);
 
+/* The chunk of configuration `config`'s fingerprints that holds the n-th:
+ * its fingerprints n = *first .. *first + *count - 1 in *buf (grown, *cap
+ * its room), each with config, n, ra_part, hash_part and input key (not
+ * its vector or digest).  For a reader that needs a few at a time (a
+ * replay under sequence matching).  0, or -1 (err).  No read transaction
+ * is left open. */
+int db_fingerprint_chunk(db *d, uint32_t config, uint64_t n, db_fingerprint **buf, size_t *cap,
+			 uint64_t *first, size_t *count, avrr_err *err);
+
 /* Calls fn for every ground-truth interrupt in order, with its stored
  * context (context NULL when none; valid during the call only); stops at
  * fn's first non-zero return, which is returned with fn's err. */
@@ -212,6 +221,23 @@ int db_count_contexts(db *d, uint64_t *n, avrr_err *err);
 
 /* All events in seq order; *out is malloc'ed (NULL when there are none). */
 int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err);
+/* The log a chunk at a time, for a reader that must not hold it whole
+ * (the replay's cursor, trace/log.h): decodes the chunk that starts at
+ * event seq `first` into *buf (grown, *cap its room), *count its events.
+ * last_of_ctx carries each context's last seq from the previous chunk
+ * (all zero before the first; chunk.h), which gives each event its prev.
+ * Returns 0, 1 when no chunk starts there (the end of the log), or -1
+ * (err).  No read transaction is left open: a forked copy of d reads on. */
+int db_event_chunk(db *d, uint64_t first, uint64_t last_of_ctx[256], trace_event **buf,
+		   size_t *cap, size_t *count, avrr_err *err);
+/* Every event in seq order, a chunk at a time: fn gets each chunk's
+ * events (valid during the call only); its non-zero return stops the walk
+ * as "out of memory". */
+int db_each_event(db *d, int (*fn)(void *ud, const trace_event *ev, size_t n), void *ud,
+		  avrr_err *err);
+/* How many events and irq events the log has (counted by db_open's
+ * validation, else now, by a walk over the chunks). */
+int db_log_counts(db *d, uint64_t *nevents, uint64_t *nirq, avrr_err *err);
 /* All ground-truth interrupts in order (context pointers are NULL). */
 int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err);
 

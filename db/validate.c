@@ -50,10 +50,13 @@ typedef struct checker {
 	unsigned max_vector;
 	int has_truth;
 	char sha256[65];
-	growbuf events;        /* trace_event: the log, which db_open keeps */
-	growbuf irq_at;        /* uint32_t: each irq event's index in `events` */
+	/* The log as check_events walks it, a chunk at a time: nothing of it
+	 * is held, so that opening a long recording takes no more memory than
+	 * a short one. */
+	uint64_t nevents, nirq;
+	trace_nesting nesting;
+	uint64_t icount, cycle;   /* of the previous event */
 	growbuf cfgs;          /* cfg_seen */
-	db_interrupt *interrupts;  /* the ground truth, which db_open keeps too */
 } checker;
 
 /* "PATH: damaged recording: WHAT (TABLE, row N)"; row 0 leaves the row out. */
@@ -524,59 +527,84 @@ out:
 	return rc;
 }
 
-static int check_events(checker *c)
+/* Checks one chunk's events (check_events); the first failure stops the
+ * walk and is reported, as "out of memory" is not. */
+static int check_event_chunk(void *ud, const trace_event *ev, size_t n)
 {
-	trace_event *ev;
-	size_t nev;
-	if (db_decode_events(c->h, c->path, &ev, &nev, c->err))
-		return -1;
-	c->events = (growbuf){ .items = ev, .n = nev, .cap = nev, .size = sizeof *ev };
-	trace_nesting nesting = { .depth = 0 };
-	uint64_t icount = 0, cycle = 0;
-	for (size_t i = 0; i < nev; i++) {
+	checker *c = ud;
+	for (size_t i = 0; i < n; i++, c->nevents++) {
 		const trace_event *e = &ev[i];
 		int64_t seq = (int64_t)e->seq;
-		if (e->icount < icount || e->icount > c->instructions)
-			return damaged(c, "events", seq, "events.icount is out of range");
-		if (e->cycle < cycle || e->cycle > c->cycles)
-			return damaged(c, "events", seq, "events.cycle is out of range");
+		if (e->icount < c->icount || e->icount > c->instructions)
+			return damaged(c, "events", seq, "events.icount is out of range"), 1;
+		if (e->cycle < c->cycle || e->cycle > c->cycles)
+			return damaged(c, "events", seq, "events.cycle is out of range"), 1;
 		if (e->ctx > c->max_vector || e->type < 1 || e->type >= TRACE_COUNT ||
 		    e->pc >= PC_LIMIT || e->addr > 0xffff)
 			return damaged(c, "events", seq, "events.%s is out of range",
 				       e->ctx > c->max_vector ? "ctx" : e->pc >= PC_LIMIT ? "pc"
-				       : e->addr > 0xffff ? "addr" : "type");
-		if (i == 0 && e->type != TRACE_RESET)
-			return damaged(c, "events", seq, "the log does not start with a reset");
-		const char *why = trace_check(e, &nesting, c->max_vector, c->data_size);
+				       : e->addr > 0xffff ? "addr" : "type"), 1;
+		if (c->nevents == 0 && e->type != TRACE_RESET)
+			return damaged(c, "events", seq, "the log does not start with a reset"), 1;
+		const char *why = trace_check(e, &c->nesting, c->max_vector, c->data_size);
 		if (why)
-			return damaged(c, "events", seq, "%s", why);
-		icount = e->icount;
-		cycle = e->cycle;
-		uint32_t *at = e->type == TRACE_IRQ ? grow(&c->irq_at) : NULL;
-		if (e->type == TRACE_IRQ && !at)
-			return avrr_errf(c->err, "out of memory");
-		if (at)
-			*at = (uint32_t)i;
+			return damaged(c, "events", seq, "%s", why), 1;
+		c->icount = e->icount;
+		c->cycle = e->cycle;
+		c->nirq += e->type == TRACE_IRQ;
 	}
-	return nev ? 0 : damaged(c, "events", 0, "the log is empty");
+	return 0;
+}
+
+static int check_events(checker *c)
+{
+	avrr_err mine = { "" };
+	c->nesting = (trace_nesting){ .depth = 0 };
+	/* A failed check has put its message in c->err already; the walk's
+	 * own (a damaged chunk) goes to `mine`. */
+	int rc = db_each_event_chunk(c->h, c->path, check_event_chunk, c, &mine);
+	if (rc && strcmp(mine.msg, "out of memory"))
+		*c->err = mine;
+	if (rc)
+		return -1;
+	return c->nevents ? 0 : damaged(c, "events", 0, "the log is empty");
 }
 
 /* The ground truth agrees with the log's irq events, one each, and each
- * stored context is one data space. */
+ * stored context is one data space.  Its chunks are counted, not held. */
 static int check_interrupts(checker *c)
 {
-	size_t n, nirq = c->irq_at.n;
-	if (db_decode_interrupts(c->h, c->path, c->events.items, c->events.n, &c->interrupts, &n,
-				 c->err))
+	uint64_t n = 0, nirq = c->nirq;
+	if (begin(c, "interrupt_chunks", "SELECT first, count, length(data), typeof(data)"
+					 " FROM interrupt_chunks ORDER BY first"))
+		return -1;
+	int have;
+	while ((have = next(c, "interrupt_chunks")) > 0) {
+		sqlite3_stmt *st = c->st;
+		int64_t first, count;
+		if (int_in(st, 0, INT64_MIN, INT64_MAX, &first) || first != (int64_t)n + 1)
+			return damaged(c, "interrupt_chunks", sqlite3_column_int64(st, 0),
+				       "interrupt_chunks.first is not the next interrupt, %" PRId64,
+				       (int64_t)n + 1);
+		if (int_in(st, 1, 1, 1 << 16, &count) || strcmp(text(st, 3), "blob") ||
+		    sqlite3_column_int64(st, 2) != count * CHUNK_IRQ_SIZE)
+			return damaged(c, "interrupt_chunks", first, "an interrupt chunk whose data is"
+				       " not %d bytes per interrupt", CHUNK_IRQ_SIZE);
+		if (n + (uint64_t)count > nirq)
+			return damaged(c, "interrupts", (int64_t)nirq + 1, "interrupt %" PRIu64
+				       " has no irq event", nirq + 1);
+		n += (uint64_t)count;
+	}
+	if (have < 0)
 		return -1;
 	if (!c->has_truth && n)
 		return damaged(c, "interrupts", 1, "ground truth in a stripped recording");
 	if (c->has_truth && n != nirq)
-		return damaged(c, "interrupts", 0, "%zu interrupts for %zu irq events", n, nirq);
+		return damaged(c, "interrupts", 0, "%" PRIu64 " interrupts for %" PRIu64
+			       " irq events", n, nirq);
 	if (begin(c, "contexts", "SELECT idx, typeof(data), length(data) FROM contexts"
 				 " ORDER BY idx"))
 		return -1;
-	int have;
 	while ((have = next(c, "contexts")) > 0) {
 		int64_t idx;
 		if (int_in(c->st, 0, 1, (int64_t)n, &idx))
@@ -671,7 +699,8 @@ static int check_fingerprints(checker *c)
 		  " key_size, data, keys FROM fingerprint_chunks ORDER BY config, first"))
 		return -1;
 	cfg_seen *cfgs = c->cfgs.items;
-	size_t k = 0, ncfg = c->cfgs.n, nirq = c->irq_at.n;
+	size_t k = 0, ncfg = c->cfgs.n;
+	uint64_t nirq = c->nirq;
 	int64_t row = 0;
 	db_fingerprint *f = NULL;
 	size_t fcap = 0;
@@ -733,30 +762,20 @@ static int check_fingerprints(checker *c)
 	for (k = 0; k < ncfg; k++)
 		if (cfgs[k].rows != nirq)
 			return damaged(c, "fingerprints", 0, "configuration '%s' has %" PRIu64
-				       " fingerprints for %zu interrupts", cfgs[k].name, cfgs[k].rows,
+				       " fingerprints for %" PRIu64 " interrupts", cfgs[k].name, cfgs[k].rows,
 				       nirq);
 	return 0;
 }
 
-int db_validate(sqlite3 *h, const char *path, const char *schema, db_decoded *out,
+int db_validate(sqlite3 *h, const char *path, const char *schema, db_counts *out,
 		avrr_err *err)
 {
-	checker c = { .h = h, .path = path, .err = err, .events = { .size = sizeof(trace_event) },
-		      .irq_at = { .size = sizeof(uint32_t) }, .cfgs = { .size = sizeof(cfg_seen) } };
+	checker c = { .h = h, .path = path, .err = err, .cfgs = { .size = sizeof(cfg_seen) } };
 	int rc = check_schema(&c, schema) || check_run(&c) || check_firmware(&c) ||
 		 check_events(&c) || check_interrupts(&c) || check_fp_configs(&c) ||
 		 check_fingerprints(&c) ? -1 : 0;
 	sqlite3_finalize(c.st);
-	free(c.irq_at.items);
 	free(c.cfgs.items);
-	*out = (db_decoded){ 0 };
-	if (rc) {
-		free(c.events.items);
-		free(c.interrupts);
-	} else {
-		*out = (db_decoded){ .events = c.events.items, .nevents = c.events.n,
-				     .interrupts = c.interrupts,
-				     .ninterrupts = c.has_truth ? c.irq_at.n : 0 };
-	}
+	*out = rc ? (db_counts){ 0 } : (db_counts){ .nevents = c.nevents, .nirq = c.nirq };
 	return rc;
 }

@@ -15,15 +15,13 @@
 #include "util/err.h"
 #include "db/db.h"
 
-/* What the check decodes whole anyway, handed back so that a replay need
- * not read it twice: the event log and the ground truth (without contexts),
- * malloc'ed. */
-typedef struct db_decoded {
-	trace_event *events;
-	size_t nevents;
-	db_interrupt *interrupts;
-	size_t ninterrupts;
-} db_decoded;
+/* What the check counts on its way, handed back so that a reader need not
+ * walk the log again to know them.  Nothing of the log is held: the check
+ * reads it a chunk at a time. */
+typedef struct db_counts {
+	uint64_t nevents;
+	uint64_t nirq;       /* irq events */
+} db_counts;
 
 /* The event log decoded from event_chunks, malloc'ed; damage the decoding
  * meets (a chunk out of place, cut short, overlong) is reported as in
@@ -50,7 +48,7 @@ const char *db_decode_fp_chunk(sqlite3_stmt *st, int col, db_fingerprint *out, s
 /* Checks the recording open in h against `schema` (the SQL that creates
  * one); on failure err says "PATH: damaged recording: WHAT (TABLE, row N)"
  * and *out is empty. */
-int db_validate(sqlite3 *h, const char *path, const char *schema, db_decoded *out,
+int db_validate(sqlite3 *h, const char *path, const char *schema, db_counts *out,
 		avrr_err *err);
 
 #endif

@@ -30,6 +30,7 @@
 #include "recorder/replica.h"
 #include "util/digest.h"
 #include "replayer/batch.h"
+#include "replayer/cursor.h"
 #include "replayer/fpindex.h"
 #include "replayer/score.h"
 
@@ -58,18 +59,33 @@ struct replay {
 	trace_replica rep;
 	sim *s;
 
-	trace_event *ev;              /* the log, in seq order */
+	trace_cursor log;             /* the log, read a chunk at a time as it is consumed */
+	trace_event *ev;              /* the whole log, read only when asked (rp_events) */
 	size_t nev;
-	trace_cursor log;             /* how far each context has consumed it */
 	uint8_t *irq_vector;          /* irq_vector[n-1]: the n-th interrupt's */
 	uint32_t *irq_ra;
 	size_t nirq;
 
-	db_interrupt *truth;          /* NULL when stripped (then unscored) */
+	/* The ground truth's interrupts (0 when stripped, then unscored):
+	 * each one's icount, cycle and vector are its irq event's, read from
+	 * the log as the replay comes to it (rp_recorded_interrupt). */
 	size_t ntruth, truth_pos;     /* the oracle's next recorded interrupt */
 	rp_scorer *scorer;            /* a fingerprint replay's, when scored */
 
 	fp_index fp;                  /* fingerprint replay's D */
+	/* Sequence matching one interrupt ahead needs only the next expected
+	 * interrupt's fingerprint: then the keys are read a chunk at a time
+	 * (streamed), and fp holds the configuration without its D, which is
+	 * built only if a false hit has to be classified (full). */
+	int streamed;
+	db_fp_config fp_stored;       /* the configuration replayed */
+	uint32_t fp_config_id;
+	fp_index full;
+	int have_full;
+	db_fingerprint *keys;         /* the chunk of fingerprints read last */
+	size_t keys_cap, nkeys;
+	uint64_t keys_first;
+	uint64_t next_key;            /* the next_n-th's key, when next_n <= nirq */
 	uint64_t next_n;              /* the next interrupt expected, in log order */
 	/* Fail loud (replayer.h): the seq of the next_n-th irq event (past
 	 * it no event may come first; UINT64_MAX: no such check). */
@@ -91,6 +107,12 @@ struct replay {
 
 	rp_counters c;
 	int scored;                   /* the recording has its ground truth */
+	/* The injections made: the first inj_prefix were each the recorded
+	 * interrupt of their number, at its icount, so they are not kept (a
+	 * faithful replay keeps none); from the first that was not (strayed)
+	 * on, inj[] lists them. */
+	uint64_t inj_prefix;
+	int strayed;
 	rp_injection *inj;
 	size_t ninj, inj_cap;
 	int diverged;
@@ -156,11 +178,14 @@ static uint64_t transfers_now(const replay *r)
 }
 
 /* "interrupt 3 (irq vector 1 (INT0_vect) ra 0x041a)": the n-th one. */
-static void describe_irq(const replay *r, uint64_t n, char *buf, size_t len)
+static void describe_irq(replay *r, uint64_t n, char *buf, size_t len)
 {
 	char irq[160];
-	const trace_event *q = &r->ev[r->log.irq_event[n - 1]];
-	trace_describe(r->s, q->type, q->addr, q->value, 1, irq, sizeof irq);
+	const trace_event *q = trace_cursor_irq(&r->log, n);
+	if (q)
+		trace_describe(r->s, q->type, q->addr, q->value, 1, irq, sizeof irq);
+	else
+		snprintf(irq, sizeof irq, "unreadable: %.140s", r->log.err.msg);
 	snprintf(buf, len, "interrupt %" PRIu64 " (%s)", n, irq);
 }
 
@@ -177,12 +202,17 @@ static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_
 	 * taken in its place).  That names the cause, whatever happened. */
 	int late = e && e->seq > r->pending_seq;
 	if (e && !late && trace_matches(e, type, addr, value, check_value)) {
-		r->log.ctx_pos[ctx]++;
+		trace_cursor_consume(&r->log, ctx);
 		return e;
 	}
 	/* Only a divergence is put into words: events are on the hot path. */
 	char want[200], got[160], irq[160];
 	trace_describe(r->s, type, addr, value, check_value, got, sizeof got);
+	if (r->log.failed) {
+		snprintf(want, sizeof want, "the log: %.180s", r->log.err.msg);
+		diverge(r, ctx, want, got);
+		return NULL;
+	}
 	if (late) {
 		describe_irq(r, r->next_n, irq, sizeof irq);
 		snprintf(want, sizeof want, "%.120s first: the log puts it before this event", irq);
@@ -359,6 +389,26 @@ static void on_reset(void *ud)
 	expect_implied(r, 0, TRACE_RESET, 0);
 }
 
+/* The n-th recorded interrupt's key (1 <= n <= nirq) under the replayed
+ * configuration: from D, or from its chunk when streamed.  0 after
+ * diverging when it cannot be read. */
+static uint64_t key_of(replay *r, uint64_t n)
+{
+	if (!r->streamed)
+		return r->fp.key_of[n - 1];
+	if (n < r->keys_first || n >= r->keys_first + r->nkeys) {
+		avrr_err err;
+		if (db_fingerprint_chunk(r->d, r->fp_config_id, n, &r->keys, &r->keys_cap,
+					 &r->keys_first, &r->nkeys, &err)) {
+			r->nkeys = 0;
+			diverge(r, 0, "the recorded fingerprints", err.msg);
+			return 0;
+		}
+	}
+	const db_fingerprint *f = &r->keys[n - r->keys_first];
+	return fpi_key(&r->fp.cfg, f->ra_part, f->hash_part);
+}
+
 /* From now on the n-th interrupt is the next expected.  Under sequence
  * matching only its return address can match, so the sim calls the hook
  * only where the PC has its RA bits, and, when the fingerprint counts
@@ -366,14 +416,16 @@ static void on_reset(void *ud)
 static void expect_next(replay *r, uint64_t n)
 {
 	r->next_n = n;
-	r->pending_seq = !r->o.keep_going && !r->o.oracle && n <= r->nirq
-			 ? r->ev[r->log.irq_event[n - 1]].seq : UINT64_MAX;
+	r->next_key = n <= r->nirq ? key_of(r, n) : 0;
+	const trace_event *q = !r->o.keep_going && !r->o.oracle && n <= r->nirq
+			       ? trace_cursor_irq(&r->log, n) : NULL;
+	r->pending_seq = q ? q->seq : UINT64_MAX;
 	if (r->o.oracle || r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
 		return;
 	const fp_config *c = &r->fp.cfg;
 	r->s->boundary_gap = 0;  /* new bits: the sim looks afresh */
 	r->s->boundary_mask = n <= r->nirq ? (uint32_t)fp_hash_mask(c->ra_bits) : UINT32_MAX;
-	r->s->boundary_match = n <= r->nirq ? (uint32_t)fpi_ra_of_key(c, r->fp.key_of[n - 1])
+	r->s->boundary_match = n <= r->nirq ? (uint32_t)fpi_ra_of_key(c, r->next_key)
 					    : UINT32_MAX;  /* no PC is 2^33 bytes */
 	r->s->boundary_cycle_mask = r->s->boundary_cycle_match = 0;
 	if (n > r->nirq || c->hash_bits >= 64)
@@ -384,7 +436,7 @@ static void expect_next(replay *r, uint64_t n)
 		if (c->counter[i].kind == FP_COUNT_CYCLES && shift < 64) {
 			uint64_t mask = fp_hash_mask(c->counter[i].bits);
 			r->s->boundary_cycle_mask = mask;
-			r->s->boundary_cycle_match = r->fp.key_of[n - 1] >> shift & mask;
+			r->s->boundary_cycle_match = r->next_key >> shift & mask;
 			return;
 		}
 }
@@ -393,7 +445,17 @@ static void expect_next(replay *r, uint64_t n)
 static void inject(replay *r, uint8_t vector)
 {
 	uint32_t ra = sim_pc(r->s);
-	if (r->ninj == r->inj_cap) {
+	if (!r->strayed) {
+		const trace_event *q = r->inj_prefix < r->nirq
+				       ? trace_cursor_irq(&r->log, r->inj_prefix + 1) : NULL;
+		if (q && q->icount == r->s->icount && q->addr == vector)
+			r->inj_prefix++;
+		else
+			r->strayed = 1;
+	}
+	if (!r->strayed) {
+		/* kept as inj_prefix */
+	} else if (r->ninj == r->inj_cap) {
 		size_t cap = r->inj_cap ? r->inj_cap * 2 : 4096;
 		rp_injection *p = realloc(r->inj, cap * sizeof *p);
 		if (!p) {
@@ -403,7 +465,8 @@ static void inject(replay *r, uint8_t vector)
 		r->inj = p;
 		r->inj_cap = cap;
 	}
-	r->inj[r->ninj++] = (rp_injection){ .icount = r->s->icount, .vector = vector };
+	if (r->strayed)
+		r->inj[r->ninj++] = (rp_injection){ .icount = r->s->icount, .vector = vector };
 	int rc = sim_enter_vector(r->s, vector);
 	if (rc) {
 		char got[96];
@@ -440,25 +503,50 @@ static unsigned false_hit_kind(const fp_index *x, uint64_t key, uint32_t ra, uin
 }
 
 /* Tells the observers of the match about to be injected; whether one
- * vetoed it. */
-static int vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key, const fp_state *st)
+ * vetoed it.  How a false one was fooled, they ask (rp_classify_hit). */
+/* The n-th recorded interrupt's icount, read from the log (an import's
+ * interrupts are due there); UINT64_MAX when the log cannot give it. */
+static uint64_t import_irq_icount(replay *r, uint64_t n)
+{
+	const trace_event *e = trace_cursor_irq(&r->log, n);
+	return e ? e->icount : UINT64_MAX;
+}
+
+static int vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key)
 {
 	rp_hit h = { .n = n, .vector = vector, .key = key };
-	int classified = 0;
-	for (unsigned i = 0; i < r->nobs; i++) {
-		if (!r->obs[i].on_match)
-			continue;
-		if (!classified) {
-			uint64_t in = r->fp.has_input_keys ? fp_input_key(&r->fp.cfg, st) : 0;
-			unsigned kind = false_hit_kind(&r->fp, key, st->ra, in);
-			h.same_ra = !!(kind & OUT_LOOP);
-			h.same_input = !!(kind & OUT_INPUT);
-			classified = 1;
-		}
-		if (r->obs[i].on_match(r->obs[i].ud, &h))
+	for (unsigned i = 0; i < r->nobs; i++)
+		if (r->obs[i].on_match && r->obs[i].on_match(r->obs[i].ud, &h))
 			return 1;
-	}
 	return 0;
+}
+
+static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *x,
+		       const fp_index *inputs_of, avrr_err *err);
+static int list_irqs(replay *r, avrr_err *err);
+
+void rp_classify_hit(replay *r, rp_hit *h)
+{
+	fp_index *x = &r->fp;
+	if (r->streamed) {
+		/* D, built now: a false hit is rare, and stops the replay
+		 * unless it keeps going. */
+		avrr_err err;
+		if (!r->have_full && (list_irqs(r, &err) ||
+				      load_stored(r, r->d, &r->fp_stored, &r->full, NULL, &err))) {
+			diverge(r, 0, "the recorded fingerprints", err.msg);
+			return;
+		}
+		r->have_full = 1;
+		x = &r->full;
+	}
+	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
+			.ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
+			.transfers = sim_transfers(r->s) };
+	uint64_t in = x->has_input_keys ? fp_input_key(&x->cfg, &st) : 0;
+	unsigned kind = false_hit_kind(x, h->key, st.ra, in);
+	h->same_ra = !!(kind & OUT_LOOP);
+	h->same_input = !!(kind & OUT_INPUT);
 }
 
 /* The recorded interrupt a set-based match stands for: the first one with
@@ -480,7 +568,7 @@ static const fpi_rec *pick_in_log_order(const replay *r, const fpi_slot *slot)
 /* Sequence matching: the first of the `window` interrupts expected from
  * the next-th on whose key is `key` and that the log's order allows here,
  * or 0. */
-static uint64_t expected_with_key(const replay *r, const fp_index *x, uint64_t next,
+static uint64_t expected_with_key(replay *r, const fp_index *x, uint64_t next,
 				  uint64_t key)
 {
 	for (uint64_t n = next; n < next + r->o.window && n <= r->nirq; n++)
@@ -496,18 +584,24 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	if (r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1) {
 		/* Only the next interrupt can match: most boundaries fail on
 		 * its return address bits before anything is hashed. */
-		if (r->next_n > r->nirq || fpi_ra_of_key(c, r->fp.key_of[r->next_n - 1]) != ra_part)
+		if (r->next_n > r->nirq || fpi_ra_of_key(c, r->next_key) != ra_part)
 			return;
 	} else if (!fpi_ra_possible(&r->fp, ra_part)) {
 		return;
 	}
 	fp_value v = fp_compute(c, st);
 	uint64_t key = fpi_key(c, v.ra_part, v.hash_part);
-	const fpi_slot *slot = fpi_find(&r->fp, key);
-	if (!slot)
-		return;
 	uint64_t n;
-	if (r->o.match == RP_MATCH_SEQUENCE) {
+	const fpi_slot *slot;
+	if (r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1) {
+		/* The one key that can match: no need to ask D. */
+		if (key != r->next_key ||
+		    !trace_cursor_in_order(&r->log, r->next_n, sim_running_vector(r->s)))
+			return;
+		n = r->next_n;
+	} else if (!(slot = fpi_find(&r->fp, key))) {
+		return;
+	} else if (r->o.match == RP_MATCH_SEQUENCE) {
 		if (!(n = expected_with_key(r, &r->fp, r->next_n, key)))
 			return;
 	} else {
@@ -518,15 +612,23 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 				break;
 			}
 	}
-	uint8_t vector = r->irq_vector[n - 1];
-	if (vetoed(r, n, vector, key, st))
+	uint8_t vector;
+	if (r->streamed) {
+		const trace_event *q = trace_cursor_irq(&r->log, n);
+		if (!q)
+			return;
+		vector = (uint8_t)q->addr;
+	} else {
+		vector = r->irq_vector[n - 1];
+	}
+	if (vetoed(r, n, vector, key))
 		return;
-	if (r->import && r->ev[r->log.irq_event[n - 1]].icount != r->s->icount) {
+	if (r->import && import_irq_icount(r, n) != r->s->icount) {
 		/* faithful or loud: the import's replay entered it elsewhere */
 		char want[240], irq[200], got[96];
 		describe_irq(r, n, irq, sizeof irq);
 		snprintf(want, sizeof want, "%.190s at icount %" PRIu64, irq,
-			 r->ev[r->log.irq_event[n - 1]].icount);
+			 import_irq_icount(r, n));
 		snprintf(got, sizeof got, "its fingerprint matching at icount %" PRIu64,
 			 r->s->icount);
 		diverge(r, sim_running_vector(r->s), want, got);
@@ -620,14 +722,17 @@ static __attribute__((noinline)) void oracle_now(replay *r, sel_group *g, const 
 static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state *st)
 {
 	uint64_t icount = r->s->icount;
-	if (r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount < icount) {
+	db_interrupt q = { 0 };
+	if (r->truth_pos < r->ntruth && rp_recorded_interrupt(r, r->truth_pos + 1, &q))
+		return;
+	if (r->truth_pos < r->ntruth && q.icount < icount) {
 		char want[96];
 		snprintf(want, sizeof want, "interrupt %zu at icount %" PRIu64, r->truth_pos + 1,
-			 r->truth[r->truth_pos].icount);
+			 q.icount);
 		diverge(r, 0, want, "no boundary there where the CPU could take it");
 		return;
 	}
-	int at_truth = r->truth_pos < r->ntruth && r->truth[r->truth_pos].icount == icount;
+	int at_truth = r->truth_pos < r->ntruth && q.icount == icount;
 	for (size_t k = 0; k < r->ngroups; k++) {
 		sel_group *g = &r->groups[k];
 		if (g->batch)
@@ -636,14 +741,14 @@ static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state 
 			oracle_now(r, g, st, at_truth);
 	}
 	if (at_truth) {
-		uint8_t vector = (uint8_t)r->truth[r->truth_pos++].vector;
+		r->truth_pos++;
 		r->c.injected++;
 		r->c.correct++;
-		inject(r, vector);
+		inject(r, (uint8_t)q.vector);
 	}
 	if (!r->diverged)
-		set_truth_next(r, r->truth_pos < r->ntruth ? r->truth[r->truth_pos].icount
-							     : UINT64_MAX);
+		set_truth_next(r, r->truth_pos < r->ntruth &&
+				  !rp_recorded_interrupt(r, r->truth_pos + 1, &q) ? q.icount : UINT64_MAX);
 }
 
 /* The oracle's hook.  Most boundaries only queue: that path is kept
@@ -678,24 +783,49 @@ static void on_boundary(void *ud)
 
 /* ---- opening ---------------------------------------------------------- */
 
-/* Splits the log by context and lists the interrupts in order.  db_open
- * validated it: it starts with a reset, and every context is a vector. */
+/* Each interrupt's vector and return address, for the fingerprint index. */
+typedef struct irq_lists {
+	replay *r;
+	size_t n;
+} irq_lists;
+
+static int add_irqs(void *ud, const trace_event *ev, size_t n)
+{
+	irq_lists *l = ud;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].type == TRACE_IRQ && l->n < l->r->nirq) {
+			l->r->irq_vector[l->n] = (uint8_t)ev[i].addr;
+			l->r->irq_ra[l->n++] = ev[i].value;
+		}
+	return 0;
+}
+
+/* Opens the cursor on the log.  db_open validated it: it starts with a
+ * reset, and every context is a vector. */
 static int index_log(replay *r, avrr_err *err)
 {
-	if (db_load_events(r->d, &r->ev, &r->nev, err) ||
-	    trace_cursor_init(&r->log, r->ev, r->nev, err))
+	if (trace_cursor_init(&r->log, r->d, err))
 		return -1;
 	r->nirq = r->log.nirq;
+	r->c.interrupts_recorded = r->nirq;
+	return 0;
+}
+
+/* Each interrupt's vector and return address, which building D needs:
+ * a walk over the log. */
+static int list_irqs(replay *r, avrr_err *err)
+{
+	if (r->irq_vector)
+		return 0;
 	r->irq_vector = malloc(r->nirq + 1);
 	r->irq_ra = malloc((r->nirq + 1) * sizeof *r->irq_ra);
 	if (!r->irq_vector || !r->irq_ra)
 		return avrr_errf(err, "out of memory");
-	for (size_t k = 0; k < r->nirq; k++) {
-		const trace_event *e = &r->ev[r->log.irq_event[k]];
-		r->irq_vector[k] = (uint8_t)e->addr;
-		r->irq_ra[k] = e->value;
-	}
-	r->c.interrupts_recorded = r->nirq;
+	irq_lists l = { r, 0 };
+	if (db_each_event(r->d, add_irqs, &l, err))
+		return -1;
+	if (l.n != r->nirq)
+		return avrr_errf(err, "%s: the log changed while read", db_name(r->d));
 	return 0;
 }
 
@@ -848,7 +978,8 @@ static int make_groups(replay *r, avrr_err *err)
 	/* One batch and nothing else: the simulation queues for it itself. */
 	if (r->nbatches == 1 && !r->unbatched)
 		r->tap = &r->batches[0]->tap;
-	set_truth_next(r, r->ntruth ? r->truth[0].icount : UINT64_MAX);
+	db_interrupt q;
+	set_truth_next(r, r->ntruth && !rp_recorded_interrupt(r, 1, &q) ? q.icount : UINT64_MAX);
 	return 0;
 }
 
@@ -925,6 +1056,8 @@ static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs,
 	 * system time in a 0.6 s run).  Growing 64 MB at a time makes that
 	 * 0.1 s; untouched pages cost nothing. */
 	mallopt(M_TOP_PAD, 64 << 20);
+	if (list_irqs(r, err))
+		return -1;
 	if (!r->scored)
 		return avrr_errf(err, "the oracle follows the ground truth, and this recording "
 				 "was stripped of it");
@@ -986,10 +1119,15 @@ static int open_fingerprint(replay *r, const db_fp_config *cfgs, size_t ncfgs, a
 		return avrr_errf(err, "the recording has no fingerprints; add some with "
 				 "avrr fingerprint RUN.db --fp SPEC");
 	}
-	if (load_stored(r, r->d, c, &r->fp, NULL, err))
+	r->fp_stored = *c;
+	r->fp_config_id = c->id;
+	r->streamed = r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1;
+	if (r->streamed ? fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name,
+				   &r->fp.cfg, err)
+			: list_irqs(r, err) || load_stored(r, r->d, c, &r->fp, NULL, err))
 		return -1;
 	expect_next(r, 1);
-	return 0;
+	return r->diverged ? avrr_errf(err, "%s", r->div.actual) : 0;
 }
 
 static int counts_transfers(const fp_config *c)
@@ -1119,8 +1257,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (index_log(r, err) || db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
 		goto out;
 	if (r->rep.run.has_ground_truth) {
-		if (db_load_interrupts(r->d, &r->truth, &r->ntruth, err))
-			goto out;
+		r->ntruth = r->nirq;  /* db_open checked: one per irq event */
 		r->c.scored = r->scored = 1;
 	}
 	if (o->oracle ? open_oracle(r, cfgs, ncfgs, err)
@@ -1148,7 +1285,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 		.on_insn = on_insn, .on_raise = on_raise,
 	};
 	if (r->scored && !o->oracle &&
-	    !(r->scorer = score_attach(r, r->truth, r->ntruth, !o->keep_going, &r->c, err)))
+	    !(r->scorer = score_attach(r, r->ntruth, !o->keep_going, &r->c, err)))
 		goto out;
 	rc = 0;
 out:
@@ -1175,12 +1312,13 @@ void rp_close(replay *r)
 	free(r->results);
 	free(r->groups);
 	fpi_free(&r->fp);
+	fpi_free(&r->full);
+	free(r->keys);
 	trace_cursor_free(&r->log);
 	free(r->ev);
 	free(r->irq_vector);
 	free(r->irq_ra);
 	score_free(r->scorer);
-	free(r->truth);
 	free(r->inj);
 	trace_replica_close(&r->rep);
 	devlog_free(&r->dev);
@@ -1197,11 +1335,13 @@ static void check_log_consumed(replay *r)
 	const trace_event *first = trace_cursor_first_left(&r->log, &ctx);
 	if (first) {
 		char want[200];
-		if (first->type == TRACE_IRQ && r->next_n <= r->nirq &&
-		    &r->ev[r->log.irq_event[r->next_n - 1]] == first)
+		trace_event f = *first;
+		const trace_event *q = f.type == TRACE_IRQ && r->next_n <= r->nirq
+				       ? trace_cursor_irq(&r->log, r->next_n) : NULL;
+		if (q && q->seq == f.seq)
 			describe_irq(r, r->next_n, want, sizeof want);
 		else
-			trace_describe(r->s, first->type, first->addr, first->value, 1, want, sizeof want);
+			trace_describe(r->s, f.type, f.addr, f.value, 1, want, sizeof want);
 		diverge(r, ctx, want, "the end of the recording");
 	}
 	if (!r->diverged && r->import && r->dev_at < r->ndev) {
@@ -1257,12 +1397,12 @@ static rp_stop run_until(replay *r, uint64_t until)
 		/* An import: the next interrupt is due at its stored icount; the
 		 * slice ends just past it, to see that it came. */
 		uint64_t due = r->import && r->next_n <= r->nirq
-			       ? r->ev[r->log.irq_event[r->next_n - 1]].icount : UINT64_MAX;
+			       ? import_irq_icount(r, r->next_n) : UINT64_MAX;
 		if (due < UINT64_MAX && r->s->icount <= due && due + 1 < limit)
 			limit = due + 1;
 		sim_stop why = sim_run(r->s, limit, clim, &r->stop);
 		if (due < UINT64_MAX && !r->diverged && r->s->icount > due &&
-		    r->next_n <= r->nirq && r->ev[r->log.irq_event[r->next_n - 1]].icount == due)
+		    r->next_n <= r->nirq && import_irq_icount(r, r->next_n) == due)
 			missed_import_irq(r, due);
 		for (unsigned i = 0; i < r->nobs && !r->diverged; i++)
 			if (r->obs[i].on_slice)
@@ -1366,8 +1506,43 @@ const rp_divergence *rp_get_divergence(const replay *r)
 	return r->diverged ? &r->div : NULL;
 }
 
-const rp_injection *rp_injections(const replay *r, size_t *n)
+/* The first inj_prefix interrupts' icount and vector, into a list. */
+typedef struct inj_fill {
+	rp_injection *to;
+	size_t n, want;
+} inj_fill;
+
+static int fill_injections(void *ud, const trace_event *ev, size_t n)
 {
+	inj_fill *f = ud;
+	for (size_t i = 0; i < n && f->n < f->want; i++)
+		if (ev[i].type == TRACE_IRQ)
+			f->to[f->n++] = (rp_injection){ .icount = ev[i].icount,
+							.vector = (uint8_t)ev[i].addr };
+	return 0;
+}
+
+const rp_injection *rp_injections(replay *r, size_t *n)
+{
+	if (r->inj_prefix) {
+		/* Listed now, and kept from now on: few ask. */
+		size_t total = (size_t)r->inj_prefix + r->ninj;
+		rp_injection *all = malloc(total * sizeof *all);
+		inj_fill f = { all, 0, (size_t)r->inj_prefix };
+		avrr_err unused;
+		if (!all || db_each_event(r->d, fill_injections, &f, &unused) || f.n != f.want) {
+			free(all);
+			*n = 0;
+			return NULL;
+		}
+		if (r->ninj)  /* r->inj is NULL before the first kept */
+			memcpy(all + f.n, r->inj, r->ninj * sizeof *all);
+		free(r->inj);
+		r->inj = all;
+		r->ninj = r->inj_cap = total;
+		r->inj_prefix = 0;
+		r->strayed = 1;
+	}
 	*n = r->ninj;
 	return r->inj;
 }
@@ -1427,9 +1602,9 @@ uint64_t rp_key_here(replay *r)
 	return fpi_key(c, v.ra_part, v.hash_part);
 }
 
-uint64_t rp_recorded_key(const replay *r, uint64_t n)
+uint64_t rp_recorded_key(replay *r, uint64_t n)
 {
-	return r->fp.key_of[n - 1];
+	return key_of(r, n);
 }
 
 void rp_unobserve(replay *r, const void *ud)
@@ -1443,15 +1618,33 @@ void rp_unobserve(replay *r, const void *ud)
 	listen(r, &unused);
 }
 
-const trace_event *rp_events(const replay *r, size_t *n)
+const trace_event *rp_events(replay *r, size_t *n)
 {
+	avrr_err unused;  /* unreadable now, it was read at db_open: say nothing */
+	if (!r->ev && db_load_events(r->d, &r->ev, &r->nev, &unused))
+		r->nev = 0;
 	*n = r->nev;
 	return r->ev;
 }
 
 size_t rp_consumed(const replay *r, unsigned ctx)
 {
-	return ctx < 256 ? r->log.ctx_pos[ctx] : 0;
+	return ctx < 256 ? r->log.consumed[ctx] : 0;
+}
+
+int rp_recorded_interrupt(replay *r, uint64_t n, db_interrupt *q)
+{
+	const trace_event *e = trace_cursor_irq(&r->log, n);
+	if (!e) {
+		char why[200];
+		snprintf(why, sizeof why, "the log: %.180s",
+			 r->log.failed ? r->log.err.msg : "an interrupt it lacks");
+		diverge(r, 0, "interrupt's irq event", why);
+		return -1;
+	}
+	*q = (db_interrupt){ .idx = n, .icount = e->icount, .cycle = e->cycle, .vector = e->addr,
+			     .ra = e->value };
+	return 0;
 }
 
 void rp_describe_event(const replay *r, const trace_event *e, char *buf, size_t n)

@@ -140,7 +140,10 @@ uint64_t rp_length(const replay *r);            /* the recording's instructions 
 const char *rp_config_name(const replay *r);    /* fingerprint replay's configuration */
 const rp_counters *rp_get_counters(replay *r);  /* missed counted up to here */
 const rp_divergence *rp_get_divergence(const replay *r); /* NULL if none */
-const rp_injection *rp_injections(const replay *r, size_t *n);
+/* The interrupt entries made so far, in order.  A faithful replay keeps
+ * none of them as it goes (each was the recorded one); they are listed
+ * from the log when first asked for. */
+const rp_injection *rp_injections(replay *r, size_t *n);
 const rp_oracle_result *rp_oracle_results(const replay *r, size_t *n);
 /* For a front-end that inspects the machine. */
 sim *rp_sim(replay *r);
@@ -165,9 +168,14 @@ typedef struct rp_hit {
 	/* Were it false: whether a recorded interrupt with this fingerprint
 	 * has this return address (a loop positive, else an RA one), and
 	 * whether one has these selector bytes (an input duplicate, else a
-	 * hash collision). */
+	 * hash collision).  Set by rp_classify_hit, which an observer calls
+	 * only for a hit it finds false: it may have to build D. */
 	uint8_t same_ra, same_input;
 } rp_hit;
+
+typedef struct replay replay;
+/* Fills h->same_ra and h->same_input, during on_match. */
+void rp_classify_hit(replay *r, rp_hit *h);
 
 /* What a front-end or an analysis listens to; any callback may be NULL.
  * Instructions and SRAM accesses are observed only while some observer
@@ -211,12 +219,18 @@ void rp_diverge(replay *r, unsigned ctx, const char *expected, const char *actua
 /* A fingerprint replay's key (fpi_key) of the state here, and of the n-th
  * recorded interrupt. */
 uint64_t rp_key_here(replay *r);
-uint64_t rp_recorded_key(const replay *r, uint64_t n);
+uint64_t rp_recorded_key(replay *r, uint64_t n);
 
 /* The happens-before log, in seq order, and how much of each context's
- * part of it the replay has consumed. */
-const trace_event *rp_events(const replay *r, size_t *n);
+ * part of it the replay has consumed.  The replay itself reads the log a
+ * chunk at a time; rp_events reads it whole, on first use, for the
+ * commands that list it (the shell's info irqs, uart and events). */
+const trace_event *rp_events(replay *r, size_t *n);
 size_t rp_consumed(const replay *r, unsigned ctx);
+/* The n-th recorded interrupt (1-based) as the ground truth has it: its
+ * irq event's icount, cycle, vector and return address (sp and digest are
+ * not read).  -1 when the log cannot be read there, after diverging. */
+int rp_recorded_interrupt(replay *r, uint64_t n, db_interrupt *q);
 /* An event in words: "irq vector 1 (INT0_vect) ra 0x024c", "read PINB (0x36) = 0x01". */
 void rp_describe_event(const replay *r, const trace_event *e, char *buf, size_t n);
 

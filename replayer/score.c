@@ -9,17 +9,31 @@
 
 struct rp_scorer {
 	replay *r;
-	const db_interrupt *truth;
-	size_t n, pos;  /* truth[pos] is the next recorded interrupt not yet decided */
+	size_t n, pos;  /* the (pos+1)-th is the next recorded interrupt not yet decided */
+	db_interrupt q; /* it, read from the log (rp_recorded_interrupt) */
 	int stops;
 	rp_counters *c;
 };
 
+/* Reads the next recorded interrupt into sc->q; one that cannot be read
+ * (the replay has diverged, saying why) ends the scoring. */
+static void load(rp_scorer *sc)
+{
+	if (sc->pos < sc->n && rp_recorded_interrupt(sc->r, sc->pos + 1, &sc->q))
+		sc->n = sc->pos;
+}
+
+static void advance(rp_scorer *sc)
+{
+	sc->pos++;
+	load(sc);
+}
+
 void score_settle(rp_scorer *sc, uint64_t upto)
 {
-	while (sc->pos < sc->n && sc->truth[sc->pos].icount < upto) {
+	while (sc->pos < sc->n && sc->q.icount < upto) {
 		sc->c->missed++;
-		sc->pos++;
+		advance(sc);
 	}
 }
 
@@ -31,7 +45,7 @@ static void describe_next(const rp_scorer *sc, char *buf, size_t len)
 		snprintf(buf, len, "no more interrupts");
 		return;
 	}
-	const db_interrupt *q = &sc->truth[sc->pos];
+	const db_interrupt *q = &sc->q;
 	const char *v = sim_vector_name(rp_sim(sc->r), (uint8_t)q->vector);
 	snprintf(buf, len, "interrupt %zu (vector %u%s%s%s) at icount %" PRIu64, sc->pos + 1,
 		 q->vector, v ? " (" : "", v ? v : "", v ? ")" : "", q->icount);
@@ -39,17 +53,18 @@ static void describe_next(const rp_scorer *sc, char *buf, size_t len)
 
 /* An injection about to be made: correct, or false and (unless keeping
  * going) the end of the replay, before the wrong entry. */
-static int on_match(void *ud, const rp_hit *h)
+static int on_match(void *ud, const rp_hit *hit)
 {
 	rp_scorer *sc = ud;
 	uint64_t icount = rp_icount(sc->r);
 	score_settle(sc, icount);
-	if (sc->pos < sc->n && sc->truth[sc->pos].icount == icount &&
-	    sc->truth[sc->pos].vector == h->vector) {
+	if (sc->pos < sc->n && sc->q.icount == icount && sc->q.vector == hit->vector) {
 		sc->c->correct++;
-		sc->pos++;
+		advance(sc);
 		return 0;
 	}
+	rp_hit classified = *hit, *h = &classified;
+	rp_classify_hit(sc->r, h);
 	++*(h->same_ra ? &sc->c->false_loop : &sc->c->false_ra);
 	++*(h->same_input ? &sc->c->input_duplicates : &sc->c->hash_collisions);
 	if (!sc->stops)
@@ -70,8 +85,8 @@ static void due(void *ud, uint64_t *icount, uint64_t *cycle)
 {
 	const rp_scorer *sc = ud;
 	if (sc->stops && sc->pos < sc->n) {
-		*icount = sc->truth[sc->pos].icount;
-		*cycle = sc->truth[sc->pos].cycle;
+		*icount = sc->q.icount;
+		*cycle = sc->q.cycle;
 	}
 }
 
@@ -91,7 +106,7 @@ static int passed(const rp_scorer *sc, const db_interrupt *q)
 static void on_slice(void *ud)
 {
 	rp_scorer *sc = ud;
-	if (!sc->stops || sc->pos >= sc->n || !passed(sc, &sc->truth[sc->pos]))
+	if (!sc->stops || sc->pos >= sc->n || !passed(sc, &sc->q))
 		return;
 	char want[160], got[160];
 	describe_next(sc, want, sizeof want);
@@ -99,19 +114,19 @@ static void on_slice(void *ud)
 		 ", the recorded one 0x%" PRIx64, rp_key_here(sc->r),
 		 rp_recorded_key(sc->r, sc->pos + 1));
 	sc->c->missed++;
-	sc->pos++;
+	advance(sc);
 	rp_diverge(sc->r, sim_running_vector(rp_sim(sc->r)), want, got);
 }
 
-rp_scorer *score_attach(replay *r, const db_interrupt *truth, size_t n, int stops,
-			rp_counters *c, avrr_err *err)
+rp_scorer *score_attach(replay *r, size_t n, int stops, rp_counters *c, avrr_err *err)
 {
 	rp_scorer *sc = malloc(sizeof *sc);
 	if (!sc) {
 		avrr_errf(err, "out of memory");
 		return NULL;
 	}
-	*sc = (rp_scorer){ .r = r, .truth = truth, .n = n, .stops = stops, .c = c };
+	*sc = (rp_scorer){ .r = r, .n = n, .stops = stops, .c = c };
+	load(sc);
 	if (rp_observe(r, &(rp_observer){ .ud = sc, .on_match = on_match, .due = due,
 					  .on_slice = on_slice }, err)) {
 		free(sc);

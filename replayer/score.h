@@ -19,11 +19,11 @@
 
 typedef struct rp_scorer rp_scorer;
 
-/* Scores replay r against truth[0..n), counting into c, and observes r
+/* Scores replay r against its n recorded interrupts (read from its log as
+ * it comes to them: rp_recorded_interrupt), counting into c, and observes r
  * from now on; `stops`: the first wrong step stops the replay.  NULL (err)
  * when r has no room for another observer, or memory is short. */
-rp_scorer *score_attach(replay *r, const db_interrupt *truth, size_t n, int stops,
-			rp_counters *c, avrr_err *err);
+rp_scorer *score_attach(replay *r, size_t n, int stops, rp_counters *c, avrr_err *err);
 /* Counts as missed the recorded interrupts before icount `upto` that the
  * replay did not take. */
 void score_settle(rp_scorer *sc, uint64_t upto);

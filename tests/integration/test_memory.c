@@ -15,6 +15,28 @@
  * fingerprint row of 64 bytes plus its metrics sample), that is over
  * 8 MB; the summary's metrics keep only a 32-byte sample per interrupt
  * (and qsort's copy of it), under 2 MB.  The bound sits between, at 5 MB.
+ *
+ * `avrr replay`, `replay --oracle` and `avrr shell` (to the end) read the
+ * log a chunk at a time too (trace/log.h's cursor), and take each
+ * recorded interrupt's icount and vector from it instead of a decoded
+ * ground truth.  Per 3*10^7 instructions, the old code held the log
+ * (70,000 events of 56 bytes, and a 4-byte index each into it), each
+ * interrupt's place in it (4 bytes) and the ground truth (64 bytes): over
+ * 5.9 MB, on top of the fingerprint database D.
+ *
+ *   - The fingerprint replay (and the shell) match one interrupt ahead,
+ *     so they read the recorded fingerprints a chunk at a time as well
+ *     and keep no D, nor the list of their (correct) injections.  What
+ *     still grows is SQLite's page cache, up to its 2 MB: the bound is
+ *     3 MB (old code: about 12 MB).
+ *   - The oracle matches against the whole set D, which has one entry per
+ *     distinct fingerprint, and the default configuration's are all
+ *     distinct: its records (16 bytes), keys (8), slots and the sets of
+ *     (key, return address) and (key, input key) pairs (each 16 bytes,
+ *     at 2 to 4 slots per entry), its input keys (20 to 36) and, while it
+ *     is built, the rows it is built from (72): up to 300 bytes an
+ *     interrupt, 7.3 MB for 24,500 more.  Its bound is that plus the page
+ *     cache, 9.3 MB, which the old code's further 5.9 MB pass.
  */
 #include "tests/testlib.h"
 
@@ -25,9 +47,10 @@
 
 #define GROWTH_LIMIT_KB (5 * 1024)
 
-/* Runs argv (argv[0] the program) with stdout and stderr to /dev/null;
- * returns its peak resident set in KB, failing the test unless it exits 0. */
-static long peak_rss_kb(char *const argv[])
+/* Runs argv (argv[0] the program) with stdin from `input` (NULL: as it
+ * is), stdout and stderr to /dev/null; returns its peak resident set in
+ * KB, failing the test unless it exits 0. */
+static long peak_rss_kb(char *const argv[], const char *input)
 {
 	pid_t pid = fork();
 	assert_true(pid >= 0);
@@ -39,7 +62,8 @@ static long peak_rss_kb(char *const argv[])
 		char opts[1024];
 		snprintf(opts, sizeof opts, "%s%squarantine_size_mb=0:thread_local_quarantine_size_kb=0",
 			 asan ? asan : "", asan && *asan ? ":" : "");
-		if (setenv("ASAN_OPTIONS", opts, 1) || !freopen("/dev/null", "w", stdout) ||
+		if (setenv("ASAN_OPTIONS", opts, 1) || (input && !freopen(input, "r", stdin)) ||
+		    !freopen("/dev/null", "w", stdout) ||
 		    !freopen("/dev/null", "w", stderr))
 			_exit(127);
 		execv(argv[0], argv);
@@ -60,7 +84,59 @@ static long record_rss_kb(const char *dir, const char *instructions)
 	char *argv[] = { (char *)test_avrr(), "record", "traces/adcapp.elf", "--stimuli",
 			 "traces/adcapp.stim", "--instructions", (char *)instructions, "-o", out,
 			 "-q", NULL };
-	return peak_rss_kb(argv);
+	return peak_rss_kb(argv, NULL);
+}
+
+#define REPLAY_GROWTH_LIMIT_KB (3 * 1024)
+#define ORACLE_GROWTH_LIMIT_KB (9300)
+
+typedef enum { REPLAY, ORACLE, SHELL } reader;
+
+/* The peak RSS of reading the recording of `instructions` (recorded
+ * first) to its end. */
+static long read_rss_kb(const char *dir, const char *instructions, unsigned long long n,
+			reader how)
+{
+	char db_path[256], input[256];
+	record_rss_kb(dir, instructions);
+	snprintf(db_path, sizeof db_path, "%s/run-%s.db", dir, instructions);
+	snprintf(input, sizeof input, "%s/shell-%s.txt", dir, instructions);
+	if (how == SHELL) {
+		FILE *f = fopen(input, "w");
+		assert_non_null(f);
+		fprintf(f, "goto %llu\nquit\n", n);
+		assert_int_equal(fclose(f), 0);
+	}
+	char *argv[] = { (char *)test_avrr(), how == SHELL ? "shell" : "replay", db_path,
+			 how == ORACLE ? "--oracle" : NULL, NULL };
+	return peak_rss_kb(argv, how == SHELL ? input : NULL);
+}
+
+static void check_reader(void **state, reader how, const char *name, long limit_kb)
+{
+	test_scratch *s = *state;
+	long short_kb = read_rss_kb(s->dir, "10M", 10000000ull, how);
+	long long_kb = read_rss_kb(s->dir, "40M", 40000000ull, how);
+	print_message("%s: peak RSS %ld KB at 10^7, %ld KB at 4*10^7 instructions\n", name,
+		      short_kb, long_kb);
+	if (long_kb - short_kb >= limit_kb)
+		fail_msg("%s's peak RSS grew by %ld KB from 10^7 to 4*10^7 instructions (limit %ld KB)",
+			 name, long_kb - short_kb, limit_kb);
+}
+
+static void test_replay_memory_flat(void **state)
+{
+	check_reader(state, REPLAY, "replay", REPLAY_GROWTH_LIMIT_KB);
+}
+
+static void test_shell_memory_flat(void **state)
+{
+	check_reader(state, SHELL, "shell to the end", REPLAY_GROWTH_LIMIT_KB);
+}
+
+static void test_oracle_memory_holds_only_d(void **state)
+{
+	check_reader(state, ORACLE, "oracle", ORACLE_GROWTH_LIMIT_KB);
 }
 
 static void test_record_memory_flat(void **state)
@@ -79,6 +155,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_record_memory_flat, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_replay_memory_flat, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_shell_memory_flat, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_oracle_memory_holds_only_d, test_scratch_setup,
 						test_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
