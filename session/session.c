@@ -92,6 +92,7 @@ int session_start(session *s, session_engine fn, void *arg, avrr_err *err)
 	int cmd[2] = { -1, -1 }, rep[2] = { -1, -1 }, life[2] = { -1, -1 };
 	s->pid = -1;
 	s->pid_fd = s->cmd_fd = s->reply_fd = s->life_fd = -1;
+	s->copy_fd = -1;
 	s->have = 0;
 	s->died = s->reaped = 0;
 	stopped_by = interrupted = 0;
@@ -191,6 +192,22 @@ static int reap(session *s)
 	return SESSION_DIED;
 }
 
+/* The active copy is gone: a death, unless the session is ending. */
+static int copy_gone(session *s)
+{
+	close(s->copy_fd);
+	s->copy_fd = -1;
+	if (stopped_by)
+		return 0;
+	snprintf(s->why, sizeof s->why, "avrr %s: the engine (pid %d) died\n", s->who,
+		 s->copy_pid);
+	if (!program)
+		fputs(s->why, stderr);
+	s->died = 1;
+	kill(-s->pid, SIGKILL);
+	return SESSION_DIED;
+}
+
 int session_check(session *s)
 {
 	if (s->died)
@@ -208,13 +225,16 @@ int session_wait_input(session *s, int fd)
 			return SESSION_DIED;
 		if (stopped_by)
 			return -1;
-		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
-				       { .fd = s->pid_fd, .events = POLLIN } };
-		if (poll(p, 2, -1) < 0)
+		struct pollfd p[3] = { { .fd = fd, .events = POLLIN },
+				       { .fd = s->pid_fd, .events = POLLIN },
+				       { .fd = s->copy_fd, .events = POLLIN } };
+		if (poll(p, 3, -1) < 0)
 			return -1;  /* EINTR: the caller looks at its signals */
 		if (p[0].revents)
 			return 0;
 		if (p[1].revents && reap(s))
+			return SESSION_DIED;
+		if (p[2].revents && copy_gone(s))
 			return SESSION_DIED;
 	}
 }
@@ -247,6 +267,14 @@ int session_await(session *s, const char *until, void (*on_line)(const char *lin
 		if (take_line(s, line, sizeof line)) {
 			if (!strcmp(line, until) || !strcmp(line, "bye"))
 				return 0;
+			int cp;
+			if (sscanf(line, "engine %d", &cp) == 1) {
+				if (s->copy_fd >= 0)
+					close(s->copy_fd);
+				s->copy_pid = cp;
+				s->copy_fd = (int)syscall(SYS_pidfd_open, cp, 0);
+				continue;
+			}
 			if (!strncmp(line, "error ", 6) || !strcmp(line, "closed")) {
 				snprintf(error, n, "%s", line[0] == 'c' ? line : line + 6);
 				return -1;
@@ -404,6 +432,9 @@ void session_end(session *s)
 	if (s->pid_fd >= 0)
 		close(s->pid_fd);
 	s->pid_fd = -1;
+	if (s->copy_fd >= 0)
+		close(s->copy_fd);
+	s->copy_fd = -1;
 	s->pid = -1;
 	if (s->dir[0])
 		remove_dir(s->dir);

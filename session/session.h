@@ -27,9 +27,10 @@
  *     front-end then ends the session (session_end, which removes the
  *     directory) and exits 1.
  *
- * A limit: after going backward the engine is a copy of a checkpoint,
- * a descendant the front-end cannot wait for; the process it started is a
- * checkpoint by then, and it is that one whose death is noticed.
+ * After going backward the engine is a copy of a checkpoint, a
+ * descendant the front-end cannot wait for: the copy says "engine PID"
+ * when it takes over, and the host watches it through a pidfd too; its
+ * death ("avrr shell: the engine (pid N) died") ends the session alike.
  *
  * The host also starts the sweep's workers (session_worker), so that
  * fork() is called here and in the checkpoint machinery only.
@@ -75,6 +76,8 @@ typedef struct session {
 	char dir[200];
 	pid_t pid;               /* the engine, leader of its process group */
 	int pid_fd;              /* its pidfd; -1 once reaped, or if none */
+	int copy_fd;             /* the active checkpoint copy's pidfd, or -1 */
+	int copy_pid;
 	int reaped;              /* the engine's exit is collected */
 	int cmd_fd, reply_fd, life_fd;
 	char buf[1024];          /* the engine's lines, read ahead */

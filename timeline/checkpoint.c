@@ -470,6 +470,8 @@ void ck_serve(timeline *tl)
 		tl->mo = MO_NONE;
 		ck_run_forward(tl, q.target, 1);
 		tli_refresh_watches(tl);
+		/* The front-end watches the active engine: this copy now. */
+		dprintf(tl->t->reply_fd, "engine %d\n", (int)getpid());
 		tli_emit(tl, q.rep);
 		return;
 	}

@@ -199,18 +199,57 @@ static int tmp_entries(const fixture *f)
 	return n;
 }
 
+/* The active engine after going backward: the process of the engine's
+ * group that is not a checkpoint (no FIFO in the session's directory
+ * ends in "-PID"); -1 if there is not exactly one. */
+static pid_t active_copy(const fixture *f, pid_t group)
+{
+	DIR *t = opendir(f->tmp);
+	assert_non_null(t);
+	char sess[600] = "";
+	for (struct dirent *e; (e = readdir(t)) != NULL;)
+		if (e->d_name[0] != '.')
+			snprintf(sess, sizeof sess, "%s/%s", f->tmp, e->d_name);
+	closedir(t);
+	pid_t found = -1;
+	int many = 0;
+	DIR *d = opendir("/proc");
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		int ppid, pgrp;
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' || stat_of(e->d_name, &ppid, &pgrp) ||
+		    pgrp != group)
+			continue;
+		char tail[300];
+		snprintf(tail, sizeof tail, "-%s", e->d_name);
+		int fifo = 0;
+		DIR *s = opendir(sess);
+		assert_non_null(s);
+		for (struct dirent *c; (c = readdir(s)) != NULL;) {
+			size_t l = strlen(c->d_name), tl = strlen(tail);
+			fifo |= l > tl && !strcmp(c->d_name + l - tl, tail);
+		}
+		closedir(s);
+		if (!fifo) {
+			many += found > 0;
+			found = atoi(e->d_name);
+		}
+	}
+	closedir(d);
+	return many ? -1 : found;
+}
+
 /* Kills p's engine with SIGKILL and checks the front-end's end: `said`
  * (its stderr so far, *len bytes) ends with "avrr CMD: " DIED, exit 1
  * within 5 s, the session directory and every process of it gone. */
-static void kill_engine_and_check(const fixture *f, proc *p, const char *cmd, char *said,
-				  size_t n, size_t *len)
+static void kill_and_check(const fixture *f, proc *p, const char *cmd, pid_t engine,
+			   const char *died, char *said, size_t n, size_t *len)
 {
-	pid_t engine = engine_of(p->pid);
 	assert_true(engine > 0);
 	assert_int_equal(tmp_entries(f), 1);  /* the session's directory */
 	assert_int_equal(kill(engine, SIGKILL), 0);
 	char want[128];
-	snprintf(want, sizeof want, "avrr %s: " DIED, cmd);
+	snprintf(want, sizeof want, "avrr %s: %s", cmd, died);
 	int saw = read_until(p->err, said, n, len, want, 5);
 	int status = -1;
 	for (int i = 0; i < 500; i++) {  /* 5 s */
@@ -245,6 +284,12 @@ static void kill_engine_and_check(const fixture *f, proc *p, const char *cmd, ch
 	close(p->err);
 }
 
+static void kill_engine_and_check(const fixture *f, proc *p, const char *cmd, char *said,
+				  size_t n, size_t *len)
+{
+	kill_and_check(f, p, cmd, engine_of(p->pid), DIED, said, n, len);
+}
+
 /* The shell between commands: checkpoints laid, waiting on its stdin. */
 static void test_shell_notices_its_engine_die(void **state)
 {
@@ -260,6 +305,32 @@ static void test_shell_notices_its_engine_die(void **state)
 		fail_msg("the shell answered: %s", out);
 	kill_engine_and_check(f, &p, "shell", err, sizeof err, &nerr);
 	assert_string_equal(err, "avrr shell: " DIED);  /* and nothing else */
+}
+
+/* The shell after a step backward: the engine is a checkpoint's copy,
+ * not the process the shell started, and its death is noticed alike. */
+static void test_shell_notices_a_copy_die(void **state)
+{
+	fixture *f = *state;
+	const char *argv[] = { "shell", f->rec, NULL };
+	proc p = spawn(f, argv);
+	char out[8192] = "", err[4096] = "";
+	size_t nout = 0, nerr = 0;
+	const char *cmds = "stepi 1500000\nreverse-stepi\nprint 12345\n";
+	assert_int_equal(write(p.in, cmds, strlen(cmds)), (ssize_t)strlen(cmds));
+	if (!read_until(p.out, out, sizeof out, &nout, "12345", 60))
+		fail_msg("the shell answered: %s", out);
+	pid_t group = engine_of(p.pid);
+	assert_true(group > 0);
+	pid_t copy = active_copy(f, group);
+	assert_true(copy > 0);
+	assert_int_not_equal(copy, group);
+	char died[64];
+	snprintf(died, sizeof died, "the engine (pid %d) died\n", (int)copy);
+	kill_and_check(f, &p, "shell", copy, died, err, sizeof err, &nerr);
+	char want[128];
+	snprintf(want, sizeof want, "avrr shell: %s", died);
+	assert_string_equal(err, want);  /* and nothing else */
 }
 
 /* The port `avrr serve` announced on its stderr, once it serves. */
@@ -325,6 +396,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shell_notices_its_engine_die),
+		cmocka_unit_test(test_shell_notices_a_copy_die),
 		cmocka_unit_test(test_serve_notices_its_engine_die_before_a_client),
 		cmocka_unit_test(test_serve_notices_its_engine_die_with_a_client),
 		cmocka_unit_test(test_gdb_notices_its_engine_die),
