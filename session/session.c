@@ -271,8 +271,8 @@ int session_await(session *s, const char *until, void (*on_line)(const char *lin
 			if (sscanf(line, "engine %d", &cp) == 1) {
 				if (s->copy_fd >= 0)
 					close(s->copy_fd);
-				s->copy_pid = cp;
-				s->copy_fd = (int)syscall(SYS_pidfd_open, cp, 0);
+				s->copy_pid = cp;  /* 0: the engine handed over and left */
+				s->copy_fd = cp > 0 ? (int)syscall(SYS_pidfd_open, cp, 0) : -1;
 				continue;
 			}
 			if (!strncmp(line, "error ", 6) || !strcmp(line, "closed")) {
