@@ -467,13 +467,15 @@ void ck_serve(timeline *tl)
 		tl->work = q.work;
 		if (q.op == REQ_SCOUT)
 			run_scout(tl, &q);
+		/* The front-end watches the active engine: this copy now, said
+		 * before running on, whose checkpoints may thin away the
+		 * process that asked (watched until this line is read). */
+		dprintf(tl->t->reply_fd, "engine %d\n", (int)getpid());
 		if (tl->carry)
 			memcpy(tl->carry, q.carry, tl->carry_size);
 		tl->mo = MO_NONE;
 		ck_run_forward(tl, q.target, 1);
 		tli_refresh_watches(tl);
-		/* The front-end watches the active engine: this copy now. */
-		dprintf(tl->t->reply_fd, "engine %d\n", (int)getpid());
 		tli_emit(tl, q.rep);
 		return;
 	}
