@@ -427,20 +427,28 @@ static void bench_callgrind(bench_ctx *c, const char *name)
 	fflush(stdout);
 }
 
+/* The firmware and its parsed stimuli, or exit 1 saying why; the stimuli's
+ * text is returned for the caller to free after stim_free. */
+static char *load_target(const char *elf, const char *stim, firmware **fw, stim_script **script)
+{
+	avrr_err err;
+	char *text = util_read_text(stim, &err);
+	if (!text || fw_load_file(elf, fw, &err) || stim_parse(text, stim, script, &err)) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		exit(1);
+	}
+	return text;
+}
+
 static void bench_firmware(bench_ctx *c, const char *name)
 {
 	char elf[128], stim[128], db_path[256], cyc[32];
 	snprintf(elf, sizeof elf, "traces/%s.elf", name);
 	snprintf(stim, sizeof stim, "traces/%s.stim", name);
 	snprintf(db_path, sizeof db_path, "%s/%s.db", c->tmp, name);
-	avrr_err err;
 	firmware *fw;
 	stim_script *script;
-	char *text = util_read_text(stim, &err);
-	if (!text || fw_load_file(elf, &fw, &err) || stim_parse(text, stim, &script, &err)) {
-		fprintf(stderr, "bench: %s\n", err.msg);
-		exit(1);
-	}
+	char *text = load_target(elf, stim, &fw, &script);
 	char sel[256];
 	oracle_selector(fw, name, sel, sizeof sel);
 	double ir[CG_COUNT], whole[CG_COUNT];
@@ -723,14 +731,9 @@ static void bench_travel(const char *avrr, const char *tmp, uint64_t insns, int 
  * callgrind counts. */
 static int plain(const char *elf, const char *stim, uint64_t cycles)
 {
-	avrr_err err;
 	firmware *fw;
 	stim_script *script;
-	char *text = util_read_text(stim, &err);
-	if (!text || fw_load_file(elf, &fw, &err) || stim_parse(text, stim, &script, &err)) {
-		fprintf(stderr, "bench: %s\n", err.msg);
-		return 1;
-	}
+	char *text = load_target(elf, stim, &fw, &script);
 	time_simavr(fw, script, cycles);
 	stim_free(script);
 	free(text);

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <sqlite3.h>
 
@@ -199,6 +202,40 @@ static inline void test_write_text(const char *path, const char *text)
 	FILE *fp = fopen(path, "w");
 	if (!fp || fputs(text, fp) < 0 || fclose(fp))
 		fail_msg("cannot write %s", path);
+}
+
+/* How many live processes have an argument naming a or b (b may be NULL):
+ * equal to it when whole, else containing it.  A session's processes are
+ * found this way (the shell's wrapper `sh -c ...` only by containing). */
+static inline int test_processes_with(const char *a, const char *b, int whole)
+{
+	DIR *d = opendir("/proc");
+	assert_non_null(d);
+	int count = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		char path[300], args[4096];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+		int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, args, sizeof args - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		args[n] = 0;
+		for (ssize_t i = 0; i < n; i += (ssize_t)strlen(args + i) + 1) {
+			const char *arg = args + i;
+			if (whole ? !strcmp(arg, a) || (b && !strcmp(arg, b))
+				  : strstr(arg, a) || (b && strstr(arg, b))) {
+				count++;
+				break;
+			}
+		}
+	}
+	closedir(d);
+	return count;
 }
 
 /* The whole file at path, malloc'ed and NUL-terminated, its size in *len

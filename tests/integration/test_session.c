@@ -161,30 +161,7 @@ static pid_t engine_of(pid_t front)
  * avr-gdb (which loads DIR/firmware.elf). */
 static int session_processes(const fixture *f)
 {
-	DIR *d = opendir("/proc");
-	assert_non_null(d);
-	int count = 0;
-	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		char path[300], args[4096];
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-		int fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, args, sizeof args - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		args[n] = 0;
-		for (ssize_t i = 0; i < n; i += (ssize_t)strlen(args + i) + 1)
-			if (strstr(args + i, f->rec) || strstr(args + i, f->tmp)) {
-				count++;
-				break;
-			}
-	}
-	closedir(d);
-	return count;
+	return test_processes_with(f->rec, f->tmp, 0);
 }
 
 /* The entries of the sessions' $TMPDIR. */

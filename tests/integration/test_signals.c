@@ -103,29 +103,7 @@ static int wait_for(pid_t pid, double seconds)
 /* How many processes have the recording's path among their arguments. */
 static int session_processes(fixture *f)
 {
-	DIR *d = opendir("/proc");
-	assert_non_null(d);
-	int count = 0;
-	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		char path[300], args[4096];
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-		int fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, args, sizeof args - 1);
-		close(fd);
-		for (ssize_t i = 0; i < n; i += (ssize_t)strlen(args + i) + 1) {
-			args[n] = 0;
-			if (!strcmp(args + i, f->rec)) {
-				count++;
-				break;
-			}
-		}
-	}
-	closedir(d);
-	return count;
+	return test_processes_with(f->rec, NULL, 1);
 }
 
 /* Nothing of a session is left: no process, no directory under $TMPDIR
