@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/imagecache.h"
 #include "util/grow.h"
 #include "db/chunk.h"
 #include "db/validate.h"
@@ -66,6 +67,9 @@ struct db {
 	char *tmp;           /* the temporary being built, or NULL */
 	const void *image;   /* db_open_memory's bytes (the caller's), or NULL */
 	size_t image_size;
+	db_image_cache *cache;  /* db_open_memory_cached's, or NULL */
+	image_conn *conn;    /* the cache's connection h is, to give back */
+	int opened;          /* open and validated (what the cache may keep) */
 	sqlite3_stmt *st[ST_COUNT];
 	unsigned fail_after; /* fault injection for tests; 0 = off */
 	int version;         /* the file's schema version */
@@ -289,7 +293,10 @@ static void db_free(db *d)
 		sqlite3_finalize(d->st[i]);
 	sqlite3_finalize(d->chunk_at);  /* before the close, which refuses while any is open */
 	sqlite3_finalize(d->fp_chunk_of);
-	sqlite3_close(d->h);
+	if (d->conn)
+		image_give_back(d->cache, d->conn, d->opened);
+	else
+		sqlite3_close(d->h);
 	free(d->irq_vector);
 	free(d->path);
 	free(d->tmp);
@@ -735,9 +742,10 @@ static int open_image(db *d, const void *image, size_t n)
 }
 
 /* Opens the recording at `path`, or, when image is not NULL, the n bytes
- * there (path then only names it in messages). */
-static int open_checked(const char *path, const void *image, size_t n, int writable,
-			int validate, db **out, avrr_err *err)
+ * there (path then only names it in messages), through `cache` if not
+ * NULL. */
+static int open_checked(const char *path, const void *image, size_t n, db_image_cache *cache,
+			int writable, int validate, db **out, avrr_err *err)
 {
 	*out = NULL;
 	struct stat sb;
@@ -755,7 +763,9 @@ static int open_checked(const char *path, const void *image, size_t n, int writa
 	 * contexts as it adds rows), so SQLite must serialize the two. */
 	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
 			     : SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
-	if ((image ? open_image(d, image, n) : sqlite3_open_v2(path, &d->h, flags, NULL)) !=
+	d->cache = cache;
+	if ((cache ? image_take(cache, image, n, &d->h, &d->conn)
+	     : image ? open_image(d, image, n) : sqlite3_open_v2(path, &d->h, flags, NULL)) !=
 	    SQLITE_OK) {
 		avrr_errf(err, "%s: cannot open: %s", path, d->h ? sqlite3_errmsg(d->h) : "out of memory");
 		db_free(d);
@@ -792,13 +802,14 @@ static int open_checked(const char *path, const void *image, size_t n, int writa
 		return -1;
 	}
 	d->counted = validate;
+	d->opened = 1;
 	*out = d;
 	return 0;
 }
 
 int db_open(const char *path, int writable, db **out, avrr_err *err)
 {
-	return open_checked(path, NULL, 0, writable, 1, out, err);
+	return open_checked(path, NULL, 0, NULL, writable, 1, out, err);
 }
 
 const char *db_name(const db *d)
@@ -810,12 +821,19 @@ int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr
 {
 	/* An empty image is an empty database, not "no image". */
 	static const uint8_t none;
-	return open_checked(name, n ? bytes : &none, n, 0, 1, out, err);
+	return open_checked(name, n ? bytes : &none, n, NULL, 0, 1, out, err);
+}
+
+int db_open_memory_cached(db_image_cache *cache, const char *name, const void *bytes, size_t n,
+			  db **out, avrr_err *err)
+{
+	static const uint8_t none;
+	return open_checked(name, n ? bytes : &none, n, cache, 0, 1, out, err);
 }
 
 int db_open_again(const db *d, db **out, avrr_err *err)
 {
-	if (open_checked(d->path, d->image, d->image_size, 0, 0, out, err))
+	if (open_checked(d->path, d->image, d->image_size, NULL, 0, 0, out, err))
 		return -1;
 	(*out)->counts = d->counts;
 	(*out)->counted = d->counted;
@@ -824,7 +842,7 @@ int db_open_again(const db *d, db **out, avrr_err *err)
 
 int db_open_written(const char *path, db **out, avrr_err *err)
 {
-	return open_checked(path, NULL, 0, 0, 0, out, err);
+	return open_checked(path, NULL, 0, NULL, 0, 0, out, err);
 }
 
 int db_commit(db *d, avrr_err *err)

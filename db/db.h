@@ -149,6 +149,25 @@ int db_open(const char *path, int writable, db **out, avrr_err *err);
  * otherwise write every input to a file. */
 int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err);
 
+/* Opening many images in turn, as a fuzzer does (tests/fuzz/recording.h):
+ * each exactly as db_open_memory opens it, but SQLite's parse of the
+ * schema, most of opening a small recording, is kept with its connection
+ * for the next image whose schema pages are byte for byte the same (the
+ * same size, the same header and the same pages of sqlite_schema: the
+ * same parse), and only connections to images that opened and validated
+ * are kept, a few at a time (db/imagecache.h).  SQLite reads a copy, but
+ * the bytes must stay until db_close as db_open_memory's must (for
+ * db_open_again).  db_close gives the connection back; the cache must
+ * outlive what it opened, and serves one thread.  NULL when out of
+ * memory. */
+typedef struct db_image_cache db_image_cache;
+db_image_cache *db_image_cache_new(void);
+void db_image_cache_free(db_image_cache *c);
+int db_open_memory_cached(db_image_cache *c, const char *name, const void *bytes, size_t n,
+			  db **out, avrr_err *err);
+/* How many opens reused a kept connection, for tests. */
+uint64_t db_image_cache_reused(const db_image_cache *c);
+
 /* The path (or db_open_memory's name) a recording was opened as, for
  * messages about it. */
 const char *db_name(const db *d);

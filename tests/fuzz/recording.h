@@ -15,14 +15,25 @@
 
 #include "db/db.h"
 #include "replayer/replayer.h"
+#include "tests/fuzz/fuzz.h"
 
 #define FUZZ_REPLAY_INSTRUCTIONS 5000
+
+/* The process's connections kept between inputs: libFuzzer gives
+ * LLVMFuzzerTestOneInput nowhere else to keep them. */
+static inline db_image_cache *fuzz_image_cache(void)
+{
+	static db_image_cache *cache;
+	if (!cache)
+		fuzz_require((cache = db_image_cache_new()) != NULL, "out of memory");
+	return cache;
+}
 
 static inline void fuzz_load_recording(const uint8_t *data, size_t size)
 {
 	db *d;
 	avrr_err err;
-	if (db_open_memory("fuzz-input.db", data, size, &d, &err))
+	if (db_open_memory_cached(fuzz_image_cache(), "fuzz-input.db", data, size, &d, &err))
 		return;
 	db_run run;
 	if (!db_get_run(d, &run, &err))

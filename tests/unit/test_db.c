@@ -13,6 +13,10 @@
  *   - db_open_memory reading a recording's bytes as db_open reads its
  *     file (db_open_again too), leaving the bytes as they were, and
  *     refusing empty, foreign and damaged bytes with db_open's messages;
+ *   - db_open_memory_cached reading each image as db_open_memory does,
+ *     through a kept connection exactly when the schema pages are the
+ *     same (another row's value read fresh, not from the last image),
+ *     and through a new one for another schema or size;
  *   - db_open refusing missing paths, directories, text and empty files,
  *     foreign SQLite files, newer, older and unset schema versions, and
  *     recordings missing their run or firmware; db_create refusing a
@@ -894,6 +898,92 @@ static void test_open_memory_refusals(void **state)
 	free(bytes);
 }
 
+/* Opens bytes through cache c and, as a reference, with db_open_memory:
+ * the same outcome and message; returns the seed read (0 on refusal). */
+static uint64_t open_both(db_image_cache *c, const uint8_t *bytes, size_t n, char *msg,
+			  size_t msg_size)
+{
+	avrr_err err = { "" }, want_err = { "" };
+	db *d = NULL, *ref = NULL;
+	int rc = db_open_memory_cached(c, "mem.db", bytes, n, &d, &err);
+	assert_int_equal(db_open_memory("mem.db", bytes, n, &ref, &want_err), rc);
+	assert_string_equal(err.msg, want_err.msg);
+	snprintf(msg, msg_size, "%s", err.msg);
+	if (rc)
+		return 0;
+	db_run got;
+	assert_int_equal(db_get_run(d, &got, &err), 0);
+	uint64_t seed = got.seed;
+	db_run_free(&got);
+	assert_int_equal(db_get_run(ref, &got, &err), 0);
+	assert_int_equal(got.seed, seed);
+	db_run_free(&got);
+	db_close(ref);
+	db_close(d);
+	return seed;
+}
+
+static void test_open_memory_cached(void **state)
+{
+	fixture *f = *state;
+	make_small_recording(f);
+	size_t n, nb, nx;
+	uint8_t *a = slurp(f->path, &n);
+	doctor(f->path, "UPDATE run SET seed = seed + 1");
+	uint8_t *b = slurp(f->path, &nb);
+	assert_int_equal(nb, n);
+	/* The UPDATE changed page 1 only where its header counts changes
+	 * (offsets 24 and 92): with a's counts there, b has a's schema pages
+	 * and another seed in the run table's page. */
+	memcpy(b + 24, a + 24, 4);
+	memcpy(b + 92, a + 92, 4);
+	assert_memory_not_equal(a, b, n);
+	doctor(f->path, "CREATE TABLE extra (x)");
+	uint8_t *x = slurp(f->path, &nx);
+	db_image_cache *c = db_image_cache_new();
+	assert_non_null(c);
+	char msg[512];
+	const uint64_t seed = sample_run().seed;
+	assert_int_equal(open_both(c, a, n, msg, sizeof msg), seed);
+	assert_int_equal(db_image_cache_reused(c), 0);
+	/* b through a's connection: b's seed, none of a's pages left. */
+	assert_int_equal(open_both(c, b, n, msg, sizeof msg), seed + 1);
+	assert_int_equal(db_image_cache_reused(c), 1);
+	assert_int_equal(open_both(c, a, n, msg, sizeof msg), seed);
+	assert_int_equal(db_image_cache_reused(c), 2);
+	/* Another schema: a new connection, refused as db_open_memory refuses
+	 * it, and not kept. */
+	assert_int_equal(open_both(c, x, nx, msg, sizeof msg), 0);
+	assert_non_null(strstr(msg, "mem.db: damaged recording: an extra table 'extra'"));
+	assert_int_equal(db_image_cache_reused(c), 2);
+	assert_int_equal(open_both(c, x, nx, msg, sizeof msg), 0);
+	assert_int_equal(db_image_cache_reused(c), 2);
+	/* Another size (a's one byte short): a new connection. */
+	open_both(c, a, n - 1, msg, sizeof msg);
+	assert_int_equal(db_image_cache_reused(c), 2);
+	/* Two at once: the second cannot have the connection the first holds. */
+	avrr_err err = { "" };
+	db *d1 = NULL, *d2 = NULL;
+	assert_int_equal(db_open_memory_cached(c, "mem.db", a, n, &d1, &err), 0);
+	assert_int_equal(db_open_memory_cached(c, "mem.db", b, n, &d2, &err), 0);
+	assert_int_equal(db_image_cache_reused(c), 3);
+	db_run got;
+	assert_int_equal(db_get_run(d2, &got, &err), 0);
+	assert_int_equal(got.seed, seed + 1);
+	db_run_free(&got);
+	assert_int_equal(db_get_run(d1, &got, &err), 0);
+	assert_int_equal(got.seed, seed);
+	db_run_free(&got);
+	db_close(d1);
+	db_close(d2);
+	assert_int_equal(open_both(c, b, n, msg, sizeof msg), seed + 1);
+	assert_int_equal(db_image_cache_reused(c), 4);
+	db_image_cache_free(c);
+	free(a);
+	free(b);
+	free(x);
+}
+
 /* ------------------------------------------------------------ db_create refusals */
 
 static void test_create_in_missing_directory(void **state)
@@ -969,6 +1059,7 @@ int main(void)
 		T(test_damaged_recording),
 		T(test_open_memory),
 		T(test_open_memory_refusals),
+		T(test_open_memory_cached),
 		T(test_create_in_missing_directory),
 		T(test_create_on_directory),
 		cmocka_unit_test(test_event_type_names),

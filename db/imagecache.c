@@ -1,0 +1,175 @@
+/*
+ * imagecache.c — connections kept for images with the same schema pages
+ * (see imagecache.h).
+ */
+#include "db/imagecache.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Connections kept: a fuzzer's inputs come from a few schemas at most
+ * (avrr's, as the seed has it), and a kept connection costs its parsed
+ * schema's memory. */
+#define KEPT 4
+
+struct image_conn {
+	sqlite3 *h;
+	uint8_t *image;      /* the bytes SQLite reads (memdb), ours */
+	size_t n;
+	uint32_t *pages;     /* sqlite_schema's pages, 1-based; NULL: not known */
+	size_t npages;
+	size_t page_size;
+};
+
+struct db_image_cache {
+	image_conn *kept[KEPT];  /* most recently given back first */
+	size_t nkept;
+	uint64_t reused;         /* image_take calls that found a kept one */
+};
+
+db_image_cache *db_image_cache_new(void)
+{
+	return calloc(1, sizeof(db_image_cache));
+}
+
+static void conn_close(image_conn *k)
+{
+	if (!k)
+		return;
+	sqlite3_close(k->h);  /* before its image goes */
+	free(k->image);
+	free(k->pages);
+	free(k);
+}
+
+void db_image_cache_free(db_image_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nkept; i++)
+		conn_close(c->kept[i]);
+	free(c);
+}
+
+uint64_t db_image_cache_reused(const db_image_cache *c)
+{
+	return c->reused;
+}
+
+/* Whether the n bytes at b have k's size and k's bytes on every page of
+ * its sqlite_schema. */
+static int same_schema_pages(const image_conn *k, const uint8_t *b, size_t n)
+{
+	if (!k->pages || k->n != n)
+		return 0;
+	for (size_t i = 0; i < k->npages; i++) {
+		size_t at = (size_t)(k->pages[i] - 1) * k->page_size;
+		if (memcmp(b + at, k->image + at, k->page_size))
+			return 0;
+	}
+	return 1;
+}
+
+int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
+	       image_conn **conn)
+{
+	*h = NULL;
+	*conn = NULL;
+	for (size_t i = 0; i < c->nkept; i++) {
+		image_conn *k = c->kept[i];
+		if (!same_schema_pages(k, bytes, n))
+			continue;
+		memmove(&c->kept[i], &c->kept[i + 1], (c->nkept - i - 1) * sizeof *c->kept);
+		c->nkept--;
+		memcpy(k->image, bytes, n);
+		c->reused++;
+		*h = k->h;
+		*conn = k;
+		return SQLITE_OK;
+	}
+	image_conn *k = calloc(1, sizeof *k);
+	if (!k || !(k->image = malloc(n ? n : 1))) {
+		free(k);
+		return SQLITE_NOMEM;
+	}
+	memcpy(k->image, bytes, n);
+	k->n = n;
+	/* As db_open_memory's connections: memdb over our copy, read-only. */
+	int rc = sqlite3_open_v2(":memory:", &k->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+				 NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_deserialize(k->h, "main", k->image, (sqlite3_int64)n,
+					 (sqlite3_int64)n, SQLITE_DESERIALIZE_READONLY);
+	if (rc != SQLITE_OK) {
+		/* The caller reports the error from the handle: it keeps it. */
+		*h = k->h;
+		k->h = NULL;
+		conn_close(k);
+		return rc;
+	}
+	*h = k->h;
+	*conn = k;
+	return SQLITE_OK;
+}
+
+/* Learns k's schema pages from SQLite's dbstat: -1 when it cannot (out of
+ * memory, or a page beyond the image). */
+static int learn_pages(image_conn *k)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(k->h, "SELECT pageno, pgsize FROM dbstat('main')"
+				     " WHERE name = 'sqlite_schema'", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	size_t cap = 0;
+	int rc = 0, step;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_int64 page = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
+		if (page < 1 || size < 512 || (k->page_size && (size_t)size != k->page_size) ||
+		    (uint64_t)page * (uint64_t)size > k->n) {
+			rc = -1;
+			break;
+		}
+		k->page_size = (size_t)size;
+		if (k->npages == cap) {
+			cap = cap ? 2 * cap : 32;
+			uint32_t *p = realloc(k->pages, cap * sizeof *p);
+			if (!p) {
+				rc = -1;
+				break;
+			}
+			k->pages = p;
+		}
+		k->pages[k->npages++] = (uint32_t)page;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	/* Page 1 holds the header and the schema's root: without it, nothing
+	 * would be compared. */
+	int has_first = 0;
+	for (size_t i = 0; i < k->npages; i++)
+		has_first |= k->pages[i] == 1;
+	return rc || !has_first ? -1 : 0;
+}
+
+void image_give_back(db_image_cache *c, image_conn *k, int opened)
+{
+	if (!k)
+		return;
+	int keep = sqlite3_next_stmt(k->h, NULL) == NULL && sqlite3_get_autocommit(k->h);
+	if (keep && !k->pages)
+		keep = opened && !learn_pages(k);
+	if (!keep) {
+		conn_close(k);
+		return;
+	}
+	/* The next image will have page 1, and so the file change counter,
+	 * the same as this one: SQLite would keep the pages it cached. */
+	sqlite3_db_release_memory(k->h);
+	if (c->nkept == KEPT)
+		conn_close(c->kept[--c->nkept]);
+	memmove(&c->kept[1], &c->kept[0], c->nkept * sizeof *c->kept);
+	c->kept[0] = k;
+	c->nkept++;
+}

@@ -1,0 +1,39 @@
+/*
+ * imagecache.h — private to db/: connections to recordings' images in
+ * memory, kept so that the next image with the same schema pages opens
+ * without SQLite parsing its schema again (db_open_memory_cached, db.h).
+ *
+ * SQLite parses a database's schema once per connection, from the pages
+ * of sqlite_schema (page 1, whose first 100 bytes are the file's header,
+ * and the rest of its b-tree and overflow pages); for avrr's schema that
+ * parse (the views' SQL) is most of opening a small recording.  A
+ * connection is kept with a copy of the image it read and the numbers of
+ * those pages; an image of the same size whose bytes on every one of them
+ * are the same would parse to the same schema, so it is copied over the
+ * kept image and read through the same connection, whose page cache is
+ * emptied when it is given back.  Anything else gets a new connection.
+ */
+#ifndef AVRR_DB_IMAGECACHE_H
+#define AVRR_DB_IMAGECACHE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "db/db.h"
+
+typedef struct image_conn image_conn;
+
+/* A read-only connection, in *h, reading a copy of the n bytes at `bytes`:
+ * a kept one whose schema pages they match, or a new one.  *conn is what
+ * to give back.  An SQLite result code (SQLITE_OK); on failure nothing to
+ * give back. */
+int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
+	       image_conn **conn);
+
+/* Gives back conn, whose statements are all finalized.  A new connection
+ * is kept only when `opened` (its image opened and validated, so its
+ * schema is avrr's and parsed); a kept one stays kept.  The least
+ * recently used beyond the cache's few is closed. */
+void image_give_back(db_image_cache *c, image_conn *conn, int opened);
+
+#endif
