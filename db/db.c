@@ -69,7 +69,7 @@ struct db {
 	size_t image_size;
 	db_image_cache *cache;  /* db_open_memory_cached's, or NULL */
 	image_conn *conn;    /* the cache's connection h is, to give back */
-	int opened;          /* open and validated (what the cache may keep) */
+	int schema_ok;       /* validation found avrr's schema (what the cache may keep) */
 	sqlite3_stmt *st[ST_COUNT];
 	unsigned fail_after; /* fault injection for tests; 0 = off */
 	int version;         /* the file's schema version */
@@ -294,7 +294,7 @@ static void db_free(db *d)
 	sqlite3_finalize(d->chunk_at);  /* before the close, which refuses while any is open */
 	sqlite3_finalize(d->fp_chunk_of);
 	if (d->conn)
-		image_give_back(d->cache, d->conn, d->opened);
+		image_give_back(d->cache, d->conn, d->schema_ok);
 	else
 		sqlite3_close(d->h);
 	free(d->irq_vector);
@@ -795,14 +795,14 @@ static int open_checked(const char *path, const void *image, size_t n, db_image_
 	}
 	d->version = (int)ver;
 	d->writable = writable;
-	if ((validate && db_validate(d->h, path, db_schema_sql(), &d->counts, err)) ||
-	    prepare(d, err) ||
+	int bad = validate && db_validate(d->h, path, db_schema_sql(), &d->counts, err);
+	d->schema_ok = d->counts.schema_ok;
+	if (bad || prepare(d, err) ||
 	    (writable && exec(d, "BEGIN", err))) {
 		db_free(d);
 		return -1;
 	}
 	d->counted = validate;
-	d->opened = 1;
 	*out = d;
 	return 0;
 }

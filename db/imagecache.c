@@ -153,13 +153,13 @@ static int learn_pages(image_conn *k)
 	return rc || !has_first ? -1 : 0;
 }
 
-void image_give_back(db_image_cache *c, image_conn *k, int opened)
+void image_give_back(db_image_cache *c, image_conn *k, int schema_ok)
 {
 	if (!k)
 		return;
 	int keep = sqlite3_next_stmt(k->h, NULL) == NULL && sqlite3_get_autocommit(k->h);
 	if (keep && !k->pages)
-		keep = opened && !learn_pages(k);
+		keep = schema_ok && !learn_pages(k);
 	if (!keep) {
 		conn_close(k);
 		return;

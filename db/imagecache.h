@@ -31,9 +31,10 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 	       image_conn **conn);
 
 /* Gives back conn, whose statements are all finalized.  A new connection
- * is kept only when `opened` (its image opened and validated, so its
- * schema is avrr's and parsed); a kept one stays kept.  The least
- * recently used beyond the cache's few is closed. */
-void image_give_back(db_image_cache *c, image_conn *conn, int opened);
+ * is kept only when `schema_ok` (validation found avrr's schema, so SQLite
+ * parsed it, and it holds no virtual table or statistics that SQLite would
+ * read from other pages), whatever validation found after; a kept one
+ * stays kept.  The least recently used beyond the cache's few is closed. */
+void image_give_back(db_image_cache *c, image_conn *conn, int schema_ok);
 
 #endif

@@ -771,11 +771,13 @@ int db_validate(sqlite3 *h, const char *path, const char *schema, db_counts *out
 		avrr_err *err)
 {
 	checker c = { .h = h, .path = path, .err = err, .cfgs = { .size = sizeof(cfg_seen) } };
-	int rc = check_schema(&c, schema) || check_run(&c) || check_firmware(&c) ||
+	int schema_ok = !check_schema(&c, schema);
+	int rc = !schema_ok || check_run(&c) || check_firmware(&c) ||
 		 check_events(&c) || check_interrupts(&c) || check_fp_configs(&c) ||
 		 check_fingerprints(&c) ? -1 : 0;
 	sqlite3_finalize(c.st);
 	free(c.cfgs.items);
-	*out = rc ? (db_counts){ 0 } : (db_counts){ .nevents = c.nevents, .nirq = c.nirq };
+	*out = rc ? (db_counts){ .schema_ok = schema_ok }
+		  : (db_counts){ .nevents = c.nevents, .nirq = c.nirq, .schema_ok = 1 };
 	return rc;
 }

@@ -21,6 +21,7 @@
 typedef struct db_counts {
 	uint64_t nevents;
 	uint64_t nirq;       /* irq events */
+	int schema_ok;       /* the schema is avrr's, whatever the checks after it found */
 } db_counts;
 
 /* The event log decoded from event_chunks, malloc'ed; damage the decoding

@@ -71,7 +71,18 @@ static int build_transfer_kinds(sim *s)
 	if (!(s->transfer_kind = calloc(words, 1)))
 		return -1;
 	s->transfer_words = words;
-	for (uint32_t w = 0; w < (avr->flashend + 1u) / 2; w++)
+	/* Erased flash (0xffff words) after the code: one decode for all of
+	 * it, rather than one a word of a flash mostly empty. */
+	uint8_t erased[256];  /* compared a block at a time */
+	memset(erased, 0xff, sizeof erased);
+	uint32_t flash_words = (avr->flashend + 1u) / 2, used = flash_words;
+	while (used >= sizeof erased / 2 &&
+	       !memcmp(avr->flash + 2 * used - sizeof erased, erased, sizeof erased))
+		used -= sizeof erased / 2;
+	while (used && avr->flash[2 * used - 2] == 0xff && avr->flash[2 * used - 1] == 0xff)
+		used--;
+	memset(s->transfer_kind + used, avr_word_transfer_kind(0xffff), flash_words - used);
+	for (uint32_t w = 0; w < used; w++)
 		s->transfer_kind[w] = avr_word_transfer_kind((uint16_t)(avr->flash[2 * w] |
 							       avr->flash[2 * w + 1] << 8));
 	return 0;

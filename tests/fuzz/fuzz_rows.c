@@ -48,10 +48,21 @@ typedef struct seed_db {
 	uint8_t *bytes;
 	size_t size;
 	sqlite3 *h;
+	/* Each edit's statement, prepared at its first use on h: an UPDATE
+	 * per table and column, and the SELECT of a chunk's data to flip. */
+	sqlite3_stmt *update[NTABLES][23];
+	sqlite3_stmt *pick[NTABLES];
 } seed_db;
 
 static void open_seed_copy(seed_db *s)
 {
+	for (size_t t = 0; t < NTABLES; t++) {
+		for (size_t c = 0; c < 23; c++)
+			sqlite3_finalize(s->update[t][c]);
+		sqlite3_finalize(s->pick[t]);
+	}
+	memset(s->update, 0, sizeof s->update);
+	memset(s->pick, 0, sizeof s->pick);
 	sqlite3_close(s->h);
 	uint8_t *copy = sqlite3_malloc64(s->size);
 	fuzz_require(copy != NULL, "out of memory");
@@ -100,15 +111,20 @@ static void bind_value(sqlite3_stmt *st, const uint8_t *e)
 	}
 }
 
-/* Binds the `data` of the row edit e picks with one byte's bits flipped. */
-static void bind_flipped(sqlite3 *h, const char *table, const uint8_t *e, sqlite3_stmt *st)
+/* Binds the `data` of the row edit e picks (in table t) with one byte's
+ * bits flipped. */
+static void bind_flipped(seed_db *s, unsigned t, const uint8_t *e, sqlite3_stmt *st)
 {
-	char sql[160];
-	snprintf(sql, sizeof sql, "SELECT data FROM %s LIMIT 1 OFFSET (?1 %% max(1, (SELECT"
-		 " count(*) FROM %s)))", table, table);
-	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK)
-		return;
+	const char *table = TABLES[t].table;
+	sqlite3_stmt *q = s->pick[t];
+	if (!q) {
+		char sql[160];
+		snprintf(sql, sizeof sql, "SELECT data FROM %s LIMIT 1 OFFSET (?1 %% max(1, (SELECT"
+			 " count(*) FROM %s)))", table, table);
+		if (sqlite3_prepare_v2(s->h, sql, -1, &q, NULL) != SQLITE_OK)
+			return;
+		s->pick[t] = q;
+	}
 	sqlite3_bind_int(q, 1, e[1] | e[2] << 8);
 	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_bytes(q, 0) > 0) {
 		int n = sqlite3_column_bytes(q, 0);
@@ -118,39 +134,50 @@ static void bind_flipped(sqlite3 *h, const char *table, const uint8_t *e, sqlite
 		b[(e[5] | e[6] << 8) % n] ^= (uint8_t)(e[7] | 1);
 		sqlite3_bind_blob(st, 1, b, n, free);
 	}
-	sqlite3_finalize(q);
+	sqlite3_reset(q);
 }
 
-/* Applies the input's edits (at most 16) to the recording open in h. */
-static void apply_edits(sqlite3 *h, const uint8_t *data, size_t size)
+/* The UPDATE setting column c of table t in the row ?2 picks to ?1. */
+static sqlite3_stmt *update_of(seed_db *s, unsigned t, unsigned c)
+{
+	if (s->update[t][c])
+		return s->update[t][c];
+	char sql[256];
+	snprintf(sql, sizeof sql,
+		 "UPDATE OR IGNORE %s SET %s = ?1 WHERE rowid IN (SELECT rowid FROM %s"
+		 " LIMIT 1 OFFSET (?2 %% max(1, (SELECT count(*) FROM %s))))",
+		 TABLES[t].table, TABLES[t].cols[c], TABLES[t].table, TABLES[t].table);
+	if (t == 3)  /* WITHOUT ROWID: its key picks the row */
+		snprintf(sql, sizeof sql,
+			 "UPDATE OR IGNORE fingerprint_chunks SET %s = ?1 WHERE (config, first)"
+			 " IN (SELECT config, first FROM fingerprint_chunks LIMIT 1 OFFSET (?2 %%"
+			 " max(1, (SELECT count(*) FROM fingerprint_chunks))))",
+			 TABLES[t].cols[c]);
+	if (sqlite3_prepare_v2(s->h, sql, -1, &s->update[t][c], NULL) != SQLITE_OK)
+		s->update[t][c] = NULL;
+	return s->update[t][c];
+}
+
+/* Applies the input's edits (at most 16) to the recording open in s->h. */
+static void apply_edits(seed_db *s, const uint8_t *data, size_t size)
 {
 	for (size_t at = 0; at + 8 <= size && at < 8 * 16; at += 8) {
 		const uint8_t *e = data + at;
 		unsigned t = e[0] % NTABLES, ncols = 0;
 		while (TABLES[t].cols[ncols])
 			ncols++;
-		char sql[256];
-		snprintf(sql, sizeof sql,
-			 "UPDATE OR IGNORE %s SET %s = ?1 WHERE rowid IN (SELECT rowid FROM %s"
-			 " LIMIT 1 OFFSET (?2 %% max(1, (SELECT count(*) FROM %s))))",
-			 TABLES[t].table, TABLES[t].cols[e[3] % ncols], TABLES[t].table,
-			 TABLES[t].table);
-		if (t == 3)  /* WITHOUT ROWID: its key picks the row */
-			snprintf(sql, sizeof sql,
-				 "UPDATE OR IGNORE fingerprint_chunks SET %s = ?1 WHERE (config, first)"
-				 " IN (SELECT config, first FROM fingerprint_chunks LIMIT 1 OFFSET (?2 %%"
-				 " max(1, (SELECT count(*) FROM fingerprint_chunks))))",
-				 TABLES[t].cols[e[3] % ncols]);
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+		unsigned c = e[3] % ncols;
+		sqlite3_stmt *st = update_of(s, t, c);
+		if (!st)
 			continue;
-		if (!strcmp(TABLES[t].cols[e[3] % ncols], "data") && e[4] % 8 == 7)
-			bind_flipped(h, TABLES[t].table, e, st);
+		if (!strcmp(TABLES[t].cols[c], "data") && e[4] % 8 == 7)
+			bind_flipped(s, t, e, st);
 		else
 			bind_value(st, e);
 		sqlite3_bind_int(st, 2, e[1] | e[2] << 8);
 		sqlite3_step(st);  /* a NOT NULL or key conflict leaves the row */
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);  /* a flipped blob is freed now, not at the next bind */
 	}
 }
 
@@ -159,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	seed_db *s = load_seed();
 	sqlite3 *h = s->h;
 	fuzz_require(sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK, "BEGIN");
-	apply_edits(h, data, size);
+	apply_edits(s, data, size);
 	/* The edited file's bytes, read where they lie (no copy). */
 	/* An error that rolled the transaction back already (out of memory)
 	 * leaves nothing to commit, and the seed's bytes. */
