@@ -6,7 +6,8 @@
  * blob.  Byte mutations of the file rarely get past SQLite's page checks;
  * these reach avrr's validation and every loader behind it (recording.h).
  * The edits are made in memory, on one connection kept for the process,
- * and the edited bytes handed to db_open_memory: no file is written.
+ * and the edited bytes handed to db_open_memory_cached: no file is
+ * written, and neither connection parses the schema again.
  *
  * An edit: table (byte 0), row (bytes 1-2, modulo the table's rows), column
  * (byte 3), kind of value (byte 4), value (bytes 5-7).  For a chunk's `data`
@@ -41,9 +42,9 @@ static const struct {
 #define NTABLES (sizeof TABLES / sizeof *TABLES)
 
 /* The seed, and a connection to a copy of it in memory (SQLite's memdb
- * VFS) that every input edits inside a transaction and rolls back: the
- * connection's parsed schema is kept, which would otherwise be built
- * anew for every input (half the time of one). */
+ * VFS) whose bytes every input edits and commits, and which are put back
+ * after: the connection's parsed schema is kept, which would otherwise be
+ * built anew for every input (half the time of one). */
 typedef struct seed_db {
 	uint8_t *bytes;
 	size_t size;

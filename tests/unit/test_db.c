@@ -988,6 +988,23 @@ static void test_open_memory_cached(void **state)
 	db_close(d2);
 	assert_int_equal(open_both(c, b, n, msg, sizeof msg), seed + 1);
 	assert_int_equal(db_image_cache_reused(c), 5);
+	/* Nor one with a virtual table (whose module keeps state for its
+	 * connection), nor one SQLite cannot parse. */
+	free(x);
+	doctor(f->path, "CREATE VIRTUAL TABLE v USING fts5(a)");
+	x = slurp(f->path, &nx);
+	assert_int_equal(open_both(c, x, nx, msg, sizeof msg), 0);
+	assert_int_equal(open_both(c, x, nx, msg, sizeof msg), 0);
+	assert_int_equal(db_image_cache_reused(c), 5);
+	free(x);
+	doctor(f->path, "DROP TABLE v; PRAGMA writable_schema = ON;"
+			" UPDATE sqlite_schema SET sql = 'CREATE VIEW oops AS SELEC 1'"
+			" WHERE name = 'events'");
+	x = slurp(f->path, &nx);
+	assert_int_equal(open_both(c, x, nx, msg, sizeof msg), 0);
+	assert_non_null(strstr(msg, "mem.db: damaged recording: malformed database schema"));
+	assert_int_equal(open_both(c, x, nx, msg, sizeof msg), 0);
+	assert_int_equal(db_image_cache_reused(c), 5);
 	db_image_cache_free(c);
 	free(a);
 	free(b);
