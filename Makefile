@@ -5,6 +5,9 @@
 #   make bench         side-by-side ratios against plain simavr
 #   make bench-travel  travel (goto, continue, reverse-continue, reverse-stepi) against a replay;
 #                      TRAVEL_INSTRUCTIONS=N (10^8) TRAVEL_SAMPLES=K (100)
+#   make bench-scale   record, replay, oracle and shell travel of each bundled firmware at
+#                      lengths SCALE="1M 10M 100M 1G" (the default; 10G is 10^10);
+#                      SCALE_FIRMWARE=adcapp for one, SCALE_SAMPLES=K reverse-stepi (10)
 #   make install PREFIX=/usr/local   (binary, manual page, bash completion, docs)
 #   make man           regenerate docs/avrr.1 from the commands' --help
 #   make deps          install the Debian packages the build and tests need
@@ -230,9 +233,9 @@ test-san:
 bench: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
 	sh bench/run.sh $(BUILD)
 
-# How record, replay and the shell grow from 10^6 to 10^9 instructions.
+# How record, replay, the oracle and travel grow with the run's length.
 bench-scale: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
-	$(BUILD)/bench/bench $(AVRR) --scale $(SCALE_INSTRUCTIONS)
+	$(BUILD)/bench/bench $(AVRR) --scale $(SCALE)
 
 bench-travel: $(AVRR) $(BENCH_BIN) $(FIRMWARE)
 	$(BUILD)/bench/bench $(AVRR) --travel $(TRAVEL_INSTRUCTIONS) $(TRAVEL_SAMPLES)

@@ -640,8 +640,14 @@ static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
 }
 
 /* One firmware recorded for `insns` instructions, with the default
- * configuration: record, replay and the shell, each once. */
-static void bench_scale(const char *avrr, const char *name, uint64_t insns, const char *tmp)
+ * configuration: record, replay and replay --oracle once each, then the
+ * shell's travel against that replay: `goto END` from the start, a
+ * `reverse-continue` from there back to init's write of TIMSK (a watch on
+ * data 0x59; every bundled firmware writes it once, in init), `samples`
+ * reverse-stepi after a goto to random positions, and, in a second shell,
+ * `continue` from the start to the end. */
+static void bench_scale(const char *avrr, const char *name, uint64_t insns, int samples,
+			const char *tmp)
 {
 	char elf[128], stim[128], db_path[256], ins[32], cmd[64];
 	snprintf(elf, sizeof elf, "traces/%s.elf", name);
@@ -651,31 +657,76 @@ static void bench_scale(const char *avrr, const char *name, uint64_t insns, cons
 	char *rec[] = { (char *)avrr, "record", elf, "--stimuli", stim, "--instructions", ins,
 			"--quiet", "-o", db_path, NULL };
 	char *rep[] = { (char *)avrr, "replay", db_path, NULL };
+	char *oracle[] = { (char *)avrr, "replay", db_path, "--oracle", NULL };
 	char *argv[] = { (char *)avrr, "shell", db_path, NULL };
-	double rec_rss, rep_rss;
+	double rec_rss, rep_rss, oracle_rss;
 	double rec_s = run_command(rec, &rec_rss);
 	struct stat st;
 	if (stat(db_path, &st))
 		exit(1);
 	double rep_s = run_command(rep, &rep_rss);
+	double oracle_s = run_command(oracle, &oracle_rss);
 	shell sh;
 	double t0 = now();
 	shell_open(&sh, argv);
+	shell_command(&sh, "echo");  /* opened: the recording loaded */
 	snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)insns);
-	shell_command(&sh, cmd);
+	double goto_s = shell_command(&sh, cmd);
 	double back_ms = shell_command(&sh, "reverse-stepi") * 1000.0;
 	double mb;
 	unsigned nck;
 	shell_checkpoints(&sh, &nck, &mb);
+	shell_command(&sh, "watch 0x59");
+	double rc_s = shell_command(&sh, "reverse-continue");
+	if (!strstr(sh.last, "icount=")) {  /* a watch hit ends with where it stopped */
+		fprintf(stderr, "bench: %s: reverse-continue to the watch on TIMSK said: %s", name,
+			sh.last);
+		exit(1);
+	}
+	shell_command(&sh, "delete");
+	double *t = calloc((size_t)samples + 1, sizeof *t);
+	uint64_t seed = 11;
+	for (int i = 0; t && i < samples; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
+		shell_command(&sh, cmd);
+		t[i] = shell_command(&sh, "reverse-stepi") * 1000.0;
+	}
 	double sh_rss = shell_close(&sh);
 	double sh_s = now() - t0;
+	shell_open(&sh, argv);
+	shell_command(&sh, "echo");
+	double cont_s = shell_command(&sh, "continue");
+	double cont_rss = shell_close(&sh);
 	unlink(db_path);
+	if (!t)
+		exit(1);
+	qsort(t, (size_t)samples, sizeof *t, cmp_double);
 	printf("bench %s scale instructions=%llu record_s=%.2f record_rss_mb=%.1f file_mb=%.1f "
-	       "replay_s=%.2f replay_rss_mb=%.1f shell_s=%.2f shell_rss_mb=%.1f "
-	       "reverse_stepi_ms=%.1f checkpoints=%u checkpoint_mb=%.1f\n",
+	       "replay_s=%.2f replay_rss_mb=%.1f oracle_s=%.2f oracle_rss_mb=%.1f "
+	       "shell_s=%.2f shell_rss_mb=%.1f checkpoints=%u checkpoint_mb=%.1f "
+	       "goto_end_s=%.2f goto_end_ratio=%.2f continue_s=%.2f continue_ratio=%.2f "
+	       "continue_rss_mb=%.1f reverse_continue_watch_s=%.2f reverse_continue_watch_ratio=%.2f "
+	       "reverse_stepi_end_ms=%.1f reverse_stepi_median_ms=%.1f reverse_stepi_p99_ms=%.1f "
+	       "samples=%d\n",
 	       name, (unsigned long long)insns, rec_s, rec_rss, (double)st.st_size / 1048576.0,
-	       rep_s, rep_rss, sh_s, sh_rss, back_ms, nck, mb);
+	       rep_s, rep_rss, oracle_s, oracle_rss, sh_s, sh_rss, nck, mb, goto_s,
+	       goto_s / rep_s, cont_s, cont_s / rep_s, cont_rss, rc_s, rc_s / rep_s, back_ms,
+	       samples ? t[samples / 2] : 0.0, samples ? t[samples - 1 - samples / 100] : 0.0,
+	       samples);
 	fflush(stdout);
+	free(t);
+}
+
+/* An instruction count as a user writes it: digits with an optional
+ * decimal k, M or G (10G is 10^10); 0 when it is not one. */
+static uint64_t parse_count(const char *s)
+{
+	char *end;
+	unsigned long long n = strtoull(s, &end, 10);
+	uint64_t scale = !strcmp(end, "") ? 1 : !strcmp(end, "k") ? 1000ull
+		       : !strcmp(end, "M") ? 1000000ull : !strcmp(end, "G") ? 1000000000ull : 0;
+	return end == s || *s == '-' ? 0 : n * scale;
 }
 
 /* Travel on adcapp against a plain replay of the same span (see the top). */
@@ -758,12 +809,24 @@ int main(int argc, char **argv)
 	if (!mkdtemp(tmp))
 		return 1;
 	if (argc > 2 && !strcmp(argv[2], "--scale")) {
-		static const uint64_t lengths[] = { 1000000, 10000000, 100000000, 1000000000 };
+		static const char *const lengths[] = { "1M", "10M", "100M", "1G" };
+		const char *env = getenv("SCALE_SAMPLES");
+		int samples = env ? atoi(env) : 10;
+		if (samples < 0)
+			samples = 0;
 		int n = argc > 3 ? argc - 3 : (int)(sizeof lengths / sizeof *lengths);
+		const char *const *arg = argc > 3 ? (const char *const *)argv + 3 : lengths;
+		for (int i = 0; i < n; i++)
+			if (parse_count(arg[i]) < 2) {
+				fprintf(stderr, "bench: %s: not an instruction count (N, or N with k, M or G)\n",
+					arg[i]);
+				return 2;
+			}
+		const char *only = getenv("SCALE_FIRMWARE");
 		for (int i = 0; i < n; i++)
 			for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++)
-				bench_scale(argv[1], FIRMWARE[f],
-					    argc > 3 ? strtoull(argv[3 + i], NULL, 0) : lengths[i], tmp);
+				if (!only || !*only || !strcmp(only, FIRMWARE[f]))
+					bench_scale(argv[1], FIRMWARE[f], parse_count(arg[i]), samples, tmp);
 		rmdir(tmp);
 		return 0;
 	}
