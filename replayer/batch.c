@@ -560,15 +560,16 @@ static inline void copy_entry(uint8_t *to, const uint8_t *from, unsigned n)
 static void tables_fill(evaluator *e, unsigned r)
 {
 	const ra_tables *t = e->grp_tables[r];
-	for (unsigned k = e->rstart[r]; k < e->rstart[r + 1]; k++) {
-		uint8_t *out = e->out + (size_t)k * e->nmembers;
-		for (unsigned i = 0; i < t->nruns; i++) {
-			const table_run *run = &t->run[i];
-			uint64_t h = e->h[run->kind][k];
-			size_t x = run->kind == FP_HASH_KNUTH ? h >> (64 - run->bits)
-							      : h & fp_hash_mask(run->bits);
-			copy_entry(out + run->first, run->bytes + x * run->n, run->n);
-		}
+	size_t stride = e->nmembers;
+	/* A run at a time, its entry's place and size fixed in the loop. */
+	for (unsigned i = 0; i < t->nruns; i++) {
+		const table_run *run = &t->run[i];
+		const uint64_t *hs = e->h[run->kind];
+		unsigned shift = run->kind == FP_HASH_KNUTH ? 64 - run->bits : 0, n = run->n;
+		uint64_t mask = fp_hash_mask(run->bits);
+		uint8_t *out = e->out + run->first;
+		for (unsigned k = e->rstart[r]; k < e->rstart[r + 1]; k++)
+			copy_entry(out + k * stride, run->bytes + (hs[k] >> shift & mask) * n, n);
 	}
 }
 
