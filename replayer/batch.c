@@ -36,7 +36,6 @@ _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index en
 #define STATES_REST 256
 #define NO_STATE UINT32_MAX
 #define NO_VECTOR UINT32_MAX    /* a state not yet evaluated */
-#define PREFETCH_AHEAD 8        /* boundaries */
 
 /* Full queues the simulation may run ahead of the evaluation by.  The
  * simulation and the evaluators take turns being the slower (the new
@@ -175,10 +174,6 @@ typedef struct evaluator {
 	size_t table_bytes;
 	const ra_tables *grp_tables[BATCH_SIZE];
 
-	/* The boundaries of a batch that are its own, and their hashes. */
-	uint16_t mine[BATCH_SIZE];
-	uint64_t mine_hash[BATCH_SIZE];
-
 	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
 } evaluator;
@@ -202,8 +197,17 @@ int batch_suits(const fp_config *c)
 	return fp_exact_keys(c) && !c->ncounters && !(c->round_robin && c->marker == FP_MARK_VAR);
 }
 
-/* A state's hash: its index slot comes from bits 32 and up, its
- * evaluator from the top 8, and its tag in the index from bits 24-31. */
+/* The evaluator of the states at return address ra, of nev.  By return
+ * address, not by state: then an evaluator tells the others' boundaries
+ * without hashing them, and builds outcome tables only for its own
+ * addresses. */
+static unsigned owner(uint32_t ra, unsigned nev)
+{
+	return (unsigned)(((ra + 1) * 0x9E3779B1u >> 24) * nev >> 8);
+}
+
+/* A state's hash: its index slot comes from bits 32 and up, and its tag
+ * in the index from bits 24-31. */
 static uint64_t state_hash(uint32_t ra, uint64_t w)
 {
 	return ((ra + 1ull) * 0x9E3779B97F4A7C15ull ^ w) * 0x9E3779B97F4A7C15ull;
@@ -712,17 +716,22 @@ static void flush_pending(evaluator *e)
 	for (unsigned j = 0; j < e->nmembers; j++)
 		eval_member(e, e->pend_ra, j, nm);
 	/* Each new state's outcomes, one vector, stand for every boundary in
-	 * it until the table is settled; without the table, each counts now. */
+	 * it until the table is settled; without the table (it rests), each
+	 * boundary counts under its vector too, which costs a lookup where
+	 * counting it for every member cost hundreds of instructions. */
+	int room = !vectors_make_room(e);
 	for (unsigned k = 0; k < e->rstart[e->nras]; k++) {
 		const uint8_t *v = e->out + (size_t)k * e->nmembers;
 		if (e->state_at[k] != NO_STATE) {
 			state *t = &e->states[e->state_at[k]];
 			t->vec = intern_vector(e, v);
 			((uint64_t *)e->vec_counts.items)[t->vec] += t->count;
-			continue;
+		} else if (room) {
+			((uint64_t *)e->vec_counts.items)[intern_vector(e, v)]++;
+		} else {
+			for (unsigned j = 0; j < e->nmembers; j++)
+				count_outcome(&e->results[j], v[j], 1);
 		}
-		for (unsigned j = 0; j < e->nmembers; j++)
-			count_outcome(&e->results[j], v[j], 1);
 	}
 	e->npend = 0;
 	e->nras = 0;
@@ -732,15 +741,11 @@ static void flush_pending(evaluator *e)
 	}
 }
 
-/* The number of state (ra, w), h its hash: the one after the last
- * boundary's if it is that, else looked up, else a new one (count 0, vec
- * NO_VECTOR) that *fresh says. */
+/* The number of state (ra, w), h its hash: looked up, else a new one
+ * (count 0, vec NO_VECTOR) that *fresh says. */
 static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int *fresh)
 {
-	uint32_t next = e->last + 1;  /* NO_STATE + 1 is 0 */
 	*fresh = 0;
-	if (next < e->nstates && e->states[next].w == w && e->states[next].ra == ra)
-		return next;
 	size_t at = (size_t)(h >> 32) & e->index_mask;
 	for (;; at = (at + 1) & e->index_mask) {
 		uint32_t x = e->index[at], i = x & 0xFFFFFF;
@@ -761,7 +766,12 @@ static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int 
  * states this evaluator owns: each that repeats a known state under its
  * vector; the new states and those at recorded interrupts (all of them
  * while the table rests) wait until a whole batch of them can be
- * evaluated together. */
+ * evaluated together.
+ *
+ * Every evaluator reads every boundary, and a firmware repeats its paths:
+ * a boundary whose state is the one stored after the last one's, the
+ * usual case, is known, and this evaluator's, by one compare; the others
+ * are told apart by their return address (owner()) before any hashing. */
 static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 			   const uint8_t *truth, unsigned count)
 {
@@ -772,29 +782,28 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	int use_table = !e->rest && !vectors_make_room(e);
 	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
 	uint64_t *vec_counts = e->vec_counts.items;
-	/* Its own boundaries first, without a branch: which evaluator owns
-	 * a boundary is a coin toss that a branch would mispredict half the
-	 * time. */
 	for (unsigned p = 0; p < count; p++) {
-		uint64_t h = state_hash(ra[p], w[p]);
-		e->mine[nmine] = (uint16_t)p;
-		e->mine_hash[nmine] = h;
-		nmine += (unsigned)((h >> 56) * nev >> 8) == e->id;
-	}
-	for (unsigned m = 0; m < nmine; m++) {
-		unsigned p = e->mine[m];
-		uint64_t h = e->mine_hash[m];
-		/* A boundary off the predicted path probes the index at
-		 * random: ask for its slot ahead (its hash is known). */
-		if (m + PREFETCH_AHEAD < nmine)
-			__builtin_prefetch(&e->index[(e->mine_hash[m + PREFETCH_AHEAD] >> 32) &
-						     e->index_mask]);
+		uint32_t next = e->last + 1;  /* NO_STATE + 1 is 0 */
+		state *t = &e->states[next];
+		if (next < e->nstates && t->w == w[p] && t->ra == ra[p] && !truth[p]) {
+			e->last = next;
+			if (t->vec != NO_VECTOR)
+				vec_counts[t->vec]++;
+			else
+				t->count++;
+			nmine++;
+			repeats++;
+			continue;
+		}
+		if (owner(ra[p], nev) != e->id)
+			continue;
+		nmine++;
 		uint32_t id = NO_STATE;
 		if (use_table && !truth[p]) {
 			int fresh;
-			id = state_of(e, ra[p], w[p], h, &fresh);
+			id = state_of(e, ra[p], w[p], state_hash(ra[p], w[p]), &fresh);
 			e->last = id;
-			state *t = &e->states[id];
+			t = &e->states[id];
 			if (t->vec != NO_VECTOR)
 				vec_counts[t->vec]++;
 			else
@@ -810,8 +819,10 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		e->pend_state[k] = id;
 		e->pend_truth[k] = truth[p];
 		e->rid[k] = ra_id(e, ra[p]);
-		if (e->npend == BATCH_SIZE)
+		if (e->npend == BATCH_SIZE) {
 			flush_pending(e);
+			vec_counts = e->vec_counts.items;  /* it may have grown */
+		}
 	}
 	if (use_table) {
 		e->seen += nmine;
