@@ -34,6 +34,10 @@
 #define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 32 MB an evaluator */
 _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index entry");
 #define STATES_REST 256
+/* The interned vectors an evaluator keeps, at most (then the table is
+ * settled and emptied as when full): a run that is new at every turn
+ * brings ever new ones, and each takes a byte a member. */
+#define MAX_VECTORS (1u << 17)
 #define NO_STATE UINT32_MAX
 #define NO_VECTOR UINT32_MAX    /* a state not yet evaluated */
 
@@ -66,7 +70,7 @@ _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bit
  * bytes a member: a few thousand states' lookups. */
 #define WIDE_BITS 16
 #define WIDE_AFTER (1u << 13)
-#define TABLES_MAX_BYTES (32u << 20)  /* an evaluator's, at most */
+#define TABLES_MAX_BYTES (16u << 20)  /* an evaluator's, at most */
 
 /* A table of members first .. first + n - 1, which hash with `kind` at
  * the return address: their outcomes for each value of the hash's first
@@ -258,7 +262,7 @@ static void flush_pending(evaluator *e);
  * settled and emptied. */
 static void states_make_room(evaluator *e)
 {
-	if (e->nstates + BATCH_SIZE <= e->max_states)
+	if (e->nstates + BATCH_SIZE <= e->max_states && e->vecs.n + BATCH_SIZE <= MAX_VECTORS)
 		return;
 	flush_pending(e);
 	states_settle(e, 1);
@@ -775,10 +779,12 @@ static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int 
 static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 			   const uint8_t *truth, unsigned count)
 {
-	if (e->rest)
-		e->rest--;
-	else
+	if (!e->rest) {
 		states_make_room(e);
+	} else if (e->rest--, e->vecs.n + BATCH_SIZE > MAX_VECTORS) {
+		flush_pending(e);
+		states_settle(e, 1);
+	}
 	int use_table = !e->rest && !vectors_make_room(e);
 	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
 	uint64_t *vec_counts = e->vec_counts.items;
