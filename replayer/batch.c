@@ -288,7 +288,11 @@ static int vectors_make_room(evaluator *e)
 		growbuf *g = bufs[i];
 		if (g->cap - g->n >= BATCH_SIZE)
 			continue;
-		size_t cap = g->cap * 2 > g->n + BATCH_SIZE ? g->cap * 2 : g->n + BATCH_SIZE;
+		/* Twice, but not much past the most kept (MAX_VECTORS). */
+		size_t cap = g->cap * 2 < MAX_VECTORS + 2 * BATCH_SIZE ? g->cap * 2
+									: MAX_VECTORS + 2 * BATCH_SIZE;
+		if (cap < g->n + BATCH_SIZE)
+			cap = g->n + BATCH_SIZE;
 		void *p = realloc(g->items, cap * g->size);
 		if (!p)
 			return -1;
