@@ -792,7 +792,10 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	int use_table = !e->rest && !vectors_make_room(e);
 	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
 	uint64_t *vec_counts = e->vec_counts.items;
+	unsigned id_mine = e->id;
 	for (unsigned p = 0; p < count; p++) {
+		if (owner(ra[p], nev) != id_mine)
+			continue;
 		uint32_t next = e->last + 1;  /* NO_STATE + 1 is 0 */
 		state *t = &e->states[next];
 		if (next < e->nstates && t->w == w[p] && t->ra == ra[p] && !truth[p]) {
@@ -805,8 +808,6 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 			repeats++;
 			continue;
 		}
-		if (owner(ra[p], nev) != e->id)
-			continue;
 		nmine++;
 		uint32_t id = NO_STATE;
 		if (use_table && !truth[p]) {
