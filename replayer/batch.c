@@ -106,7 +106,8 @@ typedef struct state {
 
 /* One thread's share of a batch's states, and all it needs to count them
  * for every member: each evaluator sees every queue and takes the states
- * at the return addresses owner() names it, so no state is looked up or evaluated twice. */
+ * at the return addresses owner() gives it, so no state is looked up or
+ * evaluated twice. */
 typedef struct evaluator {
 	struct batch_eval *shared;
 	unsigned id;          /* it owns the states whose hash says so */
