@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "util/grow.h"
 
 /* Each evaluator keeps the distinct states (ra, g(s)) it owns, at most
@@ -32,9 +34,12 @@
 #define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 32 MB an evaluator */
 _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index entry");
 #define STATES_REST 256
+/* The interned vectors an evaluator keeps, at most (then the table is
+ * settled and emptied as when full): a run that is new at every turn
+ * brings ever new ones, and each takes a byte a member. */
+#define MAX_VECTORS (1u << 17)
 #define NO_STATE UINT32_MAX
 #define NO_VECTOR UINT32_MAX    /* a state not yet evaluated */
-#define PREFETCH_AHEAD 8        /* boundaries */
 
 /* Full queues the simulation may run ahead of the evaluation by.  The
  * simulation and the evaluators take turns being the slower (the new
@@ -55,6 +60,16 @@ _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bit
  * have come there: a loop's few addresses get them, where nearly all new
  * states are, and the cost is at most what they save. */
 #define TABLE_BITS 10
+/* A member of up to WIDE_BITS bits of hash part (the paper's splits with
+ * few ra bits) is tabled too, by the first WIDE_BITS bits, where
+ * WIDE_AFTER new states have come: a loop whose state changes at every
+ * turn (a counter in the selector: funcsheap) brings hundreds of
+ * thousands to a few addresses, each else looked up member by member.
+ * A member's outcomes are computed once per value of its own bits and
+ * copied out to the entries, so the build costs about 2^WIDE_BITS
+ * bytes a member: a few thousand states' lookups. */
+#define WIDE_BITS 16
+#define WIDE_AFTER (1u << 13)
 #define TABLES_MAX_BYTES (16u << 20)  /* an evaluator's, at most */
 
 /* A table of members first .. first + n - 1, which hash with `kind` at
@@ -66,6 +81,8 @@ typedef struct table_run {
 } table_run;
 
 typedef struct ra_tables {
+	int wide;                         /* the wide members' too */
+	size_t bytes;
 	unsigned nruns;
 	table_run run[];
 } ra_tables;
@@ -89,7 +106,8 @@ typedef struct state {
 
 /* One thread's share of a batch's states, and all it needs to count them
  * for every member: each evaluator sees every queue and takes the states
- * whose hash names it, so no state is looked up or evaluated twice. */
+ * at the return addresses owner() gives it, so no state is looked up or
+ * evaluated twice. */
 typedef struct evaluator {
 	struct batch_eval *shared;
 	unsigned id;          /* it owns the states whose hash says so */
@@ -155,15 +173,11 @@ typedef struct evaluator {
 	 * bytes, and per return address of the pending ones, its tables or
 	 * NULL. */
 	uint8_t *tabled;
-	unsigned ntabled;
+	unsigned ntabled, nwide;
 	ra_info *rinfo;
 	uint32_t rinfo_mask, nrinfo;
 	size_t table_bytes;
 	const ra_tables *grp_tables[BATCH_SIZE];
-
-	/* The boundaries of a batch that are its own, and their hashes. */
-	uint16_t mine[BATCH_SIZE];
-	uint64_t mine_hash[BATCH_SIZE];
 
 	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
@@ -188,8 +202,17 @@ int batch_suits(const fp_config *c)
 	return fp_exact_keys(c) && !c->ncounters && !(c->round_robin && c->marker == FP_MARK_VAR);
 }
 
-/* A state's hash: its index slot comes from bits 32 and up, its
- * evaluator from the top 8, and its tag in the index from bits 24-31. */
+/* The evaluator of the states at return address ra, of nev.  By return
+ * address, not by state: then an evaluator tells the others' boundaries
+ * without hashing them, and builds outcome tables only for its own
+ * addresses. */
+static unsigned owner(uint32_t ra, unsigned nev)
+{
+	return (unsigned)(((ra + 1) * 0x9E3779B1u >> 24) * nev >> 8);
+}
+
+/* A state's hash: its index slot comes from bits 32 and up, and its tag
+ * in the index from bits 24-31. */
 static uint64_t state_hash(uint32_t ra, uint64_t w)
 {
 	return ((ra + 1ull) * 0x9E3779B97F4A7C15ull ^ w) * 0x9E3779B97F4A7C15ull;
@@ -240,7 +263,7 @@ static void flush_pending(evaluator *e);
  * settled and emptied. */
 static void states_make_room(evaluator *e)
 {
-	if (e->nstates + BATCH_SIZE <= e->max_states)
+	if (e->nstates + BATCH_SIZE <= e->max_states && e->vecs.n + BATCH_SIZE <= MAX_VECTORS)
 		return;
 	flush_pending(e);
 	states_settle(e, 1);
@@ -249,20 +272,12 @@ static void states_make_room(evaluator *e)
 	e->seen = e->repeats = 0;
 }
 
-/* A hash of n bytes, 8 at a time: the vectors are a few dozen bytes. */
+/* A hash of a vector's n bytes: XXH3 reads a few dozen bytes in a few
+ * independent lanes, where a chain of multiplies waited on each other
+ * (a loop that is new at every turn interns a vector per boundary). */
 static uint64_t vector_hash(const uint8_t *v, unsigned n)
 {
-	uint64_t h = n;
-	unsigned j = 0;
-	for (; j + 8 <= n; j += 8) {
-		uint64_t x;
-		memcpy(&x, v + j, 8);
-		h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-		h ^= h >> 29;
-	}
-	for (; j < n; j++)
-		h = (h ^ v[j]) * 0x100000001B3ull;
-	return h ^ h >> 32;
+	return XXH3_64bits(v, n);
 }
 
 /* Room to intern a batch's worth of new vectors.  0, or -1 when out of
@@ -274,7 +289,11 @@ static int vectors_make_room(evaluator *e)
 		growbuf *g = bufs[i];
 		if (g->cap - g->n >= BATCH_SIZE)
 			continue;
-		size_t cap = g->cap * 2 > g->n + BATCH_SIZE ? g->cap * 2 : g->n + BATCH_SIZE;
+		/* Twice, but not much past the most kept (MAX_VECTORS). */
+		size_t cap = g->cap * 2 < MAX_VECTORS + 2 * BATCH_SIZE ? g->cap * 2
+									: MAX_VECTORS + 2 * BATCH_SIZE;
+		if (cap < g->n + BATCH_SIZE)
+			cap = g->n + BATCH_SIZE;
 		void *p = realloc(g->items, cap * g->size);
 		if (!p)
 			return -1;
@@ -386,10 +405,19 @@ static inline unsigned row_outcome(const uint64_t *row, const uint64_t *sum,
 	return (unsigned)fpi_row_has(row, h) | (unsigned)fpi_row_has(at_row, h) << 1;
 }
 
-/* Whether member x's outcomes come from outcome tables. */
+/* Whether member x's outcomes come from outcome tables: 0 no, 1 from
+ * those of TABLE_BITS, 2 from the wide ones only. */
 static int tabled(const fp_index *x)
 {
-	return x->by_part.bits && x->by_ra.bits && x->cfg.hash_bits <= TABLE_BITS;
+	if (!x->by_part.bits || !x->by_ra.bits || x->cfg.hash_bits > WIDE_BITS)
+		return 0;
+	return x->cfg.hash_bits <= TABLE_BITS ? 1 : 2;
+}
+
+/* Whether tables t give member j's outcomes. */
+static int covers(const evaluator *e, const ra_tables *t, unsigned j)
+{
+	return t && (e->tabled[j] == 1 || (e->tabled[j] == 2 && t->wide));
 }
 
 /* The kind member j hashes with at return address ra. */
@@ -398,53 +426,80 @@ static unsigned member_kind(const evaluator *e, unsigned j, uint32_t ra)
 	return (unsigned)fp_pick_hash(&e->members[j]->cfg, &(fp_state){ .ra = ra });
 }
 
-/* Whether member j starts a run of tabled members at ra. */
-static int run_starts(const evaluator *e, unsigned j, uint32_t ra)
+/* Whether member j is in tables with (wide) or without the wide members. */
+static int in_tables(const evaluator *e, unsigned j, int wide)
 {
-	return e->tabled[j] &&
-	       (!j || !e->tabled[j - 1] || member_kind(e, j - 1, ra) != member_kind(e, j, ra));
+	return e->tabled[j] == 1 || (wide && e->tabled[j] == 2);
 }
 
-/* The outcome tables at return address ra, or NULL when out of memory. */
-static ra_tables *tables_build(const evaluator *e, uint32_t ra)
+/* Whether member j starts a run of tabled members at ra: members of one
+ * kind and one class (tabled()) in a row. */
+static int run_starts(const evaluator *e, unsigned j, uint32_t ra, int wide)
 {
-	unsigned nruns = 0, bits[FP_HASH_COUNT];
-	for (int k = 0; k < FP_HASH_COUNT; k++)  /* Knuth's top bits, the others' low ones */
-		bits[k] = k == FP_HASH_KNUTH || e->hash_bits[k] > TABLE_BITS ? TABLE_BITS
-									  : e->hash_bits[k];
+	return in_tables(e, j, wide) &&
+	       (!j || e->tabled[j - 1] != e->tabled[j] ||
+		member_kind(e, j - 1, ra) != member_kind(e, j, ra));
+}
+
+/* The bits a table of hash kind k is indexed by, for members of class
+ * cls (Knuth's top bits, the others' low ones). */
+static unsigned table_bits(const evaluator *e, unsigned k, int cls)
+{
+	unsigned most = cls == 2 ? WIDE_BITS : TABLE_BITS;
+	return k == FP_HASH_KNUTH || e->hash_bits[k] > most ? most : e->hash_bits[k];
+}
+
+/* The outcome tables at return address ra, with the wide members' or
+ * without, or NULL when out of memory. */
+static ra_tables *tables_build(const evaluator *e, uint32_t ra, int wide)
+{
+	unsigned nruns = 0, most = 0;
 	size_t bytes = 0;
 	for (unsigned j = 0; j < e->nmembers; j++) {
-		nruns += (unsigned)run_starts(e, j, ra);
-		if (e->tabled[j])
-			bytes += (size_t)1 << bits[member_kind(e, j, ra)];
+		nruns += (unsigned)run_starts(e, j, ra, wide);
+		if (in_tables(e, j, wide))
+			bytes += (size_t)1 << table_bits(e, member_kind(e, j, ra), e->tabled[j]);
+		if (in_tables(e, j, wide) && e->members[j]->cfg.hash_bits > most)
+			most = e->members[j]->cfg.hash_bits;
 	}
 	ra_tables *t = malloc(sizeof *t + nruns * sizeof *t->run + bytes);
-	if (!t)
+	uint8_t *vals = malloc((size_t)1 << most);  /* a member's outcome per hash part */
+	if (!t || !vals) {
+		free(t);
+		free(vals);
 		return NULL;
+	}
 	uint8_t *at = (uint8_t *)&t->run[nruns];
 	t->nruns = 0;
+	t->wide = wide;
+	t->bytes = bytes;
 	for (unsigned j = 0; j < e->nmembers; j++) {
-		if (!run_starts(e, j, ra))
+		if (!run_starts(e, j, ra, wide))
 			continue;
 		table_run *run = &t->run[t->nruns++];
-		unsigned k = member_kind(e, j, ra);
-		*run = (table_run){ .kind = k, .bits = bits[k], .first = j, .bytes = at };
-		while (j + run->n < e->nmembers && e->tabled[j + run->n] &&
+		unsigned k = member_kind(e, j, ra), bits = table_bits(e, k, e->tabled[j]);
+		*run = (table_run){ .kind = k, .bits = bits, .first = j, .bytes = at };
+		while (j + run->n < e->nmembers && e->tabled[j + run->n] == e->tabled[j] &&
 		       member_kind(e, j + run->n, ra) == k)
 			run->n++;
 		for (unsigned i = 0; i < run->n; i++) {
 			const uint64_t *row, *sum, *at_row;
 			member_rows(e->members[j + i], ra, &row, &sum, &at_row);
-			/* Member i of the entry: its hash part from entry x's. */
 			unsigned b = e->members[j + i]->cfg.hash_bits;
-			for (size_t x = 0; x < (size_t)1 << bits[k]; x++) {
-				uint64_t h = k == FP_HASH_KNUTH ? (b ? x >> (bits[k] - b) : 0)
-								: x & fp_hash_mask(b);
-				at[x * run->n + i] = (uint8_t)row_outcome(row, sum, at_row, h);
-			}
+			for (size_t h = 0; h < (size_t)1 << b; h++)
+				vals[h] = (uint8_t)row_outcome(row, sum, at_row, h);
+			/* Member i of the entry: its hash part from entry x's. */
+			uint8_t *to = at + i;
+			if (k == FP_HASH_KNUTH)
+				for (size_t x = 0; x < (size_t)1 << bits; x++)
+					to[x * run->n] = vals[b ? x >> (bits - b) : 0];
+			else
+				for (size_t x = 0, m = fp_hash_mask(b); x < (size_t)1 << bits; x++)
+					to[x * run->n] = vals[x & m];
 		}
-		at += (size_t)run->n << bits[k];
+		at += (size_t)run->n << bits;
 	}
+	free(vals);
 	return t;
 }
 
@@ -481,10 +536,36 @@ static const ra_tables *tables_at(evaluator *e, uint32_t ra, unsigned n)
 	}
 	uint32_t before = r->count;
 	r->count = before + n < before ? UINT32_MAX : before + n;
-	if (!r->t && before < (1u << TABLE_BITS) && r->count >= (1u << TABLE_BITS) &&
-	    e->table_bytes < TABLES_MAX_BYTES && (r->t = tables_build(e, ra)))
-		e->table_bytes += (size_t)e->ntabled << TABLE_BITS;  /* at most */
+	int wide = e->nwide && before < WIDE_AFTER && r->count >= WIDE_AFTER;
+	if ((wide || (!r->t && before < (1u << TABLE_BITS) && r->count >= (1u << TABLE_BITS))) &&
+	    e->table_bytes < TABLES_MAX_BYTES) {
+		ra_tables *t = tables_build(e, ra, wide);
+		if (t) {
+			if (r->t)
+				e->table_bytes -= r->t->bytes;
+			free(r->t);
+			r->t = t;
+			e->table_bytes += t->bytes;
+		}
+	}
 	return r->t;
+}
+
+/* Copies n bytes, a table entry, without a call: entries are a few
+ * bytes to a few dozen, and a state copies one per run. */
+static inline void copy_entry(uint8_t *to, const uint8_t *from, unsigned n)
+{
+	if (n >= 8) {
+		for (unsigned i = 0; i + 8 <= n; i += 8)
+			memcpy(to + i, from + i, 8);
+		memcpy(to + n - 8, from + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(to, from, 4);
+		memcpy(to + n - 4, from + n - 4, 4);
+	} else {
+		for (unsigned i = 0; i < n; i++)
+			to[i] = from[i];
+	}
 }
 
 /* The outcomes of the tabled members for the pending new states at
@@ -492,15 +573,16 @@ static const ra_tables *tables_at(evaluator *e, uint32_t ra, unsigned n)
 static void tables_fill(evaluator *e, unsigned r)
 {
 	const ra_tables *t = e->grp_tables[r];
-	for (unsigned k = e->rstart[r]; k < e->rstart[r + 1]; k++) {
-		uint8_t *out = e->out + (size_t)k * e->nmembers;
-		for (unsigned i = 0; i < t->nruns; i++) {
-			const table_run *run = &t->run[i];
-			uint64_t h = e->h[run->kind][k];
-			size_t x = run->kind == FP_HASH_KNUTH ? h >> (64 - run->bits)
-							      : h & fp_hash_mask(run->bits);
-			memcpy(out + run->first, run->bytes + x * run->n, run->n);
-		}
+	size_t stride = e->nmembers;
+	/* A run at a time, its entry's place and size fixed in the loop. */
+	for (unsigned i = 0; i < t->nruns; i++) {
+		const table_run *run = &t->run[i];
+		const uint64_t *hs = e->h[run->kind];
+		unsigned shift = run->kind == FP_HASH_KNUTH ? 64 - run->bits : 0, n = run->n;
+		uint64_t mask = fp_hash_mask(run->bits);
+		uint8_t *out = e->out + run->first;
+		for (unsigned k = e->rstart[r]; k < e->rstart[r + 1]; k++)
+			copy_entry(out + k * stride, run->bytes + (hs[k] >> shift & mask) * n, n);
 	}
 }
 
@@ -523,7 +605,7 @@ static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, un
 		unsigned shift = kind == FP_HASH_KNUTH && c->hash_bits ? 64 - c->hash_bits : 0;
 		const uint64_t *hs = e->h[kind];
 		uint64_t ra_part = fp_reduce_ra(ra, c->ra_bits);
-		if (!e->grp_tables[r] || !e->tabled[j]) {  /* else the tables gave them */
+		if (!covers(e, e->grp_tables[r], j)) {  /* else the tables gave them */
 			const uint64_t *row, *sum, *at_row;
 			member_rows(x, ra, &row, &sum, &at_row);
 			for (unsigned k = e->rstart[r]; k < e->rstart[r + 1]; k++)
@@ -643,17 +725,22 @@ static void flush_pending(evaluator *e)
 	for (unsigned j = 0; j < e->nmembers; j++)
 		eval_member(e, e->pend_ra, j, nm);
 	/* Each new state's outcomes, one vector, stand for every boundary in
-	 * it until the table is settled; without the table, each counts now. */
+	 * it until the table is settled; without the table (it rests), each
+	 * boundary counts under its vector too, which costs a lookup where
+	 * counting it for every member cost hundreds of instructions. */
+	int room = !vectors_make_room(e);
 	for (unsigned k = 0; k < e->rstart[e->nras]; k++) {
 		const uint8_t *v = e->out + (size_t)k * e->nmembers;
 		if (e->state_at[k] != NO_STATE) {
 			state *t = &e->states[e->state_at[k]];
 			t->vec = intern_vector(e, v);
 			((uint64_t *)e->vec_counts.items)[t->vec] += t->count;
-			continue;
+		} else if (room) {
+			((uint64_t *)e->vec_counts.items)[intern_vector(e, v)]++;
+		} else {
+			for (unsigned j = 0; j < e->nmembers; j++)
+				count_outcome(&e->results[j], v[j], 1);
 		}
-		for (unsigned j = 0; j < e->nmembers; j++)
-			count_outcome(&e->results[j], v[j], 1);
 	}
 	e->npend = 0;
 	e->nras = 0;
@@ -663,15 +750,11 @@ static void flush_pending(evaluator *e)
 	}
 }
 
-/* The number of state (ra, w), h its hash: the one after the last
- * boundary's if it is that, else looked up, else a new one (count 0, vec
- * NO_VECTOR) that *fresh says. */
+/* The number of state (ra, w), h its hash: looked up, else a new one
+ * (count 0, vec NO_VECTOR) that *fresh says. */
 static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int *fresh)
 {
-	uint32_t next = e->last + 1;  /* NO_STATE + 1 is 0 */
 	*fresh = 0;
-	if (next < e->nstates && e->states[next].w == w && e->states[next].ra == ra)
-		return next;
 	size_t at = (size_t)(h >> 32) & e->index_mask;
 	for (;; at = (at + 1) & e->index_mask) {
 		uint32_t x = e->index[at], i = x & 0xFFFFFF;
@@ -692,40 +775,47 @@ static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int 
  * states this evaluator owns: each that repeats a known state under its
  * vector; the new states and those at recorded interrupts (all of them
  * while the table rests) wait until a whole batch of them can be
- * evaluated together. */
+ * evaluated together.
+ *
+ * Every evaluator reads every boundary, and a firmware repeats its paths:
+ * a boundary whose state is the one stored after the last one's, the
+ * usual case, is known, and this evaluator's, by one compare; the others
+ * are told apart by their return address (owner()) before any hashing. */
 static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 			   const uint8_t *truth, unsigned count)
 {
-	if (e->rest)
-		e->rest--;
-	else
+	if (!e->rest) {
 		states_make_room(e);
+	} else if (e->rest--, e->vecs.n + BATCH_SIZE > MAX_VECTORS) {
+		flush_pending(e);
+		states_settle(e, 1);
+	}
 	int use_table = !e->rest && !vectors_make_room(e);
 	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
 	uint64_t *vec_counts = e->vec_counts.items;
-	/* Its own boundaries first, without a branch: which evaluator owns
-	 * a boundary is a coin toss that a branch would mispredict half the
-	 * time. */
+	unsigned id_mine = e->id;
 	for (unsigned p = 0; p < count; p++) {
-		uint64_t h = state_hash(ra[p], w[p]);
-		e->mine[nmine] = (uint16_t)p;
-		e->mine_hash[nmine] = h;
-		nmine += (unsigned)((h >> 56) * nev >> 8) == e->id;
-	}
-	for (unsigned m = 0; m < nmine; m++) {
-		unsigned p = e->mine[m];
-		uint64_t h = e->mine_hash[m];
-		/* A boundary off the predicted path probes the index at
-		 * random: ask for its slot ahead (its hash is known). */
-		if (m + PREFETCH_AHEAD < nmine)
-			__builtin_prefetch(&e->index[(e->mine_hash[m + PREFETCH_AHEAD] >> 32) &
-						     e->index_mask]);
+		if (owner(ra[p], nev) != id_mine)
+			continue;
+		uint32_t next = e->last + 1;  /* NO_STATE + 1 is 0 */
+		state *t = &e->states[next];
+		if (next < e->nstates && t->w == w[p] && t->ra == ra[p] && !truth[p]) {
+			e->last = next;
+			if (t->vec != NO_VECTOR)
+				vec_counts[t->vec]++;
+			else
+				t->count++;
+			nmine++;
+			repeats++;
+			continue;
+		}
+		nmine++;
 		uint32_t id = NO_STATE;
 		if (use_table && !truth[p]) {
 			int fresh;
-			id = state_of(e, ra[p], w[p], h, &fresh);
+			id = state_of(e, ra[p], w[p], state_hash(ra[p], w[p]), &fresh);
 			e->last = id;
-			state *t = &e->states[id];
+			t = &e->states[id];
 			if (t->vec != NO_VECTOR)
 				vec_counts[t->vec]++;
 			else
@@ -741,8 +831,10 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		e->pend_state[k] = id;
 		e->pend_truth[k] = truth[p];
 		e->rid[k] = ra_id(e, ra[p]);
-		if (e->npend == BATCH_SIZE)
+		if (e->npend == BATCH_SIZE) {
 			flush_pending(e);
+			vec_counts = e->vec_counts.items;  /* it may have grown */
+		}
 	}
 	if (use_table) {
 		e->seen += nmine;
@@ -908,7 +1000,8 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 			e->members[e->nmembers++] = members[j];
 			widen_hash_bits(e->hash_bits, &members[j]->cfg);
 			e->tabled[j] = (uint8_t)tabled(members[j]);
-			e->ntabled += e->tabled[j];
+			e->ntabled += e->tabled[j] != 0;
+			e->nwide += e->tabled[j] == 2;
 		}
 	}
 	/* Without threads the queues are evaluated as they fill. */

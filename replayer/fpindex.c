@@ -195,6 +195,75 @@ static int build_bitsets(fp_index *x, const db_fingerprint *rows, size_t nrows,
 	return rc;
 }
 
+/* Whether rows a and b say the same to a sets_only index (the row
+ * number, the vector and the digest it does not read). */
+static int same_row(const db_fingerprint *a, uint32_t ra_a, const db_fingerprint *b,
+		    uint32_t ra_b)
+{
+	return a->ra_part == b->ra_part && a->hash_part == b->hash_part && ra_a == ra_b &&
+	       a->has_input_key == b->has_input_key &&
+	       (!a->has_input_key || a->input_key == b->input_key);
+}
+
+static uint32_t row_hash(const db_fingerprint *f, uint32_t ra)
+{
+	uint64_t h = fpi_mix(f->ra_part << 32 ^ f->hash_part ^ (uint64_t)ra << 48,
+			     f->has_input_key ? f->input_key : 0);
+	return (uint32_t)(h >> 32);
+}
+
+/* Twice the slots, or the first 1024; 0, or -1 when out of memory. */
+static int distinct_grow(fpi_distinct *d)
+{
+	size_t cap = d->cap ? d->cap * 2 : 512, slots = 2 * cap;
+	db_fingerprint *rows = realloc(d->rows, cap * sizeof *rows);
+	if (rows)
+		d->rows = rows;
+	uint32_t *ras = realloc(d->ras, cap * sizeof *ras);
+	if (ras)
+		d->ras = ras;
+	uint32_t *index = calloc(slots, sizeof *index);
+	if (!rows || !ras || !index || slots > UINT32_MAX) {
+		free(index);
+		return -1;
+	}
+	free(d->index);
+	d->index = index;
+	d->mask = (uint32_t)(slots - 1);
+	d->cap = cap;
+	for (size_t i = 0; i < d->n; i++) {
+		uint32_t at = row_hash(&d->rows[i], d->ras[i]) & d->mask;
+		while (index[at])
+			at = (at + 1) & d->mask;
+		index[at] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+int fpi_distinct_add(fpi_distinct *d, const db_fingerprint *row, uint32_t ra)
+{
+	if (d->n == d->cap && distinct_grow(d))
+		return -1;
+	uint32_t at = row_hash(row, ra) & d->mask;
+	for (; d->index[at]; at = (at + 1) & d->mask) {
+		uint32_t i = d->index[at] - 1;
+		if (same_row(&d->rows[i], d->ras[i], row, ra))
+			return 0;
+	}
+	d->index[at] = (uint32_t)d->n + 1;
+	d->rows[d->n] = *row;
+	d->ras[d->n++] = ra;
+	return 0;
+}
+
+void fpi_distinct_free(fpi_distinct *d)
+{
+	free(d->rows);
+	free(d->ras);
+	free(d->index);
+	memset(d, 0, sizeof *d);
+}
+
 int fpi_same_bytes(const fp_config *a, const fp_config *b)
 {
 	return a->ncomp == b->ncomp && !memcmp(a->comp, b->comp, a->ncomp * sizeof *a->comp);

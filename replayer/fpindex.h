@@ -144,6 +144,24 @@ static inline uint64_t fpi_key(const fp_config *c, uint64_t ra_part, uint64_t ha
  * or -1 (err set) when out of memory. */
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
 	      const uint32_t *ras, const fp_index *inputs_of, int sets_only, avrr_err *err);
+/* One configuration's rows with duplicates left out, as fpi_build takes
+ * them (rows[i] at return address ras[i]), for an index that only answers
+ * set matching's questions (sets_only): those are about which (fingerprint,
+ * return address, input key) were recorded, not how often nor when, so a
+ * long run's D takes memory by its distinct rows, not by its interrupts. */
+typedef struct fpi_distinct {
+	db_fingerprint *rows;
+	uint32_t *ras;
+	size_t n, cap;
+	uint32_t *index;         /* open addressing: row number + 1, 0 empty */
+	uint32_t mask;
+} fpi_distinct;
+
+/* Adds row at return address ra unless a row alike is there.  0, or -1
+ * when out of memory. */
+int fpi_distinct_add(fpi_distinct *d, const db_fingerprint *row, uint32_t ra);
+void fpi_distinct_free(fpi_distinct *d);
+
 /* Whether configurations a and b select the same bytes (so their input
  * keys are alike and an index can share its inputs, as fpi_build says). */
 int fpi_same_bytes(const fp_config *a, const fp_config *b);

@@ -837,18 +837,54 @@ static int batched(const replay *r, const fp_config *c)
 	return r->o.oracle && r->o.match == RP_MATCH_SET && batch_suits(c);
 }
 
-/* Parses a stored configuration and builds its D (db_open validated one
- * fingerprint per interrupt, within the configuration's bits). */
+/* A configuration's rows as they stream from the recording, into the
+ * distinct ones (fpi_distinct), each with its interrupt's return address. */
+typedef struct distinct_sink {
+	const replay *r;
+	fpi_distinct rows;
+} distinct_sink;
+
+static int add_distinct(void *ud, const db_fingerprint *f, size_t n, avrr_err *err)
+{
+	distinct_sink *s = ud;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].n < 1 || f[i].n > s->r->nirq)
+			return avrr_errf(err, "%s: a fingerprint of interrupt %" PRIu64 " of %zu",
+					 db_name(s->r->d), f[i].n, s->r->nirq);
+		if (fpi_distinct_add(&s->rows, &f[i], s->r->irq_ra[f[i].n - 1]))
+			return avrr_errf(err, "out of memory");
+	}
+	return 0;
+}
+
 /* Loads stored configuration c into x, sharing the input keys of
- * inputs_of (NULL: none) where it can (fpi_build). */
+ * inputs_of (NULL: none) where it can (fpi_build).  db_open validated one
+ * fingerprint per interrupt, within the configuration's bits.  Where the
+ * oracle asks only set matching's questions, the rows stream in and only
+ * the distinct ones are kept: a long run's D, and the memory it takes to
+ * build it, grow with its distinct rows, not with its interrupts. */
 static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *x,
 		       const fp_index *inputs_of, avrr_err *err)
 {
 	fp_config cfg;
+	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err))
+		return -1;
+	if (batched(r, &cfg)) {
+		distinct_sink sink = { .r = r };
+		int rc = db_each_fingerprint(d, c->id, 0, add_distinct, &sink, err);
+		if (!rc)
+			rc = fpi_build(x, &cfg, sink.rows.rows, sink.rows.n, sink.rows.ras, inputs_of,
+				       1, err);
+		fpi_distinct_free(&sink.rows);
+		/* An index that could not be built of bitsets keeps a record
+		 * per interrupt (fpi_build): it needs them all. */
+		if (rc || !x->key_of)
+			return rc;
+		fpi_free(x);
+	}
 	db_fingerprint *rows = NULL;
 	size_t n = 0;
-	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err) ||
-	    db_load_fingerprints(d, c->id, 0, &rows, &n, err))
+	if (db_load_fingerprints(d, c->id, 0, &rows, &n, err))
 		return -1;
 	int rc = fpi_build(x, &cfg, rows, n, r->irq_ra, inputs_of, batched(r, &cfg), err);
 	free(rows);
