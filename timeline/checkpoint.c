@@ -7,6 +7,7 @@
  */
 #include "timeline/internal.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,7 @@ void ck_lay(timeline *tl)
 	for (size_t i; n >= tl->t->max && (i = thin_candidate(cks, n, k)) != 0;)
 		drop_checkpoint(tl, cks, &n, i);
 	keep_under_cap(tl, cks, &n, k, 1);
+	tl->thin_due = 0;
 	int fd = travel_register(tl->t, k);
 	if (fd < 0)
 		return;
@@ -207,10 +209,36 @@ void ck_lay(timeline *tl)
 }
 
 /* After going backward: the process that asked is a checkpoint now, laid
- * past keep_under_cap, so the cap is checked again here (measuring only
- * as keep_under_cap would for a lay). */
+ * past both caps.  The count cap is kept at once: thinning for it is a
+ * message and an unlink each, and a run of jumps back (gdb's
+ * `reverse-stepi 1000` is a thousand of them) would otherwise leave a
+ * process at every position it passed.  The memory cap needs a
+ * measurement now and then, tens of milliseconds with a few hundred
+ * checkpoints: that waits until the user is idle (ck_thin_when_idle), or
+ * the next lay, which keeps it anyway. */
 void ck_thin_after_travel(timeline *tl)
 {
+	travel_ck cks[TRAVEL_MAX * 2];
+	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
+	uint64_t k = rp_icount(tl->r);
+	for (size_t i; n > tl->t->max && (i = thin_candidate(cks, n, k)) != 0;)
+		drop_checkpoint(tl, cks, &n, i);
+	tl->thin_due = tl->t->mem_cap_kb != 0;
+}
+
+/* How long the front-end must be quiet before the memory cap is kept
+ * after a jump: a client's next request (gdb reads the registers at
+ * once; a script's next line) comes well within it, a person's later. */
+#define IDLE_MS 50
+
+void ck_thin_when_idle(timeline *tl)
+{
+	if (!tl->thin_due)
+		return;
+	struct pollfd p = { .fd = tl->t->cmd_fd, .events = POLLIN };
+	if (tl->t->cmd_fd >= 0 && poll(&p, 1, IDLE_MS) > 0)
+		return;  /* a command first: the thinning stays due */
+	tl->thin_due = 0;
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
 	keep_under_cap(tl, cks, &n, rp_icount(tl->r), 0);
@@ -224,6 +252,7 @@ uint64_t tl_checkpoint_memory(timeline *tl)
 		return 0;
 	measure(tl, cks, n);
 	keep_under_cap(tl, cks, &n, rp_icount(tl->r), 0);
+	tl->thin_due = 0;
 	return tl->mem_kb;
 }
 
