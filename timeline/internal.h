@@ -135,9 +135,10 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep);
 int ck_search_back(timeline *tl, motion_kind kind, uint64_t *pos, tl_stop *rep);
 
 /* Serves as the checkpoint whose FIFO is tl->ck_fd: waits for requests
- * and forks a copy for each.  Returns only in a copy that is to be the
- * timeline (after a resume), once it has reported its stop; scouts and
- * the checkpoint itself exit. */
+ * and forks a copy for each.  A scout is the copy, and exits; at a resume
+ * the copy stays the checkpoint and this process becomes the timeline:
+ * the only return, once it has reported its stop.  A checkpoint told to
+ * go exits. */
 void ck_serve(timeline *tl);
 
 /* After going backward: the process that asked is a checkpoint now, so
