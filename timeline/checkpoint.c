@@ -54,8 +54,8 @@ typedef struct scout_result {
 static void drop_checkpoint(timeline *tl, travel_ck *cks, size_t *n, size_t i)
 {
 	travel_req q = { .op = REQ_EXIT };
-	travel_send(tl->t, cks[i].icount, &q, sizeof q);
-	travel_unregister(tl->t, cks[i].icount);
+	travel_send_to(tl->t, &cks[i], &q, sizeof q);
+	travel_forget(tl->t, &cks[i]);
 	memmove(&cks[i], &cks[i + 1], (*n - i - 1) * sizeof *cks);
 	(*n)--;
 }
@@ -174,6 +174,14 @@ static void keep_under_cap(timeline *tl, travel_ck *cks, size_t *n, uint64_t k, 
 	}
 }
 
+/* Thins the checkpoints (cks, *n of them) down to `max`. */
+static void keep_count(timeline *tl, travel_ck *cks, size_t *n, unsigned max)
+{
+	uint64_t k = rp_icount(tl->r);
+	for (size_t i; *n > max && (i = thin_candidate(cks, *n, k)) != 0;)
+		drop_checkpoint(tl, cks, n, i);
+}
+
 /* Forks a checkpoint of this position, thinning the others beyond the
  * count cap and the memory cap alike (thin_candidate).  The checkpoint
  * continues in ck_serve. */
@@ -185,8 +193,7 @@ void ck_lay(timeline *tl)
 	for (size_t i = 0; i < n; i++)
 		if (cks[i].icount == k)
 			return;  /* one exists here */
-	for (size_t i; n >= tl->t->max && (i = thin_candidate(cks, n, k)) != 0;)
-		drop_checkpoint(tl, cks, &n, i);
+	keep_count(tl, cks, &n, tl->t->max ? tl->t->max - 1 : 0);
 	keep_under_cap(tl, cks, &n, k, 1);
 	tl->thin_due = 0;
 	int fd = travel_register(tl->t, k);
@@ -209,26 +216,26 @@ void ck_lay(timeline *tl)
 }
 
 /* After going backward: the process that asked is a checkpoint now, laid
- * past both caps.  The count cap is kept at once: thinning for it is a
- * message and an unlink each, and a run of jumps back (gdb's
- * `reverse-stepi 1000` is a thousand of them) would otherwise leave a
- * process at every position it passed.  The memory cap needs a
- * measurement now and then, tens of milliseconds with a few hundred
- * checkpoints: that waits until the user is idle (ck_thin_when_idle), or
- * the next lay, which keeps it anyway. */
+ * past both caps, which are kept once the user is idle
+ * (ck_thin_when_idle), or at the next lay: thinning is a message, an
+ * unlink and an exit each, and for the memory cap a measurement now and
+ * then, tens of milliseconds with a few hundred checkpoints — all of it
+ * on the clock of the next request otherwise (gdb reads the registers at
+ * once).  A run of jumps back with no pause (gdb's `reverse-stepi 1000`
+ * is a thousand of them) leaves a process at every position it passed:
+ * past a sixteenth over the count cap, that is thinned at once. */
 void ck_thin_after_travel(timeline *tl)
 {
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
-	uint64_t k = rp_icount(tl->r);
-	for (size_t i; n > tl->t->max && (i = thin_candidate(cks, n, k)) != 0;)
-		drop_checkpoint(tl, cks, &n, i);
-	tl->thin_due = tl->t->mem_cap_kb != 0;
+	if (n > tl->t->max + tl->t->max / 16)
+		keep_count(tl, cks, &n, tl->t->max);
+	tl->thin_due = 1;
 }
 
-/* How long the front-end must be quiet before the memory cap is kept
- * after a jump: a client's next request (gdb reads the registers at
- * once; a script's next line) comes well within it, a person's later. */
+/* How long the front-end must be quiet before the caps are kept after a
+ * jump: a client's next request (gdb's register read, a script's next
+ * line) comes well within it, a person's later. */
 #define IDLE_MS 50
 
 void ck_thin_when_idle(timeline *tl)
@@ -241,6 +248,7 @@ void ck_thin_when_idle(timeline *tl)
 	tl->thin_due = 0;
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
+	keep_count(tl, cks, &n, tl->t->max);
 	keep_under_cap(tl, cks, &n, rp_icount(tl->r), 0);
 }
 
@@ -252,7 +260,6 @@ uint64_t tl_checkpoint_memory(timeline *tl)
 		return 0;
 	measure(tl, cks, n);
 	keep_under_cap(tl, cks, &n, rp_icount(tl->r), 0);
-	tl->thin_due = 0;
 	return tl->mem_kb;
 }
 

@@ -79,7 +79,7 @@ struct timeline {
 	uint64_t mem_kb;
 	size_t mem_n;
 	unsigned mem_laid;        /* checkpoints laid since */
-	int thin_due;             /* the memory cap to keep once idle (ck_thin_when_idle) */
+	int thin_due;             /* the caps to keep once idle (ck_thin_when_idle) */
 
 	tl_work work;             /* what travel cost so far (tl_get_work) */
 
@@ -142,10 +142,10 @@ int ck_search_back(timeline *tl, motion_kind kind, uint64_t *pos, tl_stop *rep);
 void ck_serve(timeline *tl);
 
 /* After going backward: the process that asked is a checkpoint now, so
- * the count cap is kept again, and the memory cap is due. */
+ * the caps are due again (kept at once only far past the count cap). */
 void ck_thin_after_travel(timeline *tl);
 
-/* Keeps the memory cap if it is due and no command comes within a moment
+/* Keeps the caps if they are due and no command comes within a moment
  * (on the command pipe; a front-end without one does not wait). */
 void ck_thin_when_idle(timeline *tl);
 

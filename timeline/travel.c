@@ -120,6 +120,13 @@ void travel_unregister(const travel *t, uint64_t k)
 		unlink(path);
 }
 
+void travel_forget(const travel *t, const travel_ck *ck)
+{
+	char path[320];
+	ck_path(t, ck->icount, ck->pid, path, sizeof path);
+	unlink(path);
+}
+
 int travel_read_full(int fd, void *buf, size_t len)
 {
 	char *p = buf;

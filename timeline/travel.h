@@ -75,8 +75,10 @@ int travel_send_to(const travel *t, const travel_ck *ck, const void *req, size_t
  * the UI is gone. */
 int travel_wait(const travel *t, int fd, void *req, size_t len);
 
-/* Removes the FIFO of icount k (its checkpoint is exiting). */
+/* Removes the FIFO of icount k (its checkpoint is exiting); _forget, of
+ * the one a travel_list just gave. */
 void travel_unregister(const travel *t, uint64_t k);
+void travel_forget(const travel *t, const travel_ck *ck);
 
 /* A scout's answer travels through the directory's "result" FIFO. */
 int travel_result_open(const travel *t);  /* the asker, before sending */
