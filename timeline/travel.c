@@ -116,8 +116,8 @@ void travel_set_pid(const travel *t, uint64_t k, int pid)
 void travel_unregister(const travel *t, uint64_t k)
 {
 	char path[320];
-	if (!find_ck(t, k, path, sizeof path))
-		unlink(path);
+	ck_path(t, k, (int)getpid(), path, sizeof path);
+	unlink(path);
 }
 
 void travel_forget(const travel *t, const travel_ck *ck)

@@ -75,8 +75,10 @@ int travel_send_to(const travel *t, const travel_ck *ck, const void *req, size_t
  * the UI is gone. */
 int travel_wait(const travel *t, int fd, void *req, size_t len);
 
-/* Removes the FIFO of icount k (its checkpoint is exiting); _forget, of
- * the one a travel_list just gave. */
+/* Removes this process's FIFO of icount k (it is exiting, or gave up
+ * registering): by its own name, not whatever checkpoint is at k now —
+ * one told to go may exit after the engine has laid another at k.
+ * travel_forget removes the one a travel_list gave. */
 void travel_unregister(const travel *t, uint64_t k);
 void travel_forget(const travel *t, const travel_ck *ck);
 
