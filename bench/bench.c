@@ -43,10 +43,13 @@
  * adcapp (10^8 instructions by default): the wall time of `avrr replay`,
  * and in `avrr shell` of `goto END` from the start, `continue` from the
  * start to the end, `reverse-continue` from the end back to init's write
- * of TIMSK (a watch on data 0x59), each with its ratio to the replay; and
- * `reverse-stepi` after a `goto` to random positions, median and p99.
+ * of TIMSK (a watch on data 0x59), each with its ratio to the replay; the
+ * same `continue` and `reverse-continue` through stock avr-gdb (`avrr gdb
+ * -batch`), against a replay timed again just before; and `reverse-stepi`
+ * after a `goto` to random positions, median and p99.
  *
  *   bench adcapp travel instructions=<n> replay_s=... goto_end_ratio=... ...
+ *   bench adcapp travel-gdb instructions=<n> replay_s=... continue_ratio=... ...
  *
  * Usage: bench AVRR_BINARY [INSTRUCTIONS [REVERSE_INSTRUCTIONS [CALLGRIND_INSTRUCTIONS]]]
  *        bench AVRR_BINARY --scale [INSTRUCTIONS ...]
@@ -729,6 +732,42 @@ static uint64_t parse_count(const char *s)
 	return end == s || *s == '-' ? 0 : n * scale;
 }
 
+/* The same travel through stock avr-gdb (`avrr gdb RUN.db -batch`), the
+ * way an IDE moves: `continue` from the start to the end, then
+ * `reverse-continue` back to init's write of TIMSK (a hardware watch on
+ * data 0x59).  gdb's `shell date` stamps each motion's start and end;
+ * *cont and *rc get their seconds (the stamps' own fork costs ~1 ms).
+ * Exits if avr-gdb did not stop where it should. */
+static void gdb_travel(const char *avrr, const char *db_path, const char *tmp, double *cont,
+		       double *rc)
+{
+	char script[300], cmd[900], line[512];
+	snprintf(script, sizeof script, "%s/travel.gdb", tmp);
+	FILE *f = fopen(script, "w");
+	if (!f)
+		exit(1);
+	fputs("shell date +@T%s.%N\ncontinue\nshell date +@T%s.%N\n"
+	      "watch *(unsigned char *)0x59\nshell date +@T%s.%N\nreverse-continue\n"
+	      "shell date +@T%s.%N\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "'%s' gdb '%s' -batch -x '%s' 2>&1", avrr, db_path, script);
+	FILE *p = popen(cmd, "r");
+	double t[4];
+	int n = 0, init = 0;
+	while (p && fgets(line, sizeof line, p)) {
+		if (!strncmp(line, "@T", 2) && n < 4)
+			t[n++] = strtod(line + 2, NULL);
+		init |= strstr(line, "in init ()") != NULL;
+	}
+	if (!p || pclose(p) != 0 || n != 4 || !init) {
+		fprintf(stderr, "bench: avr-gdb's travel did not end in init (stamps %d)\n", n);
+		exit(1);
+	}
+	unlink(script);
+	*cont = t[1] - t[0];
+	*rc = t[3] - t[2];
+}
+
 /* Travel on adcapp against a plain replay of the same span (see the top). */
 static void bench_travel(const char *avrr, const char *tmp, uint64_t insns, int samples)
 {
@@ -762,6 +801,9 @@ static void bench_travel(const char *avrr, const char *tmp, uint64_t insns, int 
 		t[i] = shell_command(&sh, "reverse-stepi") * 1000.0;
 	}
 	shell_close(&sh);
+	/* gdb's side, against a replay timed again just before it. */
+	double replay2_s = time_command(rep), gdb_cont_s, gdb_rc_s;
+	gdb_travel(avrr, db_path, tmp, &gdb_cont_s, &gdb_rc_s);
 	unlink(db_path);
 	if (!t)
 		exit(1);
@@ -771,6 +813,10 @@ static void bench_travel(const char *avrr, const char *tmp, uint64_t insns, int 
 	       "reverse_continue_watch_ratio=%.2f (watch TIMSK, written in init)\n",
 	       (unsigned long long)insns, replay_s, goto_s, goto_s / replay_s, cont_s,
 	       cont_s / replay_s, rc_s, rc_s / replay_s);
+	printf("bench adcapp travel-gdb instructions=%llu replay_s=%.2f continue_s=%.2f "
+	       "continue_ratio=%.2f reverse_continue_watch_s=%.2f reverse_continue_watch_ratio=%.2f "
+	       "(avr-gdb -batch; hardware watch on TIMSK)\n", (unsigned long long)insns, replay2_s,
+	       gdb_cont_s, gdb_cont_s / replay2_s, gdb_rc_s, gdb_rc_s / replay2_s);
 	printf("bench adcapp travel-reverse-stepi median_ms=%.1f p99_ms=%.1f samples=%d "
 	       "instructions=%llu\n", t[samples / 2], t[samples - 1 - samples / 100], samples,
 	       (unsigned long long)insns);

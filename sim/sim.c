@@ -827,11 +827,14 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 
 /* sim_run's loop in replay mode under a step filter (sim_filter_steps).
  * The last instruction step is kept in locals, and in s only where the
- * hook or the caller may look. */
+ * hook or the caller may look.  `watching` is whether data bytes are
+ * watched (sim_filter_data): a copy without the loop over them for the
+ * runs that watch none (goto, continue without watchpoints), whose every
+ * step the filter's own work is a good part of. */
 static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint64_t ilim,
 								   uint64_t clim,
 								   volatile const int *flag,
-								   int observed)
+								   int observed, int watching)
 {
 	sim_step last = s->step_last;
 	const uint8_t *words = s->step_words;
@@ -859,7 +862,7 @@ static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint6
 		avr = s->avr;
 		unsigned depth = avr->interrupts.running_ptr, before = last.depth;
 		int changed = 0;
-		for (unsigned i = 0; i < s->step_ndata; i++) {
+		for (unsigned i = 0; watching && i < s->step_ndata; i++) {
 			uint16_t a = s->step_data[i];
 			uint8_t v = a == R_SREG ? sreg_byte(avr) : avr->data[a];
 			changed |= v != s->step_data_old[i];
@@ -919,9 +922,13 @@ sim_stop sim_run(sim *s, uint64_t icount_limit, uint64_t cycle_limit, volatile i
 	uint64_t clim = cycle_limit ? cycle_limit : UINT64_MAX;
 	static const int never = 0;
 	volatile const int *flag = stop ? stop : &never;
-	if (s->step_words && s->replay && s->hooks.on_step)
-		return s->observed ? run_filtered(s, ilim, clim, flag, 1)
-				   : run_filtered(s, ilim, clim, flag, 0);
+	if (s->step_words && s->replay && s->hooks.on_step) {
+		if (s->step_ndata)
+			return s->observed ? run_filtered(s, ilim, clim, flag, 1, 1)
+					   : run_filtered(s, ilim, clim, flag, 0, 1);
+		return s->observed ? run_filtered(s, ilim, clim, flag, 1, 0)
+				   : run_filtered(s, ilim, clim, flag, 0, 0);
+	}
 	if (s->observed)
 		return s->replay ? run_loop(s, ilim, clim, flag, 1, 1)
 				 : run_loop(s, ilim, clim, flag, 0, 1);

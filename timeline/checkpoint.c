@@ -7,6 +7,7 @@
  */
 #include "timeline/internal.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,8 @@ typedef struct scout_result {
 static void drop_checkpoint(timeline *tl, travel_ck *cks, size_t *n, size_t i)
 {
 	travel_req q = { .op = REQ_EXIT };
-	travel_send(tl->t, cks[i].icount, &q, sizeof q);
-	travel_unregister(tl->t, cks[i].icount);
+	travel_send_to(tl->t, &cks[i], &q, sizeof q);
+	travel_forget(tl->t, &cks[i]);
 	memmove(&cks[i], &cks[i + 1], (*n - i - 1) * sizeof *cks);
 	(*n)--;
 }
@@ -173,6 +174,14 @@ static void keep_under_cap(timeline *tl, travel_ck *cks, size_t *n, uint64_t k, 
 	}
 }
 
+/* Thins the checkpoints (cks, *n of them) down to `max`. */
+static void keep_count(timeline *tl, travel_ck *cks, size_t *n, unsigned max)
+{
+	uint64_t k = rp_icount(tl->r);
+	for (size_t i; *n > max && (i = thin_candidate(cks, *n, k)) != 0;)
+		drop_checkpoint(tl, cks, n, i);
+}
+
 /* Forks a checkpoint of this position, thinning the others beyond the
  * count cap and the memory cap alike (thin_candidate).  The checkpoint
  * continues in ck_serve. */
@@ -184,9 +193,9 @@ void ck_lay(timeline *tl)
 	for (size_t i = 0; i < n; i++)
 		if (cks[i].icount == k)
 			return;  /* one exists here */
-	for (size_t i; n >= tl->t->max && (i = thin_candidate(cks, n, k)) != 0;)
-		drop_checkpoint(tl, cks, &n, i);
+	keep_count(tl, cks, &n, tl->t->max ? tl->t->max - 1 : 0);
 	keep_under_cap(tl, cks, &n, k, 1);
+	tl->thin_due = 0;
 	int fd = travel_register(tl->t, k);
 	if (fd < 0)
 		return;
@@ -207,12 +216,39 @@ void ck_lay(timeline *tl)
 }
 
 /* After going backward: the process that asked is a checkpoint now, laid
- * past keep_under_cap, so the cap is checked again here (measuring only
- * as keep_under_cap would for a lay). */
+ * past both caps, which are kept once the user is idle
+ * (ck_thin_when_idle), or at the next lay: thinning is a message, an
+ * unlink and an exit each, and for the memory cap a measurement now and
+ * then, tens of milliseconds with a few hundred checkpoints — all of it
+ * on the clock of the next request otherwise (gdb reads the registers at
+ * once).  A run of jumps back with no pause (gdb's `reverse-stepi 1000`
+ * is a thousand of them) leaves a process at every position it passed:
+ * past a sixteenth over the count cap, that is thinned at once. */
 void ck_thin_after_travel(timeline *tl)
 {
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
+	if (n > tl->t->max + tl->t->max / 16)
+		keep_count(tl, cks, &n, tl->t->max);
+	tl->thin_due = 1;
+}
+
+/* How long the front-end must be quiet before the caps are kept after a
+ * jump: a client's next request (gdb's register read, a script's next
+ * line) comes well within it, a person's later. */
+#define IDLE_MS 50
+
+void ck_thin_when_idle(timeline *tl)
+{
+	if (!tl->thin_due)
+		return;
+	struct pollfd p = { .fd = tl->t->cmd_fd, .events = POLLIN };
+	if (tl->t->cmd_fd >= 0 && poll(&p, 1, IDLE_MS) > 0)
+		return;  /* a command first: the thinning stays due */
+	tl->thin_due = 0;
+	travel_ck cks[TRAVEL_MAX * 2];
+	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
+	keep_count(tl, cks, &n, tl->t->max);
 	keep_under_cap(tl, cks, &n, rp_icount(tl->r), 0);
 }
 
@@ -328,9 +364,14 @@ static void fill_carry(const timeline *tl, travel_req *q)
  * this function does not return. */
 void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 {
-	uint64_t now = rp_icount(tl->r), ck;
-	if (checkpoint_below(tl, target, &ck))
-		ck = 0;
+	uint64_t now = rp_icount(tl->r);
+	/* One listing for the way: each costs a scan of the directory,
+	 * ~0.2 ms with a few hundred checkpoints. */
+	travel_ck cks[TRAVEL_MAX * 2], below = { 0, 0 };
+	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
+	for (size_t i = 0; i < n && cks[i].icount <= target; i++)
+		below = cks[i];
+	uint64_t ck = below.icount;
 	if (target >= now && ck <= now) {
 		tl->mo = MO_NONE;
 		ck_run_forward(tl, target, 1);
@@ -342,7 +383,7 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 	fill_carry(tl, &q);
 	fflush(stdout);
 	int fd = travel_register(tl->t, now);
-	if (travel_send(tl->t, ck, &q, sizeof q)) {
+	if (!below.pid || travel_send_to(tl->t, &below, &q, sizeof q)) {
 		char why[96];
 		snprintf(why, sizeof why, "cannot reach icount %llu: checkpoint %llu is gone",
 			 (unsigned long long)target, (unsigned long long)ck);
@@ -447,8 +488,22 @@ void ck_serve(timeline *tl)
 		}
 		fflush(stdout);
 		pid_t pid = fork();
-		if (pid != 0)
+		if (q.op == REQ_SCOUT && pid != 0)
 			continue;
+		if (q.op == REQ_RESUME) {
+			/* The parent goes on as the engine and the child stays
+			 * behind as this checkpoint, under its FIFO renamed: the
+			 * parent runs on at once, where a child would first
+			 * wait to be scheduled, milliseconds on a busy machine,
+			 * on the clock of every jump back.  (Without a child,
+			 * the jump is still made; the checkpoint is gone.) */
+			if (pid == 0)
+				continue;
+			if (pid > 0)
+				travel_set_pid(tl->t, k, (int)pid);
+			else
+				travel_unregister(tl->t, k);
+		}
 		close(tl->ck_fd);
 		tl->ck_fd = -1;
 		/* This copy inherits the measurement of when its checkpoint

@@ -79,6 +79,7 @@ struct timeline {
 	uint64_t mem_kb;
 	size_t mem_n;
 	unsigned mem_laid;        /* checkpoints laid since */
+	int thin_due;             /* the caps to keep once idle (ck_thin_when_idle) */
 
 	tl_work work;             /* what travel cost so far (tl_get_work) */
 
@@ -134,14 +135,19 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep);
 int ck_search_back(timeline *tl, motion_kind kind, uint64_t *pos, tl_stop *rep);
 
 /* Serves as the checkpoint whose FIFO is tl->ck_fd: waits for requests
- * and forks a copy for each.  Returns only in a copy that is to be the
- * timeline (after a resume), once it has reported its stop; scouts and
- * the checkpoint itself exit. */
+ * and forks a copy for each.  A scout is the copy, and exits; at a resume
+ * the copy stays the checkpoint and this process becomes the timeline:
+ * the only return, once it has reported its stop.  A checkpoint told to
+ * go exits. */
 void ck_serve(timeline *tl);
 
 /* After going backward: the process that asked is a checkpoint now, so
- * the memory cap is checked again. */
+ * the caps are due again (kept at once only far past the count cap). */
 void ck_thin_after_travel(timeline *tl);
+
+/* Keeps the caps if they are due and no command comes within a moment
+ * (on the command pipe; a front-end without one does not wait). */
+void ck_thin_when_idle(timeline *tl);
 
 /* Says goodbye to every checkpoint. */
 void ck_end_session(timeline *tl);

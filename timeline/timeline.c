@@ -595,8 +595,9 @@ int tl_main(timeline *tl, const tl_frontend *fe, void *ud)
 	} else {
 		ck_lay(tl);            /* icount 0, for every way back */
 	}
-	while (!fe->command(tl, ud))
-		;
+	do
+		ck_thin_when_idle(tl);
+	while (!fe->command(tl, ud));
 	ck_end_session(tl);
 	return 0;
 }

@@ -108,8 +108,7 @@ int travel_register(const travel *t, uint64_t k)
 void travel_set_pid(const travel *t, uint64_t k, int pid)
 {
 	char from[320], to[320];
-	if (find_ck(t, k, from, sizeof from))
-		return;
+	ck_path(t, k, (int)getpid(), from, sizeof from);
 	ck_path(t, k, pid, to, sizeof to);
 	rename(from, to);
 }
@@ -117,8 +116,15 @@ void travel_set_pid(const travel *t, uint64_t k, int pid)
 void travel_unregister(const travel *t, uint64_t k)
 {
 	char path[320];
-	if (!find_ck(t, k, path, sizeof path))
-		unlink(path);
+	ck_path(t, k, (int)getpid(), path, sizeof path);
+	unlink(path);
+}
+
+void travel_forget(const travel *t, const travel_ck *ck)
+{
+	char path[320];
+	ck_path(t, ck->icount, ck->pid, path, sizeof path);
+	unlink(path);
 }
 
 int travel_read_full(int fd, void *buf, size_t len)
@@ -136,17 +142,29 @@ int travel_read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int travel_send(const travel *t, uint64_t k, const void *req, size_t len)
+static int send_path(const char *path, const void *req, size_t len)
 {
-	char path[320];
-	if (find_ck(t, k, path, sizeof path))
-		return -1;
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	int rc = util_write_full(fd, req, len);
 	close(fd);
 	return rc;
+}
+
+int travel_send(const travel *t, uint64_t k, const void *req, size_t len)
+{
+	char path[320];
+	if (find_ck(t, k, path, sizeof path))
+		return -1;
+	return send_path(path, req, len);
+}
+
+int travel_send_to(const travel *t, const travel_ck *ck, const void *req, size_t len)
+{
+	char path[320];
+	ck_path(t, ck->icount, ck->pid, path, sizeof path);
+	return send_path(path, req, len);
 }
 
 int travel_wait(const travel *t, int fd, void *req, size_t len)

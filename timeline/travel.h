@@ -6,10 +6,11 @@
  * process: fork() at a position and let the child wait, its memory shared
  * copy-on-write with everyone else's (gdb's `checkpoint` does the same).
  * Going back to icount k means asking the checkpoint at or below k to fork
- * once more; that copy runs forward to k — replay is deterministic, so it
- * reaches exactly the state a forward run reaches — and takes over as the
- * active engine.  A scout is such a copy that runs forward only to look
- * (where did a breakpoint last hit?), reports, and exits.
+ * once more; the checkpoint itself then runs forward to k — replay is
+ * deterministic, so it reaches exactly the state a forward run reaches —
+ * and takes over as the active engine, while its child (the copy) waits
+ * in its place.  A scout is a copy that runs forward only to look (where
+ * did a breakpoint last hit?), reports, and exits.
  *
  * Every checkpoint waits on a FIFO named after its icount (and pid) in the session's
  * directory, so the directory itself is the list of checkpoints that every
@@ -58,20 +59,28 @@ uint64_t travel_memory_kb(const travel_ck *cks, size_t n);
 
 /* Creates this process's checkpoint FIFO for icount k, opened so that
  * waiting on it never sees end-of-file; returns its descriptor, or -1 if
- * there is a checkpoint at k already.  A parent that registers for the
- * child it then forks names the child with travel_set_pid. */
+ * there is a checkpoint at k already.  travel_set_pid hands this
+ * process's FIFO for k to the process pid: a parent that registers for
+ * the child it then forks names the child so, as does a checkpoint that
+ * takes over as the engine and leaves its child in its place. */
 int travel_register(const travel *t, uint64_t k);
 void travel_set_pid(const travel *t, uint64_t k, int pid);
 
-/* Sends `len` bytes of request to the checkpoint at icount k. */
+/* Sends `len` bytes of request to the checkpoint at icount k; _to, to
+ * the one a travel_list just gave (no listing again). */
 int travel_send(const travel *t, uint64_t k, const void *req, size_t len);
+int travel_send_to(const travel *t, const travel_ck *ck, const void *req, size_t len);
 
 /* Waits for a request on fd (from travel_register); returns 0, or -1 when
  * the UI is gone. */
 int travel_wait(const travel *t, int fd, void *req, size_t len);
 
-/* Removes the FIFO of icount k (its checkpoint is exiting). */
+/* Removes this process's FIFO of icount k (it is exiting, or gave up
+ * registering): by its own name, not whatever checkpoint is at k now —
+ * one told to go may exit after the engine has laid another at k.
+ * travel_forget removes the one a travel_list gave. */
 void travel_unregister(const travel *t, uint64_t k);
+void travel_forget(const travel *t, const travel_ck *ck);
 
 /* A scout's answer travels through the directory's "result" FIFO. */
 int travel_result_open(const travel *t);  /* the asker, before sending */
