@@ -429,7 +429,7 @@ int db_create(const char *path, db **out, avrr_err *err)
 	/* Probe writability now, so a bad -o fails before the run starts. */
 	if (exec(d, "PRAGMA journal_mode = OFF;"
 		    " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-		    " PRAGMA cache_size = -32768;", err) ||
+		    " PRAGMA cache_size = -256;", err) ||  /* appends: few pages are reused */
 	    exec(d, "BEGIN", err) || exec(d, db_schema_sql(), err) || prepare(d, err)) {
 		avrr_errf(err, "%s: cannot write here (%s)", path,
 			  errno ? strerror(errno) : sqlite3_errmsg(d->h));
@@ -824,7 +824,16 @@ int db_open_again(const db *d, db **out, avrr_err *err)
 
 int db_open_written(const char *path, db **out, avrr_err *err)
 {
-	return open_checked(path, NULL, 0, 0, 0, out, err);
+	if (open_checked(path, NULL, 0, 0, 0, out, err))
+		return -1;
+	/* Its reader reads each chunk once: a small page cache, so that
+	 * memory does not grow with the recording up to SQLite's 2 MB. */
+	if (exec(*out, "PRAGMA cache_size = -256;", err)) {
+		db_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 int db_commit(db *d, avrr_err *err)

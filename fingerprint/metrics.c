@@ -22,7 +22,7 @@
 /* Each sort's records in memory at most: a few MB each.  (A build with a
  * tiny number exercises the spilling and the merge passes.) */
 #ifndef FP_METRICS_RUN_RECORDS
-#define FP_METRICS_RUN_RECORDS (1u << 16)
+#define FP_METRICS_RUN_RECORDS (1u << 13)
 #endif
 #define RUN_RECORDS FP_METRICS_RUN_RECORDS
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define READ_BYTES 16384   /* each run's read buffer while merging */
+#define READ_BYTES 8192   /* each run's read buffer while merging */
 
 int extsort_init(extsort *s, size_t size, size_t run_records, extsort_cmp cmp)
 {

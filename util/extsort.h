@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define EXTSORT_FANIN 32
+#define EXTSORT_FANIN 64
 
 typedef int (*extsort_cmp)(const void *a, const void *b);
 
