@@ -62,6 +62,8 @@ static int add_costs(db *d, const db_run *r, config_metrics *cm, size_t ncm, avr
 	return 0;
 }
 
+#define METRICS_FAILED "cannot compute the metrics (temporary files in $TMPDIR, else /tmp): %s"
+
 /* One configuration's fingerprints streamed into its metrics a chunk at a
  * time: the metrics' memory does not grow with the run. */
 typedef struct sampling {
@@ -78,7 +80,7 @@ static int add_samples(void *ud, const db_fingerprint *f, size_t n, avrr_err *er
 		memcpy(s.context, f[k].digest, sizeof s.context);
 		sm->truth &= f[k].has_digest && f[k].has_input_key;
 		if (fp_metrics_add(sm->acc, &s))
-			return avrr_errf(err, "cannot compute the metrics: %s", strerror(errno));
+			return avrr_errf(err, METRICS_FAILED, strerror(errno));
 	}
 	return 0;
 }
@@ -109,7 +111,7 @@ static int load_metrics(db *d, config_metrics **out, size_t *n, avrr_err *err)
 		if (rc)
 			fp_metrics_free(sm.acc);
 		else if (fp_metrics_end(sm.acc, sm.truth, &cm[i].m))
-			rc = avrr_errf(err, "cannot compute the metrics: %s", strerror(errno));
+			rc = avrr_errf(err, METRICS_FAILED, strerror(errno));
 	}
 	free(cfgs);
 	if (rc) {

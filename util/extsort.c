@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define READ_BYTES 8192   /* each run's read buffer while merging */
 
@@ -18,10 +19,32 @@ int extsort_init(extsort *s, size_t size, size_t run_records, extsort_cmp cmp)
 	return 0;
 }
 
+/* An unlinked temporary file in $TMPDIR (else /tmp), which tmpfile(3)
+ * would not look at; NULL with errno set. */
+static FILE *temp_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((size_t)snprintf(path, sizeof path, "%s/avrr-sort-XXXXXX", dir) >= sizeof path) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	FILE *f = fdopen(fd, "w+");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 /* Writes the sorted buffer to the file as one more run. */
 static int spill(extsort *s)
 {
-	if (!s->f && !(s->f = tmpfile()))
+	if (!s->f && !(s->f = temp_file()))
 		return -1;
 	if (s->nruns == s->cap_runs) {
 		size_t cap = s->cap_runs ? 2 * s->cap_runs : 64;
@@ -143,7 +166,7 @@ static const void *merge_next(extsort *s, FILE *f, int *err)
 /* One pass: the runs merged EXTSORT_FANIN at a time into a new file. */
 static int merge_pass(extsort *s)
 {
-	FILE *g = tmpfile();
+	FILE *g = temp_file();
 	if (!g)
 		return -1;
 	uint64_t off = 0;

@@ -5,7 +5,7 @@
  *
  * Records are added one at a time.  Up to `run_records` of them are held
  * in memory; past that each full buffer is sorted and written to an
- * unlinked temporary file (tmpfile(3)) as a run, and at the end the runs
+ * unlinked temporary file (in $TMPDIR, else /tmp) as a run, and at the end the runs
  * are merged, EXTSORT_FANIN at a time (in passes when there are more), so
  * memory stays at the buffer plus EXTSORT_FANIN small read buffers however
  * many records there are.  A run that fits in memory never touches a file.
