@@ -722,13 +722,22 @@ static inline avr_cycle_count_t timers_process(avr_t *avr)
 	return sleep;
 }
 
+/* Each flash word's transfer kind and the index mask, as the recording's
+ * loop keeps them in registers across the calls into simavr (a load each
+ * fewer an instruction: the table never changes while a run goes). */
+typedef struct transfer_table {
+	const uint8_t *kind;
+	uint32_t mask;
+} transfer_table;
+
 /* One turn of simavr's run loop (avr_callback_run_raw) with observations;
  * `replay` is s->replay and `observed` s->observed, constants where step
  * is inlined; `counting` is COUNTING_ON where s->count_transfers is known
- * set, else COUNTING_ASK (tested at each instruction). */
+ * set (and `tt` is its table), else COUNTING_ASK (tested at each
+ * instruction, the table read from s). */
 enum { COUNTING_ASK, COUNTING_ON };
 static inline __attribute__((always_inline)) void step(sim *s, int replay, int observed,
-						       int counting)
+						       int counting, transfer_table tt)
 {
 	avr_t *avr = s->avr;
 	if (__builtin_expect(avr->run != s->stock_run, 0)) {
@@ -754,7 +763,9 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		}
 		if (counting == COUNTING_ON || s->count_transfers) {
 			/* Most words transfer nothing: their counter is left alone. */
-			uint8_t kind = s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)];
+			uint8_t kind = counting == COUNTING_ON
+					       ? tt.kind[(pc >> 1) & tt.mask]
+					       : s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)];
 			if (kind)
 				s->transfers += (kind >> (new_pc > pc)) & 1;
 		}
@@ -804,6 +815,7 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 							       int observed, int stepping,
 							       int counting)
 {
+	const transfer_table tt = { s->transfer_kind, s->transfer_words - 1 };
 	for (;;) {
 		/* s->avr afresh at each turn, as step loads it: one copy, not two
 		 * kept across the calls (a register fewer, no spill in step). */
@@ -814,7 +826,7 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 			return SIM_STOP_REQUEST;
 		if (avr->state != cpu_Running && avr->state != cpu_Sleeping)
 			return stop_reason(s);
-		step(s, replay, observed, counting);
+		step(s, replay, observed, counting, tt);
 		if (stepping && s->hooks.on_step && s->hooks.on_step(s->hooks.ud))
 			return SIM_STOP_REQUEST;
 	}
@@ -848,7 +860,7 @@ static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint6
 		}
 		uint32_t pc = avr->pc, word = pc >> 1;
 		uint64_t icount = s->icount;
-		step(s, 1, observed, COUNTING_ASK);
+		step(s, 1, observed, COUNTING_ASK, (transfer_table){ NULL, 0 });
 		if (s->icount == icount)
 			continue;  /* asleep */
 		avr = s->avr;
