@@ -19,8 +19,8 @@
  * as the file grew: 2.3 MB more at 4*10^7.  Now the metrics stream through
  * external sorts of bounded buffers (fingerprint/metrics.c) and both
  * caches are 256 KB, which 10^7 instructions (a 0.3 MB file) already
- * fill: what is left to grow is a few counters, about 0.1 MB.  The bound
- * is 1 MB.
+ * fill: what is left to grow measured 0 to 0.3 MB (the allocator's
+ * whims, a few counters).  The bound is 1 MB.
  *
  * `avrr replay`, `replay --oracle` and `avrr shell` (to the end) read the
  * log a chunk at a time too (trace/log.h's cursor), and take each
