@@ -1,4 +1,5 @@
 /* cmd_info.c — `avrr info`: what a recording holds, as text or JSON. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -8,7 +9,6 @@
 #include "cli/cli.h"
 #include "cli/info.h"
 #include "db/db.h"
-#include "util/grow.h"
 #include "fingerprint/cost.h"
 #include "fingerprint/metrics.h"
 #include "sim/ioregs.h"
@@ -62,25 +62,25 @@ static int add_costs(db *d, const db_run *r, config_metrics *cm, size_t ncm, avr
 	return 0;
 }
 
-/* One configuration's fingerprints as the metrics' samples, taken a chunk
- * at a time: the samples are all the metrics hold of a long run. */
+#define METRICS_FAILED "cannot compute the metrics (temporary files in $TMPDIR, else /tmp): %s"
+
+/* One configuration's fingerprints streamed into its metrics a chunk at a
+ * time: the metrics' memory does not grow with the run. */
 typedef struct sampling {
-	growbuf g;        /* fp_sample */
+	fp_metrics_acc *acc;
 	int truth;
 } sampling;
 
 static int add_samples(void *ud, const db_fingerprint *f, size_t n, avrr_err *err)
 {
 	sampling *sm = ud;
-	fp_sample *s = grow_n(&sm->g, n);
-	if (!s)
-		return avrr_errf(err, "out of memory");
 	for (size_t k = 0; k < n; k++) {
-		s[k].ra_part = f[k].ra_part;
-		s[k].hash_part = f[k].hash_part;
-		s[k].input_key = f[k].input_key;
-		memcpy(s[k].context, f[k].digest, sizeof s[k].context);
+		fp_sample s = { .ra_part = f[k].ra_part, .hash_part = f[k].hash_part,
+				.input_key = f[k].input_key };
+		memcpy(s.context, f[k].digest, sizeof s.context);
 		sm->truth &= f[k].has_digest && f[k].has_input_key;
+		if (fp_metrics_add(sm->acc, &s))
+			return avrr_errf(err, METRICS_FAILED, strerror(errno));
 	}
 	return 0;
 }
@@ -101,12 +101,17 @@ static int load_metrics(db *d, config_metrics **out, size_t *n, avrr_err *err)
 	}
 	int rc = 0;
 	for (size_t i = 0; i < ncfg && !rc; i++) {
-		sampling sm = { .g = { .size = sizeof(fp_sample) }, .truth = 1 };
+		sampling sm = { .truth = 1 };
 		cm[i].cfg = cfgs[i];
-		rc = db_each_fingerprint(d, cfgs[i].id, 1, add_samples, &sm, err);
-		if (!rc && fp_metrics_compute(sm.g.items, sm.g.n, sm.truth, &cm[i].m))
+		if (fp_metrics_begin(&sm.acc)) {
 			rc = avrr_errf(err, "out of memory");
-		free(sm.g.items);
+			break;
+		}
+		rc = db_each_fingerprint(d, cfgs[i].id, 1, add_samples, &sm, err);
+		if (rc)
+			fp_metrics_free(sm.acc);
+		else if (fp_metrics_end(sm.acc, sm.truth, &cm[i].m))
+			rc = avrr_errf(err, METRICS_FAILED, strerror(errno));
 	}
 	free(cfgs);
 	if (rc) {

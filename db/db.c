@@ -97,6 +97,12 @@ struct db {
 	uint8_t *irq_vector;
 	size_t nirq;
 	int have_irq_vector;
+
+	/* A read-only recording's interrupts per vector and events per type,
+	 * counted in one pass over the log on first asking (the summary asks
+	 * for both, and for the vectors twice). */
+	uint64_t vector_counts[256], type_counts[TRACE_COUNT];
+	int have_tallies;
 };
 
 /* The byte at 1-based position `pos` of blob `b`, in plain SQL: SQLite has
@@ -436,7 +442,7 @@ int db_create(const char *path, db **out, avrr_err *err)
 	/* Probe writability now, so a bad -o fails before the run starts. */
 	if (exec(d, "PRAGMA journal_mode = OFF;"
 		    " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-		    " PRAGMA cache_size = -32768;", err) ||
+		    " PRAGMA cache_size = -256;", err) ||  /* appends: few pages are reused */
 	    exec(d, "BEGIN", err) || exec(d, db_schema_sql(), err) || prepare(d, err)) {
 		avrr_errf(err, "%s: cannot write here (%s)", path,
 			  errno ? strerror(errno) : sqlite3_errmsg(d->h));
@@ -842,7 +848,16 @@ int db_open_again(const db *d, db **out, avrr_err *err)
 
 int db_open_written(const char *path, db **out, avrr_err *err)
 {
-	return open_checked(path, NULL, 0, NULL, 0, 0, out, err);
+	if (open_checked(path, NULL, 0, NULL, 0, 0, out, err))
+		return -1;
+	/* Its reader reads each chunk once: a small page cache, so that
+	 * memory does not grow with the recording up to SQLite's 2 MB. */
+	if (exec(*out, "PRAGMA cache_size = -256;", err)) {
+		db_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 int db_commit(db *d, avrr_err *err)
@@ -1310,28 +1325,46 @@ static int each_event(db *d, void (*count)(uint64_t *, const trace_event *), uin
 	return drain(d, err) || db_each_event_chunk(d->h, d->path, count_chunk, &c, err) ? -1 : 0;
 }
 
-static void count_vector(uint64_t *counts, const trace_event *e)
+/* counts: 256 per vector, then TRACE_COUNT per type. */
+static void count_both(uint64_t *counts, const trace_event *e)
 {
 	if (e->type == TRACE_IRQ && e->addr < 256)
 		counts[e->addr]++;
+	if (e->type < TRACE_COUNT)
+		counts[256 + e->type]++;
 }
 
-static void count_type(uint64_t *counts, const trace_event *e)
+/* Both tallies, from one pass; kept where the log cannot grow. */
+static int tallies(db *d, uint64_t vectors[256], uint64_t types[TRACE_COUNT], avrr_err *err)
 {
-	if (e->type < TRACE_COUNT)
-		counts[e->type]++;
+	if (!d->have_tallies) {
+		uint64_t c[256 + TRACE_COUNT] = { 0 };
+		if (each_event(d, count_both, c, err))
+			return -1;
+		memcpy(d->vector_counts, c, sizeof d->vector_counts);
+		memcpy(d->type_counts, c + 256, sizeof d->type_counts);
+		d->have_tallies = !d->writable;
+		if (vectors)
+			memcpy(vectors, c, sizeof d->vector_counts);
+		if (types)
+			memcpy(types, c + 256, sizeof d->type_counts);
+		return 0;
+	}
+	if (vectors)
+		memcpy(vectors, d->vector_counts, sizeof d->vector_counts);
+	if (types)
+		memcpy(types, d->type_counts, sizeof d->type_counts);
+	return 0;
 }
 
 int db_count_vectors(db *d, uint64_t counts[256], avrr_err *err)
 {
-	memset(counts, 0, 256 * sizeof counts[0]);
-	return each_event(d, count_vector, counts, err);
+	return tallies(d, counts, NULL, err);
 }
 
 int db_count_event_types(db *d, uint64_t counts[TRACE_COUNT], avrr_err *err)
 {
-	memset(counts, 0, TRACE_COUNT * sizeof counts[0]);
-	return each_event(d, count_type, counts, err);
+	return tallies(d, NULL, counts, err);
 }
 
 /* ---- fingerprints ----------------------------------------------------- */

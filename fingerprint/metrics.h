@@ -37,10 +37,20 @@ typedef struct fp_metrics {
 	uint64_t input_duplicates;
 } fp_metrics;
 
-/* Computes the metrics of samples[0..n); overwrites the samples (they are
- * sorted and deduplicated in place).  Without
- * ground truth (has_truth 0) only the first two are computed.  Returns 0,
- * or -1 when out of memory. */
+/* The metrics streamed: fp_metrics_begin, fp_metrics_add each interrupt's
+ * sample in the order of the interrupts, fp_metrics_end (which frees the
+ * accumulator, as fp_metrics_free does one abandoned).  Memory is bounded
+ * whatever the number of samples (they spill to temporary files; see
+ * metrics.c).  Without ground truth (has_truth 0) only the first two are
+ * computed.  Each returns 0, or -1 when out of memory or a temporary file
+ * fails (errno set). */
+typedef struct fp_metrics_acc fp_metrics_acc;
+int fp_metrics_begin(fp_metrics_acc **out);
+int fp_metrics_add(fp_metrics_acc *a, const fp_sample *s);
+int fp_metrics_end(fp_metrics_acc *a, int has_truth, fp_metrics *m);
+void fp_metrics_free(fp_metrics_acc *a);
+
+/* The same over samples[0..n), given in the order of the interrupts. */
 int fp_metrics_compute(fp_sample *samples, size_t n, int has_truth, fp_metrics *m);
 
 #endif

@@ -87,7 +87,9 @@ typedef struct sim_hooks {
 	void (*on_boundary)(void *ud);
 	/* After every step of sim_run (an instruction retired, with any
 	 * interrupt entry at its boundary; or a cycle asleep): a non-zero
-	 * return stops the run there (SIM_STOP_REQUEST).  For debuggers. */
+	 * return stops the run there (SIM_STOP_REQUEST).  For debuggers.
+	 * Whether it is set, and sim_count_transfers, are read when sim_run
+	 * starts: a hook must not change them in the middle of a run. */
 	int (*on_step)(void *ud);
 	/* Observed runs only (sim_set_observed): after each instruction
 	 * retired at byte address pc, before its RETI is reported and before
