@@ -642,6 +642,26 @@ static void bench_reverse(const char *avrr, const char *tmp, uint64_t insns)
 	fflush(stdout);
 }
 
+/* `samples` reverse-stepi, each after a goto to a pseudo-random position
+ * below insns (the same positions every run); their times in ms, sorted,
+ * in an array of at least one element that the caller frees. */
+static double *reverse_stepi_samples(shell *sh, uint64_t insns, int samples)
+{
+	char cmd[64];
+	double *t = calloc((size_t)samples + 1, sizeof *t);
+	if (!t)
+		exit(1);
+	uint64_t seed = 11;
+	for (int i = 0; i < samples; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
+		shell_command(sh, cmd);
+		t[i] = shell_command(sh, "reverse-stepi") * 1000.0;
+	}
+	qsort(t, (size_t)samples, sizeof *t, cmp_double);
+	return t;
+}
+
 /* One firmware recorded for `insns` instructions, with the default
  * configuration: record, replay and replay --oracle once each, then the
  * shell's travel against that replay: `goto END` from the start, a
@@ -687,14 +707,7 @@ static void bench_scale(const char *avrr, const char *name, uint64_t insns, int 
 		exit(1);
 	}
 	shell_command(&sh, "delete");
-	double *t = calloc((size_t)samples + 1, sizeof *t);
-	uint64_t seed = 11;
-	for (int i = 0; t && i < samples; i++) {
-		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
-		shell_command(&sh, cmd);
-		t[i] = shell_command(&sh, "reverse-stepi") * 1000.0;
-	}
+	double *t = reverse_stepi_samples(&sh, insns, samples);
 	double sh_rss = shell_close(&sh);
 	double sh_s = now() - t0;
 	shell_open(&sh, argv);
@@ -702,9 +715,6 @@ static void bench_scale(const char *avrr, const char *name, uint64_t insns, int 
 	double cont_s = shell_command(&sh, "continue");
 	double cont_rss = shell_close(&sh);
 	unlink(db_path);
-	if (!t)
-		exit(1);
-	qsort(t, (size_t)samples, sizeof *t, cmp_double);
 	printf("bench %s scale instructions=%llu record_s=%.2f record_rss_mb=%.1f file_mb=%.1f "
 	       "replay_s=%.2f replay_rss_mb=%.1f oracle_s=%.2f oracle_rss_mb=%.1f "
 	       "shell_s=%.2f shell_rss_mb=%.1f checkpoints=%u checkpoint_mb=%.1f "
@@ -792,22 +802,12 @@ static void bench_travel(const char *avrr, const char *tmp, uint64_t insns, int 
 	shell_command(&sh, "watch 0x59");
 	double rc_s = shell_command(&sh, "reverse-continue");
 	shell_command(&sh, "delete");
-	double *t = calloc((size_t)samples, sizeof *t);
-	uint64_t seed = 11;
-	for (int i = 0; t && i < samples; i++) {
-		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		snprintf(cmd, sizeof cmd, "goto %llu", (unsigned long long)(1 + (seed >> 11) % (insns - 1)));
-		shell_command(&sh, cmd);
-		t[i] = shell_command(&sh, "reverse-stepi") * 1000.0;
-	}
+	double *t = reverse_stepi_samples(&sh, insns, samples);
 	shell_close(&sh);
 	/* gdb's side, against a replay timed again just before it. */
 	double replay2_s = time_command(rep), gdb_cont_s, gdb_rc_s;
 	gdb_travel(avrr, db_path, tmp, &gdb_cont_s, &gdb_rc_s);
 	unlink(db_path);
-	if (!t)
-		exit(1);
-	qsort(t, (size_t)samples, sizeof *t, cmp_double);
 	printf("bench adcapp travel instructions=%llu replay_s=%.2f goto_end_s=%.2f goto_end_ratio=%.2f "
 	       "continue_s=%.2f continue_ratio=%.2f reverse_continue_watch_s=%.2f "
 	       "reverse_continue_watch_ratio=%.2f (watch TIMSK, written in init)\n",
