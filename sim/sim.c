@@ -583,6 +583,15 @@ static int plan_packed(sim_tap *t)
 			}
 			t->pos[i] = (uint8_t)t->sreg_shift;
 		}
+	t->nback = 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned rot = (8 * i - t->pos[i]) & 63, k = 0;
+		while (k < t->nback && t->back[k].rot != rot)
+			k++;
+		if (k == t->nback)
+			t->back[t->nback++] = (struct sim_tap_back){ .mask = 0, .rot = rot };
+		t->back[k].mask |= 0xffull << t->pos[i];
+	}
 	t->in_order = 0;
 	return 0;
 }

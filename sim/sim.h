@@ -138,6 +138,10 @@ typedef struct sim_tap {
 	uint8_t pos[8];
 	int in_order;
 	int two;                /* wide, and run[0] and run[1] are all */
+	/* The way back to the order: the bytes that move by the same
+	 * distance, masked and rotated at once. */
+	struct sim_tap_back { uint64_t mask; unsigned rot; } back[8];
+	unsigned nback;
 } sim_tap;
 
 /* Plans how the tap reads its bytes from a data space of data_size bytes
@@ -174,8 +178,10 @@ static inline uint64_t sim_tap_unpack(const sim_tap *t, uint64_t w)
 	if (t->in_order)
 		return w;
 	uint64_t g = 0;
-	for (unsigned i = 0; i < t->naddr; i++)
-		g |= (w >> t->pos[i] & 0xff) << (8 * i);
+	for (unsigned k = 0; k < t->nback; k++) {
+		uint64_t v = w & t->back[k].mask;
+		g |= v << t->back[k].rot | v >> ((64 - t->back[k].rot) & 63);
+	}
 	return g;
 }
 
