@@ -34,7 +34,7 @@
  * for STATES_REST batches, each boundary evaluated as it comes, and is
  * then tried again. */
 #define STATES_MIN_BITS 12
-#define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 32 MB an evaluator */
+#define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 40 MB an evaluator */
 _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index entry");
 #define STATES_REST 256
 /* The interned vectors an evaluator keeps, at most (then the table is
