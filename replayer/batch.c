@@ -20,10 +20,13 @@
  *
  * The states are kept in the order they first came, and found again
  * through a hash index.  A firmware repeats its paths — a delay loop
- * counting down the same values call after call — so the state after the
- * one just seen is most often the one stored after it: looked for there
- * first, it is found in memory read in order, where a hash probe of a
- * table of millions waits for memory.
+ * counting down the same values call after call, a polling loop going
+ * round — so the state after the one just seen is most often the one that
+ * came after it the last time: each state links to that one, which is
+ * tried first, by one compare, where a hash probe of a table of millions
+ * costs a hash and waits for memory.  (Trying only the state stored next,
+ * a loop's return to its first state missed at every turn: 46 % of
+ * adcapp's boundaries.)
  *
  * Counting states pays when they repeat, however far apart; it only costs
  * when they do not (a free-running timer in the selector).  So when the
@@ -31,7 +34,7 @@
  * for STATES_REST batches, each boundary evaluated as it comes, and is
  * then tried again. */
 #define STATES_MIN_BITS 12
-#define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 32 MB an evaluator */
+#define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 40 MB an evaluator */
 _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index entry");
 #define STATES_REST 256
 /* The interned vectors an evaluator keeps, at most (then the table is
@@ -98,10 +101,11 @@ typedef struct ra_info {
 /* A state; once evaluated, its boundaries are counted under its outcome
  * vector, and only while it waits for that, in `count`. */
 typedef struct state {
-	uint64_t w;                 /* g(s) */
+	uint64_t w;                 /* g(s), packed as the queues pack it */
 	uint64_t count;             /* its boundaries so far, while vec is unknown */
 	uint32_t ra;
 	uint32_t vec;               /* its interned outcome vector, or NO_VECTOR */
+	uint32_t next;              /* the state that came after it last, or NO_STATE */
 } state;
 
 /* One thread's share of a batch's states, and all it needs to count them
@@ -192,6 +196,7 @@ typedef struct batch_eval {
 	evaluator *ev;
 	unsigned nev;
 	rp_oracle_result **results; /* the members', which settling adds to */
+	sim_tap plan;               /* how the queues' words are packed */
 	int threaded, quit;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -690,7 +695,7 @@ static void group_by_ra(evaluator *e, const uint64_t *w, unsigned nm)
 		unsigned k = e->pend_truth[i] ? truth_next++ : next[e->rid[i]]++;
 		e->at[k] = i;
 		e->state_at[k] = e->pend_state[i];
-		e->g[k] = w[i];
+		e->g[k] = sim_tap_unpack(&e->shared->plan, w[i]);
 	}
 }
 
@@ -766,7 +771,7 @@ static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int 
 	}
 	uint32_t i = e->nstates++;
 	e->index[at] = index_entry(h, i);
-	e->states[i] = (state){ .w = w, .ra = ra, .vec = NO_VECTOR };
+	e->states[i] = (state){ .w = w, .ra = ra, .vec = NO_VECTOR, .next = NO_STATE };
 	*fresh = 1;
 	return i;
 }
@@ -778,8 +783,8 @@ static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int 
  * evaluated together.
  *
  * Every evaluator reads every boundary, and a firmware repeats its paths:
- * a boundary whose state is the one stored after the last one's, the
- * usual case, is known, and this evaluator's, by one compare; the others
+ * a boundary whose state is the one that followed the last one's before,
+ * the usual case, is known, and this evaluator's, by one compare; the others
  * are told apart by their return address (owner()) before any hashing. */
 static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 			   const uint8_t *truth, unsigned count)
@@ -797,9 +802,9 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	for (unsigned p = 0; p < count; p++) {
 		if (owner(ra[p], nev) != id_mine)
 			continue;
-		uint32_t next = e->last + 1;  /* NO_STATE + 1 is 0 */
-		state *t = &e->states[next];
-		if (next < e->nstates && t->w == w[p] && t->ra == ra[p] && !truth[p]) {
+		uint32_t next = e->last != NO_STATE ? e->states[e->last].next : NO_STATE;
+		state *t = next != NO_STATE ? &e->states[next] : NULL;
+		if (t && t->w == w[p] && t->ra == ra[p] && !truth[p]) {
 			e->last = next;
 			if (t->vec != NO_VECTOR)
 				vec_counts[t->vec]++;
@@ -814,6 +819,8 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 		if (use_table && !truth[p]) {
 			int fresh;
 			id = state_of(e, ra[p], w[p], state_hash(ra[p], w[p]), &fresh);
+			if (e->last != NO_STATE)
+				e->states[e->last].next = id;
 			e->last = id;
 			t = &e->states[id];
 			if (t->vec != NO_VECTOR)
@@ -958,7 +965,7 @@ static void tap_full(void *ud)
 }
 
 rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n,
-		    unsigned table_bits)
+		    uint32_t data_size, unsigned table_bits)
 {
 	rp_batch *b = calloc(1, sizeof *b);
 	batch_eval *s = calloc(1, sizeof *s);
@@ -973,6 +980,8 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 	b->sel = &members[0]->cfg;
 	b->tap = (sim_tap){ .addr = b->sel->gather, .naddr = b->sel->ngather, .cap = QUEUE_SIZE,
 			    .full = tap_full, .ud = b };
+	sim_tap_plan(&b->tap, data_size);
+	s->plan = b->tap;
 	start_fill(b, &s->queues[0]);
 	/* A thread per processor, each with its share of the states. */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);

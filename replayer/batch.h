@@ -62,7 +62,7 @@ static inline void widen_hash_bits(unsigned bits[FP_HASH_COUNT], const fp_config
 typedef struct batch_queue {
 	unsigned count;
 	uint32_t ra[QUEUE_SIZE];
-	uint64_t w[QUEUE_SIZE];     /* g(s), packed as fp_gather_word packs it */
+	uint64_t w[QUEUE_SIZE];     /* g(s), packed as sim_tap_pack packs it */
 	uint8_t truth[QUEUE_SIZE];  /* a recorded interrupt point */
 } batch_queue;
 
@@ -81,10 +81,11 @@ typedef struct rp_batch {
 int batch_suits(const fp_config *c);
 
 /* A batch for members[0..n) (which share c's selector), counting into
- * results[j] for members[j]; each evaluator's table of states has at most
- * 2^table_bits slots (0: the default).  Returns NULL when out of memory. */
+ * results[j] for members[j], over a data space of data_size bytes; each
+ * evaluator's table of states has at most 2^table_bits slots (0: the
+ * default).  Returns NULL when out of memory. */
 rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n,
-		    unsigned table_bits);
+		    uint32_t data_size, unsigned table_bits);
 void batch_free(rp_batch *b);
 
 /* Hands the queue over for evaluation and starts a new one.  Queues are
@@ -104,7 +105,7 @@ static inline void batch_add(rp_batch *b, uint32_t ra, const uint8_t *data, int 
 	sim_tap *t = &b->tap;
 	unsigned i = t->count;
 	t->pc[i] = ra;
-	t->word[i] = fp_gather_word(b->sel, data);
+	t->word[i] = sim_tap_pack(t, data);
 	b->fill->truth[i] = (uint8_t)truth;
 	if ((t->count = i + 1) == t->cap)
 		batch_flush(b);

@@ -996,7 +996,8 @@ static int make_groups(replay *r, avrr_err *err)
 			results[j] = &r->results[g->members[j]];
 		}
 		g->batch = members && results
-			   ? batch_new(members, results, g->nmembers, r->o.oracle_table_bits)
+			   ? batch_new(members, results, g->nmembers, r->s->data_size,
+				       r->o.oracle_table_bits)
 			   : NULL;
 		free(members);
 		free(results);

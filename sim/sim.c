@@ -497,20 +497,18 @@ static int service_without_entry(avr_t *avr)
 	return 0;
 }
 
-void sim_set_tap(sim *s, sim_tap *t)
+/* The tap's runs with the bytes in order: runs of consecutive addresses
+ * (wide), else byte by byte. */
+static void plan_in_order(sim_tap *t)
 {
-	s->tap = t;
-	if (!t)
-		return;
 	t->nruns = 0;
 	t->sreg_shift = 0;
 	t->sreg_mask = 0;
-	t->wide = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-	for (unsigned i = 0; i < t->naddr && i < 8; i++)
-		t->wide &= t->addr[i] + 8u <= s->data_size;
+	t->in_order = 1;
 	for (unsigned i = 0; i < t->naddr && i < 8; i++) {
 		uint16_t a = t->addr[i];
 		struct sim_tap_run *last = t->nruns ? &t->run[t->nruns - 1] : NULL;
+		t->pos[i] = (uint8_t)(8 * i);
 		if (a == R_SREG) {
 			t->sreg_shift = 8 * i;
 			t->sreg_mask = 0xffull << t->sreg_shift;
@@ -524,29 +522,116 @@ void sim_set_tap(sim *s, sim_tap *t)
 	}
 }
 
-/* Run r of tap t, in place in its word. */
+static uint64_t rotl_bytes(uint64_t v, unsigned bytes)
+{
+	unsigned s = 8 * bytes;
+	return v << s | v >> ((64 - s) & 63);
+}
+
+/* Fewer runs where bytes lie a few addresses apart: each load, from the
+ * lowest address not yet read, takes every byte within 8 addresses of it,
+ * masked and rotated to bytes of the word no other run uses; SREG takes a
+ * free byte.  Returns 0, or -1 when no rotation fits (the runs in order
+ * do then). */
+static int plan_packed(sim_tap *t)
+{
+	uint64_t used = 0;
+	unsigned placed = 0, n = t->naddr;
+	t->nruns = 0;
+	for (;;) {
+		unsigned i = n;
+		for (unsigned j = 0; j < n; j++)
+			if (!(placed >> j & 1) && t->addr[j] != R_SREG &&
+			    (i == n || t->addr[j] < t->addr[i]))
+				i = j;
+		if (i == n)
+			break;
+		uint16_t base = t->addr[i];
+		uint64_t m = 0;
+		for (unsigned j = 0; j < n; j++)
+			if (!(placed >> j & 1) && t->addr[j] != R_SREG && t->addr[j] >= base &&
+			    t->addr[j] < base + 8u)
+				m |= 0xffull << 8 * (t->addr[j] - base);
+		unsigned rot = 0;
+		while (rot < 8 && (rotl_bytes(m, rot) & used))
+			rot++;
+		if (rot == 8)
+			return -1;
+		used |= rotl_bytes(m, rot);
+		for (unsigned j = 0; j < n; j++)
+			if (!(placed >> j & 1) && t->addr[j] != R_SREG && t->addr[j] >= base &&
+			    t->addr[j] < base + 8u) {
+				placed |= 1u << j;
+				t->pos[j] = (uint8_t)(8 * ((t->addr[j] - base + rot) % 8));
+			}
+		t->run[t->nruns++] = (struct sim_tap_run){ .mask = m, .addr = base,
+							   .shift = (uint8_t)(8 * rot) };
+	}
+	t->sreg_shift = 0;
+	t->sreg_mask = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (t->addr[i] == R_SREG) {
+			unsigned b = 0;
+			while (!t->sreg_mask && b < 8 && (used >> 8 * b & 0xff))
+				b++;
+			if (b == 8)
+				return -1;
+			if (!t->sreg_mask) {
+				t->sreg_shift = 8 * b;
+				t->sreg_mask = 0xffull << t->sreg_shift;
+				used |= t->sreg_mask;
+			}
+			t->pos[i] = (uint8_t)t->sreg_shift;
+		}
+	t->nback = 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned rot = (8 * i - t->pos[i]) & 63, k = 0;
+		while (k < t->nback && t->back[k].rot != rot)
+			k++;
+		if (k == t->nback)
+			t->back[t->nback++] = (struct sim_tap_back){ .mask = 0, .rot = rot };
+		t->back[k].mask |= 0xffull << t->pos[i];
+	}
+	t->in_order = 0;
+	return 0;
+}
+
+void sim_tap_plan(sim_tap *t, uint32_t data_size)
+{
+	t->wide = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	for (unsigned i = 0; i < t->naddr && i < 8; i++)
+		t->wide &= t->addr[i] + 8u <= data_size;
+	if (!t->wide || t->naddr > 8 || plan_packed(t))
+		plan_in_order(t);
+	/* At most two runs, the usual case, are read without a branch: a
+	 * missing second one reads nothing (mask 0). */
+	t->two = t->wide && t->nruns <= 2;
+	for (unsigned r = t->nruns; r < 2; r++)
+		t->run[r] = (struct sim_tap_run){ .mask = 0, .addr = 0, .shift = 0 };
+}
+
+void sim_set_tap(sim *s, sim_tap *t)
+{
+	s->tap = t;
+	if (t)
+		sim_tap_plan(t, s->data_size);
+}
+
+/* Run r of tap t, in its place in the word. */
 static inline uint64_t tap_run(const sim_tap *t, const uint8_t *data, unsigned r)
 {
-	uint64_t v;
-	memcpy(&v, data + t->run[r].addr, sizeof v);
-	return (v & t->run[r].mask) << t->run[r].shift;
+	return sim_tap_run_word(&t->run[r], data);
 }
 
 /* A boundary into the tap (see sim.h).  It runs at nearly every
- * instruction, so the usual few runs are read without a loop. */
-static inline void tap_sample(sim *s, sim_tap *t)
+ * instruction, so the usual two runs are read without a loop or a branch. */
+static inline __attribute__((always_inline)) void tap_sample(sim *s, sim_tap *t)
 {
 	const avr_t *avr = s->avr;
 	const uint8_t *data = avr->data;
 	uint64_t w = ((uint64_t)sreg_byte(avr) << t->sreg_shift) & t->sreg_mask;
-	if (t->wide && t->nruns <= 4) {
-		switch (t->nruns) {
-		case 4: w |= tap_run(t, data, 3); /* fall through */
-		case 3: w |= tap_run(t, data, 2); /* fall through */
-		case 2: w |= tap_run(t, data, 1); /* fall through */
-		case 1: w |= tap_run(t, data, 0); /* fall through */
-		default: break;
-		}
+	if (t->two) {
+		w |= tap_run(t, data, 0) | tap_run(t, data, 1);
 	} else if (t->wide) {
 		for (unsigned r = 0; r < t->nruns; r++)
 			w |= tap_run(t, data, r);

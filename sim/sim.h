@@ -106,12 +106,14 @@ typedef struct sim_hooks {
 /* Replay mode: a tap samples the boundaries where the CPU could accept
  * an interrupt (those on_boundary sees) without a call per boundary.  At
  * each one before icount `until` it appends the PC (byte address) to pc[]
- * and the data bytes at addr[0..naddr) (naddr <= 8, SREG current), packed
- * the first lowest, to word[]; when `count` reaches `cap` it calls
- * full(ud), which must make room (reset count, or point elsewhere).
- * Boundaries from icount `until` on go to on_boundary instead.  Between
- * steps the owner may change any field but addr and naddr, which
- * sim_set_tap reads once. */
+ * and the data bytes at addr[0..naddr) (naddr <= 8, SREG current) to
+ * word[], packed as sim_tap_pack packs them: each byte in a place of its
+ * own, the others zero, so that equal words are equal bytes;
+ * sim_tap_unpack gives them in order, the first lowest.  When `count`
+ * reaches `cap` it calls full(ud), which must make room (reset count, or
+ * point elsewhere).  Boundaries from icount `until` on go to on_boundary
+ * instead.  Between steps the owner may change any field but addr and
+ * naddr, which sim_tap_plan (or sim_set_tap) reads once. */
 typedef struct sim_tap {
 	uint64_t until;
 	const uint16_t *addr;
@@ -129,7 +131,59 @@ typedef struct sim_tap {
 	int wide;
 	unsigned sreg_shift;
 	uint64_t sreg_mask;     /* 0: no SREG */
+	/* Where byte i of the word in order is (bit 8 * i where in order):
+	 * bytes a few addresses apart are read with one load, mask and
+	 * rotate, each left where that load puts it (the tap runs at nearly
+	 * every instruction; the order is needed only for new states). */
+	uint8_t pos[8];
+	int in_order;
+	int two;                /* wide, and run[0] and run[1] are all */
+	/* The way back to the order: the bytes that move by the same
+	 * distance, masked and rotated at once. */
+	struct sim_tap_back { uint64_t mask; unsigned rot; } back[8];
+	unsigned nback;
 } sim_tap;
+
+/* Plans how the tap reads its bytes from a data space of data_size bytes
+ * (sim_set_tap does this too, with the simulation's). */
+void sim_tap_plan(sim_tap *t, uint32_t data_size);
+
+/* A run of the tap, read from data at once and put in its place. */
+static inline uint64_t sim_tap_run_word(const struct sim_tap_run *r, const uint8_t *data)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, data + r->addr, sizeof v);
+	v &= r->mask;
+	return v << r->shift | v >> ((64 - r->shift) & 63);
+}
+
+/* The word the tap would append for data space `data` (SREG live in it,
+ * as sim_live_data gives it); sim_tap_plan first. */
+static inline uint64_t sim_tap_pack(const sim_tap *t, const uint8_t *data)
+{
+	uint64_t w = 0;
+	if (t->in_order) {
+		for (unsigned i = 0; i < t->naddr; i++)
+			w |= (uint64_t)data[t->addr[i]] << (8 * i);
+		return w;
+	}
+	for (unsigned r = 0; r < t->nruns; r++)
+		w |= sim_tap_run_word(&t->run[r], data);
+	return w | ((uint64_t)data[0x5F] << t->sreg_shift & t->sreg_mask);
+}
+
+/* The bytes of a packed word in order, the first lowest. */
+static inline uint64_t sim_tap_unpack(const sim_tap *t, uint64_t w)
+{
+	if (t->in_order)
+		return w;
+	uint64_t g = 0;
+	for (unsigned k = 0; k < t->nback; k++) {
+		uint64_t v = w & t->back[k].mask;
+		g |= v << t->back[k].rot | v >> ((64 - t->back[k].rot) & 63);
+	}
+	return g;
+}
 
 typedef struct sim_io_hook sim_io_hook;
 

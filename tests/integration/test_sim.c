@@ -4,9 +4,11 @@
  *
  * For address sets that take each of the tap's ways of reading — one run of
  * consecutive bytes, SREG alone and inside a run, scattered and descending
- * addresses, the last bytes of the data space (read byte by byte), none:
+ * addresses, loads rotated into one word and loads no rotation fits, the
+ * last bytes of the data space (read byte by byte), none:
  *  - every sample the tap takes is what a hook computes from the live state
- *    at the same boundary: the PC, and the bytes packed the first lowest;
+ *    at the same boundary: the PC, and (sim_tap_unpack) the bytes the first
+ *    lowest; sim_tap_pack of the live state packs the same word;
  *  - the tap samples exactly the boundaries on_boundary sees: a run with
  *    on_boundary alone yields the same (icount, PC, word) sequence;
  *  - a small cap emptied by full() drops and repeats nothing, and with
@@ -26,13 +28,14 @@
 #define BIG_CAP (N_INSN + 1)    /* more than a run has boundaries: no full() */
 #define SMALL_CAP 100
 #define UNTIL 123457            /* mid-run, and not on a round number */
-#define NSETS 8
+#define NSETS 10
 
 static const char *const FIRMWARE[] = { "adcapp", "funcsheap" };
 
 typedef struct sample {
 	uint64_t icount;
 	uint64_t word;
+	uint64_t raw;           /* the tap's: the word as packed */
 	uint32_t pc;
 } sample;
 
@@ -73,6 +76,10 @@ static void make_sets(uint32_t data_size, addr_set out[NSETS])
 				    (uint16_t)(e - 2), (uint16_t)(e - 1) }, 8 },
 		/* The last load that still fits: it ends exactly at the end. */
 		{ "end-8,SREG,r24,r25", { (uint16_t)(e - 8), 0x5f, 24, 25 }, 4 },
+		/* Three loads whose bytes no rotation keeps apart: read in order. */
+		{ "r0,r2,r4,r6,r20,r22,r40,r47", { 0, 2, 4, 6, 20, 22, 40, 47 }, 8 },
+		/* Loads of a few bytes each, rotated into one word. */
+		{ "r5,SPL,r1,SREG,r3,SPH", { 5, 0x5d, 1, 0x5f, 3, 0x5e }, 6 },
 		{ "none", { 0 }, 0 },
 	};
 	memcpy(out, sets, sizeof sets);
@@ -151,7 +158,8 @@ static void enter_pending(run *r)
 static void drain(run *r)
 {
 	for (unsigned i = 0; i < r->tap.count; i++)
-		push(&r->flushed, (sample){ .word = r->tap.word[i], .pc = r->tap.pc[i] });
+		push(&r->flushed, (sample){ .word = sim_tap_unpack(&r->tap, r->tap.word[i]),
+					    .raw = r->tap.word[i], .pc = r->tap.pc[i] });
 	r->tap.count = 0;
 }
 
@@ -173,9 +181,12 @@ static int on_step(void *ud)
 		return 0;
 	assert_int_equal(taken, r->live.n + 1);
 	sample want = here(r);
-	sample got = r->tap.count ? (sample){ .word = r->tap.word[r->tap.count - 1],
+	sample got = r->tap.count ? (sample){ .word = sim_tap_unpack(&r->tap,
+								     r->tap.word[r->tap.count - 1]),
+					      .raw = r->tap.word[r->tap.count - 1],
 					      .pc = r->tap.pc[r->tap.count - 1] }
 				  : r->flushed.v[r->flushed.n - 1];
+	assert_int_equal(sim_tap_pack(&r->tap, sim_live_data(r->s)), got.raw);
 	if (got.pc != want.pc || got.word != want.word)
 		fail_msg("set %s, sample %zu at icount %" PRIu64 ": tap pc 0x%" PRIx32
 			 " word 0x%016" PRIx64 ", hook pc 0x%" PRIx32 " word 0x%016" PRIx64,
