@@ -10,6 +10,11 @@
  * memory stays at the buffer plus EXTSORT_FANIN small read buffers however
  * many records there are.  A run that fits in memory never touches a file.
  *
+ * Written here rather than taken from a library: Debian has no C library
+ * for an external sort of in-process records, and SQLite's own sorter (a
+ * temporary table read back in order) would bind and step a statement for
+ * every record of every interrupt, where this is a memcpy and a qsort.
+ *
  * The order is cmp's; records it calls equal come out in no set order, so
  * where that matters a record carries its own tie-breaker.
  *
