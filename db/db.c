@@ -823,18 +823,17 @@ const char *db_name(const db *d)
 	return d->path;
 }
 
-int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err)
-{
-	/* An empty image is an empty database, not "no image". */
-	static const uint8_t none;
-	return open_checked(name, n ? bytes : &none, n, NULL, 0, 1, out, err);
-}
-
 int db_open_memory_cached(db_image_cache *cache, const char *name, const void *bytes, size_t n,
 			  db **out, avrr_err *err)
 {
+	/* An empty image is an empty database, not "no image". */
 	static const uint8_t none;
 	return open_checked(name, n ? bytes : &none, n, cache, 0, 1, out, err);
+}
+
+int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr_err *err)
+{
+	return db_open_memory_cached(NULL, name, bytes, n, out, err);
 }
 
 int db_open_again(const db *d, db **out, avrr_err *err)

@@ -528,6 +528,13 @@ static uint64_t rotl_bytes(uint64_t v, unsigned bytes)
 	return v << s | v >> ((64 - s) & 63);
 }
 
+/* Whether address j of tap t is still to be read by a load (SREG is not
+ * in data, and takes a byte of its own). */
+static int loadable(const sim_tap *t, unsigned placed, unsigned j)
+{
+	return !(placed >> j & 1) && t->addr[j] != R_SREG;
+}
+
 /* Fewer runs where bytes lie a few addresses apart: each load, from the
  * lowest address not yet read, takes every byte within 8 addresses of it,
  * masked and rotated to bytes of the word no other run uses; SREG takes a
@@ -541,16 +548,14 @@ static int plan_packed(sim_tap *t)
 	for (;;) {
 		unsigned i = n;
 		for (unsigned j = 0; j < n; j++)
-			if (!(placed >> j & 1) && t->addr[j] != R_SREG &&
-			    (i == n || t->addr[j] < t->addr[i]))
+			if (loadable(t, placed, j) && (i == n || t->addr[j] < t->addr[i]))
 				i = j;
 		if (i == n)
 			break;
 		uint16_t base = t->addr[i];
 		uint64_t m = 0;
 		for (unsigned j = 0; j < n; j++)
-			if (!(placed >> j & 1) && t->addr[j] != R_SREG && t->addr[j] >= base &&
-			    t->addr[j] < base + 8u)
+			if (loadable(t, placed, j) && (unsigned)(t->addr[j] - base) < 8u)
 				m |= 0xffull << 8 * (t->addr[j] - base);
 		unsigned rot = 0;
 		while (rot < 8 && (rotl_bytes(m, rot) & used))
@@ -559,8 +564,7 @@ static int plan_packed(sim_tap *t)
 			return -1;
 		used |= rotl_bytes(m, rot);
 		for (unsigned j = 0; j < n; j++)
-			if (!(placed >> j & 1) && t->addr[j] != R_SREG && t->addr[j] >= base &&
-			    t->addr[j] < base + 8u) {
+			if (loadable(t, placed, j) && (unsigned)(t->addr[j] - base) < 8u) {
 				placed |= 1u << j;
 				t->pos[j] = (uint8_t)(8 * ((t->addr[j] - base + rot) % 8));
 			}
@@ -818,9 +822,9 @@ static inline avr_cycle_count_t timers_process(avr_t *avr)
 	return sleep;
 }
 
-/* Each flash word's transfer kind and the index mask, as the recording's
- * loop keeps them in registers across the calls into simavr (a load each
- * fewer an instruction: the table never changes while a run goes). */
+/* Each flash word's transfer kind and the index mask, as a run's loop
+ * keeps them in registers across the calls into simavr (a load each fewer
+ * an instruction: the table never changes while a run goes). */
 typedef struct transfer_table {
 	const uint8_t *kind;
 	uint32_t mask;
@@ -829,8 +833,7 @@ typedef struct transfer_table {
 /* One turn of simavr's run loop (avr_callback_run_raw) with observations;
  * `replay` is s->replay and `observed` s->observed, constants where step
  * is inlined; `counting` is COUNTING_ON where s->count_transfers is known
- * set (and `tt` is its table), else COUNTING_ASK (tested at each
- * instruction, the table read from s). */
+ * set, else COUNTING_ASK (tested at each instruction); `tt` is s's table. */
 enum { COUNTING_ASK, COUNTING_ON };
 static inline __attribute__((always_inline)) void step(sim *s, int replay, int observed,
 						       int counting, transfer_table tt)
@@ -859,9 +862,7 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		}
 		if (counting == COUNTING_ON || s->count_transfers) {
 			/* Most words transfer nothing: their counter is left alone. */
-			uint8_t kind = counting == COUNTING_ON
-					       ? tt.kind[(pc >> 1) & tt.mask]
-					       : s->transfer_kind[(pc >> 1) & (s->transfer_words - 1)];
+			uint8_t kind = tt.kind[(pc >> 1) & tt.mask];
 			if (kind)
 				s->transfers += (kind >> (new_pc > pc)) & 1;
 		}
@@ -940,6 +941,7 @@ static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint6
 								   int observed, int watching)
 {
 	sim_step last = s->step_last;
+	const transfer_table tt = { s->transfer_kind, s->transfer_words - 1 };
 	const uint8_t *words = s->step_words;
 	const uint32_t nwords = s->step_nwords;
 	sim_stop why;
@@ -959,7 +961,7 @@ static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint6
 		}
 		uint32_t pc = avr->pc, word = pc >> 1;
 		uint64_t icount = s->icount;
-		step(s, 1, observed, COUNTING_ASK, (transfer_table){ NULL, 0 });
+		step(s, 1, observed, COUNTING_ASK, tt);
 		if (s->icount == icount)
 			continue;  /* asleep */
 		avr = s->avr;

@@ -267,19 +267,28 @@ static void kill_engine_and_check(const fixture *f, proc *p, const char *cmd, ch
 	kill_and_check(f, p, cmd, engine_of(p->pid), DIED, said, n, len);
 }
 
+/* `avrr shell` on the fixture's recording, sent cmds, once its answer to
+ * the last (which prints 12345) has come. */
+static proc shell_after(const fixture *f, const char *cmds)
+{
+	const char *argv[] = { "shell", f->rec, NULL };
+	proc p = spawn(f, argv);
+	char out[8192] = "";
+	size_t nout = 0;
+	assert_int_equal(write(p.in, cmds, strlen(cmds)), (ssize_t)strlen(cmds));
+	if (!read_until(p.out, out, sizeof out, &nout, "12345", 60))
+		fail_msg("the shell answered: %s", out);
+	return p;
+}
+
 /* The shell between commands: checkpoints laid, waiting on its stdin. */
 static void test_shell_notices_its_engine_die(void **state)
 {
 	fixture *f = *state;
-	const char *argv[] = { "shell", f->rec, NULL };
-	proc p = spawn(f, argv);
-	char out[8192] = "", err[4096] = "";
-	size_t nout = 0, nerr = 0;
 	/* a command that lays checkpoints, then one whose answer we know has come */
-	const char *cmds = "stepi 1500000\nprint 12345\n";
-	assert_int_equal(write(p.in, cmds, strlen(cmds)), (ssize_t)strlen(cmds));
-	if (!read_until(p.out, out, sizeof out, &nout, "12345", 60))
-		fail_msg("the shell answered: %s", out);
+	proc p = shell_after(f, "stepi 1500000\nprint 12345\n");
+	char err[4096] = "";
+	size_t nerr = 0;
 	kill_engine_and_check(f, &p, "shell", err, sizeof err, &nerr);
 	assert_string_equal(err, "avrr shell: " DIED);  /* and nothing else */
 }
@@ -289,14 +298,9 @@ static void test_shell_notices_its_engine_die(void **state)
 static void test_shell_notices_a_copy_die(void **state)
 {
 	fixture *f = *state;
-	const char *argv[] = { "shell", f->rec, NULL };
-	proc p = spawn(f, argv);
-	char out[8192] = "", err[4096] = "";
-	size_t nout = 0, nerr = 0;
-	const char *cmds = "stepi 1500000\nreverse-stepi\nprint 12345\n";
-	assert_int_equal(write(p.in, cmds, strlen(cmds)), (ssize_t)strlen(cmds));
-	if (!read_until(p.out, out, sizeof out, &nout, "12345", 60))
-		fail_msg("the shell answered: %s", out);
+	proc p = shell_after(f, "stepi 1500000\nreverse-stepi\nprint 12345\n");
+	char err[4096] = "";
+	size_t nerr = 0;
 	pid_t group = engine_of(p.pid);
 	assert_true(group > 0);
 	pid_t copy = active_copy(f, group);
