@@ -69,6 +69,7 @@ struct db {
 	size_t image_size;
 	db_image_cache *cache;  /* db_open_memory_cached's, or NULL */
 	image_conn *conn;    /* the cache's connection h is, to give back */
+	db_stmts *stmts;     /* its statements kept for the next image, or NULL */
 	int schema_ok;       /* validation found avrr's schema (what the cache may keep) */
 	sqlite3_stmt *st[ST_COUNT];
 	unsigned fail_after; /* fault injection for tests; 0 = off */
@@ -296,9 +297,9 @@ static void db_free(db *d)
 	pthread_mutex_destroy(&d->mu);
 	pthread_cond_destroy(&d->cv);
 	for (int i = 0; i < ST_COUNT; i++)
-		sqlite3_finalize(d->st[i]);
-	sqlite3_finalize(d->chunk_at);  /* before the close, which refuses while any is open */
-	sqlite3_finalize(d->fp_chunk_of);
+		stmts_finish(d->stmts, d->st[i]);
+	stmts_finish(d->stmts, d->chunk_at);  /* before the close, which refuses while any is open */
+	stmts_finish(d->stmts, d->fp_chunk_of);
 	if (d->conn)
 		image_give_back(d->cache, d->conn, d->schema_ok);
 	else
@@ -331,7 +332,7 @@ static int prepare(db *d, avrr_err *err)
 		[ST_FP] = "INSERT INTO fingerprint_chunks VALUES (?,?,?,?,?,?,?,?)",
 	};
 	for (int i = 0; i < ST_COUNT; i++)
-		if (sqlite3_prepare_v2(d->h, sql[i], -1, &d->st[i], NULL) != SQLITE_OK)
+		if (stmts_prepare(d->stmts, d->h, sql[i], &d->st[i]) != SQLITE_OK)
 			return sql_err(d, err, "preparing statements");
 	return 0;
 }
@@ -725,12 +726,12 @@ void db_discard(db *d)
 static int pragma_int(db *d, const char *sql, int64_t *out)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+	if (stmts_prepare(d->stmts, d->h, sql, &st) != SQLITE_OK)
 		return -1;
 	int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
 	if (!rc)
 		*out = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	stmts_finish(d->stmts, st);
 	return rc;
 }
 
@@ -777,6 +778,7 @@ static int open_checked(const char *path, const void *image, size_t n, db_image_
 		db_free(d);
 		return -1;
 	}
+	d->stmts = image_stmts(d->conn);
 	int64_t app = 0, ver = 0;
 	if (pragma_int(d, "PRAGMA application_id", &app) ||
 	    pragma_int(d, "PRAGMA user_version", &ver)) {
@@ -801,7 +803,7 @@ static int open_checked(const char *path, const void *image, size_t n, db_image_
 	}
 	d->version = (int)ver;
 	d->writable = writable;
-	int bad = validate && db_validate(d->h, path, db_schema_sql(), &d->counts, err);
+	int bad = validate && db_validate(d->h, d->stmts, path, db_schema_sql(), &d->counts, err);
 	d->schema_ok = d->counts.schema_ok;
 	if (bad || prepare(d, err) ||
 	    (writable && exec(d, "BEGIN", err))) {
@@ -943,14 +945,13 @@ int db_get_run(db *d, db_run *r, avrr_err *err)
 {
 	memset(r, 0, sizeof *r);
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(d->h,
-			       "SELECT firmware_path, firmware_sha256, mcu, frequency, seed,"
-			       " stimuli_path, stimuli, tool_version, interrupt_rule, data_size,"
-			       " instructions, cycles, stop_reason, has_ground_truth, created,"
-			       " transfers, gap_cycles, gap_cycles_from, gap_cycles_to,"
-			       " gap_transfers, gap_transfers_from, gap_transfers_to"
-			       " FROM run WHERE id = 1",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (stmts_prepare(d->stmts, d->h,
+			  "SELECT firmware_path, firmware_sha256, mcu, frequency, seed,"
+			  " stimuli_path, stimuli, tool_version, interrupt_rule, data_size,"
+			  " instructions, cycles, stop_reason, has_ground_truth, created,"
+			  " transfers, gap_cycles, gap_cycles_from, gap_cycles_to,"
+			  " gap_transfers, gap_transfers_from, gap_transfers_to"
+			  " FROM run WHERE id = 1", &st) != SQLITE_OK)
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
 	int rc = 0;
 	if (sqlite3_step(st) != SQLITE_ROW) {
@@ -980,7 +981,7 @@ int db_get_run(db *d, db_run *r, avrr_err *err)
 		if (!r->firmware_path || !r->firmware_sha256 || !r->mcu || !r->stop_reason)
 			rc = avrr_errf(err, "%s: damaged recording: incomplete run metadata", d->path);
 	}
-	sqlite3_finalize(st);
+	stmts_finish(d->stmts, st);
 	if (rc)
 		db_run_free(r);
 	return rc;
@@ -1020,9 +1021,9 @@ int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err)
 	*elf = NULL;
 	*n = 0;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(d->h,
-			       "SELECT elf FROM firmware WHERE sha256 = (SELECT firmware_sha256 FROM run)",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (stmts_prepare(d->stmts, d->h,
+			  "SELECT elf FROM firmware WHERE sha256 = (SELECT firmware_sha256 FROM run)",
+			  &st) != SQLITE_OK)
 		return sql_err(d, err, "reading firmware");
 	int rc = 0;
 	if (sqlite3_step(st) != SQLITE_ROW) {
@@ -1037,7 +1038,7 @@ int db_get_firmware(db *d, uint8_t **elf, size_t *n, avrr_err *err)
 			memcpy(*elf, b, len);
 		*n = len;
 	}
-	sqlite3_finalize(st);
+	stmts_finish(d->stmts, st);
 	return rc;
 }
 
@@ -1175,7 +1176,7 @@ static int each_row(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), v
 		    avrr_err *err)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+	if (stmts_prepare(d->stmts, d->h, sql, &st) != SQLITE_OK)
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
 	int rc, r = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -1185,7 +1186,7 @@ static int each_row(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), v
 		r = avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
 	else if (r)
 		r = avrr_errf(err, "out of memory");
-	sqlite3_finalize(st);
+	stmts_finish(d->stmts, st);
 	return r;
 }
 
@@ -1207,7 +1208,7 @@ static int load_all(db *d, const char *sql, int (*fn)(sqlite3_stmt *, void *), s
 
 int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err)
 {
-	return drain(d, err) ? -1 : db_decode_events(d->h, d->path, out, n, err);
+	return drain(d, err) ? -1 : db_decode_events(d->h, d->stmts, d->path, out, n, err);
 }
 
 static int append_irq_events(void *ud, const trace_event *ev, size_t n)
@@ -1226,11 +1227,11 @@ int db_load_interrupts(db *d, db_interrupt **out, size_t *n, avrr_err *err)
 {
 	/* The irq events are all db_decode_interrupts reads of the log. */
 	growbuf g = { .size = sizeof(trace_event) };
-	if (drain(d, err) || db_each_event_chunk(d->h, d->path, append_irq_events, &g, err)) {
+	if (drain(d, err) || db_each_event_chunk(d->h, d->stmts, d->path, append_irq_events, &g, err)) {
 		free(g.items);
 		return -1;
 	}
-	int rc = db_decode_interrupts(d->h, d->path, g.items, g.n, out, n, err);
+	int rc = db_decode_interrupts(d->h, d->stmts, d->path, g.items, g.n, out, n, err);
 	free(g.items);
 	return rc;
 }
@@ -1239,8 +1240,8 @@ int db_event_chunk(db *d, uint64_t first, uint64_t last_of_ctx[256], trace_event
 		   size_t *cap, size_t *count, avrr_err *err)
 {
 	*count = 0;
-	if (!d->chunk_at && sqlite3_prepare_v2(d->h, "SELECT count, data FROM event_chunks"
-					       " WHERE first = ?", -1, &d->chunk_at, NULL) != SQLITE_OK)
+	if (!d->chunk_at && stmts_prepare(d->stmts, d->h, "SELECT count, data FROM event_chunks"
+					  " WHERE first = ?", &d->chunk_at) != SQLITE_OK)
 		return avrr_errf(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
 	sqlite3_stmt *st = d->chunk_at;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)first);
@@ -1282,7 +1283,7 @@ int db_event_chunk(db *d, uint64_t first, uint64_t last_of_ctx[256], trace_event
 int db_each_event(db *d, int (*fn)(void *ud, const trace_event *ev, size_t n), void *ud,
 		  avrr_err *err)
 {
-	return drain(d, err) || db_each_event_chunk(d->h, d->path, fn, ud, err) ? -1 : 0;
+	return drain(d, err) || db_each_event_chunk(d->h, d->stmts, d->path, fn, ud, err) ? -1 : 0;
 }
 
 int db_log_counts(db *d, uint64_t *nevents, uint64_t *nirq, avrr_err *err)
@@ -1321,7 +1322,7 @@ static int each_event(db *d, void (*count)(uint64_t *, const trace_event *), uin
 		      avrr_err *err)
 {
 	counting c = { count, counts };
-	return drain(d, err) || db_each_event_chunk(d->h, d->path, count_chunk, &c, err) ? -1 : 0;
+	return drain(d, err) || db_each_event_chunk(d->h, d->stmts, d->path, count_chunk, &c, err) ? -1 : 0;
 }
 
 /* counts: 256 per vector, then TRACE_COUNT per type. */
@@ -1409,7 +1410,7 @@ static int load_irq_vectors(db *d, avrr_err *err)
 	if (d->have_irq_vector)
 		return 0;
 	growbuf g = { .size = 1 };
-	if (drain(d, err) || db_each_event_chunk(d->h, d->path, add_irq_vectors, &g, err)) {
+	if (drain(d, err) || db_each_event_chunk(d->h, d->stmts, d->path, add_irq_vectors, &g, err)) {
 		free(g.items);
 		return -1;
 	}
@@ -1435,8 +1436,8 @@ typedef struct digest_reader {
 static int digests_open(db *d, digest_reader *r, avrr_err *err)
 {
 	*r = (digest_reader){ .d = d };
-	if (sqlite3_prepare_v2(d->h, "SELECT first, count, data FROM interrupt_chunks"
-			       " ORDER BY first", -1, &r->st, NULL) != SQLITE_OK)
+	if (stmts_prepare(d->stmts, d->h, "SELECT first, count, data FROM interrupt_chunks"
+			  " ORDER BY first", &r->st) != SQLITE_OK)
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
 	r->first = 1;
 	return 0;
@@ -1450,7 +1451,7 @@ static int digest_of(digest_reader *r, db_fingerprint *f, avrr_err *err)
 	while (r->st && f->n >= r->first + r->count) {
 		int step = sqlite3_step(r->st);
 		if (step == SQLITE_DONE) {
-			sqlite3_finalize(r->st);
+			stmts_finish(d->stmts, r->st);
 			r->st = NULL;
 			break;
 		}
@@ -1477,7 +1478,7 @@ static int digest_of(digest_reader *r, db_fingerprint *f, avrr_err *err)
 
 static void digests_close(digest_reader *r)
 {
-	sqlite3_finalize(r->st);
+	stmts_finish(r->d->stmts, r->st);
 	r->st = NULL;
 }
 
@@ -1486,9 +1487,9 @@ int db_fingerprint_chunk(db *d, uint32_t config, uint64_t n, db_fingerprint **bu
 {
 	*count = 0;
 	if (!d->fp_chunk_of &&
-	    sqlite3_prepare_v2(d->h, "SELECT first, count, ra_size, hash_size, key_size, data, keys"
-			       " FROM fingerprint_chunks WHERE config = ?1 AND first <= ?2"
-			       " ORDER BY first DESC LIMIT 1", -1, &d->fp_chunk_of, NULL) != SQLITE_OK)
+	    stmts_prepare(d->stmts, d->h, "SELECT first, count, ra_size, hash_size, key_size, data,"
+			  " keys FROM fingerprint_chunks WHERE config = ?1 AND first <= ?2"
+			  " ORDER BY first DESC LIMIT 1", &d->fp_chunk_of) != SQLITE_OK)
 		return avrr_errf(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
 	sqlite3_stmt *st = d->fp_chunk_of;
 	sqlite3_bind_int64(st, 1, config);
@@ -1535,13 +1536,13 @@ int db_each_fingerprint(db *d, uint32_t config, int with_digests,
 	if (drain(d, err) || load_irq_vectors(d, err))
 		return -1;
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(d->h, "SELECT first, count, ra_size, hash_size, key_size, data,"
-			       " keys FROM fingerprint_chunks WHERE config = ? ORDER BY first",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (stmts_prepare(d->stmts, d->h, "SELECT first, count, ra_size, hash_size, key_size, data,"
+			  " keys FROM fingerprint_chunks WHERE config = ? ORDER BY first",
+			  &st) != SQLITE_OK)
 		return avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
 	digest_reader dr = { .d = d };
 	if (with_digests && digests_open(d, &dr, err)) {
-		sqlite3_finalize(st);
+		stmts_finish(d->stmts, st);
 		return -1;
 	}
 	sqlite3_bind_int64(st, 1, config);
@@ -1585,7 +1586,7 @@ int db_each_fingerprint(db *d, uint32_t config, int with_digests,
 		rc = avrr_errf(err, "%s: damaged recording: %s", d->path, sqlite3_errmsg(d->h));
 	free(f);
 	digests_close(&dr);
-	sqlite3_finalize(st);
+	stmts_finish(d->stmts, st);
 	return rc;
 }
 

@@ -20,6 +20,7 @@ struct image_conn {
 	uint32_t *pages;     /* sqlite_schema's pages, 1-based; NULL: not known */
 	size_t npages;
 	size_t page_size;
+	db_stmts *stmts;     /* prepared on h, kept with it; NULL: none kept */
 };
 
 struct db_image_cache {
@@ -37,6 +38,7 @@ static void conn_close(image_conn *k)
 {
 	if (!k)
 		return;
+	stmts_free(k->stmts);  /* SQLite closes no connection with statements open */
 	sqlite3_close(k->h);  /* before its image goes */
 	free(k->image);
 	free(k->pages);
@@ -95,6 +97,7 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 	}
 	memcpy(k->image, bytes, n);
 	k->n = n;
+	k->stmts = stmts_new();  /* NULL (out of memory): statements prepared each time */
 	/* As db_open_memory's connections: memdb over our copy, read-only. */
 	int rc = sqlite3_open_v2(":memory:", &k->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 				 NULL);
@@ -153,11 +156,16 @@ static int learn_pages(image_conn *k)
 	return rc || !has_first ? -1 : 0;
 }
 
+db_stmts *image_stmts(image_conn *k)
+{
+	return k ? k->stmts : NULL;
+}
+
 void image_give_back(db_image_cache *c, image_conn *k, int schema_ok)
 {
 	if (!k)
 		return;
-	int keep = sqlite3_next_stmt(k->h, NULL) == NULL && sqlite3_get_autocommit(k->h);
+	int keep = stmts_idle(k->stmts, k->h) && sqlite3_get_autocommit(k->h);
 	if (keep && !k->pages)
 		keep = schema_ok && !learn_pages(k);
 	if (!keep) {

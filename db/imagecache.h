@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "db/db.h"
+#include "db/stmts.h"
 
 typedef struct image_conn image_conn;
 
@@ -30,7 +31,13 @@ typedef struct image_conn image_conn;
 int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 	       image_conn **conn);
 
-/* Gives back conn, whose statements are all finalized.  A new connection
+/* The statements kept with conn's connection (stmts.h): its readers'
+ * queries, prepared on the first image and used again on the next ones.
+ * NULL for NULL. */
+db_stmts *image_stmts(image_conn *conn);
+
+/* Gives back conn, whose statements are all finalized or, those of
+ * image_stmts, done with.  A new connection
  * is kept only when `schema_ok` (validation found avrr's schema, so SQLite
  * parsed it, and it holds no virtual table or statistics that SQLite would
  * read from other pages), whatever validation found after; a kept one

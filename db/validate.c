@@ -41,6 +41,7 @@ typedef struct cfg_seen {
 
 typedef struct checker {
 	sqlite3 *h;
+	db_stmts *stmts;       /* where its statements are kept, or NULL */
 	const char *path;
 	avrr_err *err;
 	sqlite3_stmt *st;      /* the statement being stepped */
@@ -83,10 +84,10 @@ static int sqlite_failed(checker *c, const char *table)
 
 static int begin(checker *c, const char *table, const char *sql)
 {
-	sqlite3_finalize(c->st);
+	stmts_finish(c->stmts, c->st);
 	c->st = NULL;
-	return sqlite3_prepare_v2(c->h, sql, -1, &c->st, NULL) == SQLITE_OK ? 0
-									  : sqlite_failed(c, table);
+	return stmts_prepare(c->stmts, c->h, sql, &c->st) == SQLITE_OK ? 0
+									 : sqlite_failed(c, table);
 }
 
 /* Steps the current query: 1 for a row, 0 at its end, -1 (reported). */
@@ -395,10 +396,10 @@ static int check_firmware(checker *c)
 	return have ? (have < 0 ? -1 : damaged(c, "firmware", 0, "more than one firmware copy")) : 0;
 }
 
-int db_each_event_chunk(sqlite3 *h, const char *path,
+int db_each_event_chunk(sqlite3 *h, db_stmts *stmts, const char *path,
 			int (*fn)(void *ud, const trace_event *ev, size_t n), void *ud, avrr_err *err)
 {
-	checker c = { .h = h, .path = path, .err = err };
+	checker c = { .h = h, .stmts = stmts, .path = path, .err = err };
 	uint64_t last_of_ctx[256] = { 0 };
 	trace_event buf[256];  /* every chunk avrr writes fits; a longer one goes on the heap */
 	trace_event *big = NULL;
@@ -441,7 +442,7 @@ int db_each_event_chunk(sqlite3 *h, const char *path,
 	if (have == 0)
 		rc = 0;
 out:
-	sqlite3_finalize(c.st);
+	stmts_finish(stmts, c.st);
 	free(big);
 	return rc;
 }
@@ -455,12 +456,13 @@ static int append_events(void *ud, const trace_event *ev, size_t n)
 	return 0;
 }
 
-int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n, avrr_err *err)
+int db_decode_events(sqlite3 *h, db_stmts *stmts, const char *path, trace_event **out,
+		     size_t *n, avrr_err *err)
 {
 	growbuf g = { .size = sizeof(trace_event) };
 	*out = NULL;
 	*n = 0;
-	if (db_each_event_chunk(h, path, append_events, &g, err)) {
+	if (db_each_event_chunk(h, stmts, path, append_events, &g, err)) {
 		free(g.items);
 		return -1;
 	}
@@ -469,10 +471,10 @@ int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n,
 	return 0;
 }
 
-int db_decode_interrupts(sqlite3 *h, const char *path, const trace_event *ev, size_t nev,
-			 db_interrupt **out, size_t *n, avrr_err *err)
+int db_decode_interrupts(sqlite3 *h, db_stmts *stmts, const char *path, const trace_event *ev,
+			 size_t nev, db_interrupt **out, size_t *n, avrr_err *err)
 {
-	checker c = { .h = h, .path = path, .err = err };
+	checker c = { .h = h, .stmts = stmts, .path = path, .err = err };
 	growbuf g = { .size = sizeof(db_interrupt) };
 	size_t at = 0;  /* the next irq event is at or after ev[at] */
 	int64_t idx = 1, first, count;
@@ -522,7 +524,7 @@ int db_decode_interrupts(sqlite3 *h, const char *path, const trace_event *ev, si
 		g.items = NULL;
 	}
 out:
-	sqlite3_finalize(c.st);
+	stmts_finish(stmts, c.st);
 	free(g.items);
 	return rc;
 }
@@ -562,7 +564,7 @@ static int check_events(checker *c)
 	c->nesting = (trace_nesting){ .depth = 0 };
 	/* A failed check has put its message in c->err already; the walk's
 	 * own (a damaged chunk) goes to `mine`. */
-	int rc = db_each_event_chunk(c->h, c->path, check_event_chunk, c, &mine);
+	int rc = db_each_event_chunk(c->h, c->stmts, c->path, check_event_chunk, c, &mine);
 	if (rc && strcmp(mine.msg, "out of memory"))
 		*c->err = mine;
 	if (rc)
@@ -767,15 +769,16 @@ static int check_fingerprints(checker *c)
 	return 0;
 }
 
-int db_validate(sqlite3 *h, const char *path, const char *schema, db_counts *out,
-		avrr_err *err)
+int db_validate(sqlite3 *h, db_stmts *stmts, const char *path, const char *schema,
+		db_counts *out, avrr_err *err)
 {
-	checker c = { .h = h, .path = path, .err = err, .cfgs = { .size = sizeof(cfg_seen) } };
+	checker c = { .h = h, .stmts = stmts, .path = path, .err = err,
+		      .cfgs = { .size = sizeof(cfg_seen) } };
 	int schema_ok = !check_schema(&c, schema);
 	int rc = !schema_ok || check_run(&c) || check_firmware(&c) ||
 		 check_events(&c) || check_interrupts(&c) || check_fp_configs(&c) ||
 		 check_fingerprints(&c) ? -1 : 0;
-	sqlite3_finalize(c.st);
+	stmts_finish(stmts, c.st);
 	free(c.cfgs.items);
 	*out = rc ? (db_counts){ .schema_ok = schema_ok }
 		  : (db_counts){ .nevents = c.nevents, .nirq = c.nirq, .schema_ok = 1 };

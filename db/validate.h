@@ -14,6 +14,7 @@
 
 #include "util/err.h"
 #include "db/db.h"
+#include "db/stmts.h"
 
 /* What the check counts on its way, handed back so that a reader need not
  * walk the log again to know them.  Nothing of the log is held: the check
@@ -24,19 +25,23 @@ typedef struct db_counts {
 	int schema_ok;       /* the schema is avrr's, whatever the checks after it found */
 } db_counts;
 
+/* Each function's queries are prepared and done with through `stmts`
+ * (stmts.h: NULL keeps none). */
+
 /* The event log decoded from event_chunks, malloc'ed; damage the decoding
  * meets (a chunk out of place, cut short, overlong) is reported as in
  * db_validate, but the events' ranges and rules are not checked. */
-int db_decode_events(sqlite3 *h, const char *path, trace_event **out, size_t *n, avrr_err *err);
+int db_decode_events(sqlite3 *h, db_stmts *stmts, const char *path, trace_event **out,
+		     size_t *n, avrr_err *err);
 /* The same decoding a chunk at a time, for a reader that need not hold the
  * log: fn gets each chunk's events (valid during the call only) in seq
  * order; its non-zero return stops the walk as "out of memory". */
-int db_each_event_chunk(sqlite3 *h, const char *path,
+int db_each_event_chunk(sqlite3 *h, db_stmts *stmts, const char *path,
 			int (*fn)(void *ud, const trace_event *ev, size_t n), void *ud, avrr_err *err);
 /* The ground truth (without contexts) from interrupt_chunks, each completed
  * from its irq event in ev; *n is 0 in a stripped recording. */
-int db_decode_interrupts(sqlite3 *h, const char *path, const trace_event *ev, size_t nev,
-			 db_interrupt **out, size_t *n, avrr_err *err);
+int db_decode_interrupts(sqlite3 *h, db_stmts *stmts, const char *path, const trace_event *ev,
+			 size_t nev, db_interrupt **out, size_t *n, avrr_err *err);
 
 /* The fingerprint chunk in row st, whose columns from `col` on are
  * fingerprint_chunks' count, ra_size, hash_size, key_size, data and keys:
@@ -49,7 +54,7 @@ const char *db_decode_fp_chunk(sqlite3_stmt *st, int col, db_fingerprint *out, s
 /* Checks the recording open in h against `schema` (the SQL that creates
  * one); on failure err says "PATH: damaged recording: WHAT (TABLE, row N)"
  * and *out is empty. */
-int db_validate(sqlite3 *h, const char *path, const char *schema, db_counts *out,
-		avrr_err *err);
+int db_validate(sqlite3 *h, db_stmts *stmts, const char *path, const char *schema,
+		db_counts *out, avrr_err *err);
 
 #endif

@@ -200,9 +200,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Back to the seed's bytes for the next input, in place: the file
 	 * change counter they carry differs from the commit's, so SQLite drops
 	 * its cached pages at the next transaction, while the schema cookie,
-	 * the same, keeps its parsed schema.  An edit that grew the file needs
-	 * the seed opened again. */
-	if ((size_t)n == s->size)
+	 * the same, keeps its parsed schema.  An edit that grew the file is
+	 * cut back to the seed's size first (memdb's xTruncate: the bytes stay
+	 * where they are); failing that, the seed is opened again. */
+	sqlite3_file *f = NULL;
+	if ((size_t)n > s->size &&
+	    (sqlite3_file_control(h, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK || !f ||
+	     !f->pMethods || f->pMethods->xTruncate(f, (sqlite3_int64)s->size) != SQLITE_OK))
+		n = 0;
+	if ((size_t)n >= s->size)
 		memcpy(edited, s->bytes, s->size);
 	else
 		open_seed_copy(s);

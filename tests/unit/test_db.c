@@ -17,6 +17,9 @@
  *     through a kept connection exactly when the schema pages are the
  *     same (another row's value read fresh, not from the last image),
  *     and through a new one for another schema or size;
+ *   - the statements kept on such a connection (db/stmts.h) handed out
+ *     again as new ones: from the first row, with nothing bound, never
+ *     twice at once, and the connection idle only when all are done;
  *   - db_open refusing missing paths, directories, text and empty files,
  *     foreign SQLite files, newer, older and unset schema versions, and
  *     recordings missing their run or firmware; db_create refusing a
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/stmts.h"
 #include "util/digest.h"
 
 #define BATCH 50000 /* db.c's BATCH_ROWS */
@@ -1013,6 +1017,70 @@ static void test_open_memory_cached(void **state)
 
 /* ------------------------------------------------------------ db_create refusals */
 
+/* The first column of st's next row, or -1 for none and -2 for NULL. */
+static int64_t step_int(sqlite3_stmt *st)
+{
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return -1;
+	return sqlite3_column_type(st, 0) == SQLITE_NULL ? -2 : sqlite3_column_int64(st, 0);
+}
+
+static void test_kept_statements(void **state)
+{
+	(void)state;
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(":memory:", &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "CREATE TABLE t (x); INSERT INTO t VALUES (1), (2)", NULL,
+				      NULL, NULL), SQLITE_OK);
+	db_stmts *s = stmts_new();
+	assert_non_null(s);
+	const char *rows = "SELECT x FROM t ORDER BY x";
+	sqlite3_stmt *a, *b, *c;
+	assert_int_equal(stmts_prepare(s, h, rows, &a), SQLITE_OK);
+	assert_int_equal(step_int(a), 1);
+	assert_false(stmts_idle(s, h));  /* a is in use */
+	stmts_finish(s, a);               /* left after its first row */
+	assert_true(stmts_idle(s, h));
+	/* The same statement again, from its first row. */
+	assert_int_equal(stmts_prepare(s, h, rows, &b), SQLITE_OK);
+	assert_ptr_equal(b, a);
+	assert_int_equal(step_int(b), 1);
+	/* While b is in use, another. */
+	assert_int_equal(stmts_prepare(s, h, rows, &c), SQLITE_OK);
+	assert_ptr_not_equal(c, b);
+	assert_int_equal(step_int(c), 1);
+	assert_int_equal(step_int(c), 2);
+	assert_int_equal(step_int(b), 2);
+	assert_int_equal(step_int(b), -1);
+	stmts_finish(s, b);
+	stmts_finish(s, c);
+	/* Nothing bound at the next use. */
+	assert_int_equal(stmts_prepare(s, h, "SELECT ?1", &a), SQLITE_OK);
+	sqlite3_bind_int(a, 1, 5);
+	assert_int_equal(step_int(a), 5);
+	stmts_finish(s, a);
+	assert_int_equal(stmts_prepare(s, h, "SELECT ?1", &b), SQLITE_OK);
+	assert_ptr_equal(b, a);
+	assert_int_equal(step_int(b), -2);
+	stmts_finish(s, b);
+	/* A statement not kept leaves the connection busy until finalized. */
+	assert_int_equal(sqlite3_prepare_v2(h, rows, -1, &c, NULL), SQLITE_OK);
+	assert_false(stmts_idle(s, h));
+	stmts_finish(s, c);
+	assert_true(stmts_idle(s, h));
+	/* A failed prepare hands out nothing and keeps nothing. */
+	assert_int_not_equal(stmts_prepare(s, h, "SELEC 1", &a), SQLITE_OK);
+	assert_null(a);
+	assert_true(stmts_idle(s, h));
+	/* Without a set: prepared and finalized. */
+	assert_int_equal(stmts_prepare(NULL, h, rows, &a), SQLITE_OK);
+	assert_false(stmts_idle(NULL, h));
+	stmts_finish(NULL, a);
+	stmts_free(s);
+	assert_true(stmts_idle(NULL, h));
+	assert_int_equal(sqlite3_close(h), SQLITE_OK);  /* every kept one finalized */
+}
+
 static void test_create_in_missing_directory(void **state)
 {
 	fixture *f = *state;
@@ -1087,6 +1155,7 @@ int main(void)
 		T(test_open_memory),
 		T(test_open_memory_refusals),
 		T(test_open_memory_cached),
+		cmocka_unit_test(test_kept_statements),
 		T(test_create_in_missing_directory),
 		T(test_create_on_directory),
 		cmocka_unit_test(test_event_type_names),
