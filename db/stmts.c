@@ -10,6 +10,7 @@
 #define STMTS_MAX 48
 
 typedef struct kept {
+	const char *key;    /* the text the caller passed (a literal, mostly) */
 	char *sql;          /* its text, ours */
 	sqlite3_stmt *st;
 	int in_use;
@@ -38,17 +39,22 @@ void stmts_free(db_stmts *s)
 
 int stmts_prepare(db_stmts *s, sqlite3 *h, const char *sql, sqlite3_stmt **st)
 {
-	for (size_t i = 0; s && i < s->n; i++)
-		if (!s->k[i].in_use && !strcmp(s->k[i].sql, sql)) {
-			s->k[i].in_use = 1;
-			*st = s->k[i].st;
-			return SQLITE_OK;
-		}
+	/* By address first: the callers' texts are literals, and a fuzzer's
+	 * hooks would take each strcmp of two queries for input to learn. */
+	for (int by_text = 0; s && by_text < 2; by_text++)
+		for (size_t i = 0; i < s->n; i++)
+			if (!s->k[i].in_use &&
+			    (by_text ? !strcmp(s->k[i].sql, sql) : s->k[i].key == sql)) {
+				s->k[i].in_use = 1;
+				*st = s->k[i].st;
+				return SQLITE_OK;
+			}
 	int rc = sqlite3_prepare_v2(h, sql, -1, st, NULL);
 	if (rc != SQLITE_OK || !*st || !s || s->n == STMTS_MAX)
 		return rc;
 	kept *k = &s->k[s->n];
 	if ((k->sql = strdup(sql))) {  /* out of memory: not kept, finalized when done */
+		k->key = sql;
 		k->st = *st;
 		k->in_use = 1;
 		s->n++;

@@ -53,6 +53,7 @@ typedef struct seed_db {
 	 * per table and column, and the SELECT of a chunk's data to flip. */
 	sqlite3_stmt *update[NTABLES][23];
 	sqlite3_stmt *pick[NTABLES];
+	sqlite3_stmt *begin, *commit;  /* each input's transaction, prepared once */
 } seed_db;
 
 static void open_seed_copy(seed_db *s)
@@ -62,6 +63,8 @@ static void open_seed_copy(seed_db *s)
 			sqlite3_finalize(s->update[t][c]);
 		sqlite3_finalize(s->pick[t]);
 	}
+	sqlite3_finalize(s->begin);
+	sqlite3_finalize(s->commit);
 	memset(s->update, 0, sizeof s->update);
 	memset(s->pick, 0, sizeof s->pick);
 	sqlite3_close(s->h);
@@ -74,7 +77,10 @@ static void open_seed_copy(seed_db *s)
 					 SQLITE_DESERIALIZE_FREEONCLOSE |
 					 SQLITE_DESERIALIZE_RESIZEABLE) == SQLITE_OK &&
 		     sqlite3_exec(s->h, "PRAGMA journal_mode = MEMORY", NULL, NULL, NULL) ==
-		     SQLITE_OK, "opening the seed in memory");
+		     SQLITE_OK &&
+		     sqlite3_prepare_v2(s->h, "BEGIN", -1, &s->begin, NULL) == SQLITE_OK &&
+		     sqlite3_prepare_v2(s->h, "COMMIT", -1, &s->commit, NULL) == SQLITE_OK,
+		     "opening the seed in memory");
 }
 
 static seed_db *load_seed(void)
@@ -138,20 +144,22 @@ static void bind_flipped(seed_db *s, unsigned t, const uint8_t *e, sqlite3_stmt 
 	sqlite3_reset(q);
 }
 
-/* The UPDATE setting column c of table t in the row ?2 picks to ?1. */
+/* The UPDATE setting column c of table t in the row ?2 picks to ?1: `=`
+ * a scalar subquery rather than IN one, which SQLite would build a
+ * table in memory for, its own pager and page cache, at every edit. */
 static sqlite3_stmt *update_of(seed_db *s, unsigned t, unsigned c)
 {
 	if (s->update[t][c])
 		return s->update[t][c];
 	char sql[256];
 	snprintf(sql, sizeof sql,
-		 "UPDATE OR IGNORE %s SET %s = ?1 WHERE rowid IN (SELECT rowid FROM %s"
+		 "UPDATE OR IGNORE %s SET %s = ?1 WHERE rowid = (SELECT rowid FROM %s"
 		 " LIMIT 1 OFFSET (?2 %% max(1, (SELECT count(*) FROM %s))))",
 		 TABLES[t].table, TABLES[t].cols[c], TABLES[t].table, TABLES[t].table);
 	if (t == 3)  /* WITHOUT ROWID: its key picks the row */
 		snprintf(sql, sizeof sql,
 			 "UPDATE OR IGNORE fingerprint_chunks SET %s = ?1 WHERE (config, first)"
-			 " IN (SELECT config, first FROM fingerprint_chunks LIMIT 1 OFFSET (?2 %%"
+			 " = (SELECT config, first FROM fingerprint_chunks LIMIT 1 OFFSET (?2 %%"
 			 " max(1, (SELECT count(*) FROM fingerprint_chunks))))",
 			 TABLES[t].cols[c]);
 	if (sqlite3_prepare_v2(s->h, sql, -1, &s->update[t][c], NULL) != SQLITE_OK)
@@ -186,13 +194,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	seed_db *s = load_seed();
 	sqlite3 *h = s->h;
-	fuzz_require(sqlite3_exec(h, "BEGIN", NULL, NULL, NULL) == SQLITE_OK, "BEGIN");
+	fuzz_require(sqlite3_step(s->begin) == SQLITE_DONE && sqlite3_reset(s->begin) == SQLITE_OK,
+		     "BEGIN");
 	apply_edits(s, data, size);
 	/* The edited file's bytes, read where they lie (no copy). */
 	/* An error that rolled the transaction back already (out of memory)
 	 * leaves nothing to commit, and the seed's bytes. */
-	fuzz_require(sqlite3_exec(h, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ||
-		     sqlite3_get_autocommit(h), "COMMIT");
+	int committed = sqlite3_step(s->commit) == SQLITE_DONE;
+	sqlite3_reset(s->commit);
+	fuzz_require(committed || sqlite3_get_autocommit(h), "COMMIT");
 	sqlite3_int64 n = 0;
 	unsigned char *edited = sqlite3_serialize(h, "main", &n, SQLITE_SERIALIZE_NOCOPY);
 	fuzz_require(edited != NULL, "serializing the edited recording");
