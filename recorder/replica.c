@@ -6,6 +6,11 @@
 
 int trace_replica_open(db *d, trace_replica *out, avrr_err *err)
 {
+	return trace_replica_open_cached(d, NULL, out, err);
+}
+
+int trace_replica_open_cached(db *d, fw_cache *fc, trace_replica *out, avrr_err *err)
+{
 	memset(out, 0, sizeof *out);
 	uint8_t *elf = NULL;
 	size_t elf_size = 0;
@@ -13,7 +18,7 @@ int trace_replica_open(db *d, trace_replica *out, avrr_err *err)
 		return -1;
 	int rc = -1;
 	if (db_get_firmware(d, &elf, &elf_size, err) ||
-	    fw_load_memory(elf, elf_size, out->run.firmware_path, &out->fw, err))
+	    fw_load_memory_cached(fc, elf, elf_size, out->run.firmware_path, &out->fw, err))
 		goto out;
 	if (out->run.stimuli &&
 	    stim_parse(out->run.stimuli, out->run.stimuli_path ? out->run.stimuli_path : "stimuli",

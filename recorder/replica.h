@@ -22,6 +22,9 @@ typedef struct trace_replica {
 /* Builds the replica of the recording open in d.  On failure nothing is
  * left to free. */
 int trace_replica_open(db *d, trace_replica *out, avrr_err *err);
+/* The same with its firmware loaded through fc (sim/firmware.h; NULL:
+ * none), for a caller that builds replicas of one ELF again and again. */
+int trace_replica_open_cached(db *d, fw_cache *fc, trace_replica *out, avrr_err *err);
 void trace_replica_close(trace_replica *r);
 
 #endif

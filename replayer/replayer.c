@@ -1270,7 +1270,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	db_fp_config *cfgs = NULL;
 	size_t ncfgs = 0;
 	int rc = -1;
-	if (trace_replica_open(r->d, &r->rep, err))
+	if (trace_replica_open_cached(r->d, o->fw_cache, &r->rep, err))
 		goto out;
 	r->s = r->rep.s;
 	/* An import of a device log has positions when its replay at import

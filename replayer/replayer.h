@@ -68,6 +68,9 @@ typedef struct rp_options {
 	 * 2^oracle_table_bits slots (0: the default, batch.h); a small one
 	 * fills, empties and rests often, which tests want to see. */
 	unsigned oracle_table_bits;
+	/* The firmware kept from one replay to the next of the same ELF (a
+	 * fuzzer's: sim/firmware.h), or NULL. */
+	fw_cache *fw_cache;
 } rp_options;
 
 /* Counters of a fingerprint replay.  The scoring ones (correct and below)

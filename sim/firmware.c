@@ -411,6 +411,10 @@ void fw_free(firmware *fw)
 {
 	if (!fw)
 		return;
+	if (fw->holders) {
+		fw->holders--;
+		return;
+	}
 	for (size_t i = 0; i < fw->nsyms; i++) {
 		free(fw->syms[i].name);
 		free(fw->syms[i].link_name);
@@ -492,4 +496,42 @@ void fw_describe_pc(const firmware *fw, uint32_t pc, char *buf, size_t n)
 		snprintf(buf, n, "%s", s->name);
 	else
 		snprintf(buf, n, "%s+0x%x", s->name, pc - s->addr);
+}
+
+struct fw_cache {
+	firmware *kept;  /* the cache's hold on it, or NULL */
+};
+
+fw_cache *fw_cache_new(void)
+{
+	return calloc(1, sizeof(fw_cache));
+}
+
+void fw_cache_free(fw_cache *c)
+{
+	if (!c)
+		return;
+	fw_free(c->kept);
+	free(c);
+}
+
+int fw_load_memory_cached(fw_cache *c, const void *bytes, size_t size, const char *path,
+			  firmware **out, avrr_err *err)
+{
+	firmware *k = c ? c->kept : NULL;
+	/* Every byte compared, not a digest of them: the cache must hand out
+	 * what loading them would make. */
+	if (k && k->elf_size == size && !strcmp(k->path, path) && !memcmp(k->elf, bytes, size)) {
+		k->holders++;
+		*out = k;
+		return 0;
+	}
+	if (fw_load_memory(bytes, size, path, out, err))
+		return -1;
+	if (c) {
+		fw_free(c->kept);
+		c->kept = *out;
+		c->kept->holders++;
+	}
+	return 0;
 }

@@ -62,6 +62,9 @@ typedef struct firmware {
 	int has_stabs;          /* a .stab section: avr-gcc 5.4's plain -g */
 	int has_dwarf;          /* a DWARF unit that describes code (avr-libc's
 				   own unit, in every build, describes none) */
+
+	unsigned holders;       /* holders besides the first (fw_cache): each
+				   fw_free but the last only lets go */
 } firmware;
 
 /* Reads and validates the file at `path`.  Errors name the path:
@@ -74,6 +77,22 @@ int fw_load_memory(const void *bytes, size_t size, const char *path,
 		   firmware **out, avrr_err *err);
 
 void fw_free(firmware *fw);
+
+/* The firmware last loaded through it, kept for the next load of the same
+ * bytes: a fuzzer replays one recording's ELF thousands of times, and
+ * parsing it (its digest, symbols and DWARF) was a tenth of each replay.
+ * A firmware is never changed once loaded, so it is shared: each holder
+ * fw_free()s it, and the last one frees it. */
+typedef struct fw_cache fw_cache;
+
+fw_cache *fw_cache_new(void);  /* NULL when out of memory */
+void fw_cache_free(fw_cache *c);
+
+/* fw_load_memory through c (NULL: none): the firmware kept, when it was
+ * loaded from these very bytes under this path, else loaded now and kept
+ * in its place.  What fails to load is not kept. */
+int fw_load_memory_cached(fw_cache *c, const void *bytes, size_t size, const char *path,
+			  firmware **out, avrr_err *err);
 
 /* The demangled form of a C++ symbol name (malloc'd), or NULL when `name`
  * is not a mangled C++ name (C symbols, labels). */

@@ -10,7 +10,9 @@
  * (by the loaders' open and again by rp_open's): the same avrr code, with
  * no file written or opened.  Through db_open_memory_cached: an input
  * whose schema pages are those of one opened before is read through that
- * connection, its schema parsed once (tests/fuzz/README.md has the speeds).
+ * connection, its schema parsed once and its queries prepared once; the
+ * replay's firmware, the same ELF input after input, is parsed once
+ * (fw_cache) (tests/fuzz/README.md has the speeds).
  */
 #ifndef AVRR_FUZZ_RECORDING_H
 #define AVRR_FUZZ_RECORDING_H
@@ -28,6 +30,16 @@ static inline db_image_cache *fuzz_image_cache(void)
 	static db_image_cache *cache;
 	if (!cache)
 		fuzz_require((cache = db_image_cache_new()) != NULL, "out of memory");
+	return cache;
+}
+
+/* The firmware kept between inputs: most carry the seed's ELF, which a
+ * replay would otherwise parse again for each (sim/firmware.h). */
+static inline fw_cache *fuzz_fw_cache(void)
+{
+	static fw_cache *cache;
+	if (!cache)
+		fuzz_require((cache = fw_cache_new()) != NULL, "out of memory");
 	return cache;
 }
 
@@ -66,7 +78,7 @@ static inline void fuzz_load_recording(const uint8_t *data, size_t size)
 	/* The loaders above took what validation decoded: the replay decodes
 	 * the log again from its chunks (db_decode_events). */
 	replay *r;
-	rp_options o = { .match = RP_MATCH_SEQUENCE };
+	rp_options o = { .match = RP_MATCH_SEQUENCE, .fw_cache = fuzz_fw_cache() };
 	if (!rp_open_db(d, &o, &r, &err)) {
 		rp_run(r, FUZZ_REPLAY_INSTRUCTIONS);
 		rp_close(r);

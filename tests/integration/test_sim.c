@@ -14,6 +14,11 @@
  *  - a small cap emptied by full() drops and repeats nothing, and with
  *    `until` the tap takes the boundaries before it and on_boundary the
  *    rest, together again that same sequence.
+ *
+ * And the firmware cache (fw_load_memory_cached): the same bytes under the
+ * same path give the firmware kept, shared; another path, or the same
+ * bytes but one in the code, give a new load with what those bytes hold;
+ * what fails to load is not kept; every holder frees (ASan counts).
  */
 #include "tests/testlib.h"
 
@@ -312,10 +317,76 @@ static void test_tap_samples_what_the_hook_would(void **state)
 	}
 }
 
+static void test_fw_cache(void **state)
+{
+	(void)state;
+	avrr_err err = { "" };
+	firmware *orig;
+	if (fw_load_file("traces/funcsheap.elf", &orig, &err))
+		fail_msg("%s", err.msg);
+	const uint8_t *a = orig->elf;
+	size_t n = orig->elf_size;
+	fw_cache *c = fw_cache_new();
+	assert_non_null(c);
+	firmware *f1, *f2, *f3, *f4, *f5;
+	assert_int_equal(fw_load_memory_cached(c, a, n, "a.elf", &f1, &err), 0);
+	assert_int_equal(f1->holders, 1);  /* the cache's */
+	assert_int_equal(fw_load_memory_cached(c, a, n, "a.elf", &f2, &err), 0);
+	assert_ptr_equal(f2, f1);
+	assert_int_equal(f1->holders, 2);
+	/* The same bytes under another name: its own load, naming it. */
+	assert_int_equal(fw_load_memory_cached(c, a, n, "b.elf", &f3, &err), 0);
+	assert_ptr_not_equal(f3, f1);
+	assert_string_equal(f3->path, "b.elf");
+	assert_int_equal(f1->holders, 1);  /* the cache let go of it */
+	/* One byte of the code changed (found in the ELF by its neighbours):
+	 * a new load, with that byte. */
+	assert_true(orig->flash_size > 200);
+	uint8_t *b = malloc(n);
+	assert_non_null(b);
+	memcpy(b, a, n);
+	size_t at = 0;
+	while (at + 64 <= n && memcmp(b + at, orig->flash + 100, 64))
+		at++;
+	assert_true(at + 64 <= n);
+	b[at] ^= 0xff;
+	assert_int_equal(fw_load_memory_cached(c, b, n, "b.elf", &f4, &err), 0);
+	assert_ptr_not_equal(f4, f3);
+	assert_int_equal(f4->flash[100], orig->flash[100] ^ 0xff);
+	assert_memory_equal(f4->flash + 101, orig->flash + 101, 63);
+	assert_string_not_equal(f4->sha256, orig->sha256);
+	/* Bytes that do not load: refused as fw_load_memory refuses them, and
+	 * the kept one stays kept. */
+	assert_int_equal(fw_load_memory_cached(c, "not an ELF", 10, "b.elf", &f5, &err), -1);
+	assert_null(f5);
+	assert_int_equal(fw_load_memory_cached(c, b, n, "b.elf", &f5, &err), 0);
+	assert_ptr_equal(f5, f4);
+	/* Without a cache: a load of its own each time. */
+	firmware *g1, *g2;
+	assert_int_equal(fw_load_memory_cached(NULL, a, n, "a.elf", &g1, &err), 0);
+	assert_int_equal(fw_load_memory_cached(NULL, a, n, "a.elf", &g2, &err), 0);
+	assert_ptr_not_equal(g1, g2);
+	assert_int_equal(g1->holders, 0);
+	assert_memory_equal(g1->flash, orig->flash, orig->flash_size);
+	fw_free(g1);
+	fw_free(g2);
+	/* Every holder frees, in any order (ASan would see a double free or a
+	 * leak). */
+	fw_free(f2);
+	fw_free(f1);
+	fw_free(f3);
+	fw_free(f5);
+	fw_cache_free(c);
+	fw_free(f4);
+	free(b);
+	fw_free(orig);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tap_samples_what_the_hook_would),
+		cmocka_unit_test(test_fw_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
