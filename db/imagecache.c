@@ -20,6 +20,8 @@ struct image_conn {
 	uint32_t *pages;     /* sqlite_schema's pages, 1-based; NULL: not known */
 	size_t npages;
 	size_t page_size;
+	char *rows;          /* sqlite_schema's rows as they were parsed (rows_of) */
+	size_t rows_len;
 	db_stmts *stmts;     /* prepared on h, kept with it; NULL: none kept */
 };
 
@@ -42,6 +44,7 @@ static void conn_close(image_conn *k)
 	sqlite3_close(k->h);  /* before its image goes */
 	free(k->image);
 	free(k->pages);
+	free(k->rows);
 	free(k);
 }
 
@@ -73,6 +76,69 @@ static int same_schema_pages(const image_conn *k, const uint8_t *b, size_t n)
 	return 1;
 }
 
+/* Every row of sqlite_schema that h reads now, in rowid order (the order
+ * SQLite parses them in), each column's type, length and bytes one after
+ * another, malloc'ed in *out: what SQLite would parse the schema from,
+ * with page 1's header.  -1 when it cannot be read (damage, memory). */
+static int rows_of(sqlite3 *h, db_stmts *stmts, char **out, size_t *len)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	*len = 0;
+	if (stmts_prepare(stmts, h, "SELECT rowid, type, name, tbl_name, rootpage, sql"
+			  " FROM sqlite_schema ORDER BY rowid", &st) != SQLITE_OK)
+		return -1;
+	size_t cap = 0;
+	int rc = 0, step;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+		for (int i = 0; i < 6 && !rc; i++) {
+			/* Its type first (a conversion would change it), then its
+			 * bytes: a number's as text, as sqlite3_exec hands SQLite's
+			 * own parse each column. */
+			int type = sqlite3_column_type(st, i);
+			const void *v = sqlite3_column_blob(st, i);
+			size_t n = (size_t)sqlite3_column_bytes(st, i);
+			if (*len + n + 2 * sizeof(size_t) > cap) {
+				cap = 2 * (*len + n + 2 * sizeof(size_t)) + 4096;
+				char *p = realloc(*out, cap);
+				if (!p) {
+					rc = -1;
+					break;
+				}
+				*out = p;
+			}
+			size_t head[2] = { (size_t)type, n };
+			memcpy(*out + *len, head, sizeof head);
+			if (n)
+				memcpy(*out + *len + sizeof head, v, n);
+			*len += sizeof head + n;
+		}
+	if (!rc && step != SQLITE_DONE)
+		rc = -1;
+	stmts_finish(stmts, st);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Whether the image now under k's connection holds the very rows of
+ * sqlite_schema its schema was parsed from.  The pages compared before
+ * are those SQLite's dbstat names, which may be fewer than the parse
+ * read (dbstat stops at a page it takes for damaged, overflow pages and
+ * all): the rows, read whole through the connection, are what decides. */
+static int same_rows(image_conn *k)
+{
+	char *rows;
+	size_t len;
+	if (rows_of(k->h, k->stmts, &rows, &len))
+		return 0;
+	int same = len == k->rows_len && !memcmp(rows, k->rows, len);
+	free(rows);
+	return same;
+}
+
 int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 	       image_conn **conn)
 {
@@ -85,6 +151,10 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 		memmove(&c->kept[i], &c->kept[i + 1], (c->nkept - i - 1) * sizeof *c->kept);
 		c->nkept--;
 		memcpy(k->image, bytes, n);
+		if (!same_rows(k)) {
+			conn_close(k);  /* its image is gone: a new connection, as for any other */
+			break;
+		}
 		c->reused++;
 		*h = k->h;
 		*conn = k;
@@ -167,7 +237,7 @@ void image_give_back(db_image_cache *c, image_conn *k, int schema_ok)
 		return;
 	int keep = stmts_idle(k->stmts, k->h) && sqlite3_get_autocommit(k->h);
 	if (keep && !k->pages)
-		keep = schema_ok && !learn_pages(k);
+		keep = schema_ok && !learn_pages(k) && !rows_of(k->h, k->stmts, &k->rows, &k->rows_len);
 	if (!keep) {
 		conn_close(k);
 		return;
