@@ -386,7 +386,7 @@ void fpi_free(fp_index *x)
 
 /* ---- a counted D ------------------------------------------------------ */
 
-#define COUNTED_SORT_RECORDS (1u << 18)  /* 8 MB of rows sorted in memory at a time */
+#define COUNTED_SORT_RECORDS (1u << 17)  /* 4 MB of rows sorted in memory at a time */
 #define COUNTED_READ_ROWS 4096           /* 128 KB read from the file at a time */
 
 /* By count, then key, then the rest: the file's order; equal rows are
