@@ -690,7 +690,8 @@ static int oracle_key(replay *r, size_t i, uint64_t n, uint64_t *key)
 		/* Drop what is behind the next expected, then read on. */
 		uint64_t from = a->n ? a->first : n, next = r->truth_pos + 1;
 		size_t drop = next > from ? (size_t)(next - from < a->n ? next - from : a->n) : 0;
-		memmove(a->key, a->key + drop, (a->n - drop) * sizeof *a->key);
+		if (drop)
+			memmove(a->key, a->key + drop, (a->n - drop) * sizeof *a->key);
 		a->n -= drop;
 		a->first = a->n ? from + drop : n;
 		avrr_err err;
