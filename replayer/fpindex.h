@@ -7,6 +7,9 @@
  * order, each with its vector.  For scoring only, the index also answers
  * exactly whether a recorded interrupt with a given key had a given full
  * return address, or given selector bytes (by their input key).
+ *
+ * A configuration with counters can instead be kept counted (fpi_counted):
+ * on disk in order of the counters, read as a replay's counts grow.
  */
 #ifndef AVRR_FPINDEX_H
 #define AVRR_FPINDEX_H
@@ -83,7 +86,8 @@ typedef struct fpi_crow {
  * holding only a buffer of rows.  Asked for a smaller c(s) (a wrap) it
  * starts again from the file's start.  So memory does not grow with the
  * run, and reading costs one pass over the rows per wrap: the replayer
- * counts only configurations that wrap a few times (docs/oracle.md). */
+ * keeps counted only configurations that wrap a few times (counted_fits
+ * in replayer.c, docs/replay.md "Memory"). */
 typedef struct fpi_counted {
 	FILE *f;                 /* the rows, by count then key; NULL when none */
 	uint64_t nrows;
