@@ -1,8 +1,10 @@
 /* fpindex.c — the searchable fingerprint database (see fpindex.h). */
 #include "replayer/fpindex.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A set for up to n pairs, at most half full. */
 static int pairs_init(fpi_pairs *p, size_t n)
@@ -277,7 +279,9 @@ int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_
 	size_t cap = 16, some = nrows ? nrows : 1;
 	while (cap < 2 * nrows)
 		cap *= 2;
-	int share = inputs_of && inputs_of->has_input_keys && fpi_same_bytes(&inputs_of->cfg, c);
+	/* (A counted D has no table of inputs to share.) */
+	int share = inputs_of && inputs_of->inputs && inputs_of->has_input_keys &&
+		    fpi_same_bytes(&inputs_of->cfg, c);
 	x->input_filter = share ? inputs_of->input_filter
 				: calloc((1u << FPI_INPUT_FILTER_BITS) / 64, sizeof *x->input_filter);
 	x->inputs_shared = share;
@@ -370,5 +374,141 @@ void fpi_free(fp_index *x)
 	bitsets_free(&x->by_ra);
 	pairs_free(&x->ra_pairs);
 	pairs_free(&x->input_pairs);
+	if (x->counted) {
+		extsort_free(&x->counted->sort);
+		if (x->counted->f)
+			fclose(x->counted->f);
+		free(x->counted->buf);
+		free(x->counted);
+	}
 	memset(x, 0, sizeof *x);
+}
+
+/* ---- a counted D ------------------------------------------------------ */
+
+#define COUNTED_SORT_RECORDS (1u << 17)  /* 4 MB of rows sorted in memory at a time */
+#define COUNTED_READ_ROWS 4096           /* 128 KB read from the file at a time */
+
+/* By count, then key, then the rest: the file's order; equal rows are
+ * alike in every field, so one of each is kept. */
+static int by_count(const void *pa, const void *pb)
+{
+	const fpi_crow *a = pa, *b = pb;
+	if (a->count != b->count)
+		return a->count < b->count ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->ra != b->ra)
+		return a->ra < b->ra ? -1 : 1;
+	if (a->input_key != b->input_key)
+		return a->input_key < b->input_key ? -1 : 1;
+	return (a->has_input_key > b->has_input_key) - (a->has_input_key < b->has_input_key);
+}
+
+int fpi_counted_begin(fp_index *x, const fp_config *c, avrr_err *err)
+{
+	memset(x, 0, sizeof *x);
+	x->cfg = *c;
+	x->has_input_keys = 1;
+	x->counted = calloc(1, sizeof *x->counted);
+	if (x->counted)
+		extsort_init(&x->counted->sort, sizeof(fpi_crow), COUNTED_SORT_RECORDS, by_count);
+	if (!x->counted || (c->ra_bits <= 24 &&
+			    !(x->ra_seen = calloc(((size_t)1 << c->ra_bits) / 8 + 1, 1)))) {
+		fpi_free(x);
+		return avrr_errf(err, "out of memory");
+	}
+	return 0;
+}
+
+int fpi_counted_add(fp_index *x, const db_fingerprint *f, uint32_t ra, avrr_err *err)
+{
+	const fp_config *c = &x->cfg;
+	fpi_crow w = { .count = fpi_count_of(c, f->hash_part),
+		       .key = fpi_key(c, f->ra_part, f->hash_part), .input_key = f->input_key,
+		       .ra = ra, .has_input_key = !!f->has_input_key };
+	if (x->ra_seen)
+		x->ra_seen[f->ra_part >> 3] |= (uint8_t)(1u << (f->ra_part & 7));
+	x->has_input_keys &= f->has_input_key;
+	if (extsort_add(&x->counted->sort, &w))
+		return avrr_errf(err, "sorting the fingerprints: %s", strerror(errno));
+	return 0;
+}
+
+int fpi_counted_end(fp_index *x, avrr_err *err)
+{
+	fpi_counted *k = x->counted;
+	int rerr = 0;
+	const fpi_crow *w;
+	if (extsort_sort(&k->sort) || !(k->f = extsort_temp_file()))
+		goto fail;
+	while ((w = extsort_next(&k->sort, &rerr)))
+		if (!k->nrows || by_count(w, &k->last)) {
+			if (fwrite(w, sizeof *w, 1, k->f) != 1)
+				goto fail;
+			k->last = *w;
+			k->nrows++;
+		}
+	if (rerr || fflush(k->f))
+		goto fail;
+	extsort_free(&k->sort);
+	k->cap = COUNTED_READ_ROWS;
+	if (!(k->buf = malloc(k->cap * sizeof *k->buf)))
+		return avrr_errf(err, "out of memory");
+	return 0;
+fail:
+	return avrr_errf(err, "sorting the fingerprints: %s", strerror(errno));
+}
+
+/* Makes the buffer hold rows from .. i (i < nrows), read from `from` on;
+ * 0, or -1 after a failed read (k->failed set). */
+static int hold(fpi_counted *k, uint64_t from, uint64_t i)
+{
+	if (from >= k->at && i < k->at + k->nbuf)
+		return 0;
+	if (k->failed)
+		return -1;
+	while (i - from >= k->cap) {  /* a window longer than the buffer */
+		fpi_crow *p = realloc(k->buf, 2 * k->cap * sizeof *p);
+		if (!p) {
+			k->failed = ENOMEM;
+			return -1;
+		}
+		k->buf = p;
+		k->cap *= 2;
+	}
+	size_t want = k->nrows - from < k->cap ? (size_t)(k->nrows - from) : k->cap;
+	ssize_t got = pread(fileno(k->f), k->buf, want * sizeof *k->buf,
+			    (off_t)(from * sizeof *k->buf));
+	if (got != (ssize_t)(want * sizeof *k->buf)) {
+		k->failed = got < 0 ? errno : EIO;
+		return -1;
+	}
+	k->at = from;
+	k->nbuf = want;
+	return 0;
+}
+
+/* The count of row i, which the buffer holds. */
+static uint64_t count_at(const fpi_counted *k, uint64_t i)
+{
+	return k->buf[i - k->at].count;
+}
+
+void fpi_counted_seek(fpi_counted *k, uint64_t count)
+{
+	if (!k->started || count < k->wcount) {  /* from the start: a wrap */
+		k->rewinds += (uint64_t)k->started;
+		k->next = 0;
+		k->started = 1;
+	}
+	while (k->next < k->nrows && !hold(k, k->next, k->next) && count_at(k, k->next) < count)
+		k->next++;
+	k->wlo = k->next;
+	while (k->next < k->nrows && !hold(k, k->wlo, k->next) && count_at(k, k->next) == count)
+		k->next++;
+	k->wcount = count;
+	if (k->failed)  /* an empty window; the replayer says why */
+		k->next = k->wlo;
+	k->head = k->next < k->nrows && !k->failed ? count_at(k, k->next) : UINT64_MAX;
 }

@@ -7,15 +7,20 @@
  * order, each with its vector.  For scoring only, the index also answers
  * exactly whether a recorded interrupt with a given key had a given full
  * return address, or given selector bytes (by their input key).
+ *
+ * A configuration with counters can instead be kept counted (fpi_counted):
+ * on disk in order of the counters, read as a replay's counts grow.
  */
 #ifndef AVRR_FPINDEX_H
 #define AVRR_FPINDEX_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "db/db.h"
 #include "fingerprint/fingerprint.h"
+#include "util/extsort.h"
 
 typedef struct fpi_rec {
 	uint64_t n;          /* the n-th recorded interrupt */
@@ -60,6 +65,45 @@ typedef struct fpi_bitsets {
  * recorded at: input_ras[first .. first+count). */
 typedef fpi_slot fpi_input;
 
+/* A recorded fingerprint of a configuration with counters, as its
+ * counted D keeps it (fpi_counted): what the oracle asks of a hit. */
+typedef struct fpi_crow {
+	uint64_t count;          /* c(s), the counters' field */
+	uint64_t key;
+	uint64_t input_key;
+	uint32_t ra;             /* the interrupt's full return address */
+	uint32_t has_input_key;
+} fpi_crow;
+
+/* D of a configuration with counters, kept on disk in order of c(s).
+ *
+ * A boundary can only match recorded fingerprints with its own counters'
+ * field c(s), and the counters (cycles since the reset, counted transfers)
+ * only grow, so c(s) grows from boundary to boundary but where its low
+ * bits wrap (or the CPU resets).  The distinct rows, sorted by c(s) then
+ * key (util/extsort.h), go to an unlinked temporary file; a boundary asks
+ * for the rows of its c(s) — the window — and the cursor reads on to them,
+ * holding only a buffer of rows.  Asked for a smaller c(s) (a wrap) it
+ * starts again from the file's start.  So memory does not grow with the
+ * run, and reading costs one pass over the rows per wrap: the replayer
+ * keeps counted only configurations that wrap a few times (counted_fits
+ * in replayer.c, docs/replay.md "Memory"). */
+typedef struct fpi_counted {
+	FILE *f;                 /* the rows, by count then key; NULL when none */
+	uint64_t nrows;
+	fpi_crow *buf;           /* the file's rows at .. at + nbuf */
+	size_t cap, nbuf;
+	uint64_t at;
+	uint64_t wlo, next;      /* the window, rows wlo .. next-1; next: the head */
+	uint64_t wcount;         /* the count the window is of */
+	uint64_t head;           /* the head's count; UINT64_MAX past the last row */
+	int started;             /* a window has been asked for */
+	uint64_t rewinds;        /* how often it started again (a wrap) */
+	int failed;              /* reading failed (errno value): it acts as the end */
+	extsort sort;            /* while built */
+	fpi_crow last;           /* while built: the last row written */
+} fpi_counted;
+
 /* ra_class values besides a return address (flash is below 2^24 bytes). */
 #define FPI_RA_MIXED UINT32_MAX
 #define FPI_RA_NONE (UINT32_MAX - 1)
@@ -100,6 +144,10 @@ typedef struct fp_index {
 	 * unlike every recorded one is usually told so from the cache. */
 	uint64_t *input_filter;
 	int inputs_shared;       /* inputs, input_ras and input_filter are another's */
+	/* A counted D (fpi_counted_begin): then only cfg, ra_seen,
+	 * has_input_keys and this are set, and the fpi_counted_* functions
+	 * answer instead of the rest. */
+	fpi_counted *counted;
 } fp_index;
 
 #define FPI_FILTER_BITS 16
@@ -161,6 +209,67 @@ typedef struct fpi_distinct {
  * when out of memory. */
 int fpi_distinct_add(fpi_distinct *d, const db_fingerprint *row, uint32_t ra);
 void fpi_distinct_free(fpi_distinct *d);
+
+/* Builds a counted D (fpi_counted) of configuration c, which must have
+ * counters: begin, add each row (at its interrupt's return address ra),
+ * end.  Each returns 0, or -1 (err set). */
+int fpi_counted_begin(fp_index *x, const fp_config *c, avrr_err *err);
+int fpi_counted_add(fp_index *x, const db_fingerprint *row, uint32_t ra, avrr_err *err);
+int fpi_counted_end(fp_index *x, avrr_err *err);
+
+/* The counters' field of a row's (or a key's) hash part. */
+static inline uint64_t fpi_count_of(const fp_config *c, uint64_t hash_part)
+{
+	return hash_part >> c->hash_bits & fp_hash_mask(c->count_bits);
+}
+
+/* Moves the window to the rows of `count` (out of line: it reads). */
+void fpi_counted_seek(fpi_counted *k, uint64_t count);
+
+/* The recorded rows whose counters' field is `count`, by key: *n of them
+ * (valid until the next call).  Mostly one compare: the next row's count
+ * is ahead of the boundary's. */
+static inline const fpi_crow *fpi_counted_at(fpi_counted *k, uint64_t count, size_t *n)
+{
+	if (!k->started || count != k->wcount) {
+		if (k->started && count > k->wcount && count < k->head) {
+			*n = 0;
+			return NULL;
+		}
+		fpi_counted_seek(k, count);
+	}
+	*n = (size_t)(k->next - k->wlo);
+	return *n ? k->buf + (k->wlo - k->at) : NULL;
+}
+
+/* The first of rows[0..n) (by key) with `key`, or NULL. */
+static inline const fpi_crow *fpi_crows_find(const fpi_crow *rows, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rows[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && rows[lo].key == key ? &rows[lo] : NULL;
+}
+
+/* For a counted D, whether the recorded rows with `key`, from `first`
+ * (fpi_crows_find's) to the end of the window (`end`), include one at
+ * full return address ra (*same_ra) and, when every row has an input
+ * key, one with input key input_key (*same_input): as fpi_has_ra and
+ * fpi_has_input answer for a held D. */
+static inline void fpi_crows_kind(const fp_index *x, const fpi_crow *first, const fpi_crow *end,
+				  uint32_t ra, uint64_t input_key, int *same_ra, int *same_input)
+{
+	*same_ra = *same_input = 0;
+	for (const fpi_crow *w = first; w < end && w->key == first->key; w++) {
+		*same_ra |= w->ra == ra;
+		*same_input |= x->has_input_keys && w->input_key == input_key;
+	}
+}
 
 /* Whether configurations a and b select the same bytes (so their input
  * keys are alike and an index can share its inputs, as fpi_build says). */

@@ -92,6 +92,10 @@ struct replay {
 	uint64_t pending_seq;
 
 	fp_index *oracle;             /* oracle: one D per configuration */
+	/* Sequence matching on a counted D (fpi_counted), which has no keys
+	 * in log order: per configuration, the keys of the interrupts
+	 * expected next, read from the recording a chunk at a time. */
+	struct oracle_ahead *ahead;
 	rp_oracle_result *results;
 	sel_group *groups;
 	size_t nconfigs, ngroups;
@@ -661,41 +665,142 @@ static void group_select(sel_group *g, const fp_state *st)
 	g->bytes = direct ? direct : g->buf;
 }
 
-/* The slot configuration i matches at this boundary, or NULL.  Under
+/* Sequence matching on a counted D: the keys of the interrupts expected
+ * next, first .. first+n-1, of stored configuration `config`. */
+typedef struct oracle_ahead {
+	uint32_t config;
+	uint64_t first;
+	uint64_t *key;
+	size_t n, cap;
+} oracle_ahead;
+
+/* The n-th recorded interrupt's key under configuration i (n is at or
+ * past the next expected).  0, or -1 after diverging. */
+static int oracle_key(replay *r, size_t i, uint64_t n, uint64_t *key)
+{
+	const fp_index *x = &r->oracle[i];
+	if (x->key_of) {
+		*key = x->key_of[n - 1];
+		return 0;
+	}
+	oracle_ahead *a = &r->ahead[i];
+	if (n < a->first)
+		a->n = 0;
+	while (n >= a->first + a->n) {
+		/* Drop what is behind the next expected, then read on. */
+		uint64_t from = a->n ? a->first : n, next = r->truth_pos + 1;
+		size_t drop = next > from ? (size_t)(next - from < a->n ? next - from : a->n) : 0;
+		if (drop)
+			memmove(a->key, a->key + drop, (a->n - drop) * sizeof *a->key);
+		a->n -= drop;
+		a->first = a->n ? from + drop : n;
+		avrr_err err;
+		uint64_t want = a->first + a->n;
+		if (db_fingerprint_chunk(r->d, a->config, want, &r->keys, &r->keys_cap, &r->keys_first,
+					 &r->nkeys, &err)) {
+			r->nkeys = 0;
+			diverge(r, 0, "the recorded fingerprints", err.msg);
+			return -1;
+		}
+		size_t add = (size_t)(r->keys_first + r->nkeys - want);
+		if (a->n + add > a->cap) {
+			uint64_t *p = realloc(a->key, (a->n + add) * sizeof *p);
+			if (!p) {
+				diverge(r, 0, "memory for the recorded fingerprints", "out of memory");
+				return -1;
+			}
+			a->key = p;
+			a->cap = a->n + add;
+		}
+		for (size_t k = 0; k < add; k++) {
+			const db_fingerprint *f = &r->keys[want - r->keys_first + k];
+			a->key[a->n++] = fpi_key(&x->cfg, f->ra_part, f->hash_part);
+		}
+	}
+	*key = a->key[n - a->first];
+	return 0;
+}
+
+/* Sequence matching in the oracle: whether one of the `window`
+ * interrupts expected next has key `key` and the log's order allows it
+ * here (expected_with_key's question, of configuration i). */
+static int oracle_expected(replay *r, size_t i, uint64_t key)
+{
+	if (r->oracle[i].key_of)
+		return expected_with_key(r, &r->oracle[i], r->truth_pos + 1, key) != 0;
+	for (uint64_t n = r->truth_pos + 1; n < r->truth_pos + 1 + r->o.window && n <= r->nirq; n++) {
+		uint64_t k;
+		if (oracle_key(r, i, n, &k))
+			return 0;
+		if (k == key && trace_cursor_in_order(&r->log, n, sim_running_vector(r->s)))
+			return 1;
+	}
+	return 0;
+}
+
+/* A recorded fingerprint that configuration i matches at this boundary:
+ * its key, and for a counted D the window's rows with that key. */
+typedef struct oracle_hit {
+	uint64_t key;
+	const fpi_crow *row, *end;
+} oracle_hit;
+
+/* Whether configuration i matches at this boundary (*h: what).  Under
  * sequence matching only the next expected interrupts count, as in a
  * fingerprint replay. */
-static const fpi_slot *oracle_lookup(replay *r, size_t i, sel_group *g, const fp_state *st)
+static int oracle_lookup(replay *r, size_t i, sel_group *g, const fp_state *st, oracle_hit *h)
 {
 	const fp_index *x = &r->oracle[i];
 	uint64_t ra_part = fp_reduce_ra(st->ra, x->cfg.ra_bits);
 	if (!fpi_ra_possible(x, ra_part))
-		return NULL;
+		return 0;
+	uint64_t count = fp_counter_part(&x->cfg, st);
+	size_t nrows = 0;
+	const fpi_crow *rows = NULL;
+	if (x->counted) {
+		/* Only the rows of this count can match: mostly none. */
+		rows = fpi_counted_at(x->counted, count, &nrows);
+		if (x->counted->failed) {
+			diverge(r, 0, "the recorded fingerprints, sorted into a temporary file",
+				strerror(x->counted->failed));
+			return 0;
+		}
+		if (!nrows)
+			return 0;
+	}
 	group_select(g, st);
 	fp_hash_kind k = fp_pick_hash(&x->cfg, st);
 	if (!g->have[k]) {
 		g->h64[k] = fp_hash(k, g->bytes, g->n, g->hash_bits[k]);
 		g->have[k] = 1;
 	}
-	uint64_t key = fpi_key(&x->cfg, ra_part,
-			       fp_state_part(&x->cfg, fp_counter_part(&x->cfg, st),
-					     fp_hash_narrow(k, g->h64[k], x->cfg.hash_bits)));
-	if (r->o.match == RP_MATCH_SEQUENCE && !expected_with_key(r, x, r->truth_pos + 1, key))
-		return NULL;
-	return fpi_find(x, key);
+	h->key = fpi_key(&x->cfg, ra_part,
+			 fp_state_part(&x->cfg, count, fp_hash_narrow(k, g->h64[k], x->cfg.hash_bits)));
+	if (r->o.match == RP_MATCH_SEQUENCE && !oracle_expected(r, i, h->key))
+		return 0;
+	if (!x->counted)
+		return fpi_find(x, h->key) != NULL;
+	h->row = fpi_crows_find(rows, nrows, h->key);
+	h->end = rows + nrows;
+	return h->row != NULL;
 }
 
 /* The outcome (OUT_*) of a boundary that is no recorded interrupt. */
 static unsigned classify(replay *r, size_t i, sel_group *g, const fp_state *st)
 {
 	const fp_index *x = &r->oracle[i];
-	const fpi_slot *slot = oracle_lookup(r, i, g, st);
-	if (!slot)
+	oracle_hit h;
+	if (!oracle_lookup(r, i, g, st, &h))
 		return 0;
 	if (x->has_input_keys && !g->have_key) {
 		g->input_key = fp_input_key_of(g->cfg, g->bytes, g->n);
 		g->have_key = 1;
 	}
-	return OUT_HIT | false_hit_kind(x, slot->key, st->ra, g->input_key);
+	if (!x->counted)
+		return OUT_HIT | false_hit_kind(x, h.key, st->ra, g->input_key);
+	int same_ra, same_input;
+	fpi_crows_kind(x, h.row, h.end, st->ra, g->input_key, &same_ra, &same_input);
+	return OUT_HIT | (same_ra ? OUT_LOOP : 0) | (same_input ? OUT_INPUT : 0);
 }
 
 /* The groups that are not batched, at this boundary.  Kept out of line,
@@ -707,9 +812,10 @@ static __attribute__((noinline)) void oracle_now(replay *r, sel_group *g, const 
 	for (unsigned j = 0; j < g->nmembers; j++) {
 		size_t i = g->members[j];
 		rp_oracle_result *res = &r->results[i];
+		oracle_hit h;
 		if (!at_truth) {
 			count_outcome(res, classify(r, i, g, st), 1);
-		} else if (oracle_lookup(r, i, g, st)) {
+		} else if (oracle_lookup(r, i, g, st, &h)) {
 			res->hits++;
 			res->correct++;
 		} else {
@@ -837,22 +943,145 @@ static int batched(const replay *r, const fp_config *c)
 	return r->o.oracle && r->o.match == RP_MATCH_SET && batch_suits(c);
 }
 
-/* A configuration's rows as they stream from the recording, into the
- * distinct ones (fpi_distinct), each with its interrupt's return address. */
-typedef struct distinct_sink {
-	const replay *r;
-	fpi_distinct rows;
-} distinct_sink;
+/* How many passes over a counted D's rows (one per wrap of its counters,
+ * and the first) the oracle allows: (1 + wraps) * rows <= instructions /
+ * COUNTED_PASS_SHARE.  Reading a row back (32 bytes, in sequence, and a
+ * compare) takes a few nanoseconds, replaying an instruction with the
+ * oracle about 100 (adcapp: 10^9 in 106 s), so the reading stays within
+ * a few per cent of the run's time.  Measured near the bound, cycles:16
+ * over 10^7 instructions of adcapp (241 wraps of 8,173 rows) took 0.94 s
+ * of user time, the held D 1.3 s.  Past it D is held as before. */
+#define COUNTED_PASS_SHARE 4
 
-static int add_distinct(void *ud, const db_fingerprint *f, size_t n, avrr_err *err)
+/* Whether the oracle keeps configuration c's D counted (fpi_counted),
+ * on disk in order of its counters, rather than held in memory: when it
+ * is not batched and has counters that wrap so few times in the run
+ * (from its totals of cycles and of counted transfers) that reading the
+ * rows again at each wrap costs little.  The default configuration,
+ * cycles:32, wraps once per 2^32 cycles (9 minutes at 8 MHz); a few
+ * bits of counter wrap so often that the D is held as before.  Sequence
+ * matching reads the keys expected next from the recording, so there a
+ * configuration computed from a spec (not `stored`) is held. */
+static int counted_fits(const replay *r, const fp_config *c, int stored)
 {
-	distinct_sink *s = ud;
-	for (size_t i = 0; i < n; i++) {
-		if (f[i].n < 1 || f[i].n > s->r->nirq)
-			return avrr_errf(err, "%s: a fingerprint of interrupt %" PRIu64 " of %zu",
-					 db_name(s->r->d), f[i].n, s->r->nirq);
-		if (fpi_distinct_add(&s->rows, &f[i], s->r->irq_ra[f[i].n - 1]))
+	if (!r->o.oracle || !c->ncounters || batched(r, c) ||
+	    (r->o.match == RP_MATCH_SEQUENCE && !stored))
+		return 0;
+	const db_run *run = &r->rep.run;
+	uint64_t wraps = 0;
+	for (unsigned i = 0; i < c->ncounters; i++)
+		wraps += (c->counter[i].kind == FP_COUNT_CYCLES ? run->cycles : run->transfers) >>
+			 c->counter[i].bits;
+	uint64_t rows = r->nirq ? r->nirq : 1;
+	return wraps < run->instructions / COUNTED_PASS_SHARE / rows;
+}
+
+/* Each recorded interrupt's fingerprint under one stored configuration,
+ * with the vector and return address of its irq event: a walk over the
+ * log that reads the fingerprints a chunk at a time alongside, so that
+ * nothing per interrupt is held (as a list of return addresses was). */
+typedef int (*row_fn)(void *ud, const db_fingerprint *f, uint32_t ra, avrr_err *err);
+
+typedef struct row_walk {
+	db *d;
+	uint32_t config;
+	row_fn fn;
+	void *ud;
+	db_fingerprint *buf;          /* the chunk of fingerprints read last */
+	size_t cap, count;
+	uint64_t first, n, nirq;      /* n: irq events met */
+	int rc;
+	avrr_err err;
+} row_walk;
+
+static int walk_irqs(void *ud, const trace_event *ev, size_t n)
+{
+	row_walk *w = ud;
+	for (size_t i = 0; i < n && !w->rc; i++) {
+		if (ev[i].type != TRACE_IRQ)
+			continue;
+		uint64_t k = ++w->n;
+		if (k > w->nirq) {
+			w->rc = avrr_errf(&w->err, "%s: the log changed while read", db_name(w->d));
+			break;
+		}
+		if (k >= w->first + w->count &&
+		    db_fingerprint_chunk(w->d, w->config, k, &w->buf, &w->cap, &w->first, &w->count,
+					 &w->err)) {
+			w->rc = -1;
+			break;
+		}
+		db_fingerprint f = w->buf[k - w->first];
+		f.vector = ev[i].addr;
+		w->rc = w->fn(w->ud, &f, ev[i].value, &w->err) ? -1 : 0;
+	}
+	return w->rc;
+}
+
+static int each_row(const replay *r, db *d, uint32_t config, row_fn fn, void *ud, avrr_err *err)
+{
+	row_walk w = { .d = d, .config = config, .fn = fn, .ud = ud, .nirq = r->nirq };
+	int rc = db_each_event(d, walk_irqs, &w, err);
+	free(w.buf);
+	if (w.rc)
+		*err = w.err;
+	if (rc || w.rc)
+		return -1;
+	return w.n == r->nirq ? 0 : avrr_errf(err, "%s: the log changed while read", db_name(d));
+}
+
+/* Rows into the distinct ones (fpi_distinct). */
+static int add_distinct(void *ud, const db_fingerprint *f, uint32_t ra, avrr_err *err)
+{
+	return fpi_distinct_add(ud, f, ra) ? avrr_errf(err, "out of memory") : 0;
+}
+
+static int add_counted(void *ud, const db_fingerprint *f, uint32_t ra, avrr_err *err)
+{
+	return fpi_counted_add(ud, f, ra, err);
+}
+
+/* Every row, with its return address, as fpi_build takes them. */
+typedef struct row_list {
+	db_fingerprint *rows;
+	uint32_t *ras;
+	size_t n, cap;
+} row_list;
+
+static int add_row(void *ud, const db_fingerprint *f, uint32_t ra, avrr_err *err)
+{
+	row_list *l = ud;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
+		db_fingerprint *rows = realloc(l->rows, cap * sizeof *rows);
+		if (rows)
+			l->rows = rows;
+		uint32_t *ras = realloc(l->ras, cap * sizeof *ras);
+		if (ras)
+			l->ras = ras;
+		if (!rows || !ras)
 			return avrr_errf(err, "out of memory");
+		l->cap = cap;
+	}
+	l->rows[l->n] = *f;
+	l->ras[l->n++] = ra;
+	return 0;
+}
+
+/* Builds a counted D of cfg from rows[0..n) at return addresses ras. */
+static int build_counted(fp_index *x, const fp_config *cfg, const db_fingerprint *rows,
+			 const uint32_t *ras, size_t n, avrr_err *err)
+{
+	if (fpi_counted_begin(x, cfg, err))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (fpi_counted_add(x, &rows[i], ras[i], err)) {
+			fpi_free(x);
+			return -1;
+		}
+	if (fpi_counted_end(x, err)) {
+		fpi_free(x);
+		return -1;
 	}
 	return 0;
 }
@@ -862,32 +1091,40 @@ static int add_distinct(void *ud, const db_fingerprint *f, size_t n, avrr_err *e
  * fingerprint per interrupt, within the configuration's bits.  Where the
  * oracle asks only set matching's questions, the rows stream in and only
  * the distinct ones are kept: a long run's D, and the memory it takes to
- * build it, grow with its distinct rows, not with its interrupts. */
+ * build it, grow with its distinct rows, not with its interrupts.  A
+ * counted D (counted_fits) streams them to disk in order of counters. */
 static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *x,
 		       const fp_index *inputs_of, avrr_err *err)
 {
 	fp_config cfg;
 	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err))
 		return -1;
+	if (counted_fits(r, &cfg, 1)) {
+		if (fpi_counted_begin(x, &cfg, err))
+			return -1;
+		if (each_row(r, d, c->id, add_counted, x, err) || fpi_counted_end(x, err)) {
+			fpi_free(x);
+			return -1;
+		}
+		return 0;
+	}
 	if (batched(r, &cfg)) {
-		distinct_sink sink = { .r = r };
-		int rc = db_each_fingerprint(d, c->id, 0, add_distinct, &sink, err);
+		fpi_distinct rows = { 0 };
+		int rc = each_row(r, d, c->id, add_distinct, &rows, err);
 		if (!rc)
-			rc = fpi_build(x, &cfg, sink.rows.rows, sink.rows.n, sink.rows.ras, inputs_of,
-				       1, err);
-		fpi_distinct_free(&sink.rows);
+			rc = fpi_build(x, &cfg, rows.rows, rows.n, rows.ras, inputs_of, 1, err);
+		fpi_distinct_free(&rows);
 		/* An index that could not be built of bitsets keeps a record
 		 * per interrupt (fpi_build): it needs them all. */
 		if (rc || !x->key_of)
 			return rc;
 		fpi_free(x);
 	}
-	db_fingerprint *rows = NULL;
-	size_t n = 0;
-	if (db_load_fingerprints(d, c->id, 0, &rows, &n, err))
-		return -1;
-	int rc = fpi_build(x, &cfg, rows, n, r->irq_ra, inputs_of, batched(r, &cfg), err);
-	free(rows);
+	row_list l = { 0 };
+	int rc = each_row(r, d, c->id, add_row, &l, err) ||
+		 fpi_build(x, &cfg, l.rows, l.n, l.ras, inputs_of, batched(r, &cfg), err) ? -1 : 0;
+	free(l.rows);
+	free(l.ras);
 	return rc;
 }
 
@@ -928,7 +1165,7 @@ static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_i
 	trace_fpset set;
 	row_sink sink = { 0 };
 	int rerun, rc = -1;
-	if (trace_fpset_parse(specs, nspecs, r->s, &set, err))
+	if (list_irqs(r, err) || trace_fpset_parse(specs, nspecs, r->s, &set, err))
 		return -1;
 	for (unsigned i = 0; i < set.n; i++)
 		set.ids[i] = i;
@@ -946,9 +1183,13 @@ static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_i
 		for (size_t k = 0; k < sink.n && n <= r->nirq; k++)
 			if (sink.rows[k].config == i)
 				mine[n++] = sink.rows[k];
-		rc = n == r->nirq ? fpi_build(&x[i], &set.cfg[i], mine, n, r->irq_ra,
-					      i ? &x[0] : NULL, batched(r, &set.cfg[i]), err)
-		     : avrr_errf(err, "computed %zu fingerprints for %zu interrupts", n, r->nirq);
+		if (n != r->nirq)
+			rc = avrr_errf(err, "computed %zu fingerprints for %zu interrupts", n, r->nirq);
+		else if (counted_fits(r, &set.cfg[i], 0))
+			rc = build_counted(&x[i], &set.cfg[i], mine, r->irq_ra, n, err);
+		else
+			rc = fpi_build(&x[i], &set.cfg[i], mine, n, r->irq_ra, i ? &x[0] : NULL,
+				       batched(r, &set.cfg[i]), err);
 	}
 	free(mine);
 out:
@@ -1093,8 +1334,6 @@ static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs,
 	 * system time in a 0.6 s run).  Growing 64 MB at a time makes that
 	 * 0.1 s; untouched pages cost nothing. */
 	mallopt(M_TOP_PAD, 64 << 20);
-	if (list_irqs(r, err))
-		return -1;
 	if (!r->scored)
 		return avrr_errf(err, "the oracle follows the ground truth, and this recording "
 				 "was stripped of it");
@@ -1104,15 +1343,18 @@ static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs,
 	r->oracle = calloc(n, sizeof *r->oracle);
 	r->results = calloc(n, sizeof *r->results);
 	r->groups = calloc(n, sizeof *r->groups);
+	r->ahead = calloc(n, sizeof *r->ahead);
 	const char **specs = calloc(n, sizeof *specs);
 	const db_fp_config **stored = calloc(n, sizeof *stored);
 	size_t *spec_slot = calloc(n, sizeof *spec_slot), nspecs = 0;
 	int rc = 0;
-	if (!r->oracle || !r->results || !r->groups || !specs || !stored || !spec_slot)
+	if (!r->oracle || !r->results || !r->groups || !r->ahead || !specs || !stored || !spec_slot)
 		rc = avrr_errf(err, "out of memory");
 	for (size_t i = 0; i < n && !rc; i++) {
 		stored[i] = r->o.noracle_configs ? find_config(cfgs, ncfgs, r->o.oracle_configs[i])
 						 : &cfgs[i];
+		if (stored[i])
+			r->ahead[i].config = stored[i]->id;
 		if (!stored[i]) {
 			spec_slot[nspecs] = i;
 			specs[nspecs++] = r->o.oracle_configs[i];
@@ -1340,6 +1582,9 @@ void rp_close(replay *r)
 		return;
 	for (size_t i = 0; r->oracle && i < r->nconfigs; i++)
 		fpi_free(&r->oracle[i]);
+	for (size_t i = 0; r->ahead && i < r->nconfigs; i++)
+		free(r->ahead[i].key);
+	free(r->ahead);
 	for (size_t k = 0; k < r->ngroups; k++) {
 		free(r->groups[k].members);
 		batch_free(r->groups[k].batch);

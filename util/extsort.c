@@ -19,9 +19,7 @@ int extsort_init(extsort *s, size_t size, size_t run_records, extsort_cmp cmp)
 	return 0;
 }
 
-/* An unlinked temporary file in $TMPDIR (else /tmp), which tmpfile(3)
- * would not look at; NULL with errno set. */
-static FILE *temp_file(void)
+FILE *extsort_temp_file(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[4096];
@@ -44,7 +42,7 @@ static FILE *temp_file(void)
 /* Writes the sorted buffer to the file as one more run. */
 static int spill(extsort *s)
 {
-	if (!s->f && !(s->f = temp_file()))
+	if (!s->f && !(s->f = extsort_temp_file()))
 		return -1;
 	if (s->nruns == s->cap_runs) {
 		size_t cap = s->cap_runs ? 2 * s->cap_runs : 64;
@@ -166,7 +164,7 @@ static const void *merge_next(extsort *s, FILE *f, int *err)
 /* One pass: the runs merged EXTSORT_FANIN at a time into a new file. */
 static int merge_pass(extsort *s)
 {
-	FILE *g = temp_file();
+	FILE *g = extsort_temp_file();
 	if (!g)
 		return -1;
 	uint64_t off = 0;

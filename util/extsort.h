@@ -62,5 +62,9 @@ int extsort_sort(extsort *s);
  * or on a read error (then *err is -1 with errno set). */
 const void *extsort_next(extsort *s, int *err);
 void extsort_free(extsort *s);
+/* An unlinked temporary file in $TMPDIR (else /tmp), which tmpfile(3)
+ * would not look at, open for update; NULL with errno set.  The runs go
+ * there, and so may a caller's own sorted output. */
+FILE *extsort_temp_file(void);
 
 #endif

@@ -6,6 +6,10 @@
  * part, return address, input key) are kept once, rows that differ in any
  * of them are all kept, and an index built of the distinct rows answers
  * every question of set matching exactly as one built of all the rows.
+ *
+ * And for fpi_counted, the D of a configuration with counters kept on disk
+ * in order of the counters' field: at every count, asked in order and
+ * again after wraps, its window answers as a held index does.
  */
 #include "tests/testlib.h"
 
@@ -128,6 +132,87 @@ static void test_index_of_distinct_rows_answers_alike(void **state)
 	fpi_distinct_free(&d);
 }
 
+/* The window of `count` answers as the held index `all` does, for every
+ * key of that count at each of the return addresses and input keys. */
+static unsigned check_window(fp_index *k, fp_index *all, const fp_config *c, uint64_t count)
+{
+	size_t n;
+	const fpi_crow *w = fpi_counted_at(k->counted, count, &n);
+	assert_int_equal(k->counted->failed, 0);
+	unsigned hits = 0;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(w[i].count, count);
+	for (uint32_t ra = 0x100; ra < 0x120; ra += 2)
+		for (uint64_t h = 0; h < 64; h++) {
+			uint64_t key = fpi_key(c, fp_reduce_ra(ra, c->ra_bits),
+					       fp_state_part(c, count, h));
+			const fpi_crow *at = fpi_crows_find(w, n, key);
+			assert_int_equal(at != NULL, fpi_find(all, key) != NULL);
+			if (!at)
+				continue;
+			hits++;
+			for (uint64_t g = 0; g < 9; g++) {
+				int same_ra, same_input;
+				fpi_crows_kind(k, at, w + n, ra, g, &same_ra, &same_input);
+				assert_int_equal(same_ra, fpi_has_ra(all, key, ra));
+				assert_int_equal(same_input, fpi_has_input(all, key, g));
+			}
+		}
+	return hits;
+}
+
+/* A 4 + 6 + 6 bit configuration counting cycles: 3,000 rows at random
+ * counts, and 5,000 distinct rows at count 5, more than the 4,096 it
+ * reads at a time.  Asked count by count, three times over (two wraps),
+ * then at scattered counts, it answers as the held index and starts
+ * again from the file's start exactly when a count goes down. */
+static void test_counted_answers_alike(void **state)
+{
+	(void)state;
+	fp_config c;
+	avrr_err err = { { 0 } };
+	assert_int_equal(fp_parse("sel=cycles:6+r24+r25,hash=jenkins,ra=4,width=16",
+				  ioregs_lookup("atmega16"), NULL, DATA_SIZE, "t", &c, &err), 0);
+	assert_int_equal(c.count_bits, 6);
+	assert_int_equal(c.hash_bits, 6);
+	enum { N = 3000, BIG = 5000 };
+	static db_fingerprint rows[N + BIG];
+	static uint32_t ras[N + BIG];
+	uint64_t x = 999;
+	for (size_t i = 0; i < N + BIG; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		ras[i] = (uint32_t)(0x100 + 2 * (x >> 60));
+		uint64_t g = x >> 58 & 7, count = i < N ? x >> 20 & 63 : 5;
+		rows[i] = row(i + 1, fp_reduce_ra(ras[i], c.ra_bits),
+			      fp_state_part(&c, count, (g * 37 + (x >> 40 & 1)) & 63),
+			      i < N ? g : 100 + i);
+	}
+	fp_index all, k;
+	assert_int_equal(fpi_build(&all, &c, rows, N + BIG, ras, NULL, 0, &err), 0);
+	assert_int_equal(fpi_counted_begin(&k, &c, &err), 0);
+	for (size_t i = 0; i < N + BIG; i++)
+		assert_int_equal(fpi_counted_add(&k, &rows[i], ras[i], &err), 0);
+	assert_int_equal(fpi_counted_end(&k, &err), 0);
+	assert_true(k.has_input_keys);
+	unsigned hits = 0;
+	for (int turn = 0; turn < 3; turn++)
+		for (uint64_t count = 0; count < 64; count++)
+			hits += check_window(&k, &all, &c, count);
+	assert_int_equal(k.counted->rewinds, 2);
+	assert_true(hits > 0);
+	size_t n;
+	fpi_counted_at(k.counted, 5, &n);  /* a wrap, to the big window */
+	assert_true(n >= BIG);
+	assert_int_equal(k.counted->rewinds, 3);
+	static const uint64_t scattered[] = { 9, 9, 40, 41, 63, 2, 2, 17, 3 };  /* two wraps */
+	for (size_t i = 0; i < sizeof scattered / sizeof *scattered; i++)
+		check_window(&k, &all, &c, scattered[i]);
+	assert_int_equal(k.counted->rewinds, 5);
+	fpi_free(&k);
+	assert_null(k.counted);
+	fpi_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_each_field_counts),
 		cmocka_unit_test(test_grows),
 		cmocka_unit_test(test_index_of_distinct_rows_answers_alike),
+		cmocka_unit_test(test_counted_answers_alike),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
