@@ -103,11 +103,12 @@ typedef struct ra_tables {
  * their outcomes are a function of those bits, and most values give the
  * outcomes of many others.  So once FAST_AFTER new states came to an
  * address, each kind there gets a table from those bits to a class, a
- * number for its members' outcomes, 0 until the value first comes (then
- * its members are looked up once).  A state's outcome vector is then a
- * function of its classes, one per kind, and a cache from that tuple to
- * the interned vector gives it by one probe. */
-#define FAST_AFTER 4096u
+ * number for its members' outcomes (fast_fill).  A state's outcomes are
+ * then a function of its classes, one per kind, and it is counted under
+ * that tuple of classes (tuple_id).  The threshold: a table costs about
+ * what a thousand states looked up member by member do (callgrind, 85
+ * members: 4096 and 256 cost adcapp and funcsheap_noloop more). */
+#define FAST_AFTER 1024u
 #define FAST_MAX_BYTES (32u << 20)  /* an evaluator's class tables, at most */
 #define CLASSES_MAX 65535u          /* a kind's classes at an address (16-bit) */
 #define TUPLES_MAX_BITS 18
@@ -699,11 +700,17 @@ static int fast_fill(fast_kind *k)
 	unsigned t = 0;
 	for (unsigned L = 0; L <= k->bits && !rc; L++) {
 		size_t half = L ? (size_t)1 << (L - 1) : 0, size = (size_t)1 << L;
-		if (L && !knuth) {
-			memcpy(c + half, c, half * sizeof *c);  /* parent: the low L - 1 bits */
-		} else if (L) {
-			for (size_t y = size; y-- > 1;)  /* parent: the top L - 1 bits */
-				c[y] = c[y >> 1];
+		if (L && !knuth) {  /* parent: the low L - 1 bits */
+			for (size_t y = 0; y < half; y += 4) {  /* 8 bytes at a time */
+				uint64_t v;
+				memcpy(&v, c + (y & (half - 1)), sizeof v);
+				memcpy(c + half + y, &v, half < 4 ? half * sizeof *c : sizeof v);
+			}
+		} else if (L) {  /* parent: the top L - 1 bits, two at once */
+			for (size_t y = half; y-- > 0;) {
+				uint32_t two = c[y] * 0x10001u;
+				memcpy(c + 2 * y, &two, sizeof two);
+			}
 		}
 		unsigned from = t;
 		while (t < k->n && k->m[t].bits == L)
@@ -775,7 +782,7 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 		size_t entries = (size_t)1 << k->bits;
 		k->xshift = k->kind == FP_HASH_KNUTH && k->bits ? 64 - k->bits : 0;
 		k->xmask = fp_hash_mask(k->bits);
-		k->cls = malloc(entries * sizeof *k->cls);
+		k->cls = malloc((entries < 4 ? 4 : entries) * sizeof *k->cls);  /* fast_fill reads 8 bytes */
 		k->m = calloc(k->n, sizeof *k->m);
 		f->bytes += entries * sizeof *k->cls;
 		if (!k->cls || !k->m) {
@@ -1260,7 +1267,7 @@ evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w, const uint8_
 	uint64_t *vec_counts = e->vec_counts.items;
 	unsigned id_mine = e->id;
 	for (unsigned p = 0; p < count; p++) {
-		if (owner(ra[p], nev) != id_mine)
+		if (nev > 1 && owner(ra[p], nev) != id_mine)
 			continue;
 		uint32_t next = e->last != NO_STATE ? e->states[e->last].next : NO_STATE;
 		state *t = next != NO_STATE ? &e->states[next] : NULL;
