@@ -101,17 +101,24 @@ typedef struct ra_tables {
  * hashed to intern it.  But there the members that hash with one kind
  * all read the first `bits` (at most WIDE_BITS) bits of the same hash, so
  * their outcomes are a function of those bits, and most values give the
- * outcomes of many others.  So once FAST_AFTER new states came to an
- * address, each kind there gets a table from those bits to a class, a
- * number for its members' outcomes (fast_fill).  A state's outcomes are
- * then a function of its classes, one per kind, and it is counted under
- * that tuple of classes (tuple_id).  The threshold: a table costs about
- * what a thousand states looked up member by member do (callgrind, 85
- * members: 4096 and 256 cost adcapp and funcsheap_noloop more). */
+ * outcomes of many others.  So each kind at an address has classes, a
+ * number for its members' outcomes: a state's class is found by walking
+ * its members' levels (walk_class: their bits, fewest first), a bit test
+ * a member and a step only where one is set, from a table of the first
+ * LOW_BITS bits; and once FAST_AFTER new states walked there, by a table
+ * of all the bits (fast_fill).  A state's outcomes are then a function of
+ * its classes, one per kind, and it is counted under that tuple of
+ * classes (tuple_id).  The threshold: a table costs about what a thousand
+ * states walked do (callgrind, 85 members: 4096 and 256 cost adcapp and
+ * funcsheap_noloop more). */
 #define FAST_AFTER 1024u
 #define FAST_MAX_BYTES (32u << 20)  /* an evaluator's class tables, at most */
 #define CLASSES_MAX 65535u          /* a kind's classes at an address (16-bit) */
 #define TUPLES_MAX_BITS 18
+/* Before its table, a kind's classes of the first LOW_BITS bits are
+ * tabled (where most values have outcomes: a member of few bits), and
+ * the members of more bits walked (walk_class). */
+#define LOW_BITS 8
 
 /* A member in a kind's classes: its bitmaps at the address, its bits
  * and its number in the batch. */
@@ -124,17 +131,26 @@ typedef struct fast_kind {
 	unsigned kind, bits, n;     /* the hash, its bits read, the members */
 	unsigned xshift;            /* the bits of hash h: (h >> xshift) & xmask */
 	uint64_t xmask;
-	uint16_t *cls;              /* per value of the bits: its class */
+	uint16_t *cls;              /* per value of the bits: its class; NULL: walk_class */
+	uint16_t *low;              /* per value of the first LOW_BITS bits: its class */
+	unsigned walk_from;         /* the first member of more than LOW_BITS bits */
 	fast_member *m;             /* in order of their bits */
 	uint8_t *classes;           /* class c's outcomes, n bytes at (c - 1) * n */
+	uint64_t *count;            /* per class (c), the boundaries under it while settling */
 	uint32_t nclasses, cap;
-	uint64_t *count;            /* per class, the boundaries under it while settling */
+	/* Each class but the first, by its parent, level and outcomes there
+	 * (class_child): key + 1 (0: empty), and the class. */
+	uint64_t *map;
+	uint16_t *val;
+	uint32_t mask;
 } fast_kind;
 
 /* The class tables of a return address: one per kind its members hash
  * with there. */
 typedef struct ra_fast {
 	uint32_t slot;              /* its number, in the tuples' keys */
+	uint32_t walked;            /* new states that walked */
+	int dense;                  /* every kind has its table */
 	unsigned nk;
 	size_t bytes;
 	fast_kind k[FP_HASH_COUNT];
@@ -622,43 +638,113 @@ static ra_tables *tables_build(const evaluator *e, uint32_t ra, int wide)
 static void fast_free(ra_fast *f)
 {
 	for (unsigned i = 0; f && i < f->nk; i++) {
-		free(f->k[i].cls);
+		if (f->k[i].cls != f->k[i].low)
+			free(f->k[i].cls);
+		free(f->k[i].low);
 		free(f->k[i].m);
 		free(f->k[i].classes);
 		free(f->k[i].count);
+		free(f->k[i].map);
+		free(f->k[i].val);
 	}
 	free(f);
+}
+
+static uint32_t child_slot(uint64_t key, uint32_t mask)
+{
+	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+
+/* Room in kind k for another class: its outcomes, its count and its
+ * entry in the map.  0, or -1 when out of memory or classes. */
+static int class_room(fast_kind *k)
+{
+	if (k->nclasses == CLASSES_MAX)
+		return -1;
+	if (k->nclasses == k->cap) {
+		uint32_t cap = 2 * k->cap;
+		uint8_t *c = realloc(k->classes, (size_t)cap * k->n);
+		if (c)
+			k->classes = c;
+		uint64_t *n = realloc(k->count, ((size_t)cap + 1) * sizeof *n);
+		if (n)
+			k->count = n;
+		if (!c || !n)
+			return -1;
+		memset(k->count + k->cap + 1, 0, (size_t)(cap - k->cap) * sizeof *n);
+		k->cap = cap;
+	}
+	if ((k->nclasses + 1) * 2 <= k->mask + 1)
+		return 0;
+	uint32_t mask = 2 * k->mask + 1;
+	uint64_t *map = calloc((size_t)mask + 1, sizeof *map);
+	uint16_t *val = malloc(((size_t)mask + 1) * sizeof *val);
+	if (!map || !val) {
+		free(map);
+		free(val);
+		return -1;
+	}
+	for (uint32_t i = 0; i <= k->mask; i++) {
+		if (!k->map[i])
+			continue;
+		uint32_t at = child_slot(k->map[i], mask);
+		while (map[at])
+			at = (at + 1) & mask;
+		map[at] = k->map[i];
+		val[at] = k->val[i];
+	}
+	free(k->map);
+	free(k->val);
+	k->map = map;
+	k->val = val;
+	k->mask = mask;
+	return 0;
 }
 
 /* The class of parent class p with the members of one level (their bits
  * being that level) at outcomes o (OUT_* bits, 2 a member, those of m[from
  * .. to) in order): interned in map, a new class (p's outcomes and these)
  * when new; 0 when no more fit. */
-static unsigned class_child(fast_kind *k, unsigned p, uint32_t o, unsigned from, unsigned to,
-			    uint64_t *map, uint16_t *val, uint32_t mask)
+static unsigned class_child(fast_kind *k, unsigned p, uint32_t o, unsigned from, unsigned to)
 {
 	uint64_t key = ((uint64_t)from << 48 | (uint64_t)p << 32 | o) + 1;  /* 0: empty */
-	uint32_t at = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & mask;
-	for (; map[at]; at = (at + 1) & mask)
-		if (map[at] == key)
-			return val[at];
-	if (k->nclasses == CLASSES_MAX || (k->nclasses + 1) * 2 > mask + 1)
+	uint32_t at = child_slot(key, k->mask);
+	for (; k->map[at]; at = (at + 1) & k->mask)
+		if (k->map[at] == key)
+			return k->val[at];
+	if (class_room(k))
 		return 0;
-	if (k->nclasses == k->cap) {
-		uint32_t cap = 2 * k->cap;
-		uint8_t *c = realloc(k->classes, (size_t)cap * k->n);
-		if (!c)
-			return 0;
-		k->classes = c;
-		k->cap = cap;
-	}
+	for (at = child_slot(key, k->mask); k->map[at];)
+		at = (at + 1) & k->mask;
 	uint8_t *v = k->classes + (size_t)k->nclasses * k->n;
 	memcpy(v, k->classes + (size_t)(p - 1) * k->n, k->n);
 	for (unsigned t = from; t < to; t++)
 		v[t] = (uint8_t)(o >> 2 * (t - from) & 3);
 	unsigned c = ++k->nclasses;
-	map[at] = key;
-	val[at] = (uint16_t)c;
+	k->map[at] = key;
+	k->val[at] = (uint16_t)c;
+	return c;
+}
+
+/* The class of the kind's hash h (as e->h holds it) without the table:
+ * level by level, its members' outcomes where they have some.  A few
+ * loads a member, where a state comes to an address seldom; 0 when no
+ * more classes fit. */
+static unsigned walk_class(fast_kind *k, uint64_t h)
+{
+	unsigned t = k->walk_from;
+	int knuth = k->kind == FP_HASH_KNUTH;
+	unsigned c = k->low[knuth ? h >> (64 - LOW_BITS) : h & fp_hash_mask(LOW_BITS)];
+	while (t < k->n) {
+		unsigned from = t, L = k->m[t].bits;
+		uint64_t y = knuth ? (L ? h >> (64 - L) : 0) : h & fp_hash_mask(L);
+		uint32_t o = 0;
+		for (; t < k->n && k->m[t].bits == L; t++)
+			o |= (uint32_t)(fpi_row_has(k->m[t].row, y) |
+					fpi_row_has(k->m[t].at_row, y) << 1) << 2 * (t - from);
+		if (o && !(c = class_child(k, c, o, from, t)))
+			return 0;
+	}
 	return c;
 }
 
@@ -671,34 +757,16 @@ static unsigned class_child(fast_kind *k, unsigned p, uint32_t o, unsigned from,
  * and the bits recorded, not a lookup per value and member.  Class 1 is
  * every outcome 0, and a class's outcomes for the members of more bits
  * than its level are 0.  0, or -1 when out of memory or classes. */
-static int fast_fill(fast_kind *k)
+static uint16_t *fast_fill(fast_kind *k, unsigned bits)
 {
-	/* A new class comes only where a bit is set: at most those, and the
-	 * map of them at most half full. */
-	size_t set = 1;
-	for (unsigned i = 0; i < k->n; i++) {
-		size_t words = k->m[i].bits <= 6 ? 1 : (size_t)1 << (k->m[i].bits - 6);
-		for (size_t w = 0; w < words; w++)
-			set += (size_t)__builtin_popcountll(k->m[i].row[w]);
-	}
-	uint32_t mask = 63;
-	while (mask < 2 * CLASSES_MAX + 1 && (mask + 1) / 2 < set + 1)
-		mask = 2 * mask + 1;
-	uint64_t *map = calloc((size_t)mask + 1, sizeof *map);
-	uint16_t *val = malloc(((size_t)mask + 1) * sizeof *val);
-	k->cap = 64;
-	k->classes = calloc(k->cap, k->n);
-	if (!map || !val || !k->classes) {
-		free(map);
-		free(val);
-		return -1;
-	}
-	k->nclasses = 1;
-	uint16_t *c = k->cls;
+	size_t entries = (size_t)1 << bits;
+	uint16_t *c = malloc((entries < 4 ? 4 : entries) * sizeof *c);  /* 8 bytes read */
+	if (!c)
+		return NULL;
 	c[0] = 1;
 	int knuth = k->kind == FP_HASH_KNUTH, rc = 0;
 	unsigned t = 0;
-	for (unsigned L = 0; L <= k->bits && !rc; L++) {
+	for (unsigned L = 0; L <= bits && !rc; L++) {
 		size_t half = L ? (size_t)1 << (L - 1) : 0, size = (size_t)1 << L;
 		if (L && !knuth) {  /* parent: the low L - 1 bits */
 			for (size_t y = 0; y < half; y += 4) {  /* 8 bytes at a time */
@@ -717,10 +785,6 @@ static int fast_fill(fast_kind *k)
 			t++;
 		if (t == from)
 			continue;
-		if (t - from > 16) {  /* o holds 16 members' outcomes */
-			rc = -1;
-			break;
-		}
 		/* The values where a member of this level has an outcome: the
 		 * bits set in its bitmap of the ra*, which at_row's imply. */
 		for (size_t w = 0; w < (size + 63) / 64 && !rc; w++) {
@@ -734,18 +798,18 @@ static int fast_fill(fast_kind *k)
 				for (unsigned i = from; i < t; i++)
 					o |= (uint32_t)(fpi_row_has(k->m[i].row, y) |
 							fpi_row_has(k->m[i].at_row, y) << 1) << 2 * (i - from);
-				unsigned child = class_child(k, c[y], o, from, t, map, val, mask);
+				unsigned child = class_child(k, c[y], o, from, t);
 				if (!child)
 					rc = -1;
 				c[y] = (uint16_t)child;
 			}
 		}
 	}
-	free(map);
-	free(val);
-	if (!rc && !(k->count = calloc((size_t)k->nclasses + 1, sizeof *k->count)))
-		rc = -1;
-	return rc;
+	if (rc) {
+		free(c);
+		return NULL;
+	}
+	return c;
 }
 
 /* Orders a kind's members by their bits. */
@@ -756,17 +820,19 @@ static int by_bits(const void *a, const void *b)
 				  : (x->j > y->j) - (x->j < y->j);
 }
 
-/* The class tables of return address ra (see fast_kind), or NULL when
- * they cannot be had (out of memory, too many classes). */
+/* The classes of return address ra (see fast_kind), without tables yet,
+ * or NULL when out of memory or a level has more than 16 members (the
+ * outcomes of a level are a 32-bit word). */
 static ra_fast *fast_build(evaluator *e, uint32_t ra)
 {
 	ra_fast *f = calloc(1, sizeof *f);
 	ra_fast **list = realloc(e->fast_list, (e->nfast + 1) * sizeof *list);
+	if (list)
+		e->fast_list = list;
 	if (!f || !list) {
 		free(f);
 		return NULL;
 	}
-	e->fast_list = list;
 	for (unsigned j = 0; j < e->nmembers; j++) {
 		unsigned kind = member_kind(e, j, ra), i = 0, b = e->members[j]->cfg.hash_bits;
 		while (i < f->nk && f->k[i].kind != kind)
@@ -777,18 +843,24 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 		if (b > f->k[i].bits)
 			f->k[i].bits = b;
 	}
+	f->bytes = sizeof *f;
 	for (unsigned i = 0; i < f->nk; i++) {
 		fast_kind *k = &f->k[i];
-		size_t entries = (size_t)1 << k->bits;
 		k->xshift = k->kind == FP_HASH_KNUTH && k->bits ? 64 - k->bits : 0;
 		k->xmask = fp_hash_mask(k->bits);
-		k->cls = malloc((entries < 4 ? 4 : entries) * sizeof *k->cls);  /* fast_fill reads 8 bytes */
 		k->m = calloc(k->n, sizeof *k->m);
-		f->bytes += entries * sizeof *k->cls;
-		if (!k->cls || !k->m) {
+		k->cap = 16;
+		k->classes = calloc(k->cap, k->n);  /* class 1: every outcome 0 */
+		k->count = calloc((size_t)k->cap + 1, sizeof *k->count);
+		k->mask = 31;
+		k->map = calloc((size_t)k->mask + 1, sizeof *k->map);
+		k->val = malloc(((size_t)k->mask + 1) * sizeof *k->val);
+		if (!k->m || !k->classes || !k->count || !k->map || !k->val) {
 			fast_free(f);
 			return NULL;
 		}
+		k->nclasses = 1;
+		f->bytes += k->n * (sizeof *k->m + k->cap) + (k->mask + 1) * 10;
 		k->n = 0;
 	}
 	for (unsigned j = 0; j < e->nmembers; j++) {
@@ -802,17 +874,45 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 		m->j = j;
 	}
 	for (unsigned i = 0; i < f->nk; i++) {
-		qsort(f->k[i].m, f->k[i].n, sizeof *f->k[i].m, by_bits);
-		if (fast_fill(&f->k[i])) {
+		fast_kind *k = &f->k[i];
+		qsort(k->m, k->n, sizeof *k->m, by_bits);
+		for (unsigned t = 0, from = 0; t <= k->n; t++) {
+			if (t < k->n && k->m[t].bits == k->m[from].bits)
+				continue;
+			if (t - from > 16) {
+				fast_free(f);
+				return NULL;
+			}
+			from = t;
+		}
+		k->walk_from = 0;
+		while (k->walk_from < k->n && k->m[k->walk_from].bits <= LOW_BITS)
+			k->walk_from++;
+		if (!(k->low = fast_fill(k, k->bits < LOW_BITS ? k->bits : LOW_BITS))) {
 			fast_free(f);
 			return NULL;
 		}
-		f->bytes += (size_t)f->k[i].cap * f->k[i].n;
+		if (k->bits <= LOW_BITS)
+			k->cls = k->low;  /* that is the whole table */
 	}
 	f->slot = e->nfast;
 	e->fast_list[e->nfast++] = f;
 	e->fast_bytes += f->bytes;
 	return f;
+}
+
+/* Tables for the classes of f's kinds (fast_fill): where FAST_AFTER new
+ * states came, a look-up costs less than walking the levels.  A kind
+ * whose table cannot be had walks on. */
+static void fast_dense(evaluator *e, ra_fast *f)
+{
+	f->dense = 1;
+	for (unsigned i = 0; i < f->nk; i++) {
+		if (!f->k[i].cls && e->fast_bytes < FAST_MAX_BYTES &&
+		    (f->k[i].cls = fast_fill(&f->k[i], f->k[i].bits)))
+			e->fast_bytes += ((size_t)1 << f->k[i].bits) * sizeof *f->k[i].cls;
+		f->dense &= f->k[i].cls != NULL;
+	}
 }
 
 /* The outcome tables of return address ra, where n more new states came,
@@ -848,9 +948,10 @@ static const ra_tables *tables_at(evaluator *e, uint32_t ra, unsigned n)
 	}
 	uint32_t before = r->count;
 	r->count = before + n < before ? UINT32_MAX : before + n;
-	if (e->fast_ok && !r->fast && before < FAST_AFTER && r->count >= FAST_AFTER &&
-	    e->fast_bytes < FAST_MAX_BYTES)
+	if (e->fast_ok && !r->fast && e->fast_bytes < FAST_MAX_BYTES)
 		r->fast = fast_build(e, ra);
+	if (r->fast && before < FAST_AFTER && r->count >= FAST_AFTER)
+		fast_dense(e, r->fast);
 	if (r->fast)  /* its new states go there, but for a few */
 		return r->t;
 	int wide = e->nwide && before < WIDE_AFTER && r->count >= WIDE_AFTER;
@@ -1015,11 +1116,27 @@ static unsigned flush_fast(evaluator *e)
 	for (unsigned q = 0; q < nf; q++) {
 		f = e->fast_of[q];
 		uint64_t cls = 0;
-		for (unsigned i = 0; i < f->nk; i++) {
-			const fast_kind *k = &f->k[i];
-			cls |= (uint64_t)k->cls[e->h[k->kind][q] >> k->xshift & k->xmask] << 16 * i;
+		unsigned i;
+		int walked = 0;
+		if (f->dense) {  /* the usual case, without a branch a kind */
+			for (i = 0; i < f->nk; i++) {
+				const fast_kind *k = &f->k[i];
+				cls |= (uint64_t)k->cls[e->h[k->kind][q] >> k->xshift & k->xmask]
+				       << 16 * i;
+			}
 		}
-		uint32_t vec = tuple_id(e, f, cls);
+		for (i = f->dense ? f->nk : 0; i < f->nk; i++) {
+			fast_kind *k = &f->k[i];
+			uint64_t h = e->h[k->kind][q];
+			unsigned c = k->cls ? k->cls[h >> k->xshift & k->xmask]
+					    : (walked = 1, walk_class(k, h));
+			if (!c)
+				break;
+			cls |= (uint64_t)c << 16 * i;
+		}
+		uint32_t vec = i == f->nk ? tuple_id(e, f, cls) : NO_VECTOR;
+		if (walked && ++f->walked == FAST_AFTER)
+			fast_dense(e, f);  /* a loop's address: tables pay */
 		if (vec == NO_VECTOR)
 			continue;
 		unsigned p = e->at[q];
