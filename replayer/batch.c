@@ -124,7 +124,10 @@ typedef struct ra_tables {
  * and its number in the batch. */
 typedef struct fast_member {
 	const uint64_t *row, *at_row;
+	uint64_t ymask;             /* its hash part of the kind's hash h: */
+	unsigned yshift;            /* (h >> yshift) & ymask */
 	unsigned bits, j;
+	unsigned from, to;          /* its level: the members of its bits */
 } fast_member;
 
 typedef struct fast_kind {
@@ -732,18 +735,20 @@ static unsigned class_child(fast_kind *k, unsigned p, uint32_t o, unsigned from,
  * more classes fit. */
 static unsigned walk_class(fast_kind *k, uint64_t h)
 {
-	unsigned t = k->walk_from;
-	int knuth = k->kind == FP_HASH_KNUTH;
-	unsigned c = k->low[knuth ? h >> (64 - LOW_BITS) : h & fp_hash_mask(LOW_BITS)];
-	while (t < k->n) {
-		unsigned from = t, L = k->m[t].bits;
-		uint64_t y = knuth ? (L ? h >> (64 - L) : 0) : h & fp_hash_mask(L);
-		uint32_t o = 0;
-		for (; t < k->n && k->m[t].bits == L; t++)
-			o |= (uint32_t)(fpi_row_has(k->m[t].row, y) |
-					fpi_row_has(k->m[t].at_row, y) << 1) << 2 * (t - from);
-		if (o && !(c = class_child(k, c, o, from, t)))
+	unsigned c = k->low[k->kind == FP_HASH_KNUTH ? h >> (64 - LOW_BITS)
+						     : h & fp_hash_mask(LOW_BITS)];
+	for (unsigned t = k->walk_from; t < k->n; t++) {
+		const fast_member *m = &k->m[t];
+		uint64_t y = h >> m->yshift & m->ymask;
+		if (!fpi_row_has(m->row, y))
+			continue;  /* the usual case: at_row's bits imply row's */
+		uint32_t o = 0;  /* its level's outcomes, which share y */
+		for (unsigned i = m->from; i < m->to; i++)
+			o |= (uint32_t)(fpi_row_has(k->m[i].row, y) |
+					fpi_row_has(k->m[i].at_row, y) << 1) << 2 * (i - m->from);
+		if (!(c = class_child(k, c, o, m->from, m->to)))
 			return 0;
+		t = m->to - 1;
 	}
 	return c;
 }
@@ -872,6 +877,10 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 		member_rows(e->members[j], ra, &m->row, &sum, &m->at_row);
 		m->bits = e->members[j]->cfg.hash_bits;
 		m->j = j;
+		/* Knuth's narrow values are the top bits of the wider ones. */
+		int knuth = kind == FP_HASH_KNUTH;
+		m->yshift = knuth && m->bits ? 64 - m->bits : 0;
+		m->ymask = knuth ? (m->bits ? UINT64_MAX : 0) : fp_hash_mask(m->bits);
 	}
 	for (unsigned i = 0; i < f->nk; i++) {
 		fast_kind *k = &f->k[i];
@@ -882,6 +891,10 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 			if (t - from > 16) {
 				fast_free(f);
 				return NULL;
+			}
+			for (unsigned x = from; x < t; x++) {
+				k->m[x].from = from;
+				k->m[x].to = t;
 			}
 			from = t;
 		}
