@@ -166,8 +166,9 @@ typedef struct tuple_entry {
 	uint32_t slot1, vec;
 } tuple_entry;
 
-/* A return address new states came to: how many, and its tables once
- * built (NULL before, or when they would not fit). */
+/* A return address new states came to: how many, its tables once built
+ * (NULL before, or when they would not fit), and its classes (NULL when
+ * some member cannot have them, or they would not fit). */
 typedef struct ra_info {
 	uint32_t key;                     /* ra + 1; 0: an empty slot */
 	uint32_t count;
