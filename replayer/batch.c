@@ -1091,11 +1091,49 @@ static ra_fast *fast_find(const evaluator *e, uint32_t ra)
 	return e->rinfo[at].fast;
 }
 
-/* Counts the pending new states that class tables can tell — those at
- * addresses with tables, but not at recorded interrupts, nor with a g(s)
- * that was recorded (whose outcomes need more than the hash) — each under
- * its tuple; leaves the others first in the pending arrays, in order,
- * and returns how many they are. */
+/* The interned vector of new state q at return address ra, of classes
+ * cls at f, whose g(s) was recorded (e->in[q]): each member's outcome is
+ * its class's, with OUT_INPUT where a recorded address shares its ra*
+ * (rr_input_at for round-robin) — a hit repeats a recorded input there —
+ * as eval_member_rows says.  There is room (vectors_make_room). */
+static uint32_t input_vector(evaluator *e, const ra_fast *f, uint64_t cls, unsigned q,
+			     uint32_t ra)
+{
+	const fp_index *x = e->members[0];  /* its input table is every member's */
+	const fpi_input *in = e->in[q];
+	/* The ra* of ra_bits bits are alike where ra / 2 and a recorded
+	 * address / 2 agree in their low ra_bits bits: at most `agree`. */
+	unsigned agree = 0;
+	for (uint32_t i = 0; i < in->count; i++) {
+		uint32_t d = (x->input_ras[in->first + i] ^ ra) >> 1;
+		unsigned a = d ? (unsigned)__builtin_ctz(d) : 64;
+		agree = a > agree ? a : agree;
+	}
+	uint8_t *v = e->scratch;
+	for (unsigned i = 0; i < f->nk; i++) {
+		const fast_kind *k = &f->k[i];
+		const uint8_t *from = k->classes + (size_t)((cls >> 16 * i & 0xFFFF) - 1) * k->n;
+		for (unsigned t = 0; t < k->n; t++) {
+			const fp_config *c = &e->members[k->m[t].j]->cfg;
+			unsigned dup = c->ra_bits <= agree;
+			if (c->round_robin) {
+				unsigned shift = k->kind == FP_HASH_KNUTH && c->hash_bits
+							 ? 64 - c->hash_bits : 0;
+				dup = (unsigned)rr_input_at(e, c, q, fp_reduce_ra(ra, c->ra_bits),
+							    e->h[k->kind][q] >> shift &
+							    fp_hash_mask(c->hash_bits));
+			}
+			v[k->m[t].j] = (uint8_t)(from[t] | dup << 2);
+		}
+	}
+	return intern_vector(e, v);
+}
+
+/* Counts the pending new states that classes can tell — those at
+ * addresses with classes, but not at recorded interrupts — each under its
+ * tuple of classes (or, where its g(s) was recorded, its vector); leaves
+ * the others first in the pending arrays, in order, and returns how many
+ * they are. */
 static unsigned flush_fast(evaluator *e)
 {
 	unsigned nm = e->npend, nf = 0;
@@ -1115,8 +1153,7 @@ static unsigned flush_fast(evaluator *e)
 		if (!f)
 			continue;
 		uint64_t g = sim_tap_unpack(&e->shared->plan, e->pend_w[i]);
-		if (any->has_input_keys && fpi_input_find(any, g))
-			continue;
+		e->in[nf] = any->has_input_keys ? fpi_input_find(any, g) : NULL;
 		e->fast_of[nf] = f;
 		e->at[nf] = i;
 		e->g[nf++] = g;
@@ -1148,7 +1185,9 @@ static unsigned flush_fast(evaluator *e)
 				break;
 			cls |= (uint64_t)c << 16 * i;
 		}
-		uint32_t vec = i == f->nk ? tuple_id(e, f, cls) : NO_VECTOR;
+		uint32_t vec = i < f->nk   ? NO_VECTOR
+			       : e->in[q] ? input_vector(e, f, cls, q, e->pend_ra[e->at[q]])
+					  : tuple_id(e, f, cls);
 		if (walked && ++f->walked == FAST_AFTER)
 			fast_dense(e, f);  /* a loop's address: tables pay */
 		if (vec == NO_VECTOR)
