@@ -12,8 +12,9 @@
 #include "util/grow.h"
 
 /* Each evaluator keeps the distinct states (ra, g(s)) it owns, at most
- * 2^(STATES_MAX_BITS - 1) (or as told) until they are settled and dropped,
- * and evaluates each state once, when it first comes.  A state's outcomes
+ * 2^(STATES_MAX_BITS - 2), twice that when it is the only one (or as
+ * told), until they are settled and dropped, and evaluates each state
+ * once, when it first comes.  A state's outcomes
  * for every member form a vector, and the vectors are interned: most
  * states share one with many others, so a boundary counts once, under its
  * state's vector, and settling adds each vector's count once per member.
@@ -34,13 +35,16 @@
  * for STATES_REST batches, each boundary evaluated as it comes, and is
  * then tried again. */
 #define STATES_MIN_BITS 12
-#define STATES_MAX_BITS 21      /* a 2M-slot index, 1M states: 40 MB an evaluator */
+#define STATES_MAX_BITS 22      /* a 4M-slot index, 2M states: 80 MB an evaluator */
 _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index entry");
 #define STATES_REST 256
 /* The interned vectors an evaluator keeps, at most (then the table is
  * settled and emptied as when full): a run that is new at every turn
  * brings ever new ones, and each takes a byte a member. */
 #define MAX_VECTORS (1u << 17)
+/* The ids counted under, at most: the vectors', and the tuples' of class
+ * tables (see tuple_id), 24 bytes each. */
+#define MAX_IDS (1u << 19)
 #define NO_STATE UINT32_MAX
 #define NO_VECTOR UINT32_MAX    /* a state not yet evaluated */
 
@@ -90,12 +94,86 @@ typedef struct ra_tables {
 	table_run run[];
 } ra_tables;
 
-/* A return address new states came to: how many, and its tables once
- * built (NULL before, or when they would not fit). */
+/* Classes of hash values.  Where a loop brings a new state to one return
+ * address at nearly every turn (a counter in the selector: funcsheap's
+ * delay loop), each still cost hundreds of host instructions: a table
+ * entry copied per run of members, and a vector of every member's outcome
+ * hashed to intern it.  But there the members that hash with one kind
+ * all read the first `bits` (at most WIDE_BITS) bits of the same hash, so
+ * their outcomes are a function of those bits, and most values give the
+ * outcomes of many others.  So each kind at an address has classes, a
+ * number for its members' outcomes: a state's class is found by walking
+ * its members' levels (walk_class: their bits, fewest first), a bit test
+ * a member and a step only where one is set, from a table of the first
+ * LOW_BITS bits; and once FAST_AFTER new states walked there, by a table
+ * of all the bits (fast_fill).  A state's outcomes are then a function of
+ * its classes, one per kind, and it is counted under that tuple of
+ * classes (tuple_id).  The threshold: a table costs about what a thousand
+ * states walked do (callgrind, 85 members: 4096 and 256 cost adcapp and
+ * funcsheap_noloop more). */
+#define FAST_AFTER 1024u
+#define FAST_MAX_BYTES (32u << 20)  /* an evaluator's class tables, at most */
+#define CLASSES_MAX 65535u          /* a kind's classes at an address (16-bit) */
+#define TUPLES_MAX_BITS 18
+/* Before its table, a kind's classes of the first LOW_BITS bits are
+ * tabled (where most values have outcomes: a member of few bits), and
+ * the members of more bits walked (walk_class). */
+#define LOW_BITS 8
+
+/* A member in a kind's classes: its bitmaps at the address, its bits
+ * and its number in the batch. */
+typedef struct fast_member {
+	const uint64_t *row, *at_row;
+	uint64_t ymask;             /* its hash part of the kind's hash h: */
+	unsigned yshift;            /* (h >> yshift) & ymask */
+	unsigned bits, j;
+	unsigned from, to;          /* its level: the members of its bits */
+} fast_member;
+
+typedef struct fast_kind {
+	unsigned kind, bits, n;     /* the hash, its bits read, the members */
+	unsigned xshift;            /* the bits of hash h: (h >> xshift) & xmask */
+	uint64_t xmask;
+	uint16_t *cls;              /* per value of the bits: its class; NULL: walk_class */
+	uint16_t *low;              /* per value of the first LOW_BITS bits: its class */
+	unsigned walk_from;         /* the first member of more than LOW_BITS bits */
+	fast_member *m;             /* in order of their bits */
+	uint8_t *classes;           /* class c's outcomes, n bytes at (c - 1) * n */
+	uint64_t *count;            /* per class (c), the boundaries under it while settling */
+	uint32_t nclasses, cap;
+	/* Each class but the first, by its parent, level and outcomes there
+	 * (class_child): key + 1 (0: empty), and the class. */
+	uint64_t *map;
+	uint16_t *val;
+	uint32_t mask;
+} fast_kind;
+
+/* The class tables of a return address: one per kind its members hash
+ * with there. */
+typedef struct ra_fast {
+	uint32_t slot;              /* its number, in the tuples' keys */
+	uint32_t walked;            /* new states that walked */
+	int dense;                  /* every kind has its table */
+	unsigned nk;
+	size_t bytes;
+	fast_kind k[FP_HASH_COUNT];
+} ra_fast;
+
+/* A tuple of classes (16 bits each, kind by kind) at the address of
+ * class tables slot + 1 (0: an empty entry), and its interned vector. */
+typedef struct tuple_entry {
+	uint64_t cls;
+	uint32_t slot1, vec;
+} tuple_entry;
+
+/* A return address new states came to: how many, its tables once built
+ * (NULL before, or when they would not fit), and its classes (NULL when
+ * some member cannot have them, or they would not fit). */
 typedef struct ra_info {
 	uint32_t key;                     /* ra + 1; 0: an empty slot */
 	uint32_t count;
 	ra_tables *t;
+	ra_fast *fast;
 } ra_info;
 
 /* A state; once evaluated, its boundaries are counted under its outcome
@@ -135,6 +213,7 @@ typedef struct evaluator {
 	 * settling, and an open-addressed index of them (id + 1; 0 empty). */
 	growbuf vecs;
 	growbuf vec_counts;
+	growbuf vec_tuples;         /* per id, a tuple of classes (tuple_id), or slot1 0 */
 	uint32_t *vec_index;
 	uint32_t vec_mask;
 
@@ -182,6 +261,21 @@ typedef struct evaluator {
 	uint32_t rinfo_mask, nrinfo;
 	size_t table_bytes;
 	const ra_tables *grp_tables[BATCH_SIZE];
+	/* Class tables: whether every member can have them (bitmaps, hash
+	 * parts of at most WIDE_BITS), how many addresses have them and their
+	 * bytes, the tuple cache (tuple_mask + 1 entries, ntuples used), per
+	 * pending state its address's tables (NULL: evaluated member by
+	 * member) and whether it is counted, and a vector being put
+	 * together. */
+	int fast_ok;
+	uint32_t nfast;
+	ra_fast **fast_list;        /* by slot */
+	size_t fast_bytes;
+	tuple_entry *tuples;
+	uint32_t tuple_mask, ntuples;
+	ra_fast *fast_of[BATCH_SIZE];
+	uint8_t fast_done[BATCH_SIZE];
+	uint8_t *scratch;
 
 	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
@@ -229,6 +323,8 @@ static uint32_t index_entry(uint64_t h, uint32_t i)
 	return ((uint32_t)h & 0xFF000000u) | (i + 1);
 }
 
+static void tuples_clear(evaluator *e);
+
 /* Adds the boundaries counted under each outcome vector to the results
  * (no state is pending); `empty`: and drops the states and the vectors,
  * else the states are known when they come again. */
@@ -240,14 +336,34 @@ static void states_settle(evaluator *e, int empty)
 	 * 8) first: count_outcome's branches, for tens of thousands of
 	 * vectors times every member, were mispredicted at every turn. */
 	uint64_t (*by_out)[8] = e->by_out;
+	const tuple_entry *tuples = e->vec_tuples.items;
 	for (size_t v = 0; v < e->vec_counts.n; v++) {
 		if (!counts[v])
 			continue;
-		const uint8_t *out = vecs + v * e->nmembers;
+		if (tuples[v].slot1) {  /* class by class, below */
+			ra_fast *f = e->fast_list[tuples[v].slot1 - 1];
+			for (unsigned i = 0; i < f->nk; i++)
+				f->k[i].count[tuples[v].cls >> 16 * i & 0xFFFF] += counts[v];
+			counts[v] = 0;
+			continue;
+		}
+		const uint8_t *out = vecs + (size_t)tuples[v].vec * e->nmembers;
 		for (unsigned j = 0; j < e->nmembers; j++)
 			by_out[j][out[j]] += counts[v];
 		counts[v] = 0;
 	}
+	for (uint32_t s = 0; s < e->nfast; s++)
+		for (unsigned i = 0; i < e->fast_list[s]->nk; i++) {
+			fast_kind *k = &e->fast_list[s]->k[i];
+			for (uint32_t c = 1; c <= k->nclasses; c++) {
+				if (!k->count[c])
+					continue;
+				const uint8_t *out = k->classes + (size_t)(c - 1) * k->n;
+				for (unsigned t = 0; t < k->n; t++)
+					by_out[k->m[t].j][out[t]] += k->count[c];
+				k->count[c] = 0;
+			}
+		}
 	for (unsigned j = 0; j < e->nmembers; j++)
 		for (unsigned o = 0; o < 8; o++) {
 			count_outcome(&e->results[j], o, by_out[j][o]);
@@ -258,17 +374,24 @@ static void states_settle(evaluator *e, int empty)
 	memset(e->index, 0, ((size_t)e->index_mask + 1) * sizeof *e->index);
 	e->nstates = 0;
 	e->last = NO_STATE;
-	e->vecs.n = e->vec_counts.n = 0;
+	e->vecs.n = e->vec_counts.n = e->vec_tuples.n = 0;
 	memset(e->vec_index, 0, ((size_t)e->vec_mask + 1) * sizeof *e->vec_index);
+	tuples_clear(e);
 }
 
 static void flush_pending(evaluator *e);
+
+/* Whether another batch's new vectors or ids might not fit. */
+static int ids_full(const evaluator *e)
+{
+	return e->vecs.n + BATCH_SIZE > MAX_VECTORS || e->vec_counts.n + BATCH_SIZE > MAX_IDS;
+}
 
 /* Room for another batch of new states: when the table is full, it is
  * settled and emptied. */
 static void states_make_room(evaluator *e)
 {
-	if (e->nstates + BATCH_SIZE <= e->max_states && e->vecs.n + BATCH_SIZE <= MAX_VECTORS)
+	if (e->nstates + BATCH_SIZE <= e->max_states && !ids_full(e))
 		return;
 	flush_pending(e);
 	states_settle(e, 1);
@@ -289,14 +412,14 @@ static uint64_t vector_hash(const uint8_t *v, unsigned n)
  * memory (what was interned stays). */
 static int vectors_make_room(evaluator *e)
 {
-	growbuf *bufs[2] = { &e->vecs, &e->vec_counts };
-	for (int i = 0; i < 2; i++) {
+	growbuf *bufs[3] = { &e->vecs, &e->vec_counts, &e->vec_tuples };
+	for (int i = 0; i < 3; i++) {
 		growbuf *g = bufs[i];
 		if (g->cap - g->n >= BATCH_SIZE)
 			continue;
-		/* Twice, but not much past the most kept (MAX_VECTORS). */
-		size_t cap = g->cap * 2 < MAX_VECTORS + 2 * BATCH_SIZE ? g->cap * 2
-									: MAX_VECTORS + 2 * BATCH_SIZE;
+		/* Twice, but not much past the most kept. */
+		size_t most = (i ? MAX_IDS : MAX_VECTORS) + 2 * BATCH_SIZE;
+		size_t cap = g->cap * 2 < most ? g->cap * 2 : most;
 		if (cap < g->n + BATCH_SIZE)
 			cap = g->n + BATCH_SIZE;
 		void *p = realloc(g->items, cap * g->size);
@@ -316,8 +439,12 @@ static int vectors_make_room(evaluator *e)
 	free(e->vec_index);
 	e->vec_index = index;
 	e->vec_mask = (uint32_t)(slots - 1);
-	for (size_t id = 0; id < e->vecs.n; id++) {
-		size_t at = vector_hash((const uint8_t *)e->vecs.items + id * e->nmembers,
+	const tuple_entry *tuples = e->vec_tuples.items;
+	for (size_t id = 0; id < e->vec_counts.n; id++) {
+		if (tuples[id].slot1)
+			continue;  /* a tuple: no vector of its own */
+		size_t at = vector_hash((const uint8_t *)e->vecs.items +
+					(size_t)tuples[id].vec * e->nmembers,
 					e->nmembers) & e->vec_mask;
 		while (index[at])
 			at = (at + 1) & e->vec_mask;
@@ -327,22 +454,26 @@ static int vectors_make_room(evaluator *e)
 }
 
 /* The id of outcome vector v (nmembers bytes), interned if new; there is
- * room (vectors_make_room). */
+ * room (vectors_make_room).  Its bytes are vector vec_tuples[id].vec of
+ * vecs. */
 static uint32_t intern_vector(evaluator *e, const uint8_t *v)
 {
+	const tuple_entry *tuples = e->vec_tuples.items;
 	size_t at = vector_hash(v, e->nmembers) & e->vec_mask;
 	for (;; at = (at + 1) & e->vec_mask) {
 		uint32_t id = e->vec_index[at];
 		if (!id)
 			break;
-		if (!memcmp((const uint8_t *)e->vecs.items + (id - 1) * (size_t)e->nmembers, v,
-			    e->nmembers))
+		if (!memcmp((const uint8_t *)e->vecs.items + (size_t)tuples[id - 1].vec * e->nmembers,
+			    v, e->nmembers))
 			return id - 1;
 	}
+	uint32_t id = (uint32_t)e->vec_counts.n;
+	*(tuple_entry *)grow(&e->vec_tuples) = (tuple_entry){ .vec = (uint32_t)e->vecs.n };
 	memcpy(grow(&e->vecs), v, e->nmembers);
 	*(uint64_t *)grow(&e->vec_counts) = 0;
-	e->vec_index[at] = (uint32_t)e->vecs.n;
-	return (uint32_t)e->vecs.n - 1;
+	e->vec_index[at] = id + 1;
+	return id;
 }
 
 /* The number of ra among the queue's distinct return addresses, adding
@@ -508,6 +639,296 @@ static ra_tables *tables_build(const evaluator *e, uint32_t ra, int wide)
 	return t;
 }
 
+static void fast_free(ra_fast *f)
+{
+	for (unsigned i = 0; f && i < f->nk; i++) {
+		if (f->k[i].cls != f->k[i].low)
+			free(f->k[i].cls);
+		free(f->k[i].low);
+		free(f->k[i].m);
+		free(f->k[i].classes);
+		free(f->k[i].count);
+		free(f->k[i].map);
+		free(f->k[i].val);
+	}
+	free(f);
+}
+
+static uint32_t child_slot(uint64_t key, uint32_t mask)
+{
+	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+
+/* Room in kind k for another class: its outcomes, its count and its
+ * entry in the map.  0, or -1 when out of memory or classes. */
+static int class_room(fast_kind *k)
+{
+	if (k->nclasses == CLASSES_MAX)
+		return -1;
+	if (k->nclasses == k->cap) {
+		uint32_t cap = 2 * k->cap;
+		uint8_t *c = realloc(k->classes, (size_t)cap * k->n);
+		if (c)
+			k->classes = c;
+		uint64_t *n = realloc(k->count, ((size_t)cap + 1) * sizeof *n);
+		if (n)
+			k->count = n;
+		if (!c || !n)
+			return -1;
+		memset(k->count + k->cap + 1, 0, (size_t)(cap - k->cap) * sizeof *n);
+		k->cap = cap;
+	}
+	if ((k->nclasses + 1) * 2 <= k->mask + 1)
+		return 0;
+	uint32_t mask = 2 * k->mask + 1;
+	uint64_t *map = calloc((size_t)mask + 1, sizeof *map);
+	uint16_t *val = malloc(((size_t)mask + 1) * sizeof *val);
+	if (!map || !val) {
+		free(map);
+		free(val);
+		return -1;
+	}
+	for (uint32_t i = 0; i <= k->mask; i++) {
+		if (!k->map[i])
+			continue;
+		uint32_t at = child_slot(k->map[i], mask);
+		while (map[at])
+			at = (at + 1) & mask;
+		map[at] = k->map[i];
+		val[at] = k->val[i];
+	}
+	free(k->map);
+	free(k->val);
+	k->map = map;
+	k->val = val;
+	k->mask = mask;
+	return 0;
+}
+
+/* The class of parent class p with the members of one level (their bits
+ * being that level) at outcomes o (OUT_* bits, 2 a member, those of m[from
+ * .. to) in order): interned in map, a new class (p's outcomes and these)
+ * when new; 0 when no more fit. */
+static unsigned class_child(fast_kind *k, unsigned p, uint32_t o, unsigned from, unsigned to)
+{
+	uint64_t key = ((uint64_t)from << 48 | (uint64_t)p << 32 | o) + 1;  /* 0: empty */
+	uint32_t at = child_slot(key, k->mask);
+	for (; k->map[at]; at = (at + 1) & k->mask)
+		if (k->map[at] == key)
+			return k->val[at];
+	if (class_room(k))
+		return 0;
+	for (at = child_slot(key, k->mask); k->map[at];)
+		at = (at + 1) & k->mask;
+	uint8_t *v = k->classes + (size_t)k->nclasses * k->n;
+	memcpy(v, k->classes + (size_t)(p - 1) * k->n, k->n);
+	for (unsigned t = from; t < to; t++)
+		v[t] = (uint8_t)(o >> 2 * (t - from) & 3);
+	unsigned c = ++k->nclasses;
+	k->map[at] = key;
+	k->val[at] = (uint16_t)c;
+	return c;
+}
+
+/* The class of the kind's hash h (as e->h holds it) without the table:
+ * level by level, its members' outcomes where they have some.  A few
+ * loads a member, where a state comes to an address seldom; 0 when no
+ * more classes fit. */
+static unsigned walk_class(fast_kind *k, uint64_t h)
+{
+	unsigned c = k->low[k->kind == FP_HASH_KNUTH ? h >> (64 - LOW_BITS)
+						     : h & fp_hash_mask(LOW_BITS)];
+	for (unsigned t = k->walk_from; t < k->n; t++) {
+		const fast_member *m = &k->m[t];
+		uint64_t y = h >> m->yshift & m->ymask;
+		if (!fpi_row_has(m->row, y))
+			continue;  /* the usual case: at_row's bits imply row's */
+		uint32_t o = 0;  /* its level's outcomes, which share y */
+		for (unsigned i = m->from; i < m->to; i++)
+			o |= (uint32_t)(fpi_row_has(k->m[i].row, y) |
+					fpi_row_has(k->m[i].at_row, y) << 1) << 2 * (i - m->from);
+		if (!(c = class_child(k, c, o, m->from, m->to)))
+			return 0;
+		t = m->to - 1;
+	}
+	return c;
+}
+
+/* Fills kind k's table: the class of every value of its bits.  Level by
+ * level, its members in order of their bits: at level L the classes are
+ * those of the members of at most L bits, for each value of the first L
+ * bits, and a value's class is its parent's (the value of its first L - 1
+ * bits) unless a member of L bits has an outcome there, which only the
+ * bits set in that member's bitmaps give: so the cost is the table's size
+ * and the bits recorded, not a lookup per value and member.  Class 1 is
+ * every outcome 0, and a class's outcomes for the members of more bits
+ * than its level are 0.  0, or -1 when out of memory or classes. */
+static uint16_t *fast_fill(fast_kind *k, unsigned bits)
+{
+	size_t entries = (size_t)1 << bits;
+	uint16_t *c = malloc((entries < 4 ? 4 : entries) * sizeof *c);  /* 8 bytes read */
+	if (!c)
+		return NULL;
+	c[0] = 1;
+	int knuth = k->kind == FP_HASH_KNUTH, rc = 0;
+	unsigned t = 0;
+	for (unsigned L = 0; L <= bits && !rc; L++) {
+		size_t half = L ? (size_t)1 << (L - 1) : 0, size = (size_t)1 << L;
+		if (L && !knuth) {  /* parent: the low L - 1 bits */
+			for (size_t y = 0; y < half; y += 4) {  /* 8 bytes at a time */
+				uint64_t v;
+				memcpy(&v, c + (y & (half - 1)), sizeof v);
+				memcpy(c + half + y, &v, half < 4 ? half * sizeof *c : sizeof v);
+			}
+		} else if (L) {  /* parent: the top L - 1 bits, two at once */
+			for (size_t y = half; y-- > 0;) {
+				uint32_t two = c[y] * 0x10001u;
+				memcpy(c + 2 * y, &two, sizeof two);
+			}
+		}
+		unsigned from = t;
+		while (t < k->n && k->m[t].bits == L)
+			t++;
+		if (t == from)
+			continue;
+		/* The values where a member of this level has an outcome: the
+		 * bits set in its bitmap of the ra*, which at_row's imply. */
+		for (size_t w = 0; w < (size + 63) / 64 && !rc; w++) {
+			uint64_t any = 0;
+			for (unsigned i = from; i < t; i++)
+				any |= k->m[i].row[w];
+			while (any && !rc) {
+				size_t y = w * 64 + (unsigned)__builtin_ctzll(any);
+				any &= any - 1;
+				uint32_t o = 0;
+				for (unsigned i = from; i < t; i++)
+					o |= (uint32_t)(fpi_row_has(k->m[i].row, y) |
+							fpi_row_has(k->m[i].at_row, y) << 1) << 2 * (i - from);
+				unsigned child = class_child(k, c[y], o, from, t);
+				if (!child)
+					rc = -1;
+				c[y] = (uint16_t)child;
+			}
+		}
+	}
+	if (rc) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Orders a kind's members by their bits. */
+static int by_bits(const void *a, const void *b)
+{
+	const fast_member *x = a, *y = b;
+	return x->bits != y->bits ? (x->bits > y->bits) - (x->bits < y->bits)
+				  : (x->j > y->j) - (x->j < y->j);
+}
+
+/* The classes of return address ra (see fast_kind), without tables yet,
+ * or NULL when out of memory or a level has more than 16 members (the
+ * outcomes of a level are a 32-bit word). */
+static ra_fast *fast_build(evaluator *e, uint32_t ra)
+{
+	ra_fast *f = calloc(1, sizeof *f);
+	ra_fast **list = realloc(e->fast_list, (e->nfast + 1) * sizeof *list);
+	if (list)
+		e->fast_list = list;
+	if (!f || !list) {
+		free(f);
+		return NULL;
+	}
+	for (unsigned j = 0; j < e->nmembers; j++) {
+		unsigned kind = member_kind(e, j, ra), i = 0, b = e->members[j]->cfg.hash_bits;
+		while (i < f->nk && f->k[i].kind != kind)
+			i++;
+		if (i == f->nk)
+			f->k[f->nk++].kind = kind;
+		f->k[i].n++;
+		if (b > f->k[i].bits)
+			f->k[i].bits = b;
+	}
+	f->bytes = sizeof *f;
+	for (unsigned i = 0; i < f->nk; i++) {
+		fast_kind *k = &f->k[i];
+		k->xshift = k->kind == FP_HASH_KNUTH && k->bits ? 64 - k->bits : 0;
+		k->xmask = fp_hash_mask(k->bits);
+		k->m = calloc(k->n, sizeof *k->m);
+		k->cap = 16;
+		k->classes = calloc(k->cap, k->n);  /* class 1: every outcome 0 */
+		k->count = calloc((size_t)k->cap + 1, sizeof *k->count);
+		k->mask = 31;
+		k->map = calloc((size_t)k->mask + 1, sizeof *k->map);
+		k->val = malloc(((size_t)k->mask + 1) * sizeof *k->val);
+		if (!k->m || !k->classes || !k->count || !k->map || !k->val) {
+			fast_free(f);
+			return NULL;
+		}
+		k->nclasses = 1;
+		f->bytes += k->n * (sizeof *k->m + k->cap) + (k->mask + 1) * 10;
+		k->n = 0;
+	}
+	for (unsigned j = 0; j < e->nmembers; j++) {
+		unsigned kind = member_kind(e, j, ra), i = 0;
+		while (f->k[i].kind != kind)
+			i++;
+		fast_member *m = &f->k[i].m[f->k[i].n++];
+		const uint64_t *sum;
+		member_rows(e->members[j], ra, &m->row, &sum, &m->at_row);
+		m->bits = e->members[j]->cfg.hash_bits;
+		m->j = j;
+		/* Knuth's narrow values are the top bits of the wider ones. */
+		int knuth = kind == FP_HASH_KNUTH;
+		m->yshift = knuth && m->bits ? 64 - m->bits : 0;
+		m->ymask = knuth ? (m->bits ? UINT64_MAX : 0) : fp_hash_mask(m->bits);
+	}
+	for (unsigned i = 0; i < f->nk; i++) {
+		fast_kind *k = &f->k[i];
+		qsort(k->m, k->n, sizeof *k->m, by_bits);
+		for (unsigned t = 0, from = 0; t <= k->n; t++) {
+			if (t < k->n && k->m[t].bits == k->m[from].bits)
+				continue;
+			if (t - from > 16) {
+				fast_free(f);
+				return NULL;
+			}
+			for (unsigned x = from; x < t; x++) {
+				k->m[x].from = from;
+				k->m[x].to = t;
+			}
+			from = t;
+		}
+		k->walk_from = 0;
+		while (k->walk_from < k->n && k->m[k->walk_from].bits <= LOW_BITS)
+			k->walk_from++;
+		if (!(k->low = fast_fill(k, k->bits < LOW_BITS ? k->bits : LOW_BITS))) {
+			fast_free(f);
+			return NULL;
+		}
+		if (k->bits <= LOW_BITS)
+			k->cls = k->low;  /* that is the whole table */
+	}
+	f->slot = e->nfast;
+	e->fast_list[e->nfast++] = f;
+	e->fast_bytes += f->bytes;
+	return f;
+}
+
+/* Tables for the classes of f's kinds (fast_fill): where FAST_AFTER new
+ * states came, a look-up costs less than walking the levels.  A kind
+ * whose table cannot be had walks on. */
+static void fast_dense(evaluator *e, ra_fast *f)
+{
+	f->dense = 1;
+	for (unsigned i = 0; i < f->nk; i++) {
+		if (!f->k[i].cls && e->fast_bytes < FAST_MAX_BYTES &&
+		    (f->k[i].cls = fast_fill(&f->k[i], f->k[i].bits)))
+			e->fast_bytes += ((size_t)1 << f->k[i].bits) * sizeof *f->k[i].cls;
+		f->dense &= f->k[i].cls != NULL;
+	}
+}
+
 /* The outcome tables of return address ra, where n more new states came,
  * or NULL while it has none. */
 static const ra_tables *tables_at(evaluator *e, uint32_t ra, unsigned n)
@@ -541,6 +962,12 @@ static const ra_tables *tables_at(evaluator *e, uint32_t ra, unsigned n)
 	}
 	uint32_t before = r->count;
 	r->count = before + n < before ? UINT32_MAX : before + n;
+	if (e->fast_ok && !r->fast && e->fast_bytes < FAST_MAX_BYTES)
+		r->fast = fast_build(e, ra);
+	if (r->fast && before < FAST_AFTER && r->count >= FAST_AFTER)
+		fast_dense(e, r->fast);
+	if (r->fast)  /* its new states go there, but for a few */
+		return r->t;
 	int wide = e->nwide && before < WIDE_AFTER && r->count >= WIDE_AFTER;
 	if ((wide || (!r->t && before < (1u << TABLE_BITS) && r->count >= (1u << TABLE_BITS))) &&
 	    e->table_bytes < TABLES_MAX_BYTES) {
@@ -591,6 +1018,204 @@ static void tables_fill(evaluator *e, unsigned r)
 	}
 }
 
+/* Empties the tuple cache (its vectors were dropped). */
+static void tuples_clear(evaluator *e)
+{
+	if (e->tuples)
+		memset(e->tuples, 0, ((size_t)e->tuple_mask + 1) * sizeof *e->tuples);
+	e->ntuples = 0;
+}
+
+static uint32_t tuple_slot(uint64_t cls, uint32_t slot1, uint32_t mask)
+{
+	return (uint32_t)(((cls + slot1) * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+
+/* The vector id of the classes cls at the address of tables f: a tuple
+ * stands for the vector its classes give, so it is counted as one and
+ * settled class by class (states_settle), without putting the vector
+ * together.  There is room for a new id (vectors_make_room); NO_VECTOR
+ * when out of memory. */
+static uint32_t tuple_id(evaluator *e, const ra_fast *f, uint64_t cls)
+{
+	if ((e->ntuples + 1) * 2 > e->tuple_mask + 1) {
+		/* Twice the entries, up to 2^TUPLES_MAX_BITS; then it starts
+		 * again empty (a tuple may then take a second id). */
+		uint32_t mask = e->tuple_mask ? 2 * e->tuple_mask + 1 : 4095;
+		tuple_entry *to = mask < 1u << TUPLES_MAX_BITS ? calloc((size_t)mask + 1, sizeof *to)
+								: NULL;
+		if (!to) {
+			if (!e->tuples)
+				return NO_VECTOR;
+			tuples_clear(e);
+		} else {
+			for (uint32_t i = 0; e->tuples && i <= e->tuple_mask; i++) {
+				const tuple_entry *t = &e->tuples[i];
+				if (!t->slot1)
+					continue;
+				uint32_t at = tuple_slot(t->cls, t->slot1, mask);
+				while (to[at].slot1)
+					at = (at + 1) & mask;
+				to[at] = *t;
+			}
+			free(e->tuples);
+			e->tuples = to;
+			e->tuple_mask = mask;
+		}
+	}
+	uint32_t slot1 = f->slot + 1;
+	uint32_t at = tuple_slot(cls, slot1, e->tuple_mask);
+	for (;; at = (at + 1) & e->tuple_mask) {
+		tuple_entry *t = &e->tuples[at];
+		if (!t->slot1)
+			break;
+		if (t->cls == cls && t->slot1 == slot1)
+			return t->vec;
+	}
+	uint32_t vec = (uint32_t)e->vec_counts.n;
+	*(uint64_t *)grow(&e->vec_counts) = 0;
+	*(tuple_entry *)grow(&e->vec_tuples) = (tuple_entry){ .cls = cls, .slot1 = slot1 };
+	e->tuples[at] = (tuple_entry){ .cls = cls, .slot1 = slot1, .vec = vec };
+	e->ntuples++;
+	return vec;
+}
+
+/* The class tables of return address ra, or NULL. */
+static ra_fast *fast_find(const evaluator *e, uint32_t ra)
+{
+	if (!e->rinfo)
+		return NULL;
+	uint32_t at = ((ra + 1) * 0x9E3779B1u >> 8) & e->rinfo_mask;
+	while (e->rinfo[at].key && e->rinfo[at].key != ra + 1)
+		at = (at + 1) & e->rinfo_mask;
+	return e->rinfo[at].fast;
+}
+
+/* The interned vector of new state q at return address ra, of classes
+ * cls at f, whose g(s) was recorded (e->in[q]): each member's outcome is
+ * its class's, with OUT_INPUT where a recorded address shares its ra*
+ * (rr_input_at for round-robin) — a hit repeats a recorded input there —
+ * as eval_member_rows says.  There is room (vectors_make_room). */
+static uint32_t input_vector(evaluator *e, const ra_fast *f, uint64_t cls, unsigned q,
+			     uint32_t ra)
+{
+	const fp_index *x = e->members[0];  /* its input table is every member's */
+	const fpi_input *in = e->in[q];
+	/* The ra* of ra_bits bits are alike where ra / 2 and a recorded
+	 * address / 2 agree in their low ra_bits bits: at most `agree`. */
+	unsigned agree = 0;
+	for (uint32_t i = 0; i < in->count; i++) {
+		uint32_t d = (x->input_ras[in->first + i] ^ ra) >> 1;
+		unsigned a = d ? (unsigned)__builtin_ctz(d) : 64;
+		agree = a > agree ? a : agree;
+	}
+	uint8_t *v = e->scratch;
+	for (unsigned i = 0; i < f->nk; i++) {
+		const fast_kind *k = &f->k[i];
+		const uint8_t *from = k->classes + (size_t)((cls >> 16 * i & 0xFFFF) - 1) * k->n;
+		for (unsigned t = 0; t < k->n; t++) {
+			const fp_config *c = &e->members[k->m[t].j]->cfg;
+			unsigned dup = c->ra_bits <= agree;
+			if (c->round_robin) {
+				unsigned shift = k->kind == FP_HASH_KNUTH && c->hash_bits
+							 ? 64 - c->hash_bits : 0;
+				dup = (unsigned)rr_input_at(e, c, q, fp_reduce_ra(ra, c->ra_bits),
+							    e->h[k->kind][q] >> shift &
+							    fp_hash_mask(c->hash_bits));
+			}
+			v[k->m[t].j] = (uint8_t)(from[t] | dup << 2);
+		}
+	}
+	return intern_vector(e, v);
+}
+
+/* Counts the pending new states that classes can tell — those at
+ * addresses with classes, but not at recorded interrupts — each under its
+ * tuple of classes (or, where its g(s) was recorded, its vector); leaves
+ * the others first in the pending arrays, in order, and returns how many
+ * they are. */
+static unsigned flush_fast(evaluator *e)
+{
+	unsigned nm = e->npend, nf = 0;
+	if (!e->nfast || vectors_make_room(e))
+		return nm;
+	const fp_index *any = e->members[0];
+	uint32_t last_ra = UINT32_MAX;
+	ra_fast *f = NULL;
+	for (unsigned i = 0; i < nm; i++) {
+		e->fast_done[i] = 0;
+		if (e->pend_truth[i])
+			continue;
+		if (e->pend_ra[i] != last_ra) {
+			last_ra = e->pend_ra[i];
+			f = fast_find(e, last_ra);
+		}
+		if (!f)
+			continue;
+		uint64_t g = sim_tap_unpack(&e->shared->plan, e->pend_w[i]);
+		e->in[nf] = any->has_input_keys ? fpi_input_find(any, g) : NULL;
+		e->fast_of[nf] = f;
+		e->at[nf] = i;
+		e->g[nf++] = g;
+	}
+	if (!nf)
+		return nm;
+	for (int k = 0; k < FP_HASH_COUNT; k++)
+		if (e->hash_bits[k])
+			fp_hash_words((fp_hash_kind)k, e->g, nf, any->cfg.ngather, e->hash_bits[k],
+				      e->h[k]);
+	for (unsigned q = 0; q < nf; q++) {
+		f = e->fast_of[q];
+		uint64_t cls = 0;
+		unsigned i;
+		int walked = 0;
+		if (f->dense) {  /* the usual case, without a branch a kind */
+			for (i = 0; i < f->nk; i++) {
+				const fast_kind *k = &f->k[i];
+				cls |= (uint64_t)k->cls[e->h[k->kind][q] >> k->xshift & k->xmask]
+				       << 16 * i;
+			}
+		}
+		for (i = f->dense ? f->nk : 0; i < f->nk; i++) {
+			fast_kind *k = &f->k[i];
+			uint64_t h = e->h[k->kind][q];
+			unsigned c = k->cls ? k->cls[h >> k->xshift & k->xmask]
+					    : (walked = 1, walk_class(k, h));
+			if (!c)
+				break;
+			cls |= (uint64_t)c << 16 * i;
+		}
+		uint32_t vec = i < f->nk   ? NO_VECTOR
+			       : e->in[q] ? input_vector(e, f, cls, q, e->pend_ra[e->at[q]])
+					  : tuple_id(e, f, cls);
+		if (walked && ++f->walked == FAST_AFTER)
+			fast_dense(e, f);  /* a loop's address: tables pay */
+		if (vec == NO_VECTOR)
+			continue;
+		unsigned p = e->at[q];
+		uint64_t *vec_counts = e->vec_counts.items;
+		if (e->pend_state[p] != NO_STATE) {
+			state *t = &e->states[e->pend_state[p]];
+			t->vec = vec;
+			vec_counts[vec] += t->count;
+		} else {
+			vec_counts[vec]++;
+		}
+		e->fast_done[p] = 1;
+	}
+	unsigned keep = 0;
+	for (unsigned i = 0; i < nm; i++) {
+		if (e->fast_done[i])
+			continue;
+		e->pend_ra[keep] = e->pend_ra[i];
+		e->pend_w[keep] = e->pend_w[i];
+		e->pend_state[keep] = e->pend_state[i];
+		e->pend_truth[keep] = e->pend_truth[i];
+		e->rid[keep++] = e->rid[i];
+	}
+	return keep;
+}
+
 /* eval_member for a member whose hash parts are in bitmaps, per ra* and
  * per return address (fpindex.h): then a boundary costs a bit or two in
  * bitmaps its loop keeps in the cache. */
@@ -603,6 +1228,8 @@ static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, un
 	size_t stride = e->nmembers;
 	uint64_t correct = 0;
 	for (unsigned r = 0; r < e->nras; r++) {
+		if (e->rstart[r] == e->rstart[r + 1])
+			continue;  /* class tables told them all */
 		uint32_t ra = e->ras[r];
 		/* fp_hash_narrow, with the kind's choice made once per return
 		 * address (a round-robin marker here is a code region). */
@@ -699,13 +1326,28 @@ static void group_by_ra(evaluator *e, const uint64_t *w, unsigned nm)
 	}
 }
 
-/* Evaluates the pending new states and recorded interrupts, member by
- * member, and starts a new group of them. */
+static void flush_slow(evaluator *e, unsigned nm);
+
+/* Evaluates the pending new states and recorded interrupts, through class
+ * tables or member by member, and starts a new group of them. */
 static void flush_pending(evaluator *e)
 {
-	unsigned nm = e->npend;
-	if (!nm)
+	if (!e->npend)
 		return;
+	unsigned nm = flush_fast(e);
+	if (nm)
+		flush_slow(e, nm);
+	e->npend = 0;
+	e->nras = 0;
+	if (++e->ra_gen == 0) {  /* a new generation empties ra_map */
+		memset(e->ra_map, 0, sizeof e->ra_map);
+		e->ra_gen = 1;
+	}
+}
+
+/* flush_pending for the nm pending ones class tables did not tell. */
+static void flush_slow(evaluator *e, unsigned nm)
+{
 	group_by_ra(e, e->pend_w, nm);
 	const fp_index *any = e->members[0];
 	for (int k = 0; k < FP_HASH_COUNT; k++)
@@ -747,12 +1389,6 @@ static void flush_pending(evaluator *e)
 				count_outcome(&e->results[j], v[j], 1);
 		}
 	}
-	e->npend = 0;
-	e->nras = 0;
-	if (++e->ra_gen == 0) {  /* a new generation empties ra_map */
-		memset(e->ra_map, 0, sizeof e->ra_map);
-		e->ra_gen = 1;
-	}
 }
 
 /* The number of state (ra, w), h its hash: looked up, else a new one
@@ -786,21 +1422,22 @@ static uint32_t state_of(evaluator *e, uint32_t ra, uint64_t w, uint64_t h, int 
  * a boundary whose state is the one that followed the last one's before,
  * the usual case, is known, and this evaluator's, by one compare; the others
  * are told apart by their return address (owner()) before any hashing. */
-static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
-			   const uint8_t *truth, unsigned count)
+static inline __attribute__((always_inline)) void
+evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w, const uint8_t *truth,
+	       unsigned count, unsigned nev)
 {
 	if (!e->rest) {
 		states_make_room(e);
-	} else if (e->rest--, e->vecs.n + BATCH_SIZE > MAX_VECTORS) {
+	} else if (e->rest--, ids_full(e)) {
 		flush_pending(e);
 		states_settle(e, 1);
 	}
 	int use_table = !e->rest && !vectors_make_room(e);
-	unsigned repeats = 0, nmine = 0, nev = e->shared->nev;
+	unsigned repeats = 0, nmine = 0;
 	uint64_t *vec_counts = e->vec_counts.items;
 	unsigned id_mine = e->id;
 	for (unsigned p = 0; p < count; p++) {
-		if (owner(ra[p], nev) != id_mine)
+		if (nev > 1 && owner(ra[p], nev) != id_mine)
 			continue;
 		uint32_t next = e->last != NO_STATE ? e->states[e->last].next : NO_STATE;
 		state *t = next != NO_STATE ? &e->states[next] : NULL;
@@ -849,12 +1486,17 @@ static void evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w,
 	}
 }
 
-/* Counts queue q, a batch at a time. */
+/* Counts queue q, a batch at a time; a lone evaluator without asking
+ * whose each boundary is. */
 static void evaluate(evaluator *e, const batch_queue *q)
 {
+	unsigned nev = e->shared->nev;
 	for (unsigned at = 0; at < q->count; at += BATCH_SIZE) {
 		unsigned n = q->count - at < BATCH_SIZE ? q->count - at : BATCH_SIZE;
-		evaluate_batch(e, q->ra + at, q->w + at, q->truth + at, n);
+		if (nev == 1)
+			evaluate_batch(e, q->ra + at, q->w + at, q->truth + at, n, 1);
+		else
+			evaluate_batch(e, q->ra + at, q->w + at, q->truth + at, n, nev);
 	}
 }
 
@@ -934,14 +1576,17 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n, unsigned bits
 	e->out = calloc(BATCH_SIZE, n);
 	e->tabled = calloc(n, 1);
 	e->by_out = calloc(n, sizeof *e->by_out);
+	e->scratch = malloc(n);
 	e->vecs.size = n;
 	e->vec_counts.size = sizeof(uint64_t);
+	e->vec_tuples.size = sizeof(tuple_entry);
 	e->vec_index = calloc(2, sizeof *e->vec_index);
 	e->vec_mask = 1;
 	e->ra_gen = 1;  /* ra_map's zeroed entries are of generation 0: free */
 	e->max_states = 1u << (bits - 1);
 	e->index_mask = (1u << bits) - 1;
 	if (!e->members || !e->results || !e->out || !e->tabled || !e->by_out || !e->vec_index ||
+	    !e->scratch ||
 	    !(e->index = big_alloc(((size_t)1 << bits) * sizeof *e->index)) ||
 	    !(e->states = big_alloc(e->max_states * sizeof *e->states)))
 		return -1;
@@ -983,14 +1628,24 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 	sim_tap_plan(&b->tap, data_size);
 	s->plan = b->tap;
 	start_fill(b, &s->queues[0]);
-	/* A thread per processor, each with its share of the states. */
+	/* A thread per processor, each with its share of the states, where
+	 * a new state costs a lookup per member.  Where every member can
+	 * have class tables (tabled()), a state that comes often enough to
+	 * matter costs a few lookups whatever the members, and one thread
+	 * keeps up with the simulation: a second would only read every
+	 * boundary again to skip it (callgrind: a tenth of the oracle's host
+	 * instructions on adcapp). */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	s->nev = cpus > 1 ? (unsigned)cpus : 1;
+	unsigned ntabled = 0;
+	for (unsigned j = 0; j < n; j++)
+		ntabled += tabled(members[j]) != 0;
+	s->nev = cpus > 1 && ntabled < n ? (unsigned)cpus : 1;
 	if (!(s->ev = calloc(s->nev, sizeof *s->ev))) {
 		batch_free(b);
 		return NULL;
 	}
-	unsigned bits = table_bits ? table_bits : STATES_MAX_BITS;
+	/* A lone evaluator keeps every state: twice the table of one of two. */
+	unsigned bits = table_bits ? table_bits : STATES_MAX_BITS - (s->nev > 1);
 	bits = bits < STATES_MIN_BITS ? STATES_MIN_BITS : bits > STATES_MAX_BITS ? STATES_MAX_BITS
 									 : bits;
 	if (!(s->results = malloc(n * sizeof *s->results))) {
@@ -1012,6 +1667,7 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 			e->ntabled += e->tabled[j] != 0;
 			e->nwide += e->tabled[j] == 2;
 		}
+		e->fast_ok = e->ntabled == n;
 	}
 	/* Without threads the queues are evaluated as they fill. */
 	unsigned started = 0;
@@ -1039,13 +1695,19 @@ void batch_free(rp_batch *b)
 		big_free(e->index, ((size_t)e->index_mask + 1) * sizeof *e->index);
 		free(e->vecs.items);
 		free(e->vec_counts.items);
+		free(e->vec_tuples.items);
+		free(e->fast_list);
 		free(e->vec_index);
 		free(e->out);
 		free(e->tabled);
 		free(e->by_out);
-		for (uint32_t i = 0; e->rinfo && i <= e->rinfo_mask; i++)
+		for (uint32_t i = 0; e->rinfo && i <= e->rinfo_mask; i++) {
 			free(e->rinfo[i].t);
+			fast_free(e->rinfo[i].fast);
+		}
 		free(e->rinfo);
+		free(e->tuples);
+		free(e->scratch);
 	}
 	free(s->results);
 	pthread_mutex_destroy(&s->mu);

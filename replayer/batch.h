@@ -7,9 +7,10 @@
  * injects from the ground truth).  So for configurations that share a
  * selector of at most 8 fixed bytes, each boundary only queues (ra, g(s))
  * here (or the simulation queues it, through the batch's sim_tap).  Full
- * queues go to evaluator threads, one per processor, each owning the
- * states at the return addresses whose hash names it, while the
- * simulation runs on.  An evaluator
+ * queues go to evaluator threads while the simulation runs on: one, or,
+ * where some member cannot have class tables (batch.c), one per
+ * processor, each owning the states at the return addresses whose hash
+ * names it.  An evaluator
  * counts each state it owns in a table and evaluates it for every
  * configuration only the first time it comes, a batch of new states at a
  * time: each hash over the whole batch, in loops the compiler vectorizes;

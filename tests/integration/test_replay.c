@@ -323,6 +323,24 @@ static const char *const BATCHED[] = {
 };
 #define NBATCHED (sizeof BATCHED / sizeof *BATCHED)
 
+/* Configurations of one selector with hash parts of at most 16 bits, as the bench's grid:
+ * at a return address where thousands of new states come (funcsheap's delay loop), the
+ * oracle tells them by classes of hash values (batch.c's class tables), every kind and
+ * round-robin among them, with no ra*, some, and all. */
+static const char *const CLASSED[] = {
+	"c1:sel=SPL+SPH+SREG+r24+r25+r30,hash=modular,ra=0,width=16",
+	"c2:sel=SPL+SPH+SREG+r24+r25+r30,hash=twomod,ra=3,width=16",
+	"c3:sel=SPL+SPH+SREG+r24+r25+r30,hash=jenkins,ra=0,width=16",
+	"c4:sel=SPL+SPH+SREG+r24+r25+r30,hash=jenkins,ra=9,width=16",
+	"c5:sel=SPL+SPH+SREG+r24+r25+r30,hash=knuth,ra=2,width=16",
+	"c6:sel=SPL+SPH+SREG+r24+r25+r30,hash=knuth,ra=16,width=16",
+	"c7:sel=SPL+SPH+SREG+r24+r25+r30,hash=rr,ra=1,width=16",
+	"c8:sel=SPL+SPH+SREG+r24+r25+r30,hash=rr,ra=12,width=16",
+	"c9:sel=SPL+SPH+SREG+r24+r25+r30,hash=twomod,ra=14,width=16",
+};
+#define NCLASSED (sizeof CLASSED / sizeof *CLASSED)
+#define BF_MAX (NBATCHED > NCLASSED ? NBATCHED : NCLASSED)
+
 /* A state as the classification needs it: f(s), the full return address and g(s). */
 typedef struct bf_point {
 	fp_value f;
@@ -337,12 +355,14 @@ typedef struct bf_counts {
 
 typedef struct brute {
 	sim *s;
-	fp_config cfg[NBATCHED];
-	bf_point *rec[NBATCHED];  /* per configuration, each recorded interrupt's */
+	const char *const *specs;
+	size_t nspecs;
+	fp_config cfg[BF_MAX];
+	bf_point *rec[BF_MAX];  /* per configuration, each recorded interrupt's */
 	uint8_t **context;        /* each recorded interrupt's data space */
 	const db_interrupt *truth;
 	size_t n, next;
-	bf_counts c[NBATCHED];
+	bf_counts c[BF_MAX];
 } brute;
 
 static bf_point bf_point_of(const fp_config *c, const uint8_t *data, uint32_t size, uint32_t ra)
@@ -365,7 +385,7 @@ static void bf_boundary(void *ud)
 		assert_int_equal(ra, b->truth[b->next].ra);
 		assert_memory_equal(data, b->context[b->next], b->s->data_size);
 	}
-	for (size_t k = 0; k < NBATCHED; k++) {
+	for (size_t k = 0; k < b->nspecs; k++) {
 		bf_point p = bf_point_of(&b->cfg[k], data, b->s->data_size, ra);
 		int hit = 0, loop = 0, dup = 0;
 		for (size_t i = 0; i < b->n; i++) {
@@ -404,8 +424,8 @@ static void brute_force(const char *path, brute *b)
 	b->s = rep.s;
 	b->truth = truth;
 	b->context = load_contexts(path, truth, b->n, rep.s->data_size);
-	for (size_t k = 0; k < NBATCHED; k++) {
-		if (fp_parse(BATCHED[k], rep.s->names, rep.fw, rep.s->data_size, NULL, &b->cfg[k],
+	for (size_t k = 0; k < b->nspecs; k++) {
+		if (fp_parse(b->specs[k], rep.s->names, rep.fw, rep.s->data_size, NULL, &b->cfg[k],
 			     &err))
 			fail_msg("%s", err.msg);
 		/* Else the oracle would not batch it, and g(s) would not fit a bf_point. */
@@ -419,7 +439,7 @@ static void brute_force(const char *path, brute *b)
 	rep.s->hooks = (sim_hooks){ .ud = b, .on_boundary = bf_boundary };
 	sim_run(rep.s, rep.run.instructions, 0, NULL);
 	assert_int_equal(b->next, b->n);
-	for (size_t k = 0; k < NBATCHED; k++)
+	for (size_t k = 0; k < b->nspecs; k++)
 		free(b->rec[k]);
 	free_contexts(b->context, b->n);
 	free(truth);
@@ -456,7 +476,7 @@ static void test_oracle_matches_brute_force(void **state)
 	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
 		char path[256];
 		test_record_direct(s, path, sizeof path, NULL, FIRMWARE[f], 100000, 1, SPECS, 2);
-		brute b = { 0 };
+		brute b = { .specs = BATCHED, .nspecs = NBATCHED };
 		brute_force(path, &b);
 
 		/* Specs, not stored names: the oracle computes their D itself. */
@@ -512,6 +532,55 @@ static void test_oracle_matches_brute_force(void **state)
 	if (disagree)
 		fail_msg("the oracle's counts differ from the brute force's");
 	/* Agreeing on counts that are all 0 would prove little. */
+	assert_true(all.false_loop > 0 && all.false_ra > 0);
+	assert_true(all.input_dup > 0 && all.collision > 0);
+}
+
+/* The class tables (batch.c) where funcsheap's delay loop brings a new state at nearly every
+ * turn, and the member-by-member evaluation elsewhere: the brute force's counts, whole, in
+ * slices that settle the classes' counts again and again, and with the smallest table of
+ * states, which fills and empties (and its cache of tuples of classes with it). */
+static void test_oracle_classes_match_brute_force(void **state)
+{
+	scratch *s = *state;
+	int disagree = 0;
+	bf_counts all = { 0 };
+	for (size_t f = 0; f < sizeof FIRMWARE / sizeof *FIRMWARE; f++) {
+		char path[256];
+		test_record_direct(s, path, sizeof path, NULL, FIRMWARE[f], 200000, 1, SPECS, 2);
+		brute b = { .specs = CLASSED, .nspecs = NCLASSED };
+		brute_force(path, &b);
+		rp_options o = { .oracle = 1, .oracle_configs = CLASSED,
+				 .noracle_configs = NCLASSED };
+		for (int sliced = 0; sliced < 3; sliced++) {
+			o.oracle_table_bits = sliced == 2;
+			replay *r;
+			avrr_err err = { "" };
+			if (rp_open(path, &o, &r, &err))
+				fail_msg("%s", err.msg);
+			rp_stop why;
+			for (uint64_t at = sliced ? 30011 : 0; (why = rp_run(r, at)) == RP_LIMIT;
+			     at += 30011)
+				;
+			assert_int_equal(why, RP_END);
+			size_t n;
+			const rp_oracle_result *res = rp_oracle_results(r, &n);
+			assert_int_equal(n, NCLASSED);
+			for (size_t k = 0; k < NCLASSED; k++)
+				disagree |= report_differences(FIRMWARE[f], CLASSED[k], &res[k],
+							       &b.c[k]);
+			rp_close(r);
+		}
+		for (size_t k = 0; k < NCLASSED; k++) {
+			all.false_loop += b.c[k].false_loop;
+			all.false_ra += b.c[k].false_ra;
+			all.input_dup += b.c[k].input_dup;
+			all.collision += b.c[k].collision;
+		}
+		unlink(path);
+	}
+	if (disagree)
+		fail_msg("the oracle's counts differ from the brute force's");
 	assert_true(all.false_loop > 0 && all.false_ra > 0);
 	assert_true(all.input_dup > 0 && all.collision > 0);
 }
@@ -736,6 +805,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_context_replay_is_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oracle_matches_reference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oracle_matches_brute_force, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oracle_classes_match_brute_force, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_strip_makes_the_same_injections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_observers_see_matches_and_slices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_output_diverges_there, setup, teardown),
