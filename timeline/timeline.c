@@ -563,6 +563,7 @@ int tl_open(const char *db_path, const rp_options *o, travel *t, timeline **out,
 		return avrr_errf(err, "out of memory");
 	}
 	tl->prev_pc = sim_pc(tl->s);
+	tl->spare_ready[0] = tl->spare_ready[1] = -1;
 	if (rp_observe(tl->r, &(rp_observer){ .ud = tl, .on_step = on_step }, err)) {
 		free(tl->kinds);
 		lines_free(tl->lines);

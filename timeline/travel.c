@@ -97,6 +97,12 @@ int travel_register(const travel *t, uint64_t k)
 	char path[320];
 	if (!find_ck(t, k, path, sizeof path))
 		return -1;
+	return travel_register_new(t, k);
+}
+
+int travel_register_new(const travel *t, uint64_t k)
+{
+	char path[320];
 	ck_path(t, k, (int)getpid(), path, sizeof path);
 	if (mkfifo(path, 0600))
 		return -1;

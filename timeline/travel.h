@@ -64,6 +64,8 @@ uint64_t travel_memory_kb(const travel_ck *cks, size_t n);
  * the child it then forks names the child so, as does a checkpoint that
  * takes over as the engine and leaves its child in its place. */
 int travel_register(const travel *t, uint64_t k);
+/* The same, for a caller whose listing shows none at k already. */
+int travel_register_new(const travel *t, uint64_t k);
 void travel_set_pid(const travel *t, uint64_t k, int pid);
 
 /* Sends `len` bytes of request to the checkpoint at icount k; _to, to
