@@ -50,6 +50,7 @@ typedef struct travel_req {
 	tl_stop rep;          /* resume: the stop to report on arrival */
 	tl_work work;         /* the asker's, which the copy goes on counting */
 	size_t listed;        /* resume, take: the checkpoints after the jump */
+	int lay;              /* resume: ck_run_forward's `lay` for the run */
 } travel_req;
 
 typedef struct scout_result {
@@ -249,12 +250,12 @@ static void lay_spare(timeline *tl)
  * wait to be scheduled, and fault in its pages — milliseconds on a busy
  * machine, on the clock of the jump back that comes right after (a
  * script's, gdb's).  Here it is on the motion's, which is long. */
-static void await_spare(timeline *tl)
+static void await_spare(timeline *tl, int wait)
 {
 	if (tl->spare_ready[0] < 0)
 		return;
 	struct pollfd p = { .fd = tl->spare_ready[0], .events = POLLIN };
-	while (poll(&p, 1, 1000) < 0 && errno == EINTR)
+	while (wait && poll(&p, 1, 1000) < 0 && errno == EINTR)
 		;
 	close(tl->spare_ready[0]);
 	tl->spare_ready[0] = -1;
@@ -333,11 +334,12 @@ static int runs_through(const timeline *tl)
 }
 
 /* Runs forward to `target` (TO_END: the end) under the current motion,
- * laying checkpoints when `lay` is set: at multiples of the interval, and,
- * unless one is there already, within NEAR_BACK below the target (the end,
- * for TO_END) — NEAR_BACK short of it, or here when the target is that
- * close — and the engine's spare SPARE_BACK short of it (or here), unless
- * the spare is within SPARE_STALE below it already.
+ * laying checkpoints unless `lay` is LAY_NONE: at multiples of the
+ * interval, and, unless one is there already, within NEAR_BACK below the
+ * target (the end, for TO_END) — NEAR_BACK short of it, or here when the
+ * target is that close — and with LAY_SPARE the engine's spare SPARE_BACK
+ * short of it (or here), unless the spare is within SPARE_STALE below it
+ * already; the run returns once that spare waits (await_spare).
  *
  * A motion that can stop anywhere (a breakpoint, a new line) lays one at
  * every multiple, so that stepping back from wherever it stops replays at
@@ -357,7 +359,7 @@ static rp_stop run_forward(timeline *tl, uint64_t target, int lay);
 rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 {
 	rp_stop why = run_forward(tl, target, lay);
-	await_spare(tl);
+	await_spare(tl, 1);
 	return why;
 }
 
@@ -377,7 +379,8 @@ static rp_stop run_forward(timeline *tl, uint64_t target, int lay)
 		}
 	}
 	uint64_t spare = 0;  /* where to lay the spare; 0: nowhere */
-	if (lay && aim > start && !(tl->spare && tl->spare < aim && aim - tl->spare <= SPARE_STALE)) {
+	if (lay == LAY_SPARE && aim > start &&
+	    !(tl->spare && tl->spare < aim && aim - tl->spare <= SPARE_STALE)) {
 		spare = aim > SPARE_BACK ? aim - SPARE_BACK : 0;
 		if (spare <= start) {
 			lay_spare(tl);
@@ -450,15 +453,19 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 	uint64_t ck = below.icount;
 	if (target >= now && ck <= now) {
 		tl->mo = MO_NONE;
-		ck_run_forward(tl, target, 1);
+		ck_run_forward(tl, target, LAY_SPARE);
 		tli_emit(tl, rep);
 		return;
 	}
 	/* The spare, when it is the way, is taken over whole: it leaves no
 	 * copy behind, and this process takes its place in the count. */
 	int take = tl->spare && ck == tl->spare && target < now && target - ck <= SPARE_STALE;
+	/* A hop back of a few instructions (reverse-stepi again, after
+	 * the spare was taken) lays no spare on the way: its fork would
+	 * cost more than the hop, on its clock. */
 	travel_req q = { .op = take ? REQ_TAKE : REQ_RESUME, .target = target, .st = tl->st,
-			 .rep = rep, .work = tl->work, .listed = n + !here - take };
+			 .rep = rep, .work = tl->work, .listed = n + !here - take,
+			 .lay = now - target <= SPARE_STALE ? LAY_CHECKPOINTS : LAY_SPARE };
 	fill_carry(tl, &q);
 	fflush(stdout);
 	int fd = here ? -1 : travel_register_new(tl->t, now);
@@ -542,7 +549,7 @@ static void run_scout(timeline *tl, const travel_req *q)
 	scout_result res = { 0 };
 	uint64_t ran_before = tl->work.replayed;
 	uint64_t last = q->watch_before ? q->target : q->target - 1;
-	rp_stop why = last > rp_icount(tl->r) ? ck_run_forward(tl, last, 0) : RP_LIMIT;
+	rp_stop why = last > rp_icount(tl->r) ? ck_run_forward(tl, last, LAY_NONE) : RP_LIMIT;
 	res.interrupted = why == RP_STOPPED;
 	res.found = tl->found;
 	res.pos = tl->found_pos;
@@ -560,8 +567,10 @@ void ck_serve(timeline *tl)
 	signal(SIGINT, SIG_IGN);
 	uint64_t k = rp_icount(tl->r);
 	if (tl->spare_ready[1] >= 0) {  /* the spare just laid: waiting now */
+		void (*was)(int) = signal(SIGPIPE, SIG_IGN);  /* no one may wait */
 		ssize_t w = write(tl->spare_ready[1], "", 1);
 		(void)w;
+		signal(SIGPIPE, was);
 		close(tl->spare_ready[1]);
 	}
 	if (tl->spare_ready[0] >= 0)    /* the engine's, forked with it */
@@ -624,7 +633,7 @@ void ck_serve(timeline *tl)
 		tl->mo = MO_NONE;
 		/* Taken over, the spare runs a few thousand instructions at
 		 * most, laying nothing on the clock. */
-		ck_run_forward(tl, q.target, q.op == REQ_RESUME);
+		ck_run_forward(tl, q.target, q.op == REQ_TAKE ? LAY_NONE : q.lay);
 		tli_refresh_watches(tl);
 		tli_emit(tl, q.rep);
 		return;

@@ -125,8 +125,11 @@ void tli_refresh_watches(timeline *tl);
  * in ck_serve, by a longjmp to tl->top.  Returns 1 if it forked one. */
 int ck_lay(timeline *tl);
 
+/* What a forward run lays (see ck_run_forward in checkpoint.c). */
+enum { LAY_NONE, LAY_CHECKPOINTS, LAY_SPARE };
+
 /* Runs forward to `target` (TO_END: the end) under the current motion,
- * laying checkpoints and a spare when `lay` is set (see checkpoint.c).  Returns why
+ * laying checkpoints, and the engine's spare too, as `lay` says.  Returns why
  * the replay stopped: RP_LIMIT at the target. */
 rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay);
 

@@ -353,7 +353,7 @@ static void forward(timeline *tl, motion_kind m, uint64_t target)
 		return;
 	}
 	start_motion(tl, m);
-	tli_emit(tl, stop_of(tl, ck_run_forward(tl, target, 1)));
+	tli_emit(tl, stop_of(tl, ck_run_forward(tl, target, LAY_SPARE)));
 }
 
 void tl_stepi(timeline *tl, uint64_t n)
