@@ -206,7 +206,7 @@ int ck_lay(timeline *tl)
 	keep_count(tl, cks, &n, tl->t->max ? tl->t->max - 1 : 0);
 	keep_under_cap(tl, cks, &n, k, 1);
 	tl->thin_due = 0;
-	int fd = travel_register_new(tl->t, k);
+	int fd = travel_register(tl->t, k);
 	if (fd < 0)
 		return 0;
 	fflush(stdout);
@@ -250,12 +250,12 @@ static void lay_spare(timeline *tl)
  * wait to be scheduled, and fault in its pages — milliseconds on a busy
  * machine, on the clock of the jump back that comes right after (a
  * script's, gdb's).  Here it is on the motion's, which is long. */
-static void await_spare(timeline *tl, int wait)
+static void await_spare(timeline *tl)
 {
 	if (tl->spare_ready[0] < 0)
 		return;
 	struct pollfd p = { .fd = tl->spare_ready[0], .events = POLLIN };
-	while (wait && poll(&p, 1, 1000) < 0 && errno == EINTR)
+	while (poll(&p, 1, 1000) < 0 && errno == EINTR)
 		;
 	close(tl->spare_ready[0]);
 	tl->spare_ready[0] = -1;
@@ -359,7 +359,7 @@ static rp_stop run_forward(timeline *tl, uint64_t target, int lay);
 rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 {
 	rp_stop why = run_forward(tl, target, lay);
-	await_spare(tl, 1);
+	await_spare(tl);
 	return why;
 }
 
@@ -468,7 +468,7 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 			 .lay = now - target <= SPARE_STALE ? LAY_CHECKPOINTS : LAY_SPARE };
 	fill_carry(tl, &q);
 	fflush(stdout);
-	int fd = here ? -1 : travel_register_new(tl->t, now);
+	int fd = here ? -1 : travel_register(tl->t, now);
 	if (!below.pid || travel_send_to(tl->t, &below, &q, sizeof q)) {
 		char why[96];
 		snprintf(why, sizeof why, "cannot reach icount %llu: checkpoint %llu is gone",
@@ -567,7 +567,8 @@ void ck_serve(timeline *tl)
 	signal(SIGINT, SIG_IGN);
 	uint64_t k = rp_icount(tl->r);
 	if (tl->spare_ready[1] >= 0) {  /* the spare just laid: waiting now */
-		void (*was)(int) = signal(SIGPIPE, SIG_IGN);  /* no one may wait */
+		/* The engine gives up waiting after a second: no SIGPIPE then. */
+		void (*was)(int) = signal(SIGPIPE, SIG_IGN);
 		ssize_t w = write(tl->spare_ready[1], "", 1);
 		(void)w;
 		signal(SIGPIPE, was);
