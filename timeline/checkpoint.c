@@ -7,6 +7,7 @@
  */
 #include "timeline/internal.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +26,15 @@
 /* A motion whose steps the hook does not see polls the front-end between
  * slices of this many instructions (about a millisecond). */
 #define POLL_SLICE (1u << 15)
+/* A motion lays the engine's spare this many instructions short of its
+ * end, unless its spare lies within SPARE_STALE below the end already.
+ * A jump back to a position from the spare up to the engine's own
+ * (reverse-stepi, a short goto back) wakes the spare, which runs on as
+ * the engine: no fork, and at most SPARE_STALE instructions replayed. */
+#define SPARE_BACK (1u << 10)
+#define SPARE_STALE (1u << 13)
 
-enum { REQ_RESUME = 1, REQ_SCOUT, REQ_EXIT };
+enum { REQ_RESUME = 1, REQ_TAKE, REQ_SCOUT, REQ_EXIT };
 
 /* To a checkpoint.  `file` points into the line table, which every process
  * loaded before the first fork, so it is valid in all of them. */
@@ -41,6 +49,8 @@ typedef struct travel_req {
 	unsigned char carry[TL_CARRY_MAX];
 	tl_stop rep;          /* resume: the stop to report on arrival */
 	tl_work work;         /* the asker's, which the copy goes on counting */
+	size_t listed;        /* resume, take: the checkpoints after the jump */
+	int lay;              /* resume: ck_run_forward's `lay` for the run */
 } travel_req;
 
 typedef struct scout_result {
@@ -185,20 +195,20 @@ static void keep_count(timeline *tl, travel_ck *cks, size_t *n, unsigned max)
 /* Forks a checkpoint of this position, thinning the others beyond the
  * count cap and the memory cap alike (thin_candidate).  The checkpoint
  * continues in ck_serve. */
-void ck_lay(timeline *tl)
+int ck_lay(timeline *tl)
 {
 	uint64_t k = rp_icount(tl->r);
 	travel_ck cks[TRAVEL_MAX * 2];
 	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
 	for (size_t i = 0; i < n; i++)
 		if (cks[i].icount == k)
-			return;  /* one exists here */
+			return 0;  /* one exists here */
 	keep_count(tl, cks, &n, tl->t->max ? tl->t->max - 1 : 0);
 	keep_under_cap(tl, cks, &n, k, 1);
 	tl->thin_due = 0;
 	int fd = travel_register(tl->t, k);
 	if (fd < 0)
-		return;
+		return 0;
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -208,11 +218,47 @@ void ck_lay(timeline *tl)
 	close(fd);
 	if (pid < 0) {
 		travel_unregister(tl->t, k);
-	} else {
-		travel_set_pid(tl->t, k, (int)pid);
-		tl->mem_laid++;
-		tl->work.laid++;
+		return 0;
 	}
+	travel_set_pid(tl->t, k, (int)pid);
+	tl->mem_laid++;
+	tl->work.laid++;
+	return 1;
+}
+
+/* Lays the engine's spare here: an ordinary checkpoint, but the engine's
+ * to take over whole (never the one at icount 0, the way to every
+ * position).  The one it replaces stays, as a checkpoint like any. */
+static void lay_spare(timeline *tl)
+{
+	uint64_t k = rp_icount(tl->r);
+	if (!k || tl->spare_ready[0] >= 0 || pipe(tl->spare_ready))
+		return;
+	int laid = ck_lay(tl);
+	close(tl->spare_ready[1]);
+	tl->spare_ready[1] = -1;
+	if (laid) {
+		tl->spare = k;
+	} else {
+		close(tl->spare_ready[0]);
+		tl->spare_ready[0] = -1;
+	}
+}
+
+/* Waits until the spare laid by this motion waits for requests itself.
+ * A process just forked has not run yet: taken over then, it would first
+ * wait to be scheduled, and fault in its pages — milliseconds on a busy
+ * machine, on the clock of the jump back that comes right after (a
+ * script's, gdb's).  Here it is on the motion's, which is long. */
+static void await_spare(timeline *tl)
+{
+	if (tl->spare_ready[0] < 0)
+		return;
+	struct pollfd p = { .fd = tl->spare_ready[0], .events = POLLIN };
+	while (poll(&p, 1, 1000) < 0 && errno == EINTR)
+		;
+	close(tl->spare_ready[0]);
+	tl->spare_ready[0] = -1;
 }
 
 /* After going backward: the process that asked is a checkpoint now, laid
@@ -226,10 +272,13 @@ void ck_lay(timeline *tl)
  * past a sixteenth over the count cap, that is thinned at once. */
 void ck_thin_after_travel(timeline *tl)
 {
-	travel_ck cks[TRAVEL_MAX * 2];
-	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
-	if (n > tl->t->max + tl->t->max / 16)
+	/* The asker's count, which a listing here (a scan of the directory,
+	 * ~0.2 ms) would only confirm, on the clock of the next command. */
+	if (tl->listed > tl->t->max + tl->t->max / 16) {
+		travel_ck cks[TRAVEL_MAX * 2];
+		size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
 		keep_count(tl, cks, &n, tl->t->max);
+	}
 	tl->thin_due = 1;
 }
 
@@ -285,10 +334,12 @@ static int runs_through(const timeline *tl)
 }
 
 /* Runs forward to `target` (TO_END: the end) under the current motion,
- * laying checkpoints when `lay` is set: at multiples of the interval, and,
- * unless one is there already, within NEAR_BACK below the target (the end,
- * for TO_END) — NEAR_BACK short of it, or here when the target is that
- * close.
+ * laying checkpoints unless `lay` is LAY_NONE: at multiples of the
+ * interval, and, unless one is there already, within NEAR_BACK below the
+ * target (the end, for TO_END) — NEAR_BACK short of it, or here when the
+ * target is that close — and with LAY_SPARE the engine's spare SPARE_BACK
+ * short of it (or here), unless the spare is within SPARE_STALE below it
+ * already; the run returns once that spare waits (await_spare).
  *
  * A motion that can stop anywhere (a breakpoint, a new line) lays one at
  * every multiple, so that stepping back from wherever it stops replays at
@@ -303,7 +354,16 @@ static int runs_through(const timeline *tl)
  * interrupt breakpoints, has the step hook told only of the steps that
  * change the call stack or a watched value (tli_filter_steps): the rest
  * run at the replay's own speed. */
+static rp_stop run_forward(timeline *tl, uint64_t target, int lay);
+
 rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
+{
+	rp_stop why = run_forward(tl, target, lay);
+	await_spare(tl);
+	return why;
+}
+
+static rp_stop run_forward(timeline *tl, uint64_t target, int lay)
 {
 	uint64_t near = 0, ck, aim = target == TO_END ? rp_length(tl->r) : target;
 	uint64_t start = rp_icount(tl->r), last = start, interval = tl->t->interval;
@@ -318,6 +378,15 @@ rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 			near = 0;
 		}
 	}
+	uint64_t spare = 0;  /* where to lay the spare; 0: nowhere */
+	if (lay == LAY_SPARE && aim > start &&
+	    !(tl->spare && tl->spare < aim && aim - tl->spare <= SPARE_STALE)) {
+		spare = aim > SPARE_BACK ? aim - SPARE_BACK : 0;
+		if (spare <= start) {
+			lay_spare(tl);
+			spare = 0;
+		}
+	}
 	for (;;) {
 		uint64_t now = rp_icount(tl->r);
 		if (now >= target)
@@ -330,6 +399,8 @@ rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 		}
 		if (near > now && next > aim)
 			next = near;  /* no interval's checkpoint between near and target */
+		if (spare > now && next > spare)
+			next = spare;
 		uint64_t until = target < next ? target : next;
 		if (polls && until - now > POLL_SLICE)
 			until = now + POLL_SLICE;
@@ -344,6 +415,10 @@ rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay)
 		if (polls && tl->fe->poll(tl, tl->ud)) {
 			tl->rep = (tl_stop){ .kind = TL_INTERRUPTED };
 			return RP_BREAK;
+		}
+		if (spare && rp_icount(tl->r) == spare) {
+			lay_spare(tl);
+			spare = 0;
 		}
 		if (lay && rp_icount(tl->r) == next) {
 			ck_lay(tl);
@@ -369,20 +444,31 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 	 * ~0.2 ms with a few hundred checkpoints. */
 	travel_ck cks[TRAVEL_MAX * 2], below = { 0, 0 };
 	size_t n = travel_list(tl->t, cks, sizeof cks / sizeof *cks);
-	for (size_t i = 0; i < n && cks[i].icount <= target; i++)
-		below = cks[i];
+	int here = 0;  /* a checkpoint at now */
+	for (size_t i = 0; i < n; i++) {
+		if (cks[i].icount <= target)
+			below = cks[i];
+		here |= cks[i].icount == now;
+	}
 	uint64_t ck = below.icount;
 	if (target >= now && ck <= now) {
 		tl->mo = MO_NONE;
-		ck_run_forward(tl, target, 1);
+		ck_run_forward(tl, target, LAY_SPARE);
 		tli_emit(tl, rep);
 		return;
 	}
-	travel_req q = { .op = REQ_RESUME, .target = target, .st = tl->st, .rep = rep,
-			 .work = tl->work };
+	/* The spare, when it is the way, is taken over whole: it leaves no
+	 * copy behind, and this process takes its place in the count. */
+	int take = tl->spare && ck == tl->spare && target < now && target - ck <= SPARE_STALE;
+	/* A hop back of a few instructions (reverse-stepi again, after
+	 * the spare was taken) lays no spare on the way: its fork would
+	 * cost more than the hop, on its clock. */
+	travel_req q = { .op = take ? REQ_TAKE : REQ_RESUME, .target = target, .st = tl->st,
+			 .rep = rep, .work = tl->work, .listed = n + !here - take,
+			 .lay = now - target <= SPARE_STALE ? LAY_CHECKPOINTS : LAY_SPARE };
 	fill_carry(tl, &q);
 	fflush(stdout);
-	int fd = travel_register(tl->t, now);
+	int fd = here ? -1 : travel_register(tl->t, now);
 	if (!below.pid || travel_send_to(tl->t, &below, &q, sizeof q)) {
 		char why[96];
 		snprintf(why, sizeof why, "cannot reach icount %llu: checkpoint %llu is gone",
@@ -463,7 +549,7 @@ static void run_scout(timeline *tl, const travel_req *q)
 	scout_result res = { 0 };
 	uint64_t ran_before = tl->work.replayed;
 	uint64_t last = q->watch_before ? q->target : q->target - 1;
-	rp_stop why = last > rp_icount(tl->r) ? ck_run_forward(tl, last, 0) : RP_LIMIT;
+	rp_stop why = last > rp_icount(tl->r) ? ck_run_forward(tl, last, LAY_NONE) : RP_LIMIT;
 	res.interrupted = why == RP_STOPPED;
 	res.found = tl->found;
 	res.pos = tl->found_pos;
@@ -480,6 +566,17 @@ void ck_serve(timeline *tl)
 {
 	signal(SIGINT, SIG_IGN);
 	uint64_t k = rp_icount(tl->r);
+	if (tl->spare_ready[1] >= 0) {  /* the spare just laid: waiting now */
+		/* The engine gives up waiting after a second: no SIGPIPE then. */
+		void (*was)(int) = signal(SIGPIPE, SIG_IGN);
+		ssize_t w = write(tl->spare_ready[1], "", 1);
+		(void)w;
+		signal(SIGPIPE, was);
+		close(tl->spare_ready[1]);
+	}
+	if (tl->spare_ready[0] >= 0)    /* the engine's, forked with it */
+		close(tl->spare_ready[0]);
+	tl->spare_ready[0] = tl->spare_ready[1] = -1;
 	for (;;) {
 		travel_req q;
 		if (travel_wait(tl->t, tl->ck_fd, &q, sizeof q) || q.op == REQ_EXIT) {
@@ -487,10 +584,14 @@ void ck_serve(timeline *tl)
 			_exit(0);
 		}
 		fflush(stdout);
-		pid_t pid = fork();
+		pid_t pid = q.op == REQ_TAKE ? 0 : fork();
 		if (q.op == REQ_SCOUT && pid != 0)
 			continue;
-		if (q.op == REQ_RESUME) {
+		if (q.op == REQ_TAKE) {
+			/* The engine's spare becomes the engine: gone from the
+			 * list, nothing forked. */
+			travel_unregister(tl->t, k);
+		} else if (q.op == REQ_RESUME) {
 			/* The parent goes on as the engine and the child stays
 			 * behind as this checkpoint, under its FIFO renamed: the
 			 * parent runs on at once, where a child would first
@@ -520,6 +621,8 @@ void ck_serve(timeline *tl)
 			*tl->interrupted = 0;
 		tl->st = q.st;
 		tl->work = q.work;
+		tl->listed = q.listed;
+		tl->spare = 0;  /* the asker's spare, or this is it */
 		if (q.op == REQ_SCOUT)
 			run_scout(tl, &q);
 		/* The front-end watches the active engine: this copy now, said
@@ -529,7 +632,9 @@ void ck_serve(timeline *tl)
 		if (tl->carry)
 			memcpy(tl->carry, q.carry, tl->carry_size);
 		tl->mo = MO_NONE;
-		ck_run_forward(tl, q.target, 1);
+		/* Taken over, the spare runs a few thousand instructions at
+		 * most, laying nothing on the clock. */
+		ck_run_forward(tl, q.target, q.op == REQ_TAKE ? LAY_NONE : q.lay);
 		tli_refresh_watches(tl);
 		tli_emit(tl, q.rep);
 		return;

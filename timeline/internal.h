@@ -80,6 +80,13 @@ struct timeline {
 	size_t mem_n;
 	unsigned mem_laid;        /* checkpoints laid since */
 	int thin_due;             /* the caps to keep once idle (ck_thin_when_idle) */
+	size_t listed;            /* after a jump: the checkpoints the asker listed */
+
+	/* The engine's spare: the checkpoint it laid a little short of where
+	 * its last motion ended, which a short jump back takes over whole —
+	 * no fork, no copy left behind (see checkpoint.c).  0: none. */
+	uint64_t spare;
+	int spare_ready[2];       /* a pipe: the spare says it waits (-1: none) */
 
 	tl_work work;             /* what travel cost so far (tl_get_work) */
 
@@ -115,11 +122,14 @@ void tli_refresh_watches(timeline *tl);
 
 /* Forks a checkpoint of this position (unless there is one), thinning
  * the others beyond the count and memory caps.  The checkpoint carries on
- * in ck_serve, by a longjmp to tl->top. */
-void ck_lay(timeline *tl);
+ * in ck_serve, by a longjmp to tl->top.  Returns 1 if it forked one. */
+int ck_lay(timeline *tl);
+
+/* What a forward run lays (see ck_run_forward in checkpoint.c). */
+enum { LAY_NONE, LAY_CHECKPOINTS, LAY_SPARE };
 
 /* Runs forward to `target` (TO_END: the end) under the current motion,
- * laying checkpoints when `lay` is set (see checkpoint.c).  Returns why
+ * laying checkpoints, and the engine's spare too, as `lay` says.  Returns why
  * the replay stopped: RP_LIMIT at the target. */
 rp_stop ck_run_forward(timeline *tl, uint64_t target, int lay);
 

@@ -353,7 +353,7 @@ static void forward(timeline *tl, motion_kind m, uint64_t target)
 		return;
 	}
 	start_motion(tl, m);
-	tli_emit(tl, stop_of(tl, ck_run_forward(tl, target, 1)));
+	tli_emit(tl, stop_of(tl, ck_run_forward(tl, target, LAY_SPARE)));
 }
 
 void tl_stepi(timeline *tl, uint64_t n)
@@ -563,6 +563,7 @@ int tl_open(const char *db_path, const rp_options *o, travel *t, timeline **out,
 		return avrr_errf(err, "out of memory");
 	}
 	tl->prev_pc = sim_pc(tl->s);
+	tl->spare_ready[0] = tl->spare_ready[1] = -1;
 	if (rp_observe(tl->r, &(rp_observer){ .ud = tl, .on_step = on_step }, err)) {
 		free(tl->kinds);
 		lines_free(tl->lines);

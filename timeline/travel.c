@@ -95,8 +95,6 @@ static int find_ck(const travel *t, uint64_t k, char *buf, size_t n)
 int travel_register(const travel *t, uint64_t k)
 {
 	char path[320];
-	if (!find_ck(t, k, path, sizeof path))
-		return -1;
 	ck_path(t, k, (int)getpid(), path, sizeof path);
 	if (mkfifo(path, 0600))
 		return -1;

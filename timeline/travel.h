@@ -58,8 +58,10 @@ size_t travel_list(const travel *t, travel_ck *cks, size_t cap);
 uint64_t travel_memory_kb(const travel_ck *cks, size_t n);
 
 /* Creates this process's checkpoint FIFO for icount k, opened so that
- * waiting on it never sees end-of-file; returns its descriptor, or -1 if
- * there is a checkpoint at k already.  travel_set_pid hands this
+ * waiting on it never sees end-of-file; returns its descriptor, or -1.
+ * The caller's listing has shown none at k already (a listing here again
+ * would cost a scan of the directory on the clock of a jump back, which
+ * has one at hand).  travel_set_pid hands this
  * process's FIFO for k to the process pid: a parent that registers for
  * the child it then forks names the child so, as does a checkpoint that
  * takes over as the engine and leaves its child in its place. */

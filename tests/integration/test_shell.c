@@ -19,6 +19,14 @@
  *    every 2^19); `reverse-continue` from there back to a watch written
  *    in adcapp's init() (TIMSK, 0 -> OCIE1A: ATmega16 datasheet) sends
  *    one scout per checkpoint and replays the run once more, not more.
+ *  - reverse-stepi right after a goto takes over the engine's spare, laid
+ *    2^10 instructions short of the goto's end: it replays 2^10 - 1
+ *    instructions, forks nothing, and the count of checkpoints stays (the
+ *    spare leaves it, the engine that asked joins it).  The next ones
+ *    have no spare and resume from the one laid 2^14 short of the goto's
+ *    end, laying nothing on so short a hop; a long goto back lays a
+ *    spare again, which the reverse-stepi after it takes.  It arrives at
+ *    the state a forward goto gives.
  *  - A motion that checks only value watches hears only of the steps that
  *    change the call stack or a watched byte (the sim's step filter): it
  *    stops where the same motion stops when a code breakpoint (never hit)
@@ -255,6 +263,79 @@ static void test_travel_replays_the_run_once(void **state)
 	assert_int_equal(replayed2 - replayed - at, LONG - 1);
 }
 
+/* `info registers` and `where` from the first "==" line of out on. */
+static const char *after_marker(const char *out)
+{
+	const char *p = strstr(out, "==\n");
+	assert_non_null(p);
+	return p;
+}
+
+static void test_reverse_stepi_takes_the_spare(void **state)
+{
+	scratch *s = *state;
+	enum { AT = 2000000, MID = 1000000, INTERVAL = 1 << 19, SPARE_BACK = 1 << 10,
+	       NEAR_BACK = 1 << 14, N = 6 };
+	char db[256], script[256], fwd[256];
+	snprintf(db, sizeof db, "%s/adc.db", s->dir);
+	snprintf(script, sizeof script, "%s/back.gdb", s->dir);
+	snprintf(fwd, sizeof fwd, "%s/fwd.gdb", s->dir);
+	assert_int_equal(test_run(s->out, sizeof s->out,
+				  "%s record traces/adcapp.elf --stimuli traces/adcapp.stim "
+				  "--instructions 3000000 -o '%s'", test_avrr(), db), 0);
+	FILE *f = fopen(script, "w");
+	assert_non_null(f);
+	fprintf(f, "goto %d\ninfo checkpoints\nreverse-stepi\ninfo checkpoints\n"
+		   "reverse-stepi\ninfo checkpoints\nreverse-stepi\ninfo checkpoints\n"
+		   "goto %d\ninfo checkpoints\nreverse-stepi\ninfo checkpoints\n"
+		   "echo ==\ninfo registers\nwhere\n", AT, MID);
+	fclose(f);
+	static char out[sizeof s->out * 4], forward[sizeof s->out * 4];
+	assert_int_equal(test_run(out, sizeof out, "%s shell '%s' -x '%s'", test_avrr(), db, script), 0);
+	unsigned long long replayed[N], scouts[N], laid[N];
+	for (int i = 0; i < N; i++)
+		travel_line(out, i, &replayed[i], &scouts[i], &laid[i]);
+	unsigned nck[N];
+	double mb[N], cap[N];
+	assert_int_equal(checkpoint_lines(out, nck, mb, cap, N), N);
+	/* From the start the run lays one at each of the first multiples of
+	 * INTERVAL (1 .. 3 below AT), then one NEAR_BACK short of AT, then
+	 * the spare SPARE_BACK short of it. */
+	assert_int_equal(replayed[0], AT);
+	/* The spare runs to AT - 1: nothing laid, it leaves the list and
+	 * the engine that asked joins it. */
+	assert_int_equal(replayed[1] - replayed[0], SPARE_BACK - 1);
+	assert_int_equal(laid[1], laid[0]);
+	assert_int_equal(nck[1], nck[0]);
+	/* No spare now: the one NEAR_BACK short of AT runs on, leaving a copy
+	 * in its place, and lays nothing on a hop this short; the engine
+	 * that asked is one more checkpoint. */
+	assert_int_equal(replayed[2] - replayed[1], NEAR_BACK - 2);
+	assert_int_equal(laid[2], laid[1]);
+	assert_int_equal(nck[2], nck[1] + 1);
+	assert_int_equal(replayed[3] - replayed[2], NEAR_BACK - 3);
+	assert_int_equal(laid[3], laid[2]);
+	assert_int_equal(nck[3], nck[2] + 1);
+	/* A long jump back, from INTERVAL: it lays one NEAR_BACK short of
+	 * MID and the spare, and the engine that asked stays. */
+	assert_int_equal(replayed[4] - replayed[3], MID - INTERVAL);
+	assert_int_equal(laid[4], laid[3] + 2);
+	assert_int_equal(nck[4], nck[3] + 3);
+	/* ... whose spare the reverse-stepi after it takes. */
+	assert_int_equal(replayed[5] - replayed[4], SPARE_BACK - 1);
+	assert_int_equal(laid[5], laid[4]);
+	assert_int_equal(nck[5], nck[4]);
+	assert_int_equal(scouts[5], 0);
+	f = fopen(fwd, "w");
+	assert_non_null(f);
+	fprintf(f, "goto %d\necho ==\ninfo registers\nwhere\n", MID - 1);
+	fclose(f);
+	assert_int_equal(test_run(forward, sizeof forward, "%s shell '%s' -x '%s'", test_avrr(), db,
+				  fwd), 0);
+	assert_non_null(strstr(after_marker(out), "icount=999999 "));
+	assert_string_equal(after_marker(out), after_marker(forward));
+}
+
 static void test_filtered_motions_match_every_step(void **state)
 {
 	scratch *s = *state;
@@ -366,6 +447,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoint_memory_cap, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_travel_replays_the_run_once, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_reverse_stepi_takes_the_spare, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_filtered_motions_match_every_step, test_scratch_setup,
 						test_scratch_teardown),
