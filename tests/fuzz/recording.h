@@ -23,19 +23,6 @@
 
 #define FUZZ_REPLAY_INSTRUCTIONS 5000
 
-/* ASan's defaults for these two harnesses (ASAN_OPTIONS still overrides
- * them).  Its quarantine keeps 256 MB of freed memory from reuse; an
- * input here frees about 0.4 MB (a simulator, images, statements), so
- * the quarantine walked through fresh pages all the time: 90 page faults
- * an input and a quarter of its CPU time.  16 MB still holds what the
- * last ~40 inputs freed, so a use after free within an input, or into
- * what the inputs before it freed, is still caught. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-	return "quarantine_size_mb=16";
-}
-
 /* The process's connections kept between inputs: libFuzzer gives
  * LLVMFuzzerTestOneInput nowhere else to keep them. */
 static inline db_image_cache *fuzz_image_cache(void)
