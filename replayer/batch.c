@@ -54,6 +54,7 @@ _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index en
  * waited for the other at every turn; 16 take 7 MB. */
 #define QUEUES 16
 
+_Static_assert(FP_HASH_COUNT == 4, "flush_fast unrolls a state's classes, a kind each");
 _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bits");
 
 /* Outcome tables.  A member whose hash part has at most TABLE_BITS bits
@@ -1174,7 +1175,13 @@ static unsigned flush_fast(evaluator *e)
 		uint64_t cls = 0;
 		unsigned i;
 		int walked = 0;
-		if (f->dense) {  /* the usual case, without a branch a kind */
+		if (f->dense && f->nk == FP_HASH_COUNT) {  /* every kind: unrolled */
+			const fast_kind *k = f->k;
+			cls = (uint64_t)k[0].cls[k[0].h[q] >> k[0].xshift & k[0].xmask] |
+			      (uint64_t)k[1].cls[k[1].h[q] >> k[1].xshift & k[1].xmask] << 16 |
+			      (uint64_t)k[2].cls[k[2].h[q] >> k[2].xshift & k[2].xmask] << 32 |
+			      (uint64_t)k[3].cls[k[3].h[q] >> k[3].xshift & k[3].xmask] << 48;
+		} else if (f->dense) {  /* the usual case, without a branch a kind */
 			for (i = 0; i < f->nk; i++) {
 				const fast_kind *k = &f->k[i];
 				cls |= (uint64_t)k->cls[k->h[q] >> k->xshift & k->xmask] << 16 * i;
