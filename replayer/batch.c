@@ -54,6 +54,7 @@ _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index en
  * waited for the other at every turn; 16 take 7 MB. */
 #define QUEUES 16
 
+_Static_assert(FP_HASH_COUNT == 4, "flush_fast unrolls a state's classes, a kind each");
 _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bits");
 
 /* Outcome tables.  A member whose hash part has at most TABLE_BITS bits
@@ -128,10 +129,12 @@ typedef struct fast_member {
 	unsigned yshift;            /* (h >> yshift) & ymask */
 	unsigned bits, j;
 	unsigned from, to;          /* its level: the members of its bits */
+	unsigned ra_bits, rr;       /* its configuration's, for input_vector */
 } fast_member;
 
 typedef struct fast_kind {
 	unsigned kind, bits, n;     /* the hash, its bits read, the members */
+	const uint64_t *h;          /* the evaluator's hashes of that kind (e->h[kind]) */
 	unsigned xshift;            /* the bits of hash h: (h >> xshift) & xmask */
 	uint64_t xmask;
 	uint16_t *cls;              /* per value of the bits: its class; NULL: walk_class */
@@ -852,6 +855,7 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 	f->bytes = sizeof *f;
 	for (unsigned i = 0; i < f->nk; i++) {
 		fast_kind *k = &f->k[i];
+		k->h = e->h[k->kind];
 		k->xshift = k->kind == FP_HASH_KNUTH && k->bits ? 64 - k->bits : 0;
 		k->xmask = fp_hash_mask(k->bits);
 		k->m = calloc(k->n, sizeof *k->m);
@@ -878,6 +882,8 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 		member_rows(e->members[j], ra, &m->row, &sum, &m->at_row);
 		m->bits = e->members[j]->cfg.hash_bits;
 		m->j = j;
+		m->ra_bits = e->members[j]->cfg.ra_bits;
+		m->rr = (unsigned)e->members[j]->cfg.round_robin;
 		/* Knuth's narrow values are the top bits of the wider ones. */
 		int knuth = kind == FP_HASH_KNUTH;
 		m->yshift = knuth && m->bits ? 64 - m->bits : 0;
@@ -1114,9 +1120,9 @@ static uint32_t input_vector(evaluator *e, const ra_fast *f, uint64_t cls, unsig
 		const fast_kind *k = &f->k[i];
 		const uint8_t *from = k->classes + (size_t)((cls >> 16 * i & 0xFFFF) - 1) * k->n;
 		for (unsigned t = 0; t < k->n; t++) {
-			const fp_config *c = &e->members[k->m[t].j]->cfg;
-			unsigned dup = c->ra_bits <= agree;
-			if (c->round_robin) {
+			unsigned dup = k->m[t].ra_bits <= agree;
+			if (k->m[t].rr) {
+				const fp_config *c = &e->members[k->m[t].j]->cfg;
 				unsigned shift = k->kind == FP_HASH_KNUTH && c->hash_bits
 							 ? 64 - c->hash_bits : 0;
 				dup = (unsigned)rr_input_at(e, c, q, fp_reduce_ra(ra, c->ra_bits),
@@ -1169,11 +1175,16 @@ static unsigned flush_fast(evaluator *e)
 		uint64_t cls = 0;
 		unsigned i;
 		int walked = 0;
-		if (f->dense) {  /* the usual case, without a branch a kind */
+		if (f->dense && f->nk == FP_HASH_COUNT) {  /* every kind: unrolled */
+			const fast_kind *k = f->k;
+			cls = (uint64_t)k[0].cls[k[0].h[q] >> k[0].xshift & k[0].xmask] |
+			      (uint64_t)k[1].cls[k[1].h[q] >> k[1].xshift & k[1].xmask] << 16 |
+			      (uint64_t)k[2].cls[k[2].h[q] >> k[2].xshift & k[2].xmask] << 32 |
+			      (uint64_t)k[3].cls[k[3].h[q] >> k[3].xshift & k[3].xmask] << 48;
+		} else if (f->dense) {  /* the usual case, without a branch a kind */
 			for (i = 0; i < f->nk; i++) {
 				const fast_kind *k = &f->k[i];
-				cls |= (uint64_t)k->cls[e->h[k->kind][q] >> k->xshift & k->xmask]
-				       << 16 * i;
+				cls |= (uint64_t)k->cls[k->h[q] >> k->xshift & k->xmask] << 16 * i;
 			}
 		}
 		for (i = f->dense ? f->nk : 0; i < f->nk; i++) {
@@ -1210,8 +1221,7 @@ static unsigned flush_fast(evaluator *e)
 		e->pend_ra[keep] = e->pend_ra[i];
 		e->pend_w[keep] = e->pend_w[i];
 		e->pend_state[keep] = e->pend_state[i];
-		e->pend_truth[keep] = e->pend_truth[i];
-		e->rid[keep++] = e->rid[i];
+		e->pend_truth[keep++] = e->pend_truth[i];
 	}
 	return keep;
 }
@@ -1348,6 +1358,11 @@ static void flush_pending(evaluator *e)
 /* flush_pending for the nm pending ones class tables did not tell. */
 static void flush_slow(evaluator *e, unsigned nm)
 {
+	/* Their return addresses' numbers only now: most pending states of a
+	 * loop's addresses were told by classes and need none. */
+	for (unsigned i = 0; i < nm; i++)
+		e->rid[i] = i && e->pend_ra[i] == e->pend_ra[i - 1] ? e->rid[i - 1]
+								     : ra_id(e, e->pend_ra[i]);
 	group_by_ra(e, e->pend_w, nm);
 	const fp_index *any = e->members[0];
 	for (int k = 0; k < FP_HASH_COUNT; k++)
@@ -1474,7 +1489,6 @@ evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w, const uint8_
 		e->pend_w[k] = w[p];
 		e->pend_state[k] = id;
 		e->pend_truth[k] = truth[p];
-		e->rid[k] = ra_id(e, ra[p]);
 		if (e->npend == BATCH_SIZE) {
 			flush_pending(e);
 			vec_counts = e->vec_counts.items;  /* it may have grown */
