@@ -12,6 +12,7 @@
  */
 #include "replayer/replayer.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -29,6 +30,7 @@
 #include "trace/log.h"
 #include "recorder/replica.h"
 #include "util/digest.h"
+#include "util/extsort.h"
 #include "replayer/batch.h"
 #include "replayer/cursor.h"
 #include "replayer/fpindex.h"
@@ -82,6 +84,7 @@ struct replay {
 	uint32_t fp_config_id;
 	fp_index full;
 	int have_full;
+	FILE *irq_file;               /* the oracle's: list_irqs_once */
 	db_fingerprint *keys;         /* the chunk of fingerprints read last */
 	size_t keys_cap, nkeys;
 	uint64_t keys_first;
@@ -994,6 +997,18 @@ typedef struct row_walk {
 	avrr_err err;
 } row_walk;
 
+/* Interrupt k's row, with its irq event's vector and return address. */
+static int walk_row(row_walk *w, uint64_t k, uint8_t vector, uint32_t ra)
+{
+	if (k >= w->first + w->count &&
+	    db_fingerprint_chunk(w->d, w->config, k, &w->buf, &w->cap, &w->first, &w->count,
+				 &w->err))
+		return -1;
+	db_fingerprint f = w->buf[k - w->first];
+	f.vector = vector;
+	return w->fn(w->ud, &f, ra, &w->err) ? -1 : 0;
+}
+
 static int walk_irqs(void *ud, const trace_event *ev, size_t n)
 {
 	row_walk *w = ud;
@@ -1005,15 +1020,27 @@ static int walk_irqs(void *ud, const trace_event *ev, size_t n)
 			w->rc = avrr_errf(&w->err, "%s: the log changed while read", db_name(w->d));
 			break;
 		}
-		if (k >= w->first + w->count &&
-		    db_fingerprint_chunk(w->d, w->config, k, &w->buf, &w->cap, &w->first, &w->count,
-					 &w->err)) {
-			w->rc = -1;
-			break;
+		w->rc = walk_row(w, k, (uint8_t)ev[i].addr, ev[i].value);
+	}
+	return w->rc;
+}
+
+/* The same walk over the oracle's list of interrupts (list_irqs_once),
+ * which needs no decoding of the log. */
+static int walk_irq_file(const replay *r, row_walk *w)
+{
+	uint64_t buf[4096];
+	int fd = fileno(r->irq_file);
+	while (w->n < w->nirq && !w->rc) {
+		size_t want = w->nirq - w->n < 4096 ? (size_t)(w->nirq - w->n) : 4096;
+		ssize_t got = pread(fd, buf, want * sizeof *buf, (off_t)(w->n * sizeof *buf));
+		if (got <= 0 || (size_t)got % sizeof *buf)
+			return w->rc = avrr_errf(&w->err, "reading the interrupts' list back: %s",
+						 got < 0 ? strerror(errno) : "short read");
+		for (size_t i = 0; i < (size_t)got / sizeof *buf && !w->rc; i++) {
+			uint64_t k = ++w->n;
+			w->rc = walk_row(w, k, (uint8_t)(buf[i] >> 32), (uint32_t)buf[i]);
 		}
-		db_fingerprint f = w->buf[k - w->first];
-		f.vector = ev[i].addr;
-		w->rc = w->fn(w->ud, &f, ev[i].value, &w->err) ? -1 : 0;
 	}
 	return w->rc;
 }
@@ -1021,13 +1048,54 @@ static int walk_irqs(void *ud, const trace_event *ev, size_t n)
 static int each_row(const replay *r, db *d, uint32_t config, row_fn fn, void *ud, avrr_err *err)
 {
 	row_walk w = { .d = d, .config = config, .fn = fn, .ud = ud, .nirq = r->nirq };
-	int rc = db_each_event(d, walk_irqs, &w, err);
+	int rc = r->irq_file ? 0 : db_each_event(d, walk_irqs, &w, err);
+	if (r->irq_file)
+		walk_irq_file(r, &w);
 	free(w.buf);
 	if (w.rc)
 		*err = w.err;
 	if (rc || w.rc)
 		return -1;
 	return w.n == r->nirq ? 0 : avrr_errf(err, "%s: the log changed while read", db_name(d));
+}
+
+/* Each interrupt's return address and vector, as one 64-bit word, into an
+ * unlinked file that the oracle's configurations read them from: each
+ * walked the whole log for them, and the 85 walks were a seventh of
+ * oracle85's host instructions on funcsheap_noloop.  On disk, not in
+ * memory, where 8 bytes an interrupt would grow with the run. */
+typedef struct irq_writer {
+	FILE *f;
+	uint64_t n;
+} irq_writer;
+
+static int write_irqs(void *ud, const trace_event *ev, size_t n)
+{
+	irq_writer *w = ud;
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].type != TRACE_IRQ)
+			continue;
+		uint64_t word = (uint64_t)(uint8_t)ev[i].addr << 32 | ev[i].value;
+		if (fwrite(&word, sizeof word, 1, w->f) != 1)
+			return -1;
+		w->n++;
+	}
+	return 0;
+}
+
+/* Where the list cannot be written (no room in $TMPDIR), each
+ * configuration walks the log as before: the same rows, only slower. */
+static void list_irqs_once(replay *r)
+{
+	irq_writer w = { .f = extsort_temp_file() };
+	avrr_err ignored;
+	if (!w.f)
+		return;
+	if (db_each_event(r->d, write_irqs, &w, &ignored) || fflush(w.f) || w.n != r->nirq) {
+		fclose(w.f);
+		return;
+	}
+	r->irq_file = w.f;
 }
 
 /* Rows into the distinct ones (fpi_distinct). */
@@ -1360,6 +1428,8 @@ static int open_oracle(replay *r, const db_fp_config *cfgs, size_t ncfgs,
 			specs[nspecs++] = r->o.oracle_configs[i];
 		}
 	}
+	if (!rc && n > 1)
+		list_irqs_once(r);
 	if (!rc)
 		rc = load_all_stored(r, stored, r->oracle, n, err);
 	free(stored);
@@ -1580,6 +1650,8 @@ void rp_close(replay *r)
 {
 	if (!r)
 		return;
+	if (r->irq_file)
+		fclose(r->irq_file);
 	for (size_t i = 0; r->oracle && i < r->nconfigs; i++)
 		fpi_free(&r->oracle[i]);
 	for (size_t i = 0; r->ahead && i < r->nconfigs; i++)
