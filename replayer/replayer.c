@@ -1048,9 +1048,7 @@ static int walk_irq_file(const replay *r, row_walk *w)
 static int each_row(const replay *r, db *d, uint32_t config, row_fn fn, void *ud, avrr_err *err)
 {
 	row_walk w = { .d = d, .config = config, .fn = fn, .ud = ud, .nirq = r->nirq };
-	int rc = r->irq_file ? 0 : db_each_event(d, walk_irqs, &w, err);
-	if (r->irq_file)
-		walk_irq_file(r, &w);
+	int rc = r->irq_file ? walk_irq_file(r, &w) : db_each_event(d, walk_irqs, &w, err);
 	free(w.buf);
 	if (w.rc)
 		*err = w.err;
