@@ -539,8 +539,7 @@ void rp_classify_hit(replay *r, rp_hit *h)
 		/* D, built now: a false hit is rare, and stops the replay
 		 * unless it keeps going. */
 		avrr_err err;
-		if (!r->have_full && (list_irqs(r, &err) ||
-				      load_stored(r, r->d, &r->fp_stored, &r->full, NULL, &err))) {
+		if (!r->have_full && load_stored(r, r->d, &r->fp_stored, &r->full, NULL, &err)) {
 			diverge(r, 0, "the recorded fingerprints", err.msg);
 			return;
 		}
