@@ -31,6 +31,7 @@
 #include "recorder/replica.h"
 #include "util/digest.h"
 #include "util/extsort.h"
+#include "util/grow.h"
 #include "replayer/batch.h"
 #include "replayer/cursor.h"
 #include "replayer/fpindex.h"
@@ -1108,28 +1109,18 @@ static int add_counted(void *ud, const db_fingerprint *f, uint32_t ra, avrr_err 
 
 /* Every row, with its return address, as fpi_build takes them. */
 typedef struct row_list {
-	db_fingerprint *rows;
-	uint32_t *ras;
-	size_t n, cap;
+	growbuf rows, ras;          /* db_fingerprint, uint32_t */
 } row_list;
 
 static int add_row(void *ud, const db_fingerprint *f, uint32_t ra, avrr_err *err)
 {
 	row_list *l = ud;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4096;
-		db_fingerprint *rows = realloc(l->rows, cap * sizeof *rows);
-		if (rows)
-			l->rows = rows;
-		uint32_t *ras = realloc(l->ras, cap * sizeof *ras);
-		if (ras)
-			l->ras = ras;
-		if (!rows || !ras)
-			return avrr_errf(err, "out of memory");
-		l->cap = cap;
-	}
-	l->rows[l->n] = *f;
-	l->ras[l->n++] = ra;
+	db_fingerprint *row = grow(&l->rows);
+	uint32_t *at = row ? grow(&l->ras) : NULL;
+	if (!at)
+		return avrr_errf(err, "out of memory");
+	*row = *f;
+	*at = ra;
 	return 0;
 }
 
@@ -1185,11 +1176,12 @@ static int load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *
 			return rc;
 		fpi_free(x);
 	}
-	row_list l = { 0 };
+	row_list l = { { .size = sizeof(db_fingerprint) }, { .size = sizeof(uint32_t) } };
 	int rc = each_row(r, d, c->id, add_row, &l, err) ||
-		 fpi_build(x, &cfg, l.rows, l.n, l.ras, inputs_of, batched(r, &cfg), err) ? -1 : 0;
-	free(l.rows);
-	free(l.ras);
+		 fpi_build(x, &cfg, l.rows.items, l.rows.n, l.ras.items, inputs_of,
+			   batched(r, &cfg), err) ? -1 : 0;
+	free(l.rows.items);
+	free(l.ras.items);
 	return rc;
 }
 
