@@ -92,6 +92,7 @@ struct db {
 	int counted;         /* counts holds them (validated, or opened again) */
 	sqlite3_stmt *chunk_at;  /* db_event_chunk's, prepared on first use */
 	sqlite3_stmt *fp_chunk_of;  /* db_fingerprint_chunk's, likewise */
+	int read_held;             /* db_read_begin's transaction is open */
 
 	/* Decoded once for all configurations' fingerprints: the vector of
 	 * each interrupt (from the log), a byte each. */
@@ -1480,6 +1481,23 @@ static void digests_close(digest_reader *r)
 {
 	stmts_finish(r->d->stmts, r->st);
 	r->st = NULL;
+}
+
+int db_read_begin(db *d, avrr_err *err)
+{
+	if (!sqlite3_get_autocommit(d->h))
+		return 0;
+	if (exec(d, "BEGIN", err))
+		return -1;
+	d->read_held = 1;
+	return 0;
+}
+
+void db_read_end(db *d)
+{
+	if (d->read_held)
+		sqlite3_exec(d->h, "COMMIT", NULL, NULL, NULL);  /* a read: nothing to lose */
+	d->read_held = 0;
 }
 
 int db_fingerprint_chunk(db *d, uint32_t config, uint64_t n, db_fingerprint **buf, size_t *cap,

@@ -221,6 +221,13 @@ int db_each_fingerprint(db *d, uint32_t config, int with_digests,
 			int (*fn)(void *ud, const db_fingerprint *f, size_t n, avrr_err *err),
 			void *ud, avrr_err *err);
 
+/* One read transaction over the reads that follow, until db_read_end: for
+ * a walk of many chunks, each of which, read alone, takes and drops the
+ * file's lock and looks for a hot journal (two thirds of the system calls
+ * of the oracle's load).  Does nothing where a transaction is open. */
+int db_read_begin(db *d, avrr_err *err);
+void db_read_end(db *d);
+
 /* The chunk of configuration `config`'s fingerprints that holds the n-th:
  * its fingerprints n = *first .. *first + *count - 1 in *buf (grown, *cap
  * its room), each with config, n, ra_part, hash_part and input key (not

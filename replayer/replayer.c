@@ -1048,7 +1048,10 @@ static int walk_irq_file(const replay *r, row_walk *w)
 static int each_row(const replay *r, db *d, uint32_t config, row_fn fn, void *ud, avrr_err *err)
 {
 	row_walk w = { .d = d, .config = config, .fn = fn, .ud = ud, .nirq = r->nirq };
+	if (db_read_begin(d, err))
+		return -1;
 	int rc = r->irq_file ? walk_irq_file(r, &w) : db_each_event(d, walk_irqs, &w, err);
+	db_read_end(d);
 	free(w.buf);
 	if (w.rc)
 		*err = w.err;

@@ -555,6 +555,34 @@ static void test_existing_file_kept_until_finish(void **state)
 	db_close(d);
 }
 
+/* db_read_begin holds the file's shared lock across reads (a writer
+ * cannot take it exclusively) until db_read_end; a chunk read alone
+ * leaves none. */
+static void test_read_transaction_held(void **state)
+{
+	fixture *f = *state;
+	avrr_err err = { "" };
+	db *d = NULL;
+	make_small_recording(f);
+	assert_int_equal(db_open(f->path, 0, &d, &err), 0);
+	sqlite3 *other;
+	assert_int_equal(sqlite3_open(f->path, &other), SQLITE_OK);
+	trace_event *buf = NULL;
+	size_t cap = 0, n = 0;
+	uint64_t of_ctx[256] = { 0 };
+	assert_int_equal(db_event_chunk(d, 1, of_ctx, &buf, &cap, &n, &err), 0);
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE; ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(db_read_begin(d, &err), 0);
+	memset(of_ctx, 0, sizeof of_ctx);
+	assert_int_equal(db_event_chunk(d, 1, of_ctx, &buf, &cap, &n, &err), 0);
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_BUSY);
+	db_read_end(d);
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE; ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	free(buf);
+	sqlite3_close(other);
+	db_close(d);
+}
+
 /* A relative path without a directory puts the temporary in the cwd. */
 static void test_relative_path(void **state)
 {
@@ -1175,6 +1203,7 @@ int main(void)
 		T(test_run_optional_fields),
 		T(test_nothing_at_path_before_finish),
 		T(test_existing_file_kept_until_finish),
+		T(test_read_transaction_held),
 		T(test_relative_path),
 		T(test_fail_after_injected),
 		T(test_fail_reported_by_later_add),
