@@ -23,12 +23,14 @@ struct image_conn {
 	char *rows;          /* sqlite_schema's rows as they were parsed (rows_of) */
 	size_t rows_len;
 	db_stmts *stmts;     /* prepared on h, kept with it; NULL: none kept */
+	int rows_known;      /* taken kept: the rows compared whole (same_rows) */
 };
 
 struct db_image_cache {
 	image_conn *kept[KEPT];  /* most recently given back first */
 	size_t nkept;
 	uint64_t reused;         /* image_take calls that found a kept one */
+	db_digest_memo digest;   /* validation's last firmware digest */
 };
 
 db_image_cache *db_image_cache_new(void)
@@ -54,6 +56,7 @@ void db_image_cache_free(db_image_cache *c)
 		return;
 	for (size_t i = 0; i < c->nkept; i++)
 		conn_close(c->kept[i]);
+	free(c->digest.bytes);
 	free(c);
 }
 
@@ -156,6 +159,7 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 			break;
 		}
 		c->reused++;
+		k->rows_known = 1;
 		*h = k->h;
 		*conn = k;
 		return SQLITE_OK;
@@ -229,6 +233,16 @@ static int learn_pages(image_conn *k)
 db_stmts *image_stmts(image_conn *k)
 {
 	return k ? k->stmts : NULL;
+}
+
+int image_rows_known(const image_conn *k)
+{
+	return k && k->rows_known;
+}
+
+db_digest_memo *image_digest_memo(db_image_cache *c)
+{
+	return c ? &c->digest : NULL;
 }
 
 void image_give_back(db_image_cache *c, image_conn *k, int schema_ok)
