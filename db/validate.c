@@ -211,7 +211,9 @@ static const schema_rows *schema_rows_of(const char *schema)
 }
 
 /* The file's tables, indexes and their SQL are exactly those `schema`
- * creates; a table or index added, dropped or altered is damage. */
+ * creates; a table or index added, dropped or altered is damage.  With
+ * rows_known (db_validate) the sqlite_schema rows are known to be those,
+ * and only the event types are read. */
 static int check_schema(checker *c, const char *schema, int rows_known)
 {
 	const schema_rows *want = schema_rows_of(schema);
