@@ -804,7 +804,9 @@ static int open_checked(const char *path, const void *image, size_t n, db_image_
 	}
 	d->version = (int)ver;
 	d->writable = writable;
-	int bad = validate && db_validate(d->h, d->stmts, path, db_schema_sql(), &d->counts, err);
+	int bad = validate && db_validate(d->h, d->stmts, path, db_schema_sql(),
+					  image_rows_known(d->conn), image_digest_memo(cache),
+					  &d->counts, err);
 	d->schema_ok = d->counts.schema_ok;
 	if (bad || prepare(d, err) ||
 	    (writable && exec(d, "BEGIN", err))) {

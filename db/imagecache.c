@@ -23,12 +23,14 @@ struct image_conn {
 	char *rows;          /* sqlite_schema's rows as they were parsed (rows_of) */
 	size_t rows_len;
 	db_stmts *stmts;     /* prepared on h, kept with it; NULL: none kept */
+	int rows_known;      /* taken kept: the rows compared whole (same_rows) */
 };
 
 struct db_image_cache {
 	image_conn *kept[KEPT];  /* most recently given back first */
 	size_t nkept;
 	uint64_t reused;         /* image_take calls that found a kept one */
+	db_digest_memo digest;   /* validation's last firmware digest */
 };
 
 db_image_cache *db_image_cache_new(void)
@@ -54,6 +56,7 @@ void db_image_cache_free(db_image_cache *c)
 		return;
 	for (size_t i = 0; i < c->nkept; i++)
 		conn_close(c->kept[i]);
+	free(c->digest.bytes);
 	free(c);
 }
 
@@ -79,8 +82,11 @@ static int same_schema_pages(const image_conn *k, const uint8_t *b, size_t n)
 /* Every row of sqlite_schema that h reads now, in rowid order (the order
  * SQLite parses them in), each column's type, length and bytes one after
  * another, malloc'ed in *out: what SQLite would parse the schema from,
- * with page 1's header.  -1 when it cannot be read (damage, memory). */
-static int rows_of(sqlite3 *h, db_stmts *stmts, char **out, size_t *len)
+ * with page 1's header.  -1 when it cannot be read (damage, memory).
+ * With `want` (of want_len bytes), nothing is built: 0 when the rows are
+ * exactly those, 1 from the first byte that differs. */
+static int rows_of(sqlite3 *h, db_stmts *stmts, const char *want, size_t want_len, char **out,
+		   size_t *len)
 {
 	sqlite3_stmt *st;
 	*out = NULL;
@@ -98,6 +104,15 @@ static int rows_of(sqlite3 *h, db_stmts *stmts, char **out, size_t *len)
 			int type = sqlite3_column_type(st, i);
 			const void *v = sqlite3_column_blob(st, i);
 			size_t n = (size_t)sqlite3_column_bytes(st, i);
+			if (want) {  /* compared where they lie, no copy */
+				size_t head[2] = { (size_t)type, n };
+				if (want_len - *len < sizeof head + n ||
+				    memcmp(want + *len, head, sizeof head) ||
+				    (n && memcmp(want + *len + sizeof head, v, n)))
+					rc = 1;
+				*len += sizeof head + n;
+				continue;
+			}
 			if (*len + n + 2 * sizeof(size_t) > cap) {
 				cap = 2 * (*len + n + 2 * sizeof(size_t)) + 4096;
 				char *p = realloc(*out, cap);
@@ -115,6 +130,8 @@ static int rows_of(sqlite3 *h, db_stmts *stmts, char **out, size_t *len)
 		}
 	if (!rc && step != SQLITE_DONE)
 		rc = -1;
+	if (!rc && want && *len != want_len)
+		rc = 1;
 	stmts_finish(stmts, st);
 	if (rc) {
 		free(*out);
@@ -130,13 +147,9 @@ static int rows_of(sqlite3 *h, db_stmts *stmts, char **out, size_t *len)
  * all): the rows, read whole through the connection, are what decides. */
 static int same_rows(image_conn *k)
 {
-	char *rows;
+	char *none;
 	size_t len;
-	if (rows_of(k->h, k->stmts, &rows, &len))
-		return 0;
-	int same = len == k->rows_len && !memcmp(rows, k->rows, len);
-	free(rows);
-	return same;
+	return k->rows && !rows_of(k->h, k->stmts, k->rows, k->rows_len, &none, &len);
 }
 
 int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
@@ -156,6 +169,7 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 			break;
 		}
 		c->reused++;
+		k->rows_known = 1;
 		*h = k->h;
 		*conn = k;
 		return SQLITE_OK;
@@ -231,13 +245,24 @@ db_stmts *image_stmts(image_conn *k)
 	return k ? k->stmts : NULL;
 }
 
+int image_rows_known(const image_conn *k)
+{
+	return k && k->rows_known;
+}
+
+db_digest_memo *image_digest_memo(db_image_cache *c)
+{
+	return c ? &c->digest : NULL;
+}
+
 void image_give_back(db_image_cache *c, image_conn *k, int schema_ok)
 {
 	if (!k)
 		return;
 	int keep = stmts_idle(k->stmts, k->h) && sqlite3_get_autocommit(k->h);
 	if (keep && !k->pages)
-		keep = schema_ok && !learn_pages(k) && !rows_of(k->h, k->stmts, &k->rows, &k->rows_len);
+		keep = schema_ok && !learn_pages(k) &&
+		       !rows_of(k->h, k->stmts, NULL, 0, &k->rows, &k->rows_len);
 	if (!keep) {
 		conn_close(k);
 		return;

@@ -21,6 +21,7 @@
 
 #include "db/db.h"
 #include "db/stmts.h"
+#include "db/validate.h"
 
 typedef struct image_conn image_conn;
 
@@ -35,6 +36,17 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
  * queries, prepared on the first image and used again on the next ones.
  * NULL for NULL. */
 db_stmts *image_stmts(image_conn *conn);
+
+/* Whether conn is a kept connection whose sqlite_schema rows image_take
+ * compared whole with those it was kept with: a connection is kept only
+ * after validation found avrr's schema in them (image_give_back), so
+ * comparing them with avrr's again would find them the same
+ * (db_validate's rows_known).  0 for a new one, or NULL. */
+int image_rows_known(const image_conn *conn);
+
+/* Validation's memo of the last firmware digest, kept with the cache
+ * (db_validate's memo); NULL for NULL. */
+db_digest_memo *image_digest_memo(db_image_cache *c);
 
 /* Gives back conn, whose statements are all finalized or, those of
  * image_stmts, done with.  A new connection

@@ -211,15 +211,17 @@ static const schema_rows *schema_rows_of(const char *schema)
 }
 
 /* The file's tables, indexes and their SQL are exactly those `schema`
- * creates; a table or index added, dropped or altered is damage. */
-static int check_schema(checker *c, const char *schema)
+ * creates; a table or index added, dropped or altered is damage.  With
+ * rows_known (db_validate) the sqlite_schema rows are known to be those,
+ * and only the event types are read. */
+static int check_schema(checker *c, const char *schema, int rows_known)
 {
 	const schema_rows *want = schema_rows_of(schema);
 	if (!want)
 		return avrr_errf(c->err, "out of memory");
-	if (begin(c, "sqlite_schema", SCHEMA_QUERY))
+	if (!rows_known && begin(c, "sqlite_schema", SCHEMA_QUERY))
 		return -1;
-	for (size_t row = 0;; row++) {
+	for (size_t row = 0; !rows_known; row++) {
 		int have = next(c, "sqlite_schema"), expect = row < want->n;
 		if (have < 0)
 			return -1;
@@ -371,7 +373,7 @@ static int check_run(checker *c)
 	return 0;
 }
 
-static int check_firmware(checker *c)
+static int check_firmware(checker *c, db_digest_memo *memo)
 {
 	if (begin(c, "firmware", "SELECT sha256, elf, rowid FROM firmware"))
 		return -1;
@@ -388,8 +390,19 @@ static int check_firmware(checker *c)
 	char hex[2 * DIGEST_SIZE + 1];
 	if (sqlite3_column_type(c->st, 1) != SQLITE_BLOB || !n)
 		return damaged(c, "firmware", row, "the firmware copy is empty");
-	digest_sha256(elf, n, d);
-	digest_hex(d, hex);
+	if (memo && memo->bytes && memo->n == n && !memcmp(memo->bytes, elf, n)) {
+		memcpy(hex, memo->hex, sizeof hex);
+	} else {
+		digest_sha256(elf, n, d);
+		digest_hex(d, hex);
+		uint8_t *copy = memo ? malloc(n) : NULL;
+		if (copy) {  /* without room, no memo: the next is hashed too */
+			free(memo->bytes);
+			memcpy(copy, elf, n);
+			*memo = (db_digest_memo){ .bytes = copy, .n = n };
+			memcpy(memo->hex, hex, sizeof hex);
+		}
+	}
 	if (strcmp(hex, c->sha256))
 		return damaged(c, "firmware", row, "the firmware copy does not match its SHA-256");
 	have = next(c, "firmware");
@@ -770,12 +783,12 @@ static int check_fingerprints(checker *c)
 }
 
 int db_validate(sqlite3 *h, db_stmts *stmts, const char *path, const char *schema,
-		db_counts *out, avrr_err *err)
+		int rows_known, db_digest_memo *memo, db_counts *out, avrr_err *err)
 {
 	checker c = { .h = h, .stmts = stmts, .path = path, .err = err,
 		      .cfgs = { .size = sizeof(cfg_seen) } };
-	int schema_ok = !check_schema(&c, schema);
-	int rc = !schema_ok || check_run(&c) || check_firmware(&c) ||
+	int schema_ok = !check_schema(&c, schema, rows_known);
+	int rc = !schema_ok || check_run(&c) || check_firmware(&c, memo) ||
 		 check_events(&c) || check_interrupts(&c) || check_fp_configs(&c) ||
 		 check_fingerprints(&c) ? -1 : 0;
 	stmts_finish(stmts, c.st);

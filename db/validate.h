@@ -51,10 +51,25 @@ int db_decode_interrupts(sqlite3 *h, db_stmts *stmts, const char *path, const tr
 const char *db_decode_fp_chunk(sqlite3_stmt *st, int col, db_fingerprint *out, size_t cap,
 			       size_t *count);
 
+/* The firmware copy last hashed and its SHA-256 in lower-case hex: a copy
+ * of the same bytes has the same digest (db_open_memory_cached's inputs
+ * carry one ELF, input after input).  bytes is malloc'ed, its owner's. */
+typedef struct db_digest_memo {
+	uint8_t *bytes;
+	size_t n;
+	char hex[65];
+} db_digest_memo;
+
 /* Checks the recording open in h against `schema` (the SQL that creates
  * one); on failure err says "PATH: damaged recording: WHAT (TABLE, row N)"
- * and *out is empty. */
+ * and *out is empty.  Two answers a caller may already have, each the one
+ * validation would work out (NULL / 0 without):
+ * - rows_known: h's sqlite_schema rows were compared whole with those
+ *   of a connection validated before with `schema` (imagecache.c), so
+ *   comparing them with schema's again would find them the same;
+ * - memo: the last firmware digest, used for the same bytes and
+ *   replaced by any other's. */
 int db_validate(sqlite3 *h, db_stmts *stmts, const char *path, const char *schema,
-		db_counts *out, avrr_err *err);
+		int rows_known, db_digest_memo *memo, db_counts *out, avrr_err *err);
 
 #endif

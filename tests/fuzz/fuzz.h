@@ -16,6 +16,7 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);  /* defined by those that need it */
 
 /* The input as a NUL-terminated string (a NUL inside ends it early, as it
  * would for the parser's real callers); free() it. */

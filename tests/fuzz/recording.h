@@ -17,6 +17,8 @@
 #ifndef AVRR_FUZZ_RECORDING_H
 #define AVRR_FUZZ_RECORDING_H
 
+#include <sqlite3.h>
+
 #include "db/db.h"
 #include "replayer/replayer.h"
 #include "tests/fuzz/fuzz.h"
@@ -41,6 +43,21 @@ static inline fw_cache *fuzz_fw_cache(void)
 	if (!cache)
 		fuzz_require((cache = fw_cache_new()) != NULL, "out of memory");
 	return cache;
+}
+
+/* libFuzzer's set-up, before SQLite is first used: no count of SQLite's
+ * memory.  Each allocation would otherwise take a lock and ask ASan's
+ * allocator the block's size, at every malloc and free; avrr reads no
+ * such count (sqlite3_memory_used, a heap limit), so nothing an input
+ * reaches changes, and fuzz_recording's inputs, whose schema SQLite
+ * parses anew, allocate mostly in that parse (tests/fuzz/README.md). */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_require(sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK,
+		     "SQLite is in use before the harness set it up");
+	return 0;
 }
 
 static inline void fuzz_load_recording(const uint8_t *data, size_t size)

@@ -17,6 +17,8 @@
  *     through a kept connection exactly when the schema pages are the
  *     same (another row's value read fresh, not from the last image),
  *     and through a new one for another schema or size;
+ *   - its memo of the firmware's digest answering only for the same
+ *     bytes (a changed byte under the same recorded SHA-256 refused);
  *   - and not when dbstat names fewer pages of sqlite_schema than SQLite's
  *     parse read (tests/unit/fixtures/dbstat-short.recording, an input of
  *     fuzz_recording's: dbstat takes a leaf for damaged and stops there),
@@ -1047,6 +1049,38 @@ static void test_open_memory_cached(void **state)
 	free(x);
 }
 
+/* The cache's memo of the firmware's digest (db_validate's) answers only
+ * for the very bytes it was worked out from: a copy of the same length
+ * and another byte, under the same recorded SHA-256, is refused as
+ * db_open_memory refuses it, and the first image passes again after. */
+static void test_open_memory_cached_digest(void **state)
+{
+	fixture *f = *state;
+	make_small_recording(f);
+	size_t n, ny;
+	uint8_t *a = slurp(f->path, &n);
+	doctor(f->path, "UPDATE firmware SET elf = CAST(substr(elf, 1, 10) || X'A5' ||"
+			" substr(elf, 12) AS BLOB)");
+	uint8_t *y = slurp(f->path, &ny);
+	db_image_cache *c = db_image_cache_new();
+	assert_non_null(c);
+	char msg[512];
+	const uint64_t seed = sample_run().seed;
+	assert_int_equal(open_both(c, a, n, msg, sizeof msg), seed);
+	assert_int_equal(open_both(c, y, ny, msg, sizeof msg), 0);
+	assert_string_equal(msg, "mem.db: damaged recording: the firmware copy does not match its"
+			    " SHA-256 (firmware, row 1)");
+	assert_int_equal(open_both(c, y, ny, msg, sizeof msg), 0);
+	assert_int_equal(open_both(c, a, n, msg, sizeof msg), seed);
+	assert_int_equal(open_both(c, a, n, msg, sizeof msg), seed);
+	/* Each first open a new connection (page 1's change counters
+	 * differ), each later one a kept one: the memo answered for both. */
+	assert_int_equal(db_image_cache_reused(c), 3);
+	db_image_cache_free(c);
+	free(a);
+	free(y);
+}
+
 /* ------------------------------------------------------------ db_create refusals */
 
 static void test_open_memory_cached_rows(void **state)
@@ -1222,6 +1256,7 @@ int main(void)
 		T(test_open_memory),
 		T(test_open_memory_refusals),
 		T(test_open_memory_cached),
+		T(test_open_memory_cached_digest),
 		cmocka_unit_test(test_open_memory_cached_rows),
 		cmocka_unit_test(test_kept_statements),
 		T(test_create_in_missing_directory),
