@@ -20,7 +20,7 @@
  * still moves with the machine's load; so each line also gives the ratio of
  * host instructions retired by the same runs (the timed length, or
  * CALLGRIND_INSTRUCTIONS when given), counted by callgrind, both sides as
- * whole processes with all their threads, two processes at a time.  It
+ * whole processes with all their threads, one per processor at a time.  It
  * counts whole runs, not a window of them: a firmware whose states are new
  * on a first pass and repeat after (funcsheap's delay loop) costs the
  * oracle more early than late, and an early window judged it by its first
