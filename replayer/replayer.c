@@ -892,20 +892,43 @@ static void on_boundary(void *ud)
 
 /* ---- opening ---------------------------------------------------------- */
 
+/* Calls fn with each irq event's vector and return address, in the log's
+ * order; fn's non-zero return stops the walk (db_each_event's error). */
+typedef int (*irq_fn)(void *ud, uint8_t vector, uint32_t ra);
+
+typedef struct irq_walk {
+	irq_fn fn;
+	void *ud;
+} irq_walk;
+
+static int irq_events(void *ud, const trace_event *ev, size_t n)
+{
+	const irq_walk *w = ud;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].type == TRACE_IRQ && w->fn(w->ud, (uint8_t)ev[i].addr, ev[i].value))
+			return -1;
+	return 0;
+}
+
+static int each_irq(db *d, irq_fn fn, void *ud, avrr_err *err)
+{
+	irq_walk w = { fn, ud };
+	return db_each_event(d, irq_events, &w, err);
+}
+
 /* Each interrupt's vector and return address, for the fingerprint index. */
 typedef struct irq_lists {
 	replay *r;
 	size_t n;
 } irq_lists;
 
-static int add_irqs(void *ud, const trace_event *ev, size_t n)
+static int add_irq(void *ud, uint8_t vector, uint32_t ra)
 {
 	irq_lists *l = ud;
-	for (size_t i = 0; i < n; i++)
-		if (ev[i].type == TRACE_IRQ && l->n < l->r->nirq) {
-			l->r->irq_vector[l->n] = (uint8_t)ev[i].addr;
-			l->r->irq_ra[l->n++] = ev[i].value;
-		}
+	if (l->n < l->r->nirq) {
+		l->r->irq_vector[l->n] = vector;
+		l->r->irq_ra[l->n++] = ra;
+	}
 	return 0;
 }
 
@@ -931,7 +954,7 @@ static int list_irqs(replay *r, avrr_err *err)
 	if (!r->irq_vector || !r->irq_ra)
 		return avrr_errf(err, "out of memory");
 	irq_lists l = { r, 0 };
-	if (db_each_event(r->d, add_irqs, &l, err))
+	if (each_irq(r->d, add_irq, &l, err))
 		return -1;
 	if (l.n != r->nirq)
 		return avrr_errf(err, "%s: the log changed while read", db_name(r->d));
@@ -1009,20 +1032,14 @@ static int walk_row(row_walk *w, uint64_t k, uint8_t vector, uint32_t ra)
 	return w->fn(w->ud, &f, ra, &w->err) ? -1 : 0;
 }
 
-static int walk_irqs(void *ud, const trace_event *ev, size_t n)
+/* The next interrupt's row. */
+static int walk_irq(void *ud, uint8_t vector, uint32_t ra)
 {
 	row_walk *w = ud;
-	for (size_t i = 0; i < n && !w->rc; i++) {
-		if (ev[i].type != TRACE_IRQ)
-			continue;
-		uint64_t k = ++w->n;
-		if (k > w->nirq) {
-			w->rc = avrr_errf(&w->err, "%s: the log changed while read", db_name(w->d));
-			break;
-		}
-		w->rc = walk_row(w, k, (uint8_t)ev[i].addr, ev[i].value);
-	}
-	return w->rc;
+	uint64_t k = ++w->n;
+	if (k > w->nirq)
+		return w->rc = avrr_errf(&w->err, "%s: the log changed while read", db_name(w->d));
+	return w->rc = walk_row(w, k, vector, ra);
 }
 
 /* The same walk over the oracle's list of interrupts (list_irqs_once),
@@ -1037,10 +1054,8 @@ static int walk_irq_file(const replay *r, row_walk *w)
 		if (got <= 0 || (size_t)got % sizeof *buf)
 			return w->rc = avrr_errf(&w->err, "reading the interrupts' list back: %s",
 						 got < 0 ? strerror(errno) : "short read");
-		for (size_t i = 0; i < (size_t)got / sizeof *buf && !w->rc; i++) {
-			uint64_t k = ++w->n;
-			w->rc = walk_row(w, k, (uint8_t)(buf[i] >> 32), (uint32_t)buf[i]);
-		}
+		for (size_t i = 0; i < (size_t)got / sizeof *buf && !w->rc; i++)
+			walk_irq(w, (uint8_t)(buf[i] >> 32), (uint32_t)buf[i]);
 	}
 	return w->rc;
 }
@@ -1050,7 +1065,7 @@ static int each_row(const replay *r, db *d, uint32_t config, row_fn fn, void *ud
 	row_walk w = { .d = d, .config = config, .fn = fn, .ud = ud, .nirq = r->nirq };
 	if (db_read_begin(d, err))
 		return -1;
-	int rc = r->irq_file ? walk_irq_file(r, &w) : db_each_event(d, walk_irqs, &w, err);
+	int rc = r->irq_file ? walk_irq_file(r, &w) : each_irq(d, walk_irq, &w, err);
 	db_read_end(d);
 	free(w.buf);
 	if (w.rc)
@@ -1070,17 +1085,13 @@ typedef struct irq_writer {
 	uint64_t n;
 } irq_writer;
 
-static int write_irqs(void *ud, const trace_event *ev, size_t n)
+static int write_irq(void *ud, uint8_t vector, uint32_t ra)
 {
 	irq_writer *w = ud;
-	for (size_t i = 0; i < n; i++) {
-		if (ev[i].type != TRACE_IRQ)
-			continue;
-		uint64_t word = (uint64_t)(uint8_t)ev[i].addr << 32 | ev[i].value;
-		if (fwrite(&word, sizeof word, 1, w->f) != 1)
-			return -1;
-		w->n++;
-	}
+	uint64_t word = (uint64_t)vector << 32 | ra;
+	if (fwrite(&word, sizeof word, 1, w->f) != 1)
+		return -1;
+	w->n++;
 	return 0;
 }
 
@@ -1092,7 +1103,7 @@ static void list_irqs_once(replay *r)
 	avrr_err ignored;
 	if (!w.f)
 		return;
-	if (db_each_event(r->d, write_irqs, &w, &ignored) || fflush(w.f) || w.n != r->nirq) {
+	if (each_irq(r->d, write_irq, &w, &ignored) || fflush(w.f) || w.n != r->nirq) {
 		fclose(w.f);
 		return;
 	}
