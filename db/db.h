@@ -152,9 +152,8 @@ int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr
 /* Opening many images in turn, as a fuzzer does (tests/fuzz/recording.h):
  * each exactly as db_open_memory opens it, but SQLite's parse of the
  * schema, most of opening a small recording, is kept with its connection
- * for the next image whose schema pages are byte for byte the same (the
- * same size, the same header and the same pages of sqlite_schema: the
- * same parse), and only connections to images that opened and validated
+ * for the next image with the same schema (the same size, the same
+ * header and the same rows of sqlite_schema: the same parse), and only connections to images that opened and validated
  * are kept, a few at a time (db/imagecache.h).  SQLite reads a copy, but
  * the bytes must stay until db_close as db_open_memory's must (for
  * db_open_again).  db_close gives the connection back; the cache must

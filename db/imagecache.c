@@ -1,6 +1,6 @@
 /*
- * imagecache.c — connections kept for images with the same schema pages
- * (see imagecache.h).
+ * imagecache.c — connections kept for images with the same schema (see
+ * imagecache.h).
  */
 #include "db/imagecache.h"
 
@@ -13,14 +13,16 @@
  * schema's memory. */
 #define KEPT 4
 
+/* The file header's length: page 1's first bytes, read before the schema
+ * (its cookie, format, text encoding, page size). */
+#define HEADER 100
+
 struct image_conn {
 	sqlite3 *h;
 	uint8_t *image;      /* the bytes SQLite reads (memdb), ours */
 	size_t n;
-	uint32_t *pages;     /* sqlite_schema's pages, 1-based; NULL: not known */
-	size_t npages;
-	size_t page_size;
-	char *rows;          /* sqlite_schema's rows as they were parsed (rows_of) */
+	uint8_t head[HEADER];  /* the header its schema was parsed with */
+	char *rows;          /* sqlite_schema's rows as they were parsed (rows_of); NULL: not kept */
 	size_t rows_len;
 	db_stmts *stmts;     /* prepared on h, kept with it; NULL: none kept */
 	int rows_known;      /* taken kept: the rows compared whole (same_rows) */
@@ -45,7 +47,6 @@ static void conn_close(image_conn *k)
 	stmts_free(k->stmts);  /* SQLite closes no connection with statements open */
 	sqlite3_close(k->h);  /* before its image goes */
 	free(k->image);
-	free(k->pages);
 	free(k->rows);
 	free(k);
 }
@@ -63,20 +64,6 @@ void db_image_cache_free(db_image_cache *c)
 uint64_t db_image_cache_reused(const db_image_cache *c)
 {
 	return c->reused;
-}
-
-/* Whether the n bytes at b have k's size and k's bytes on every page of
- * its sqlite_schema. */
-static int same_schema_pages(const image_conn *k, const uint8_t *b, size_t n)
-{
-	if (!k->pages || k->n != n)
-		return 0;
-	for (size_t i = 0; i < k->npages; i++) {
-		size_t at = (size_t)(k->pages[i] - 1) * k->page_size;
-		if (memcmp(b + at, k->image + at, k->page_size))
-			return 0;
-	}
-	return 1;
 }
 
 /* Every row of sqlite_schema that h reads now, in rowid order (the order
@@ -141,15 +128,15 @@ static int rows_of(sqlite3 *h, db_stmts *stmts, const char *want, size_t want_le
 }
 
 /* Whether the image now under k's connection holds the very rows of
- * sqlite_schema its schema was parsed from.  The pages compared before
- * are those SQLite's dbstat names, which may be fewer than the parse
- * read (dbstat stops at a page it takes for damaged, overflow pages and
- * all): the rows, read whole through the connection, are what decides. */
+ * sqlite_schema its schema was parsed from, read whole through it: with
+ * the same header (image_take), SQLite would parse them to the same
+ * schema.  Whatever else the pages that hold them have (free space,
+ * freeblocks, cells moved) the parse never reads. */
 static int same_rows(image_conn *k)
 {
 	char *none;
 	size_t len;
-	return k->rows && !rows_of(k->h, k->stmts, k->rows, k->rows_len, &none, &len);
+	return !rows_of(k->h, k->stmts, k->rows, k->rows_len, &none, &len);
 }
 
 int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
@@ -159,15 +146,19 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 	*conn = NULL;
 	for (size_t i = 0; i < c->nkept; i++) {
 		image_conn *k = c->kept[i];
-		if (!same_schema_pages(k, bytes, n))
+		if (k->n != n || n < HEADER || memcmp(bytes, k->head, HEADER))
 			continue;
-		memmove(&c->kept[i], &c->kept[i + 1], (c->nkept - i - 1) * sizeof *c->kept);
-		c->nkept--;
 		memcpy(k->image, bytes, n);
 		if (!same_rows(k)) {
-			conn_close(k);  /* its image is gone: a new connection, as for any other */
-			break;
+			/* Kept still: the next image is copied over this one and
+			 * its rows read again before anyone reads through it.
+			 * The pages read are dropped, for page 1's change counter
+			 * will be the same. */
+			sqlite3_db_release_memory(k->h);
+			continue;
 		}
+		memmove(&c->kept[i], &c->kept[i + 1], (c->nkept - i - 1) * sizeof *c->kept);
+		c->nkept--;
 		c->reused++;
 		k->rows_known = 1;
 		*h = k->h;
@@ -200,46 +191,6 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 	return SQLITE_OK;
 }
 
-/* Learns k's schema pages from SQLite's dbstat: -1 when it cannot (out of
- * memory, or a page beyond the image). */
-static int learn_pages(image_conn *k)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(k->h, "SELECT pageno, pgsize FROM dbstat('main')"
-				     " WHERE name = 'sqlite_schema'", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	size_t cap = 0;
-	int rc = 0, step;
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		sqlite3_int64 page = sqlite3_column_int64(st, 0), size = sqlite3_column_int64(st, 1);
-		if (page < 1 || size < 512 || (k->page_size && (size_t)size != k->page_size) ||
-		    (uint64_t)page * (uint64_t)size > k->n) {
-			rc = -1;
-			break;
-		}
-		k->page_size = (size_t)size;
-		if (k->npages == cap) {
-			cap = cap ? 2 * cap : 32;
-			uint32_t *p = realloc(k->pages, cap * sizeof *p);
-			if (!p) {
-				rc = -1;
-				break;
-			}
-			k->pages = p;
-		}
-		k->pages[k->npages++] = (uint32_t)page;
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = -1;
-	sqlite3_finalize(st);
-	/* Page 1 holds the header and the schema's root: without it, nothing
-	 * would be compared. */
-	int has_first = 0;
-	for (size_t i = 0; i < k->npages; i++)
-		has_first |= k->pages[i] == 1;
-	return rc || !has_first ? -1 : 0;
-}
-
 db_stmts *image_stmts(image_conn *k)
 {
 	return k ? k->stmts : NULL;
@@ -260,9 +211,12 @@ void image_give_back(db_image_cache *c, image_conn *k, int schema_ok)
 	if (!k)
 		return;
 	int keep = stmts_idle(k->stmts, k->h) && sqlite3_get_autocommit(k->h);
-	if (keep && !k->pages)
-		keep = schema_ok && !learn_pages(k) &&
+	if (keep && !k->rows) {
+		keep = schema_ok && k->n >= HEADER &&
 		       !rows_of(k->h, k->stmts, NULL, 0, &k->rows, &k->rows_len);
+		if (keep)
+			memcpy(k->head, k->image, HEADER);
+	}
 	if (!keep) {
 		conn_close(k);
 		return;

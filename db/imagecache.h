@@ -1,17 +1,23 @@
 /*
  * imagecache.h — private to db/: connections to recordings' images in
- * memory, kept so that the next image with the same schema pages opens
- * without SQLite parsing its schema again (db_open_memory_cached, db.h).
+ * memory, kept so that the next image with the same schema opens without
+ * SQLite parsing it again (db_open_memory_cached, db.h).
  *
- * SQLite parses a database's schema once per connection, from the pages
- * of sqlite_schema (page 1, whose first 100 bytes are the file's header,
- * and the rest of its b-tree and overflow pages); for avrr's schema that
+ * SQLite parses a database's schema once per connection, from the file's
+ * header (page 1's first 100 bytes: the schema cookie, its format, the
+ * text encoding) and the rows of sqlite_schema; for avrr's schema that
  * parse (the views' SQL) is most of opening a small recording.  A
- * connection is kept with a copy of the image it read and the numbers of
- * those pages; an image of the same size whose bytes on every one of them
- * are the same would parse to the same schema, so it is copied over the
- * kept image and read through the same connection, whose page cache is
- * emptied when it is given back.  Anything else gets a new connection.
+ * connection is kept with the header and the rows it parsed.  An image of
+ * the same size and header is copied over the kept image, and its rows of
+ * sqlite_schema read through the kept connection (the cookie being the
+ * same, SQLite does not parse again): the very rows it parsed would parse
+ * to the same schema, so the image is read through that connection.
+ * Other rows (or none readable) leave the connection kept for the next
+ * image.  Whatever the pages that hold the rows have besides (free space,
+ * cells moved) counts for nothing: mutations of a fuzzer's inputs land
+ * there often.  The page cache is emptied after each image read, for
+ * page 1's change counter says nothing changed.  Anything else gets a new
+ * connection.
  */
 #ifndef AVRR_DB_IMAGECACHE_H
 #define AVRR_DB_IMAGECACHE_H
@@ -26,7 +32,7 @@
 typedef struct image_conn image_conn;
 
 /* A read-only connection, in *h, reading a copy of the n bytes at `bytes`:
- * a kept one whose schema pages they match, or a new one.  *conn is what
+ * a kept one whose header and sqlite_schema rows they have, or a new one.  *conn is what
  * to give back.  An SQLite result code (SQLITE_OK); on failure nothing to
  * give back. */
 int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,

@@ -9,10 +9,10 @@
  * From memory rather than a file, and validated once rather than twice
  * (by the loaders' open and again by rp_open's): the same avrr code, with
  * no file written or opened.  Through db_open_memory_cached: an input
- * whose schema pages are those of one opened before is read through that
- * connection, its schema parsed once and its queries prepared once; the
- * replay's firmware, the same ELF input after input, is parsed once
- * (fw_cache) (tests/fuzz/README.md has the speeds).
+ * whose header and schema rows are those of one opened before is read
+ * through that connection, its schema parsed once and its queries
+ * prepared once; the replay's firmware, the same ELF input after input,
+ * is parsed once (fw_cache) (tests/fuzz/README.md has the speeds).
  */
 #ifndef AVRR_FUZZ_RECORDING_H
 #define AVRR_FUZZ_RECORDING_H
