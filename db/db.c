@@ -652,6 +652,21 @@ static int submit(db *d, avrr_err *err)
 	return atomic_load(&d->failed) ? report_failure(d, err) : 0;
 }
 
+/* Waits until the writer has written every batch handed to it, so that
+ * the caller's thread may use the connection until its next submit: for a
+ * read amid writes, without writing the batch being filled or stopping
+ * the writer (drain), so that the chunks written are those it would have
+ * written without the read. */
+static void quiesce(db *d)
+{
+	if (!d->writer_running)
+		return;
+	pthread_mutex_lock(&d->mu);
+	while (d->handoff || d->nspare < NBATCHES - 1)
+		pthread_cond_wait(&d->cv, &d->mu);
+	pthread_mutex_unlock(&d->mu);
+}
+
 /* Writes every row added so far and returns the connection to the
  * caller's thread.  Reports any write failure. */
 static int drain(db *d, avrr_err *err)
@@ -1243,6 +1258,7 @@ int db_event_chunk(db *d, uint64_t first, uint64_t last_of_ctx[256], trace_event
 		   size_t *cap, size_t *count, avrr_err *err)
 {
 	*count = 0;
+	quiesce(d);
 	if (!d->chunk_at && stmts_prepare(d->stmts, d->h, "SELECT count, data FROM event_chunks"
 					  " WHERE first = ?", &d->chunk_at) != SQLITE_OK)
 		return avrr_errf(err, "%s: %s", d->path, sqlite3_errmsg(d->h));
@@ -1446,12 +1462,12 @@ static int digests_open(db *d, digest_reader *r, avrr_err *err)
 	return 0;
 }
 
-/* Gives f its interrupt's digest (f->n ascending from call to call) when
- * the ground truth has one. */
-static int digest_of(digest_reader *r, db_fingerprint *f, avrr_err *err)
+/* Interrupt n's digest into dg (n ascending from call to call): 0, 1 when
+ * the ground truth has none for it, -1 (err). */
+static int digest_at(digest_reader *r, uint64_t n, uint8_t dg[DB_DIGEST_SIZE], avrr_err *err)
 {
 	db *d = r->d;
-	while (r->st && f->n >= r->first + r->count) {
+	while (r->st && n >= r->first + r->count) {
 		int step = sqlite3_step(r->st);
 		if (step == SQLITE_DONE) {
 			stmts_finish(d->stmts, r->st);
@@ -1471,18 +1487,58 @@ static int digest_of(digest_reader *r, db_fingerprint *f, avrr_err *err)
 		r->first = (uint64_t)first;
 		r->count = (uint64_t)count;
 	}
-	if (r->st && f->n >= r->first) {
-		uint32_t sp;
-		chunk_get_irq(r->data + (f->n - r->first) * CHUNK_IRQ_SIZE, &sp, f->digest);
-		f->has_digest = 1;
-	}
+	if (!r->st || n < r->first)
+		return 1;
+	uint32_t sp;
+	chunk_get_irq(r->data + (n - r->first) * CHUNK_IRQ_SIZE, &sp, dg);
 	return 0;
+}
+
+/* Gives f its interrupt's digest (f->n ascending from call to call) when
+ * the ground truth has one. */
+static int digest_of(digest_reader *r, db_fingerprint *f, avrr_err *err)
+{
+	int rc = digest_at(r, f->n, f->digest, err);
+	f->has_digest = rc == 0;
+	return rc < 0 ? -1 : 0;
 }
 
 static void digests_close(digest_reader *r)
 {
 	stmts_finish(r->d->stmts, r->st);
 	r->st = NULL;
+}
+
+struct db_digests {
+	digest_reader r;
+};
+
+int db_digests_open(db *d, db_digests **out, avrr_err *err)
+{
+	*out = NULL;
+	db_digests *g = calloc(1, sizeof *g);
+	if (!g)
+		return avrr_errf(err, "out of memory");
+	if (drain(d, err) || load_irq_vectors(d, err) || digests_open(d, &g->r, err)) {
+		free(g);
+		return -1;
+	}
+	*out = g;
+	return 0;
+}
+
+int db_digest_at(db_digests *g, uint64_t n, uint8_t dg[DB_DIGEST_SIZE], avrr_err *err)
+{
+	quiesce(g->r.d);  /* its statement stays open while a writer writes */
+	return digest_at(&g->r, n, dg, err);
+}
+
+void db_digests_close(db_digests *g)
+{
+	if (!g)
+		return;
+	digests_close(&g->r);
+	free(g);
 }
 
 int db_read_begin(db *d, avrr_err *err)

@@ -244,6 +244,19 @@ int db_each_context(db *d, int (*fn)(void *ud, const db_interrupt *q, avrr_err *
 /* How many interrupts have a stored context. */
 int db_count_contexts(db *d, uint64_t *n, avrr_err *err);
 
+/* The ground truth's context digests in order of interrupt, read a chunk
+ * at a time, for a reader that must not hold them decoded (a re-run as
+ * long as the recording, trace_compute_fingerprints).  Reads and a
+ * writer's rows may alternate: each read waits for the batches handed to
+ * the writer. */
+typedef struct db_digests db_digests;
+int db_digests_open(db *d, db_digests **out, avrr_err *err);
+/* Interrupt n's context digest into dg, n ascending from call to call:
+ * 0, 1 when the recording keeps none for it (stripped, or n past its
+ * ground truth), -1 (err). */
+int db_digest_at(db_digests *g, uint64_t n, uint8_t dg[DB_DIGEST_SIZE], avrr_err *err);
+void db_digests_close(db_digests *g);  /* NULL: nothing */
+
 /* All events in seq order; *out is malloc'ed (NULL when there are none). */
 int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err);
 /* The log a chunk at a time, for a reader that must not hold it whole
@@ -252,7 +265,8 @@ int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err);
  * last_of_ctx carries each context's last seq from the previous chunk
  * (all zero before the first; chunk.h), which gives each event its prev.
  * Returns 0, 1 when no chunk starts there (the end of the log), or -1
- * (err).  No read transaction is left open: a forked copy of d reads on. */
+ * (err).  No read transaction is left open: a forked copy of d reads on.
+ * Amid a writer's rows, it waits for the batches handed to the writer. */
 int db_event_chunk(db *d, uint64_t first, uint64_t last_of_ctx[256], trace_event **buf,
 		   size_t *cap, size_t *count, avrr_err *err);
 /* Every event in seq order, a chunk at a time: fn gets each chunk's

@@ -89,11 +89,14 @@ typedef struct adder {
 	const trace_fpset *set;
 	trace_fp_sink sink;
 	void *sink_ud;
-	/* For a re-run: the recorded irq events and ground truth to match. */
-	const trace_event *irq_events;
-	size_t nirq_events;
-	const db_interrupt *truth;   /* NULL when stripped */
-	size_t ntruth;
+	/* For a re-run: the recorded irq events and ground truth to match,
+	 * read a chunk at a time (next_irq_event, db_digest_at). */
+	uint64_t nirq_events;
+	uint64_t chunk_first;        /* the next chunk's first event seq */
+	uint64_t of_ctx[256];        /* db_event_chunk's carry */
+	trace_event *chunk;
+	size_t chunk_cap, chunk_n, chunk_at;
+	db_digests *truth;           /* NULL when stripped */
 	uint64_t seen;
 	int failed;
 	volatile int stop;
@@ -114,6 +117,28 @@ static void rerun_failed(adder *a)
 	a->stop = 1;
 }
 
+/* The log's next irq event, or NULL at its end or on failure (a->err
+ * set, and the re-run stopped). */
+static const trace_event *next_irq_event(adder *a)
+{
+	for (;;) {
+		while (a->chunk_at < a->chunk_n) {
+			const trace_event *e = &a->chunk[a->chunk_at++];
+			if (e->type == TRACE_IRQ)
+				return e;
+		}
+		a->chunk_first += a->chunk_n;
+		a->chunk_at = a->chunk_n = 0;
+		int rc = db_event_chunk(a->d, a->chunk_first, a->of_ctx, &a->chunk, &a->chunk_cap,
+					&a->chunk_n, a->err);
+		if (rc) {
+			if (rc < 0)
+				rerun_failed(a);
+			return NULL;
+		}
+	}
+}
+
 /* At each interrupt of the re-run: it must be the recorded one. */
 static void rerun_irq(void *ud, const sim_irq_point *p)
 {
@@ -121,13 +146,15 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 	if (a->failed)
 		return;
 	uint64_t n = ++a->seen;
-	if (n > a->nirq_events) {
+	const trace_event *e = n > a->nirq_events ? NULL : next_irq_event(a);
+	if (a->failed)
+		return;
+	if (!e) {
 		avrr_errf(a->err, "the re-run does not match the recording: an extra interrupt "
 			  "(vector %u) at icount %" PRIu64, p->vector, p->icount);
 		rerun_failed(a);
 		return;
 	}
-	const trace_event *e = &a->irq_events[n - 1];
 	if (e->icount != p->icount || e->addr != p->vector || e->value != p->ra) {
 		avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
 			  ": recorded vector %u at icount %" PRIu64 " (ra 0x%04x), re-run vector %u"
@@ -136,7 +163,13 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 		rerun_failed(a);
 		return;
 	}
-	if (a->truth && n <= a->ntruth) {
+	uint8_t recorded[DB_DIGEST_SIZE];
+	int kept = a->truth ? db_digest_at(a->truth, n, recorded, a->err) : 1;
+	if (kept < 0) {
+		rerun_failed(a);
+		return;
+	}
+	if (!kept) {
 		uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
 				     (uint8_t)(p->ra >> 24) };
 		uint8_t dg[DIGEST_CONTEXT_SIZE];
@@ -145,7 +178,7 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 			rerun_failed(a);
 			return;
 		}
-		if (memcmp(dg, a->truth[n - 1].digest, DB_DIGEST_SIZE)) {
+		if (memcmp(dg, recorded, DB_DIGEST_SIZE)) {
 			avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
 				  ": its context differs (digest mismatch)", n);
 			rerun_failed(a);
@@ -158,27 +191,21 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 		rerun_failed(a);
 }
 
+/* The re-run, matched against the recording interrupt by interrupt: the
+ * log's irq events and the ground truth's digests are read a chunk at a
+ * time as it goes, so that its memory does not grow with the recording. */
 static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
 {
 	trace_replica r;
-	trace_event *events = NULL;
-	db_interrupt *truth = NULL;
-	size_t nev = 0, ntruth = 0;
+	uint64_t nev;
 	int rc = -1;
+	a->err = err;
+	a->chunk_first = 1;
 	if (trace_replica_open(a->d, &r, err))
 		return -1;
-	if (db_load_events(a->d, &events, &nev, err) ||
-	    (r.run.has_ground_truth && db_load_interrupts(a->d, &truth, &ntruth, err)))
+	if (db_log_counts(a->d, &nev, &a->nirq_events, err) ||
+	    (r.run.has_ground_truth && db_digests_open(a->d, &a->truth, err)))
 		goto out;
-	size_t k = 0;
-	for (size_t i = 0; i < nev; i++)   /* keep the irq events, in order */
-		if (events[i].type == TRACE_IRQ)
-			events[k++] = events[i];
-	a->irq_events = events;
-	a->nirq_events = k;
-	a->truth = truth;
-	a->ntruth = ntruth;
-	a->err = err;
 	r.s->hooks = (sim_hooks){ .ud = a, .on_irq = rerun_irq };
 	/* In slices, so that an interruption is noticed. */
 	while (r.s->icount < r.run.instructions && !a->failed) {
@@ -195,14 +222,16 @@ static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
 		goto out;
 	if (r.s->icount != r.run.instructions || a->seen != a->nirq_events) {
 		avrr_errf(err, "the re-run does not match the recording: %" PRIu64 " interrupts in %"
-			  PRIu64 " instructions, recorded %zu in %" PRIu64, a->seen, r.s->icount,
-			  a->nirq_events, r.run.instructions);
+			  PRIu64 " instructions, recorded %" PRIu64 " in %" PRIu64, a->seen,
+			  r.s->icount, a->nirq_events, r.run.instructions);
 		goto out;
 	}
 	rc = 0;
 out:
-	free(events);
-	free(truth);
+	free(a->chunk);
+	a->chunk = NULL;
+	db_digests_close(a->truth);
+	a->truth = NULL;
 	trace_replica_close(&r);
 	return rc;
 }

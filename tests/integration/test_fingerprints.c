@@ -7,8 +7,11 @@
  *  - without --fp the default is SPL+SPH+SREG plus the top three GP
  *    registers of frequency-based selection;
  *  - `avrr fingerprint` gives exactly the rows record --fp gives, both from
- *    stored contexts and by re-running; a re-run that does not match the
- *    recording is refused and leaves the file as it was;
+ *    stored contexts and by re-running, also when the re-run turns over
+ *    chunks of the log and of the ground truth and batches of the writer
+ *    (it reads them as it goes); a re-run that does not match the
+ *    recording (an interrupt, a context's digest) is refused and leaves
+ *    the file as it was;
  *  - `info --json` reports the metrics, and `select` the ranking.
  */
 #include "tests/edit_log.h"
@@ -216,6 +219,56 @@ static void test_rerun_must_match(void **state)
 	assert_only_default(path);  /* nothing was added */
 }
 
+/* A re-run long enough that the log's chunks, the ground truth's and the
+ * writer's batches all turn over while it runs (CHUNK_EVENTS and
+ * CHUNK_IRQS are 64, BATCH_FPS 8,192 rows: ~1,800 interrupts under 12
+ * configurations are 2 batches and more), read a chunk at a time as it
+ * goes: every configuration's rows are record --fp's. */
+static void test_rerun_across_chunks_and_batches(void **state)
+{
+	scratch *s = *state;
+	enum { NCFG = 12 };
+	static const char *const hashes[] = { "modular", "twomod", "jenkins", "knuth" };
+	char specs_text[NCFG][96], args[NCFG * 110] = "";
+	const char *specs[NCFG];
+	for (int i = 0; i < NCFG; i++) {
+		snprintf(specs_text[i], sizeof specs_text[i], "c%d:sel=SPL+SPH+SREG+r24,hash=%s,ra=%d,"
+			 "width=16", i + 1, hashes[i % 4], i);
+		specs[i] = specs_text[i];
+		snprintf(args + strlen(args), sizeof args - strlen(args), " --fp '%s'", specs[i]);
+	}
+	char direct[256], rerun[256];
+	test_record_direct(s, direct, sizeof direct, "direct.db", "funcsheap", 20 * N_INSN, 0,
+			   specs, NCFG);
+	test_record_direct(s, rerun, sizeof rerun, "rerun.db", "funcsheap", 20 * N_INSN, 0, NULL, 0);
+	assert_int_equal(avrr(s, "fingerprint '%s'%s", rerun, args), 0);
+	assert_non_null(strstr(s->out, "re-ran the recording"));
+	for (int i = 0; i < NCFG; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "c%d", i + 1);
+		size_t na, nb;
+		db_fingerprint *a = load(direct, name, &na), *b = load(rerun, name, &nb);
+		assert_true(na * NCFG > 2 * 8192);
+		assert_same_rows(a, na, b, nb);
+		free(a);
+		free(b);
+	}
+}
+
+/* A ground truth whose 20th context digest is not the firmware's: the
+ * re-run stops there, and nothing is added. */
+static void test_rerun_checks_digests(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	test_record_direct(s, path, sizeof path, "t.db", "funcsheap", N_INSN, 0, NULL, 0);
+	test_edit_log(path, "UPDATE interrupts SET digest = X'A5A5A5A5A5A5A5A5' WHERE idx = 20");
+	assert_int_equal(avrr(s, "fingerprint '%s' --fp '%s'", path, SPEC_X), 2);
+	assert_non_null(strstr(s->out, "does not match the recording at interrupt 20: its context"
+				       " differs"));
+	assert_only_default(path);
+}
+
 static void test_info_metrics(void **state)
 {
 	scratch *s = *state;
@@ -302,6 +355,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_default_configuration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fingerprint_command_matches_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_must_match, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rerun_across_chunks_and_batches, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rerun_checks_digests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_info_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 	};
