@@ -153,8 +153,9 @@ int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr
  * each exactly as db_open_memory opens it, but SQLite's parse of the
  * schema, most of opening a small recording, is kept with its connection
  * for the next image with the same schema (the same size, the same
- * header and the same rows of sqlite_schema: the same parse), and only connections to images that opened and validated
- * are kept, a few at a time (db/imagecache.h).  SQLite reads a copy, but
+ * header and the same rows of sqlite_schema: the same parse), and only
+ * connections to images that opened and validated are kept, a few at a
+ * time (db/imagecache.h).  SQLite reads a copy, but
  * the bytes must stay until db_close as db_open_memory's must (for
  * db_open_again).  db_close gives the connection back; the cache must
  * outlive what it opened, and serves one thread.  NULL when out of

@@ -22,7 +22,7 @@ struct image_conn {
 	uint8_t *image;      /* the bytes SQLite reads (memdb), ours */
 	size_t n;
 	uint8_t head[HEADER];  /* the header its schema was parsed with */
-	char *rows;          /* sqlite_schema's rows as they were parsed (rows_of); NULL: not kept */
+	char *rows;          /* sqlite_schema's rows as parsed (rows_of); NULL: not kept */
 	size_t rows_len;
 	db_stmts *stmts;     /* prepared on h, kept with it; NULL: none kept */
 	int rows_known;      /* taken kept: the rows compared whole (same_rows) */
