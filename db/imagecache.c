@@ -146,7 +146,7 @@ int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 	*conn = NULL;
 	for (size_t i = 0; i < c->nkept; i++) {
 		image_conn *k = c->kept[i];
-		if (k->n != n || n < HEADER || memcmp(bytes, k->head, HEADER))
+		if (k->n != n || memcmp(bytes, k->head, HEADER))  /* kept: k->n >= HEADER */
 			continue;
 		memcpy(k->image, bytes, n);
 		if (!same_rows(k)) {
