@@ -113,7 +113,12 @@ typedef struct ra_tables {
  * states walked do (callgrind, 85 members: 4096 and 256 cost adcapp and
  * funcsheap_noloop more). */
 #define FAST_AFTER 1024u
-#define FAST_MAX_BYTES (32u << 20)  /* an evaluator's class tables, at most */
+/* An evaluator's classes and their tables, at most (in proportion for a
+ * smaller table of states: batch_new).  The classes count too: a long run
+ * keeps meeting new values, and at 10^9 instructions of adcapp the
+ * grid's classes had grown past the tables (35 MB beside 34 MB), and
+ * went on growing. */
+#define FAST_MAX_BYTES (32u << 20)
 #define CLASSES_MAX 65535u          /* a kind's classes at an address (16-bit) */
 #define TUPLES_MAX_BITS 18
 /* Before its table, a kind's classes of the first LOW_BITS bits are
@@ -132,8 +137,15 @@ typedef struct fast_member {
 	unsigned ra_bits, rr;       /* its configuration's, for input_vector */
 } fast_member;
 
+/* The bytes an evaluator's class tables take, and may take. */
+typedef struct fast_budget {
+	size_t used, max;
+} fast_budget;
+
 typedef struct fast_kind {
 	unsigned kind, bits, n;     /* the hash, its bits read, the members */
+	fast_budget *budget;        /* the evaluator's, which new classes take from
+				     * once built (NULL: while built) */
 	const uint64_t *h;          /* the evaluator's hashes of that kind (e->h[kind]) */
 	unsigned xshift;            /* the bits of hash h: (h >> xshift) & xmask */
 	uint64_t xmask;
@@ -158,7 +170,6 @@ typedef struct ra_fast {
 	uint32_t walked;            /* new states that walked */
 	int dense;                  /* every kind has its table */
 	unsigned nk;
-	size_t bytes;
 	fast_kind k[FP_HASH_COUNT];
 } ra_fast;
 
@@ -273,7 +284,7 @@ typedef struct evaluator {
 	int fast_ok;
 	uint32_t nfast;
 	ra_fast **fast_list;        /* by slot */
-	size_t fast_bytes;
+	fast_budget fast_mem;
 	tuple_entry *tuples;
 	uint32_t tuple_mask, ntuples;
 	ra_fast *fast_of[BATCH_SIZE];
@@ -662,6 +673,15 @@ static uint32_t child_slot(uint64_t key, uint32_t mask)
 	return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & mask;
 }
 
+/* Whether budget b has `more` bytes left, which are then taken. */
+static int budget_take(fast_budget *b, size_t more)
+{
+	if (b->used + more > b->max)
+		return 0;
+	b->used += more;
+	return 1;
+}
+
 /* Room in kind k for another class: its outcomes, its count and its
  * entry in the map.  0, or -1 when out of memory or classes. */
 static int class_room(fast_kind *k)
@@ -711,7 +731,8 @@ static int class_room(fast_kind *k)
 /* The class of parent class p with the members of one level (their bits
  * being that level) at outcomes o (OUT_* bits, 2 a member, those of m[from
  * .. to) in order): interned in map, a new class (p's outcomes and these)
- * when new; 0 when no more fit. */
+ * when new; 0 when no more fit (the budget spent, CLASSES_MAX, out of
+ * memory). */
 static unsigned class_child(fast_kind *k, unsigned p, uint32_t o, unsigned from, unsigned to)
 {
 	uint64_t key = ((uint64_t)from << 48 | (uint64_t)p << 32 | o) + 1;  /* 0: empty */
@@ -719,7 +740,9 @@ static unsigned class_child(fast_kind *k, unsigned p, uint32_t o, unsigned from,
 	for (; k->map[at]; at = (at + 1) & k->mask)
 		if (k->map[at] == key)
 			return k->val[at];
-	if (class_room(k))
+	/* Its outcomes, its count and two slots of the map (half full). */
+	size_t bytes = k->n + sizeof *k->count + 2 * (sizeof *k->map + sizeof *k->val);
+	if ((k->budget && !budget_take(k->budget, bytes)) || class_room(k))
 		return 0;
 	for (at = child_slot(key, k->mask); k->map[at];)
 		at = (at + 1) & k->mask;
@@ -821,6 +844,26 @@ static uint16_t *fast_fill(fast_kind *k, unsigned bits)
 	return c;
 }
 
+/* The bits of kind k's first table, of its members' first bits. */
+static unsigned low_bits(const fast_kind *k)
+{
+	return k->bits < LOW_BITS ? k->bits : LOW_BITS;
+}
+
+/* The bytes fast_build's f takes. */
+static size_t fast_size(const ra_fast *f)
+{
+	size_t bytes = sizeof *f;
+	for (unsigned i = 0; i < f->nk; i++) {
+		const fast_kind *k = &f->k[i];
+		bytes += k->n * sizeof *k->m + (size_t)k->cap * k->n +
+			 ((size_t)k->cap + 1) * sizeof *k->count +
+			 ((size_t)k->mask + 1) * (sizeof *k->map + sizeof *k->val) +
+			 ((size_t)1 << low_bits(k)) * sizeof *k->low;
+	}
+	return bytes;
+}
+
 /* Orders a kind's members by their bits. */
 static int by_bits(const void *a, const void *b)
 {
@@ -852,7 +895,6 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 		if (b > f->k[i].bits)
 			f->k[i].bits = b;
 	}
-	f->bytes = sizeof *f;
 	for (unsigned i = 0; i < f->nk; i++) {
 		fast_kind *k = &f->k[i];
 		k->h = e->h[k->kind];
@@ -870,7 +912,6 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 			return NULL;
 		}
 		k->nclasses = 1;
-		f->bytes += k->n * (sizeof *k->m + k->cap) + (k->mask + 1) * 10;
 		k->n = 0;
 	}
 	for (unsigned j = 0; j < e->nmembers; j++) {
@@ -908,16 +949,20 @@ static ra_fast *fast_build(evaluator *e, uint32_t ra)
 		k->walk_from = 0;
 		while (k->walk_from < k->n && k->m[k->walk_from].bits <= LOW_BITS)
 			k->walk_from++;
-		if (!(k->low = fast_fill(k, k->bits < LOW_BITS ? k->bits : LOW_BITS))) {
+		if (!(k->low = fast_fill(k, low_bits(k)))) {
 			fast_free(f);
 			return NULL;
 		}
 		if (k->bits <= LOW_BITS)
 			k->cls = k->low;  /* that is the whole table */
 	}
+	/* Built whole, whatever it took; new classes from now on take from
+	 * the budget, one at a time. */
+	e->fast_mem.used += fast_size(f);
+	for (unsigned i = 0; i < f->nk; i++)
+		f->k[i].budget = &e->fast_mem;
 	f->slot = e->nfast;
 	e->fast_list[e->nfast++] = f;
-	e->fast_bytes += f->bytes;
 	return f;
 }
 
@@ -928,10 +973,11 @@ static void fast_dense(evaluator *e, ra_fast *f)
 {
 	f->dense = 1;
 	for (unsigned i = 0; i < f->nk; i++) {
-		if (!f->k[i].cls && e->fast_bytes < FAST_MAX_BYTES &&
-		    (f->k[i].cls = fast_fill(&f->k[i], f->k[i].bits)))
-			e->fast_bytes += ((size_t)1 << f->k[i].bits) * sizeof *f->k[i].cls;
-		f->dense &= f->k[i].cls != NULL;
+		fast_kind *k = &f->k[i];
+		size_t table = ((size_t)1 << k->bits) * sizeof *k->cls;
+		if (!k->cls && budget_take(&e->fast_mem, table) && !(k->cls = fast_fill(k, k->bits)))
+			e->fast_mem.used -= table;
+		f->dense &= k->cls != NULL;
 	}
 }
 
@@ -968,7 +1014,7 @@ static const ra_tables *tables_at(evaluator *e, uint32_t ra, unsigned n)
 	}
 	uint32_t before = r->count;
 	r->count = before + n < before ? UINT32_MAX : before + n;
-	if (e->fast_ok && !r->fast && e->fast_bytes < FAST_MAX_BYTES)
+	if (e->fast_ok && !r->fast && e->fast_mem.used < e->fast_mem.max)
 		r->fast = fast_build(e, ra);
 	if (r->fast && before < FAST_AFTER && r->count >= FAST_AFTER)
 		fast_dense(e, r->fast);
@@ -1582,7 +1628,8 @@ static void big_free(void *p, size_t size)
  * and the index take their whole size at once: memory never touched is
  * never mapped, and a table that only grows need not be hashed again.
  * 0, or -1 when out of memory. */
-static int evaluator_init(evaluator *e, batch_eval *s, unsigned n, unsigned bits)
+static int evaluator_init(evaluator *e, batch_eval *s, unsigned n, unsigned bits,
+			  size_t fast_max)
 {
 	e->shared = s;
 	e->members = malloc(n * sizeof *e->members);
@@ -1598,6 +1645,7 @@ static int evaluator_init(evaluator *e, batch_eval *s, unsigned n, unsigned bits
 	e->vec_mask = 1;
 	e->ra_gen = 1;  /* ra_map's zeroed entries are of generation 0: free */
 	e->max_states = 1u << (bits - 1);
+	e->fast_mem.max = fast_max;
 	e->index_mask = (1u << bits) - 1;
 	if (!e->members || !e->results || !e->out || !e->tabled || !e->by_out || !e->vec_index ||
 	    !e->scratch ||
@@ -1660,8 +1708,11 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 	}
 	/* A lone evaluator keeps every state: twice the table of one of two. */
 	unsigned bits = table_bits ? table_bits : STATES_MAX_BITS - (s->nev > 1);
-	bits = bits < STATES_MIN_BITS ? STATES_MIN_BITS : bits > STATES_MAX_BITS ? STATES_MAX_BITS
-									 : bits;
+	bits = bits > STATES_MAX_BITS ? STATES_MAX_BITS : bits;
+	/* The class tables' budget in proportion, below the least table of
+	 * states too: a test's tiny one is spent by the first address. */
+	size_t fast_max = FAST_MAX_BYTES >> (STATES_MAX_BITS - bits);
+	bits = bits < STATES_MIN_BITS ? STATES_MIN_BITS : bits;
 	if (!(s->results = malloc(n * sizeof *s->results))) {
 		batch_free(b);
 		return NULL;
@@ -1669,7 +1720,7 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 	memcpy(s->results, results, n * sizeof *s->results);
 	for (unsigned k = 0; k < s->nev; k++) {
 		evaluator *e = &s->ev[k];
-		if (evaluator_init(e, s, n, bits)) {
+		if (evaluator_init(e, s, n, bits, fast_max)) {
 			batch_free(b);
 			return NULL;
 		}

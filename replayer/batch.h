@@ -83,8 +83,9 @@ int batch_suits(const fp_config *c);
 
 /* A batch for members[0..n) (which share c's selector), counting into
  * results[j] for members[j], over a data space of data_size bytes; each
- * evaluator's table of states has at most 2^table_bits slots (0: the
- * default).  Returns NULL when out of memory. */
+ * evaluator's table of states has at most 2^table_bits slots, and its
+ * class tables a budget in proportion (0: the defaults).  Returns NULL
+ * when out of memory. */
 rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n,
 		    uint32_t data_size, unsigned table_bits);
 void batch_free(rp_batch *b);

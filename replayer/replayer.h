@@ -65,8 +65,9 @@ typedef struct rp_options {
 	unsigned noracle_configs;
 	volatile int *interrupted;  /* a stop request from outside */
 	/* The oracle's table of distinct states per evaluator: at most
-	 * 2^oracle_table_bits slots (0: the default, batch.h); a small one
-	 * fills, empties and rests often, which tests want to see. */
+	 * 2^oracle_table_bits slots, and its class tables a budget in
+	 * proportion (0: the defaults, batch.h); small ones fill, empty, rest
+	 * and refuse often, which tests want to see. */
 	unsigned oracle_table_bits;
 	/* The firmware kept from one replay to the next of the same ELF (a
 	 * fuzzer's: sim/firmware.h), or NULL. */

@@ -520,8 +520,10 @@ static void test_oracle_matches_brute_force(void **state)
 		}
 		rp_close(r);
 		/* With the smallest table of states, which fills, empties and
-		 * rests again and again, run in slices that each settle it:
-		 * the same counts. */
+		 * rests again and again, and a budget for class tables that the
+		 * first address spends (its new classes are then refused, and
+		 * the states evaluated member by member), run in slices that
+		 * each settle the table: the same counts. */
 		o.oracle_table_bits = 1;
 		if (rp_open(path, &o, &r, &err))
 			fail_msg("%s", err.msg);
@@ -557,7 +559,8 @@ static void test_oracle_matches_brute_force(void **state)
 /* The class tables (batch.c) where funcsheap's delay loop brings a new state at nearly every
  * turn, and the member-by-member evaluation elsewhere: the brute force's counts, whole, in
  * slices that settle the classes' counts again and again, and with the smallest table of
- * states, which fills and empties (and its cache of tuples of classes with it). */
+ * states, which fills and empties (and its cache of tuples of classes with it), and the
+ * smallest budget for class tables, which refuses new classes after the first address. */
 static void test_oracle_classes_match_brute_force(void **state)
 {
 	scratch *s = *state;
