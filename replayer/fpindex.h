@@ -187,9 +187,10 @@ static inline uint64_t fpi_key(const fp_config *c, uint64_t ra_part, uint64_t ha
  * selector has the same bytes, x shares its table of them instead of
  * building its own; inputs_of must outlive x.  With `sets_only`, when
  * its bitsets (by_part, by_ra) can be built, x only answers the questions
- * of set matching — fpi_contains, fpi_has_ra, fpi_has_input — and has no
- * records, keys nor slots (recs, key_of: NULL; no fpi_find).  Returns 0,
- * or -1 (err set) when out of memory. */
+ * of set matching — fpi_contains, fpi_has_ra, fpi_has_input but for a
+ * round-robin configuration (a batch asks that of the table of inputs) —
+ * and has no records, keys, slots nor input pairs (recs, key_of: NULL; no
+ * fpi_find).  Returns 0, or -1 (err set) when out of memory. */
 int fpi_build(fp_index *x, const fp_config *c, const db_fingerprint *rows, size_t nrows,
 	      const uint32_t *ras, const fp_index *inputs_of, int sets_only, avrr_err *err);
 /* One configuration's rows with duplicates left out, as fpi_build takes
