@@ -132,6 +132,36 @@ static void test_index_of_distinct_rows_answers_alike(void **state)
 	fpi_distinct_free(&d);
 }
 
+/* A round-robin configuration's pairs of (key, input key), which only
+ * fpi_has_input reads and which grow with the rows: kept by a full index,
+ * not by a sets-only one with bitsets (the batch asks the table of inputs
+ * instead). */
+static void test_input_pairs_only_where_asked(void **state)
+{
+	(void)state;
+	fp_config c;
+	avrr_err err = { { 0 } };
+	assert_int_equal(fp_parse("sel=r24+r25,hash=rr,ra=4,width=10", ioregs_lookup("atmega16"),
+				  NULL, DATA_SIZE, "t", &c, &err), 0);
+	db_fingerprint rows[64];
+	uint32_t ras[64];
+	for (size_t i = 0; i < 64; i++) {
+		ras[i] = (uint32_t)(0x100 + 2 * (i % 16));
+		rows[i] = row(i + 1, fp_reduce_ra(ras[i], c.ra_bits), i * 7 % 64, i % 8);
+	}
+	fp_index sets, full;
+	assert_int_equal(fpi_build(&sets, &c, rows, 64, ras, NULL, 1, &err), 0);
+	assert_int_equal(fpi_build(&full, &c, rows, 64, ras, NULL, 0, &err), 0);
+	assert_non_null(sets.by_ra.bits);
+	assert_null(sets.input_pairs.ab);
+	assert_non_null(full.input_pairs.ab);
+	for (size_t i = 0; i < 64; i++)
+		assert_true(fpi_has_input(&full, fpi_key(&c, rows[i].ra_part, rows[i].hash_part),
+					  rows[i].input_key));
+	fpi_free(&sets);
+	fpi_free(&full);
+}
+
 /* The window of `count` answers as the held index `all` does, for every
  * key of that count at each of the return addresses and input keys. */
 static unsigned check_window(fp_index *k, fp_index *all, const fp_config *c, uint64_t count)
@@ -220,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_each_field_counts),
 		cmocka_unit_test(test_grows),
 		cmocka_unit_test(test_index_of_distinct_rows_answers_alike),
+		cmocka_unit_test(test_input_pairs_only_where_asked),
 		cmocka_unit_test(test_counted_answers_alike),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
