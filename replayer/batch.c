@@ -844,7 +844,7 @@ static uint16_t *fast_fill(fast_kind *k, unsigned bits)
 	return c;
 }
 
-/* The bits of kind k's first table, of its members' first bits. */
+/* The bits kind k's first table (k->low) is indexed by. */
 static unsigned low_bits(const fast_kind *k)
 {
 	return k->bits < LOW_BITS ? k->bits : LOW_BITS;
