@@ -155,11 +155,11 @@ int db_open_memory(const char *name, const void *bytes, size_t n, db **out, avrr
  * for the next image with the same schema (the same size, the same
  * header and the same rows of sqlite_schema: the same parse), and only
  * connections to images that opened and validated are kept, a few at a
- * time (db/imagecache.h).  SQLite reads a copy, but
- * the bytes must stay until db_close as db_open_memory's must (for
- * db_open_again).  db_close gives the connection back; the cache must
- * outlive what it opened, and serves one thread.  NULL when out of
- * memory.  A NULL cache opens as db_open_memory does. */
+ * time (db/imagecache.h).  SQLite reads a copy, but the bytes must stay
+ * until db_close as db_open_memory's must (for db_open_again).  db_close
+ * gives the connection back; the cache must outlive what it opened, and
+ * serves one thread.  NULL when out of memory.  A NULL cache opens as
+ * db_open_memory does. */
 typedef struct db_image_cache db_image_cache;
 db_image_cache *db_image_cache_new(void);
 void db_image_cache_free(db_image_cache *c);

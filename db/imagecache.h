@@ -33,8 +33,8 @@ typedef struct image_conn image_conn;
 
 /* A read-only connection, in *h, reading a copy of the n bytes at `bytes`:
  * a kept one whose header and sqlite_schema rows they have, or a new
- * one.  *conn is what to give back.  An SQLite result code (SQLITE_OK); on failure nothing to
- * give back. */
+ * one.  *conn is what to give back.  An SQLite result code (SQLITE_OK);
+ * on failure nothing to give back. */
 int image_take(db_image_cache *c, const void *bytes, size_t n, sqlite3 **h,
 	       image_conn **conn);
 
