@@ -682,12 +682,10 @@ static int budget_take(fast_budget *b, size_t more)
 	return 1;
 }
 
-/* Room in kind k for another class: its outcomes, its count and its
- * entry in the map.  0, or -1 when out of memory or classes. */
+/* Room in kind k, below CLASSES_MAX, for another class: its outcomes,
+ * its count and its entry in the map.  0, or -1 when out of memory. */
 static int class_room(fast_kind *k)
 {
-	if (k->nclasses == CLASSES_MAX)
-		return -1;
 	if (k->nclasses == k->cap) {
 		uint32_t cap = 2 * k->cap;
 		uint8_t *c = realloc(k->classes, (size_t)cap * k->n);
@@ -740,9 +738,12 @@ static unsigned class_child(fast_kind *k, unsigned p, uint32_t o, unsigned from,
 	for (; k->map[at]; at = (at + 1) & k->mask)
 		if (k->map[at] == key)
 			return k->val[at];
-	/* Its outcomes, its count and two slots of the map (half full). */
+	/* Its outcomes, its count and two slots of the map (half full); a
+	 * kind that is full takes nothing, or each refusal would spend the
+	 * budget of the others. */
 	size_t bytes = k->n + sizeof *k->count + 2 * (sizeof *k->map + sizeof *k->val);
-	if ((k->budget && !budget_take(k->budget, bytes)) || class_room(k))
+	if (k->nclasses == CLASSES_MAX || (k->budget && !budget_take(k->budget, bytes)) ||
+	    class_room(k))
 		return 0;
 	for (at = child_slot(key, k->mask); k->map[at];)
 		at = (at + 1) & k->mask;
