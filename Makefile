@@ -155,6 +155,14 @@ TEST_FW_FLAGS := -Os -gdwarf-4 -std=gnu11 -Wall -Wextra -Werror -I/usr/include/s
 
 tests/firmware/%.elf: tests/firmware/%.c Makefile
 	$(AVR_CC) $$(sed -n '1s|^// build: ||p' $<) $(TEST_FW_FLAGS) -o $@ $<
+# The chip conformance suite's firmware (tests/chip/, test_conformance):
+# built the same way, without simavr's section (MCU and clock are given
+# to sim_open), as most real builds are.
+CHIP_FIRMWARE := $(patsubst %.c,%.elf,$(wildcard tests/chip/*.c))
+TEST_FIRMWARE += $(CHIP_FIRMWARE)
+tests/chip/%.elf: tests/chip/%.c Makefile
+	$(AVR_CC) $$(sed -n '1s|^// build: ||p' $<) -Os -gdwarf-4 -std=gnu11 -Wall -Wextra -Werror \
+		-o $@ $<
 
 # adcapp's code as two cooperative tasks (Fig. 4 of make figures).
 tests/firmware/adcapp_tasks.elf: traces/adcapp.c
@@ -291,6 +299,6 @@ table1: $(AVRR) $(FIRMWARE)
 	sh scripts/table1.sh $(AVRR) results
 
 clean:
-	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf
+	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf tests/chip/*.elf
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

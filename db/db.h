@@ -82,6 +82,10 @@ typedef struct db_fingerprint {
 	int has_digest;
 } db_fingerprint;
 
+/* The interrupt_rule of an import of a device log (device/devreplay.h):
+ * the device's own run, which the simulation only follows. */
+#define DB_DEVICE_LOG_RULE "device-log"
+
 /* The run's metadata; strings are owned by the struct after db_get_run. */
 typedef struct db_run {
 	char *firmware_path;
@@ -92,7 +96,7 @@ typedef struct db_run {
 	char *stimuli_path;      /* NULL when recorded without stimuli */
 	char *stimuli;
 	char *tool_version;
-	char *interrupt_rule;
+	char *interrupt_rule;    /* the simulation's rules (sim.h), or DB_DEVICE_LOG_RULE */
 	uint32_t data_size;      /* bytes of data space in a context */
 	uint64_t instructions;
 	uint64_t cycles;

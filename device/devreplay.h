@@ -23,7 +23,7 @@
 #include "trace/event.h"
 #include "util/err.h"
 
-#define DEVREPLAY_RULE "device-log"   /* the imported run's interrupt_rule */
+#define DEVREPLAY_RULE DB_DEVICE_LOG_RULE   /* the imported run's interrupt_rule */
 
 typedef struct devreplay_opts {
 	uint64_t max_instructions;    /* 0: 100 M */

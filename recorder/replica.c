@@ -17,6 +17,8 @@ int trace_replica_open_cached(db *d, fw_cache *fc, trace_replica *out, avrr_err 
 	if (db_get_run(d, &out->run, err))
 		return -1;
 	int rc = -1;
+	if (sim_rules_check(out->run.interrupt_rule, DB_DEVICE_LOG_RULE, db_name(d), err))
+		goto out;
 	if (db_get_firmware(d, &elf, &elf_size, err) ||
 	    fw_load_memory_cached(fc, elf, elf_size, out->run.firmware_path, &out->fw, err))
 		goto out;

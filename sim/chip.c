@@ -20,7 +20,6 @@ chip *chip_open(struct avr_t *avr, const char *mcu)
 	chip_pins_init(c, mcu);
 	chip_uart_init(c);
 	chip_twi_init(c);
-	chip_pwm_init(c);
 	return c;
 }
 

@@ -19,7 +19,8 @@
  *    data and the RX complete interrupt is pending while RXC and RXCIE
  *    are; a frame is 1 start + data + parity + stop bits.
  *  - twi (chip_twi.c): the master's status codes after SLA+W.
- *  - pwm (timer_pwm.c): phase-correct and phase-and-frequency-correct PWM.
+ *
+ * The timers are avrr's own model (periph.h, periph_timer.c).
  */
 #ifndef AVRR_SIM_CHIP_H
 #define AVRR_SIM_CHIP_H
@@ -51,13 +52,6 @@ int chip_is_pin(const chip *c, uint16_t addr);
 
 /* A byte whose stop bit has just arrived on UART u's RxD (the stimuli). */
 void chip_uart_arrive(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);
-
-/* Calls warn(ud, text) for each timer clocked in a mode neither simavr
- * nor this layer simulates, when that loses something: an output compare
- * pin's output (named in the text) or an enabled interrupt.  `warned`
- * holds a bit per timer already reported; names gives register names. */
-void chip_check_modes(chip *c, const char *mcu, const mcu_names *names, uint32_t *warned,
-		      void (*warn)(void *ud, const char *text), void *ud);
 
 /* ---- private to the chip_*.c files ---------------------------------- */
 
@@ -99,6 +93,5 @@ void chip_pins_init(chip *c, const char *mcu);
 void chip_uart_init(chip *c);
 void chip_uart_reset(chip *c);
 void chip_twi_init(chip *c);
-void chip_pwm_init(chip *c);
 
 #endif

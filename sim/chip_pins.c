@@ -13,33 +13,15 @@
  * parts (ATmega8/16/32/128) have read-only PINx: their writes do nothing.
  */
 #include "sim/chip.h"
+#include "sim/reghook.h"
 
 #include <string.h>
-#include <strings.h>
 
 #include <avr_ioport.h>
 #include <sim_avr.h>
 #include <sim_io.h>
 
 enum { WRAP_PIN = 1 };
-
-/* Parts whose PINx registers are read-only (their datasheets' register
- * descriptions: PINx bits R, no "Toggling the Pin"). */
-static const char *const READ_ONLY_PINS[] = {
-	"atmega8", "atmega8l", "atmega16", "atmega32", "atmega128", "atmega128l",
-};
-
-/* The instruction at the PC, if it is SBI or CBI on data address addr:
- * 0x9a00 | A << 3 | b (SBI), 0x9800 | ... (CBI); else 0. */
-static uint16_t bit_write_op(const avr_t *avr, uint16_t addr)
-{
-	if (avr->pc + 1 > avr->flashend)
-		return 0;
-	uint16_t op = (uint16_t)(avr->flash[avr->pc] | avr->flash[avr->pc + 1] << 8);
-	if ((op & 0xfd00) != 0x9800 || ((op >> 3) & 0x1f) + 32u != addr)
-		return 0;
-	return op;
-}
 
 int chip_is_pin(const chip *c, uint16_t addr)
 {
@@ -49,7 +31,7 @@ int chip_is_pin(const chip *c, uint16_t addr)
 
 int chip_pin_bit_write(const chip *c, uint16_t addr)
 {
-	return chip_is_pin(c, addr) && bit_write_op(c->avr, addr);
+	return chip_is_pin(c, addr) && reghook_bit_op(c->avr, addr);
 }
 
 static void pin_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
@@ -58,16 +40,14 @@ static void pin_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 	const avr_ioport_t *p = w->dev;
 	if (w->c->pins_read_only)
 		return;
-	uint16_t op = bit_write_op(avr, addr);
+	uint16_t op = reghook_bit_op(avr, addr);
 	uint8_t toggle = !op ? v : (op & 0x0200) ? (uint8_t)(1u << (op & 7)) : 0;
 	chip_store(avr, p->r_port, avr->data[p->r_port] ^ toggle);
 }
 
 void chip_pins_init(chip *c, const char *mcu)
 {
-	for (size_t i = 0; i < sizeof READ_ONLY_PINS / sizeof *READ_ONLY_PINS; i++)
-		if (!strcasecmp(mcu, READ_ONLY_PINS[i]))
-			c->pins_read_only = 1;
+	c->pins_read_only = reghook_rmw_part(mcu);
 	for (avr_io_t *port = c->avr->io_port; port; port = port->next) {
 		if (!port->kind || strcmp(port->kind, "port"))
 			continue;

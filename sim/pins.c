@@ -1,25 +1,23 @@
 /*
  * pins.c — the chip's pins: the level each one is driven to, for
- * waveforms (sim_observe_pins), and the one place simavr 1.6 toggles a
- * pin the chip would not.
+ * waveforms (sim_observe_pins), and PINx as the CPU reads and writes it.
  *
  * A pin's level is the datasheet's: an input (DDxn 0) is not driven by the
  * chip; an output is driven to PORTxn, unless a timer's compare output
  * owns it (COMnx not "disconnected" for the timer's mode), in which case
- * it is driven to the compare output OCnx.  simavr raises its port pin
- * IRQs from PORT writes and from the timers alike, the timers' even where
- * the DDR bit is clear, and lets a later PORT write override a timer's
- * output; so the level is computed here from the registers and the
- * timers' compare-output IRQs rather than read off the pin IRQs.
+ * it is driven to the compare output OCnx, which the timer model keeps
+ * (periph_timer.c) and reports at the exact cycle it changes.
  *
  * Writes to PORTx, DDRx, PINx and the timers' registers are wrapped
  * (chained, as sim_watch_write does) from sim_open on, whether or not
  * anyone observes, so that a run observed and one not are the same run.
- * Only the PINx wrapper changes what simavr does (SBI/CBI); the others
- * only look.  The levels kept here are not in a snapshot: an observer
- * that restores one re-reads them (sim_pins_refresh).
+ * The PINx write and read wrappers change what simavr does (SBI/CBI; an
+ * output pin owned by a compare output reads OCnx); the others only
+ * look.  The levels kept here are not in a snapshot: an observer that
+ * restores one re-reads them (sim_pins_refresh).
  */
 #include "sim/sim.h"
+#include "sim/periph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +44,6 @@ typedef struct pin_port {
 	uint8_t oc_comp[8];
 } pin_port;
 
-/* A timer compare output's IRQ, and its level as last raised. */
-typedef struct pin_oc {
-	struct sim_pins *pins;
-	pin_port *port;
-	uint8_t bit, comp;
-	uint8_t level;
-	avr_timer_t *timer;
-} pin_oc;
-
 /* A timer register's write callback, chained. */
 typedef struct timer_reg {
 	struct sim_pins *pins;
@@ -65,41 +54,12 @@ struct sim_pins {
 	sim *s;
 	pin_port port[PORTS];
 	unsigned nports;
-	pin_oc oc[PORTS * 3];
-	unsigned noc;
 	timer_reg treg[128];
 	unsigned ntreg;
-	int in_timer_write;          /* a CPU write to a timer register is under way */
+	timers *timers;              /* the compare outputs' model */
 	void (*fn)(void *ud, const sim_pin_change *c);
 	void *ud;
 };
-
-/* Whether the compare output owns its pin: COMnx not 0, and not the
- * "normal port operation" that COMnx = 1 means in the PWM modes, except
- * for OCnA where TOP is OCRnA (there it toggles) — the datasheet's
- * compare output mode tables (ATmega328P §15.9.1, §16.11.1, §18.11.1). */
-static int oc_connected(avr_t *avr, const avr_timer_t *t, unsigned comp)
-{
-	unsigned com = avr_regbit_get(avr, t->comp[comp].com);
-	if (com != avr_timer_com_toggle)
-		return com != 0;
-	switch (t->wgm_op_mode_kind) {
-	case avr_timer_wgm_pwm:
-	case avr_timer_wgm_fast_pwm:
-	case avr_timer_wgm_fc_pwm:
-		return comp == AVR_TIMER_COMPA && t->mode.top == avr_timer_wgm_reg_ocra;
-	default:
-		return 1;
-	}
-}
-
-static const pin_oc *oc_of(const struct sim_pins *pins, const avr_timer_t *t, unsigned comp)
-{
-	for (unsigned i = 0; i < pins->noc; i++)
-		if (pins->oc[i].timer == t && pins->oc[i].comp == comp)
-			return &pins->oc[i];
-	return NULL;
-}
 
 static uint8_t level_of(const struct sim_pins *pins, const pin_port *pp, unsigned bit)
 {
@@ -108,8 +68,8 @@ static uint8_t level_of(const struct sim_pins *pins, const pin_port *pp, unsigne
 	if (!(avr->data[io->r_ddr] >> bit & 1))
 		return SIM_PIN_UNDRIVEN;
 	const avr_timer_t *t = pp->oc_timer[bit];
-	if (t && oc_connected(avr, t, pp->oc_comp[bit]))
-		return oc_of(pins, t, pp->oc_comp[bit])->level;
+	if (t && timers_oc_connected(pins->timers, t, pp->oc_comp[bit]))
+		return (uint8_t)timers_oc_level(pins->timers, t, pp->oc_comp[bit]);
 	return avr->data[io->r_port] >> bit & 1;
 }
 
@@ -172,47 +132,29 @@ static void on_pin_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 	refresh(pp->pins, pp, avr->cycle);
 }
 
-/* The cycle a timer compare output changed at.  simavr 1.6 acts on its
- * cycle timers only after the instruction they fall in (avr->cycle is
- * late by up to its length); the exact cycle follows from the timer's own
- * bookkeeping (avr_timer.c): at an overflow it sets tov_base to the
- * overflow's cycle before it sets or clears the outputs at BOTTOM, and a
- * compare match falls comp_cycles after tov_base — at the overflow itself
- * when comp_cycles reaches tov_cycles (TOP is OCRnA, as in CTC). */
-static uint64_t oc_cycle(avr_t *avr, const avr_timer_t *t, unsigned comp, unsigned level)
+/* A compare output changed (the timer model's report, at its exact
+ * cycle). */
+static void on_oc(void *ud, uint64_t cycle)
 {
-	unsigned com = avr_regbit_get(avr, t->comp[comp].com);
-	uint64_t c = t->tov_base;
-	int kind = t->wgm_op_mode_kind;
-	if ((t->ext_clock_flags & (AVR_TIMER_EXTCLK_FLAG_TN | AVR_TIMER_EXTCLK_FLAG_AS2)) ||
-	    (kind != avr_timer_wgm_normal && kind != avr_timer_wgm_ctc &&
-	     kind != avr_timer_wgm_fast_pwm))
-		return avr->cycle;   /* not simavr's internally clocked modes: as it comes */
-	int at_bottom = (com == avr_timer_com_clear && level) || (com == avr_timer_com_set && !level);
-	if (!at_bottom && t->comp[comp].comp_cycles < t->tov_cycles)
-		c += t->comp[comp].comp_cycles;
-	return c <= avr->cycle ? c : avr->cycle;
+	struct sim_pins *pins = ud;
+	for (unsigned i = 0; i < pins->nports; i++)
+		refresh(pins, &pins->port[i], cycle);
 }
 
-/* The compare output register OCnx changes only at a compare match or at
- * BOTTOM.  simavr 1.6 also sets or clears it when the CPU (re)configures
- * the timer — at its start, and at every OCRnx or TCNTn write it re-arms
- * from the last overflow, as though BOTTOM were now — which the chip does
- * not: those raises come during a timer register write, and are left out.
- * A toggle flips OCnx here rather than taking simavr's value, which it
- * derives from PORTxn and so from the left-out raises too. */
-static void on_oc(avr_irq_t *irq, uint32_t value, void *param)
+/* PINx: an output pin that a compare output owns reads OCnx (the pin's
+ * level), where simavr 1.6 gives PORTxn. */
+static uint8_t on_pin_read(reghook *h, avr_t *avr, uint16_t addr, void *ud)
 {
-	(void)irq;
-	pin_oc *oc = param;
-	avr_t *avr = oc->pins->s->avr;
-	if (oc->pins->in_timer_write)
-		return;
-	if (avr_regbit_get(avr, oc->timer->comp[oc->comp].com) == avr_timer_com_toggle)
-		oc->level ^= 1;
-	else
-		oc->level = value & 1;   /* AVR_IOPORT_OUTPUT may ride along */
-	refresh(oc->pins, oc->port, oc_cycle(avr, oc->timer, oc->comp, oc->level));
+	pin_port *pp = ud;
+	uint8_t v = reghook_next_read(h, avr, addr);
+	for (unsigned b = 0; b < 8; b++) {
+		const avr_timer_t *t = pp->oc_timer[b];
+		if (t && (avr->data[pp->io->r_ddr] >> b & 1) &&
+		    timers_oc_connected(pp->pins->timers, t, pp->oc_comp[b]))
+			v = (uint8_t)((v & ~(1u << b)) |
+				      timers_oc_level(pp->pins->timers, t, pp->oc_comp[b]) << b);
+	}
+	return v;
 }
 
 /* A CPU write to a timer register: COMnx may hand a pin to the timer or
@@ -221,9 +163,7 @@ static void on_timer_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *para
 {
 	timer_reg *r = param;
 	struct sim_pins *pins = r->pins;
-	pins->in_timer_write++;
 	chain(avr, addr, v, &r->w);
-	pins->in_timer_write--;
 	for (unsigned i = 0; i < pins->nports; i++)
 		refresh(pins, &pins->port[i], avr->cycle);
 }
@@ -244,6 +184,8 @@ int sim_pins_attach(sim *s)
 	if (!pins)
 		return -1;
 	pins->s = s;
+	pins->timers = periphs_find(s->periphs, "timers");
+	reghooks *hooks = periphs_ctx(s->periphs)->regs;
 	for (avr_io_t *io = avr->io_port; io; io = io->next) {
 		if (!io->kind || strcmp(io->kind, "port") || pins->nports == PORTS)
 			continue;
@@ -256,15 +198,17 @@ int sim_pins_attach(sim *s)
 		wrap(avr, p->r_port, &pp->port_w, on_port_write, pp);
 		wrap(avr, p->r_ddr, &pp->ddr_w, on_ddr_write, pp);
 		wrap(avr, p->r_pin, &pp->pin_w, on_pin_write, pp);
+		if (!reghook_read(hooks, p->r_pin, 0, "the pins", on_pin_read, pp, NULL)) {
+			free(pins);
+			return -1;
+		}
 	}
 	for (avr_io_t *io = avr->io_port; io; io = io->next) {
 		if (!io->kind || strcmp(io->kind, "timer"))
 			continue;
 		avr_timer_t *t = (avr_timer_t *)io;
-		/* Its registers, from the timer's own description rather than
-		 * by who handles their writes: sim/chip.c may have wrapped them
-		 * already (phase-correct PWM), and a register shared with
-		 * another module is the timer's too. */
+		/* Its registers, from the timer's own description: a register
+		 * shared with another module is the timer's too. */
 		uint16_t regs[4 + 3 * AVR_TIMER_COMP_COUNT + 8];
 		unsigned nregs = 0;
 		regs[nregs++] = t->r_tcnt;
@@ -294,18 +238,15 @@ int sim_pins_attach(sim *s)
 			avr_regbit_t pin = t->comp[c].com_pin;
 			for (unsigned i = 0; pin.reg && i < pins->nports; i++) {
 				pin_port *pp = &pins->port[i];
-				if (pp->io->r_port != pin.reg || pins->noc == PORTS * 3)
+				if (pp->io->r_port != pin.reg)
 					continue;
-				pin_oc *oc = &pins->oc[pins->noc++];
-				*oc = (pin_oc){ .pins = pins, .port = pp, .bit = pin.bit, .comp = (uint8_t)c,
-						.timer = t,
-						.level = t->io.irq[TIMER_IRQ_OUT_COMP + c].value & 1 };
 				pp->oc_timer[pin.bit] = t;
 				pp->oc_comp[pin.bit] = (uint8_t)c;
-				avr_irq_register_notify(t->io.irq + TIMER_IRQ_OUT_COMP + c, on_oc, oc);
 			}
 		}
 	}
+	if (pins->timers)
+		timers_on_oc(pins->timers, on_oc, pins);
 	s->pins = pins;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "sim/avr_decode.h"
 #include "sim/board.h"
 #include "sim/chip.h"
+#include "sim/periph.h"
 
 #ifdef __SSE2__
 #include <immintrin.h>
@@ -33,7 +34,6 @@
 #include <avr_eeprom.h>
 #include <avr_timer.h>
 #include <avr_uart.h>
-#include <avr_watchdog.h>
 
 /* A watched I/O register: simavr's own callbacks, kept to be chained. */
 struct sim_io_hook {
@@ -271,6 +271,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
 	}
+	if (!(s->periphs = periphs_open(avr, s->mcu, err)) || timers_attach(s->periphs, err)) {
+		sim_close(s);
+		return -1;
+	}
 	for (char u = '0'; u <= '3'; u++) {
 		uint32_t flags = 0; /* no stdout echo, no usleep while polling */
 		avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS(u), &flags);
@@ -284,9 +288,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
 	}
-	for (avr_io_t *port = avr->io_port; port; port = port->next)
-		if (port->kind && !strcmp(port->kind, "watchdog"))
-			s->watchdog = port;
+	if (wdt_attach(s->periphs, err)) {
+		sim_close(s);
+		return -1;
+	}
 	s->pre = malloc(s->data_size);
 	if (!s->pre || build_transfer_kinds(s) || sim_pins_attach(s)) {
 		sim_close(s);
@@ -308,6 +313,7 @@ void sim_close(sim *s)
 	sim_pins_detach(s);
 	sim_extint_free(s->extint);
 	chip_close(s->chip);
+	periphs_close(s->periphs);
 	free(s->io_hooks);
 	free(s->pre);
 	free(s->transfer_kind);
@@ -769,8 +775,9 @@ const uint8_t *sim_eeprom(sim *s, uint32_t *size)
 	return d.ee;
 }
 
-/* Whether anything could end a sleep: an interrupt pending or enabled, or
- * the watchdog in reset mode. */
+/* Whether anything could end a sleep: an interrupt pending or enabled
+ * (the watchdog's, in interrupt mode, among them), or the watchdog's
+ * system reset armed. */
 static int can_wake(const sim *s)
 {
 	avr_t *avr = s->avr;
@@ -779,14 +786,15 @@ static int can_wake(const sim *s)
 	for (int i = 0; i < avr->interrupts.vector_count; i++)
 		if (avr_regbit_get(avr, avr->interrupts.vector[i]->enable))
 			return 1;
-	return s->watchdog && avr_regbit_get(avr, ((avr_watchdog_t *)s->watchdog)->wde);
+	return wdt_resets_armed(s->periphs);
 }
 
-/* simavr's watchdog resets the chip by swapping avr->run for a function
- * that calls avr_reset, and restores it during the reset.  Our loop never
- * calls avr->run, so it does the same here.  The reset cancels every cycle
- * timer, the stimuli's too, which are scheduled again; the counters a
- * device-side tracer keeps (sim_transfers, sim_timer_cycles) restart. */
+/* The watchdog (periph_wdt.c) resets the chip as simavr's did: it swaps
+ * avr->run for a function that calls avr_reset, and avr_reset puts it
+ * back.  Our loop never calls avr->run, so it does so here, once.  The
+ * reset cancels every cycle timer, the stimuli's too, which are scheduled
+ * again; the counters a device-side tracer keeps (sim_transfers,
+ * sim_timer_cycles) restart. */
 static __attribute__((noinline)) void watchdog_reset(sim *s)
 {
 	avr_t *avr = s->avr;
@@ -798,6 +806,7 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	s->boundary_gap = 0;  /* the cycle counter restarts */
 	s->observe_depth = 0;
 	chip_reset(s->chip);
+	periphs_reset(s->periphs);
 	if (s->stim)
 		stim_rearm(s->stim);
 	sim_pins_refresh(s);
@@ -873,14 +882,19 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 	avr_cycle_count_t sleep = timers_process(avr);
 	avr->pc = new_pc;
 	if (avr->state == cpu_Sleeping) {
-		if (!avr->sreg[S_I] || !can_wake(s)) {
+		/* With I clear no interrupt ends the sleep, but an armed
+		 * watchdog still resets the chip. */
+		if (avr->sreg[S_I] ? !can_wake(s) : !wdt_resets_armed(s->periphs)) {
 			s->asleep_forever = avr->sreg[S_I];
 			avr->state = cpu_Done;
 			return;
 		}
 		if (!was_sleeping && s->hooks.on_sleep)
 			s->hooks.on_sleep(s->hooks.ud);
-		avr->cycle += 1 + sleep;
+		/* To the next cycle timer's cycle itself, where simavr's loop
+		 * goes one past it: a timer flag raised while the CPU sleeps
+		 * is raised at its own edge, as on the chip. */
+		avr->cycle += sleep ? sleep : 1;
 	} else if (was_sleeping && avr->state == cpu_Running && s->hooks.on_wake) {
 		s->hooks.on_wake(s->hooks.ud);
 	}
@@ -1139,7 +1153,16 @@ uint64_t sim_cycle(const sim *s)
 
 void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud)
 {
-	chip_check_modes(s->chip, s->mcu, s->names, &s->warned_modes, warn, ud);
+	periphs_check(s->periphs, warn, ud);
+}
+
+int sim_rules_check(const char *rule, const char *also, const char *what, avrr_err *err)
+{
+	if (rule && (!strcmp(rule, SIM_INTERRUPT_RULE) || (also && !strcmp(rule, also))))
+		return 0;
+	return avrr_errf(err, "%s: recorded under the simulation rules '%s', and this avrr simulates "
+			 "'%s' (docs/chip.md): it would not replay as it ran; record it again",
+			 what, rule ? rule : "?", SIM_INTERRUPT_RULE);
 }
 
 uint32_t sim_stacked_pc(const sim *s)

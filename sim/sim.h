@@ -222,10 +222,9 @@ typedef struct sim {
 	stim_runtime *stim;     /* the attached stimuli, or NULL */
 	struct sim_extint *extint; /* INTn's level poll, done right (extint.h); may be NULL */
 	void (*stock_run)(struct avr_t *avr);  /* avr->run unless a reset is due */
-	struct avr_io_t *watchdog;             /* the watchdog port, or NULL */
 	int asleep_forever;     /* slept with nothing enabled that could wake it */
-	uint32_t warned_modes;  /* sim_check_modes: a bit per timer and mode kind */
 	struct chip *chip;      /* where simavr is put right (chip.h) */
+	struct periphs *periphs; /* avrr's own peripheral models (periph.h) */
 	int replay;             /* replay mode: never vector on its own */
 	int dropped;            /* replay mode, set for on_boundary: its boundary dropped a masked interrupt */
 	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
@@ -407,13 +406,12 @@ int sim_ioreg_addr(const sim *s, const char *name);
 const char *sim_ioreg_name(const sim *s, uint16_t addr);  /* NULL if none */
 const char *sim_vector_name(const sim *s, uint8_t vector); /* NULL if none */
 
-/* Calls warn(ud, text) once for each timer found clocked in a mode that
- * neither simavr 1.6 nor chip.h simulates for this MCU (a reserved WGM
- * mode; phase-correct PWM on an external clock), naming its registers,
- * the mode and the output compare pins whose output is lost — and only
- * when something is lost: an enabled output compare pin or interrupt.  A
- * recorder calls it now and then: a recording of such a firmware is not
- * the chip's run. */
+/* Calls warn(ud, text) once for each configuration found selected that
+ * sim/ does not simulate for this MCU (a reserved WGM mode, a timer on
+ * its Tn pin's clock, ...: each peripheral model's own check, periph.h),
+ * naming the register and the effect lost — and only when something is
+ * lost.  A recorder calls it now and then: a recording of such a
+ * firmware is not the chip's run. */
 void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud);
 
 /* ---- pins (pins.c) ---------------------------------------------------
@@ -424,7 +422,8 @@ void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud)
  * (the datasheet's compare output mode tables); OCnx changes at compare
  * matches and BOTTOM only, not when the CPU writes the timer's registers.
  * A write of 1 to PINxn toggles PORTxn, SBI on PINx toggling that one pin,
- * as on the chip. */
+ * as on the chip; a read of PINx gives an output pin's level, OCnx where
+ * the timer owns it. */
 enum { SIM_PIN_LOW = 0, SIM_PIN_HIGH = 1, SIM_PIN_UNDRIVEN = 2 };
 
 typedef struct sim_pin_change {
@@ -450,8 +449,17 @@ int sim_pins_attach(sim *s);
 void sim_pins_detach(sim *s);
 void sim_pins_refresh(sim *s);
 
-/* The rule by which this simulator delays interrupts after an instruction
- * sets I (stored in each recording's metadata). */
-#define SIM_INTERRUPT_RULE "simavr-1.6: 2 instructions after SEI/RETI/SREG write"
+/* The rules this simulator runs by, stored in each recording's metadata
+ * (its interrupt_rule): the version of sim/'s own peripheral models
+ * (docs/chip.md: avrr-sim 2 brought the timers and the watchdog), and how
+ * interrupts are delayed after an instruction sets I.  A recording made
+ * under other rules would not replay as it ran: sim_rules_check refuses
+ * it. */
+#define SIM_INTERRUPT_RULE "avrr-sim 2 (docs/chip.md); 2 instructions after SEI/RETI/SREG write"
+
+/* 0 when a recording whose interrupt_rule is `rule` can be run again by
+ * this simulator (SIM_INTERRUPT_RULE, or `also`, a rule of the caller's
+ * own such as an import's); else -1 with err, in one line naming both. */
+int sim_rules_check(const char *rule, const char *also, const char *what, avrr_err *err);
 
 #endif

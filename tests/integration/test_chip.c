@@ -22,10 +22,6 @@
 
 #include <unistd.h>
 
-#include <avr_timer.h>
-#include <sim_avr.h>
-#include <sim_io.h>
-#include <sim_irq.h>
 
 #include "sim/sim.h"
 
@@ -200,30 +196,34 @@ static void test_phase_correct_pwm_counts(void **state)
 	scratch *s = *state;
 	char path[256];
 	/* The timers start c0 ~ 100 cycles after reset (main's setup); the
-	 * run ends at C = 204 * 16000 + 8000 = 3272000 cycles.  Timer 1
-	 * (period 16000): TOV1 at c0 + 16000k, k = 1..204 -> 204; OCF1A up at
+	 * run ends at C = 204 * 16000 + 8000 = 3272000 cycles.  TOVn is set
+	 * one timer clock after the count is BOTTOM (the datasheet's timing
+	 * diagram, "the same renaming applies for modes that set the TOVn
+	 * flag at BOTTOM"), so also at the first clock of a timer started
+	 * there.  Timer 1 (period 16000): TOV1 at c0 + 16000k, k = 0..204 ->
+	 * 205; OCF1A up at
 	 * c0 + 2000 + 16000k (k = 0..204: 205) and down at c0 + 14000 +
 	 * 16000k (k = 0..203: 204) -> 409; OCF1B at c0 + 6000 + 16000k (205)
 	 * and c0 + 10000 + 16000k (204) -> 409.  Timer 2 (period 32640):
-	 * TOV2 at c0 + 32640j, j = 1..100 -> 100; OCF2B at c0 + 6400 + 32640j
+	 * TOV2 at c0 + 32640j, j = 0..100 -> 101; OCF2B at c0 + 6400 + 32640j
 	 * (j = 0..100: 101) and c0 + 26240 + 32640j (j = 0..99: 100) -> 201. */
 	test_record(s, path, sizeof path, "pwm_pc.db", "tests/firmware/pwm_pc.elf --cycles 3272000");
 	if (strstr(s->out, "warning"))
 		fail_msg("a warning for modes that are simulated:\n%s", s->out);
-	assert_int_equal(irqs_of(path, 13), 204);       /* TIMER1_OVF */
+	assert_int_equal(irqs_of(path, 13), 205);       /* TIMER1_OVF */
 	assert_int_equal(irqs_of(path, 11), 409);       /* TIMER1_COMPA */
 	assert_int_equal(irqs_of(path, 12), 409);       /* TIMER1_COMPB */
-	assert_int_equal(irqs_of(path, 9), 100);        /* TIMER2_OVF */
+	assert_int_equal(irqs_of(path, 9), 101);        /* TIMER2_OVF */
 	assert_int_equal(irqs_of(path, 8), 201);        /* TIMER2_COMPB */
 	/* A period apart, give or take the cycles an interrupt waits for the
 	 * instruction in progress or for another ISR to return. */
 	long long span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM interrupts WHERE "
 				      "vector = 13");
-	assert_true(span >= 203 * 16000 - 100 && span <= 203 * 16000 + 100);
+	assert_true(span >= 204 * 16000 - 100 && span <= 204 * 16000 + 100);
 	span = test_sql_int(path, "SELECT max(cycle) - min(cycle) FROM interrupts WHERE vector = 9");
-	assert_true(span >= 99 * 32640 - 100 && span <= 99 * 32640 + 100);
+	assert_true(span >= 100 * 32640 - 100 && span <= 100 * 32640 + 100);
 	static const char *const opts[] = { "" };
-	replays_exactly(s, path, 204 + 409 + 409 + 100 + 201, opts, 1);
+	replays_exactly(s, path, 205 + 409 + 409 + 101 + 201, opts, 1);
 
 	/* pwm_phase: Timer 1 mode 1 (TOP 0xff) at clk/1, a TOV1 each
 	 * 2 * 255 = 510 cycles; the ISR and the loop never make it wait
@@ -239,22 +239,27 @@ static void test_phase_correct_pwm_counts(void **state)
 	replays_exactly(s, path, n, opts, 1);
 }
 
-/* Level changes of a timer's output compare unit, as its irq reports them. */
+/* Level changes of one pin (a timer's output compare pin), as
+ * sim_observe_pins reports them, at their exact cycles. */
 typedef struct edges {
-	avr_t *avr;
+	char port;
+	uint8_t bit;
 	uint64_t cycle[4096];
 	uint8_t level[4096];
 	unsigned n;
 } edges;
 
-static void on_edge(struct avr_irq_t *irq, uint32_t value, void *param)
+/* From the first time the pin is driven high (the timer's output; the
+ * DDR write before it only makes the pin an output). */
+static void on_pin(void *ud, const sim_pin_change *c)
 {
-	(void)irq;
-	edges *e = param;
-	if (e->n < 4096 && (!e->n || e->level[e->n - 1] != (value & 1))) {
-		e->cycle[e->n] = e->avr->cycle;
-		e->level[e->n++] = value & 1;
-	}
+	edges *const *e = ud;
+	for (; *e; e++)
+		if ((*e)->port == c->port && (*e)->bit == c->bit && (*e)->n < 4096 &&
+		    ((*e)->n || c->level == SIM_PIN_HIGH)) {
+			(*e)->cycle[(*e)->n] = c->cycle;
+			(*e)->level[(*e)->n++] = c->level == SIM_PIN_HIGH;
+		}
 }
 
 /* The high times of e: each must be `want` give or take the cycles an
@@ -284,12 +289,11 @@ static void test_phase_correct_pwm_pins(void **state)
 	    sim_open(fw, NULL, 0, &s, &err))
 		fail_msg("%s", err.msg);
 	static edges oc1a, oc2b;
-	oc1a = (edges){ .avr = s->avr };
-	oc2b = (edges){ .avr = s->avr };
-	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_TIMER_GETIRQ('1'),
-					      TIMER_IRQ_OUT_COMP + 0), on_edge, &oc1a);
-	avr_irq_register_notify(avr_io_getirq(s->avr, AVR_IOCTL_TIMER_GETIRQ('2'),
-					      TIMER_IRQ_OUT_COMP + 1), on_edge, &oc2b);
+	oc1a = (edges){ .port = 'B', .bit = 1 };
+	oc2b = (edges){ .port = 'D', .bit = 3 };
+	edges *both[] = { &oc1a, &oc2b, NULL };
+	if (sim_observe_pins(s, on_pin, both, &err))
+		fail_msg("%s", err.msg);
 	assert_int_equal(sim_run(s, 0, 3272000, NULL), SIM_STOP_LIMIT);
 	/* OC1A: cleared at the up-counting match (count 250), set at the
 	 * down-counting one: high 2 * 250 * 8 = 4000 of 16000 cycles; about
@@ -323,35 +327,40 @@ static void test_phase_frequency_correct_pwm(void **state)
 	scratch *s = *state;
 	char path[256];
 	/* Period 2 * 500 * 64 = 64000, C = 20 * 64000 + 32000: TOV1 at c0 +
-	 * 64000k, k = 1..20 -> 20; OCF1A at TOP, c0 + 32000 + 64000k, k =
-	 * 0..19 -> 20; OCF1B twice a period: up-matches in periods 0..20 (the
-	 * last, OCR1B 300, at 19200 < 32000) -> 21, down-matches in 0..19 ->
-	 * 20: 41. */
+	 * 64000k, k = 0..20 -> 21 (at BOTTOM: see the phase-correct test);
+	 * OCF1A at TOP, c0 + 32000 + 64000k, k = 0..19 -> 20; OCF1B twice a
+	 * period: up-matches in periods 0..20 (the last, OCR1B 100, at 6400
+	 * < 32000) -> 21, down-matches in 0..19 -> 20: 41. */
 	test_record(s, path, sizeof path, "pwm_pfc.db", "tests/firmware/pwm_pfc.elf "
 		    "--cycles 1312000");
-	assert_int_equal(irqs_of(path, 13), 20);
+	assert_int_equal(irqs_of(path, 13), 21);
 	assert_int_equal(irqs_of(path, 11), 20);
 	assert_int_equal(irqs_of(path, 12), 41);
 	static const char *const opts[] = { "" };
-	replays_exactly(s, path, 81, opts, 1);
+	replays_exactly(s, path, 82, opts, 1);
 
-	/* OC1B low, centred on TOP, 2 * (500 - OCR1B) * 64: 51200 in the
-	 * periods of 100 (0, 1, 3, 5, ..., 19: 11 of 20), 25600 in those of
-	 * 300 (2, 4, ..., 18: 9). */
+	/* OC1B low, centred on TOP, 2 * (500 - OCR1B) * 64: 51200 where
+	 * OCR1B is 100, 25600 where 300.  The first TOV1 comes at the first
+	 * clock (BOTTOM), where the buffer takes 100 and the ISR writes 300
+	 * for the next BOTTOM: periods run 100, 300, 100, ...  OC1B starts
+	 * low and is first set at period 0's down-counting match, so the
+	 * lows timed are those of periods 1..19: 100 in 2, 4, ..., 18 (9),
+	 * 300 in 1, 3, ..., 19 (10). */
 	firmware *fw;
 	sim *m;
 	avrr_err err = { "" };
 	if (fw_load_file("tests/firmware/pwm_pfc.elf", &fw, &err) || sim_open(fw, NULL, 0, &m, &err))
 		fail_msg("%s", err.msg);
 	static edges oc1b;
-	oc1b = (edges){ .avr = m->avr };
-	avr_irq_register_notify(avr_io_getirq(m->avr, AVR_IOCTL_TIMER_GETIRQ('1'),
-					      TIMER_IRQ_OUT_COMP + 1), on_edge, &oc1b);
+	oc1b = (edges){ .port = 'B', .bit = 2 };
+	edges *one[] = { &oc1b, NULL };
+	if (sim_observe_pins(m, on_pin, one, &err))
+		fail_msg("%s", err.msg);
 	assert_int_equal(sim_run(m, 0, 1312000, NULL), SIM_STOP_LIMIT);
 	unsigned n100, n300;
 	count_low_times(&oc1b, 51200, 25600, &n100, &n300);
-	assert_int_equal(n100, 11);
-	assert_int_equal(n300, 9);
+	assert_int_equal(n100, 9);
+	assert_int_equal(n300, 10);
 	sim_close(m);
 	fw_free(fw);
 }
@@ -365,8 +374,8 @@ static void test_missing_mode_warnings(void **state)
 	test_record(s, path, sizeof path, "pwm_reserved.db", "tests/firmware/pwm_reserved.elf "
 		    "--instructions 100000");
 	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 13, "
-			   "which is not simulated on the atmega328p: the timer stands still where "
-			   "the chip's would run; lost output: OC1A (PB1)\n";
+			   "which is reserved on the atmega328p: the timer counts as in normal mode; "
+			   "lost output: OC1A (PB1)\n";
 	const char *p = strstr(s->out, want);
 	if (!p || strstr(p + strlen(want), "warning"))
 		fail_msg("expected the warning once:\n%s", s->out);

@@ -99,8 +99,8 @@ static void test_missing_timer_mode_is_reported(void **state)
 	test_record(s, path, sizeof path, "pwm_reserved.db", "tests/firmware/pwm_reserved.elf "
 		    "--instructions 2M");
 	const char *want = "avrr record: warning: timer 1: TCCR1A/TCCR1B select WGM mode 13, "
-			   "which is not simulated on the atmega328p: the timer stands still where "
-			   "the chip's would run; lost output: OC1A (PB1)\n";
+			   "which is reserved on the atmega328p: the timer counts as in normal mode; "
+			   "lost output: OC1A (PB1)\n";
 	const char *p = strstr(s->out, want);
 	if (!p || strstr(p + strlen(want), "warning"))
 		fail_msg("expected the warning once:\n%s", s->out);

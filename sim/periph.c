@@ -1,0 +1,84 @@
+/*
+ * periph.c — the registry of avrr's own peripheral models (periph.h).
+ */
+#include "sim/periph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct periph_entry {
+	const periph_ops *ops;
+	void *self;
+	uint32_t warned;
+} periph_entry;
+
+enum { PERIPHS_MAX = 16 };
+
+struct periphs {
+	periph_ctx ctx;
+	periph_entry e[PERIPHS_MAX];
+	unsigned n;
+};
+
+periphs *periphs_open(struct avr_t *avr, const char *mcu, avrr_err *err)
+{
+	periphs *p = calloc(1, sizeof *p);
+	if (!p || !(p->ctx.regs = reghooks_open(avr, mcu))) {
+		free(p);
+		avrr_errf(err, "out of memory");
+		return NULL;
+	}
+	p->ctx.avr = avr;
+	p->ctx.names = ioregs_lookup(mcu);
+	p->ctx.mcu = mcu;
+	return p;
+}
+
+void periphs_close(periphs *p)
+{
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->e[i].ops->close)
+			p->e[i].ops->close(p->e[i].self);
+	reghooks_close(p->ctx.regs);
+	free(p);
+}
+
+const periph_ctx *periphs_ctx(const periphs *p)
+{
+	return &p->ctx;
+}
+
+int periphs_add(periphs *p, const periph_ops *ops, void *self, avrr_err *err)
+{
+	if (p->n == PERIPHS_MAX) {
+		if (ops->close)
+			ops->close(self);
+		return avrr_errf(err, "sim: more than %d peripheral models", PERIPHS_MAX);
+	}
+	p->e[p->n++] = (periph_entry){ .ops = ops, .self = self };
+	return 0;
+}
+
+void periphs_reset(periphs *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->e[i].ops->reset)
+			p->e[i].ops->reset(p->e[i].self);
+}
+
+void periphs_check(periphs *p, void (*warn)(void *ud, const char *text), void *ud)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->e[i].ops->check)
+			p->e[i].ops->check(p->e[i].self, &p->e[i].warned, warn, ud);
+}
+
+void *periphs_find(const periphs *p, const char *name)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (!strcmp(p->e[i].ops->name, name))
+			return p->e[i].self;
+	return NULL;
+}

@@ -1,0 +1,86 @@
+/*
+ * periph.h — the peripherals avrr models itself, where simavr 1.6 and the
+ * datasheet part ways (private to sim/).
+ *
+ * Each lives in a file of its own (periph_timer.c, periph_wdt.c, ...),
+ * keeps its state in a struct of its own, takes over its registers
+ * through reghook.h, and registers here once, at sim_open: the registry
+ * resets every peripheral when the chip resets, asks each for the
+ * record-time warnings about what it does not model, and frees them.
+ * Checkpoints are fork()s, so state outside simavr's structures is kept
+ * with the process.
+ */
+#ifndef AVRR_SIM_PERIPH_H
+#define AVRR_SIM_PERIPH_H
+
+#include <stdint.h>
+
+#include "sim/ioregs.h"
+#include "sim/reghook.h"
+#include "util/err.h"
+
+struct avr_t;
+
+/* What the registry asks of a peripheral; any hook may be NULL. */
+typedef struct periph_ops {
+	const char *name;
+	/* After simavr reset the chip (power-on is the state at open). */
+	void (*reset)(void *self);
+	/* Calls warn(ud, text) once for each configuration now selected
+	 * that the model does not simulate, naming the register write and
+	 * the effect lost; `warned` is the peripheral's own memory of what
+	 * it already said (zero at first). */
+	void (*check)(void *self, uint32_t *warned, void (*warn)(void *ud, const char *text),
+		      void *ud);
+	void (*close)(void *self);
+} periph_ops;
+
+/* The peripherals of one chip, and what they share. */
+typedef struct periphs periphs;
+
+typedef struct periph_ctx {
+	struct avr_t *avr;
+	reghooks *regs;
+	const mcu_names *names;
+	const char *mcu;
+} periph_ctx;
+
+periphs *periphs_open(struct avr_t *avr, const char *mcu, avrr_err *err);
+void periphs_close(periphs *p);
+const periph_ctx *periphs_ctx(const periphs *p);
+/* Adds a peripheral (self is freed by ops->close).  -1 when out of
+ * memory (ops->close is called on self then). */
+int periphs_add(periphs *p, const periph_ops *ops, void *self, avrr_err *err);
+void periphs_reset(periphs *p);
+void periphs_check(periphs *p, void (*warn)(void *ud, const char *text), void *ud);
+/* The peripheral registered under `name`, or NULL. */
+void *periphs_find(const periphs *p, const char *name);
+
+/* ---- the timers (periph_timer.c) ------------------------------------ */
+
+struct avr_timer_t;
+typedef struct timers timers;
+
+/* Takes over every timer of simavr's core that the model covers (see
+ * periph_timer.c) and registers itself.  0, or -1 with err. */
+int timers_attach(periphs *p, avrr_err *err);
+
+/* Compare output `comp` of simavr's timer t: whether its COMnx bits
+ * connect it to its pin in the current mode, and the OCnx level. */
+int timers_oc_connected(const timers *ts, const struct avr_timer_t *t, unsigned comp);
+int timers_oc_level(const timers *ts, const struct avr_timer_t *t, unsigned comp);
+/* fn(ud, cycle) after each change of a compare output's level or
+ * connection, at the exact cycle it happened (fn NULL: none). */
+void timers_on_oc(timers *ts, void (*fn)(void *ud, uint64_t cycle), void *ud);
+
+/* ---- the watchdog (periph_wdt.c) ------------------------------------ */
+
+/* Takes over simavr's watchdog where the core has one (see
+ * periph_wdt.c) and registers itself as "watchdog".  0, or -1 with err. */
+int wdt_attach(periphs *p, avrr_err *err);
+
+/* Whether the watchdog runs with its system reset armed (WDE set, or
+ * forced by WDRF), or a reset is due: a sleep will end. */
+int wdt_resets_armed(const periphs *p);
+
+#endif
