@@ -1,0 +1,26 @@
+// build: -mmcu=atmega328p -DF_CPU=16000000UL
+/*
+ * fpwm9_t1.c — Timer1 fast PWM 9-bit (mode 6, TOP 0x1FF) at clk/1 at its
+ * extremes: OC1A (PB1) non-inverting at OCR1A = 0, a one-cycle spike each
+ * period; OC1B (PB2) non-inverting at OCR1B = 0x1FF (= TOP), high for good.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <avr/sleep.h>
+
+EMPTY_INTERRUPT(TIMER1_OVF_vect);
+
+int main(void)
+{
+	DDRB = _BV(PB1) | _BV(PB2);
+	OCR1A = 0;
+	OCR1B = 0x1ff;
+	TCCR1A = _BV(COM1A1) | _BV(COM1B1) | _BV(WGM11);
+	TIMSK1 = _BV(TOIE1);
+	TCCR1B = _BV(WGM12) | _BV(CS10);
+	set_sleep_mode(SLEEP_MODE_IDLE);
+	sleep_enable();
+	sei();
+	for (;;)
+		sleep_cpu();
+}
