@@ -1161,7 +1161,7 @@ int sim_rules_check(const char *rule, const char *also, const char *what, avrr_e
 	if (rule && (!strcmp(rule, SIM_INTERRUPT_RULE) || (also && !strcmp(rule, also))))
 		return 0;
 	return avrr_errf(err, "%s: recorded under the simulation rules '%s', and this avrr simulates "
-			 "'%s' (docs/chip.md): it would not replay as it ran; record it again",
+			 "'%s': it would not replay as it ran; record it again",
 			 what, rule ? rule : "?", SIM_INTERRUPT_RULE);
 }
 

@@ -2,7 +2,7 @@
 /*
  * pwm_phase.c — Timer 1 in 8-bit phase-correct PWM with its overflow
  * interrupt, on an ATmega328P at 16 MHz: a mode simavr 1.6 does not have
- * for this part, which sim/timer_pwm.c simulates: an overflow each
+ * for this part, which sim/periph_timer.c simulates: an overflow each
  * 2 * 255 * 1 = 510 cycles.
  */
 #include <avr/interrupt.h>

@@ -385,6 +385,34 @@ static void test_missing_mode_warnings(void **state)
 		fail_msg("a warning where nothing is lost:\n%s", s->out);
 }
 
+/* A recording made by the release before the timer and watchdog models
+ * (tests/integration/fixtures/simavr-1.6-rules.recording: adcapp, 20,000
+ * instructions, whose Timer1 tick would now come at other cycles): every
+ * command that runs it again refuses it in one line; info still reads it. */
+static void test_old_rules_refused(void **state)
+{
+	scratch *s = *state;
+	const char *path = "tests/integration/fixtures/simavr-1.6-rules.recording";
+	const char *want = "tests/integration/fixtures/simavr-1.6-rules.recording: recorded "
+			   "under the simulation rules 'simavr-1.6: 2 instructions after "
+			   "SEI/RETI/SREG write', and this avrr simulates '" SIM_INTERRUPT_RULE
+			   "': it would not replay as it ran; record it again\n";
+	/* each command, and what follows the recording on its line */
+	static const char *const cmds[][2] = {
+		{ "replay", "" }, { "shell", "" }, { "fingerprint", " --fp sel=SREG" },
+		{ "analyze", " races" },
+	};
+	char line[1024];
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s %s %s%s < /dev/null",
+					  test_avrr(), cmds[i][0], path, cmds[i][1]), 2);
+		snprintf(line, sizeof line, "avrr %s: %s", cmds[i][0], want);
+		assert_string_equal(s->out, line);
+	}
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s info %s", test_avrr(), path), 0);
+	test_assert_contains(s->out, "simavr-1.6: 2 instructions after SEI/RETI/SREG write");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +422,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phase_correct_pwm_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phase_correct_pwm_pins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phase_frequency_correct_pwm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_rules_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_mode_warnings, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
