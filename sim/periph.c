@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sim_avr.h>
+#include <sim_io.h>
+
 typedef struct periph_entry {
 	const periph_ops *ops;
 	void *self;
@@ -80,5 +83,13 @@ void *periphs_find(const periphs *p, const char *name)
 	for (unsigned i = 0; i < p->n; i++)
 		if (!strcmp(p->e[i].ops->name, name))
 			return p->e[i].self;
+	return NULL;
+}
+
+avr_io_t *periph_next_io(avr_t *avr, avr_io_t *from, const char *kind)
+{
+	for (avr_io_t *io = from ? from->next : avr->io_port; io; io = io->next)
+		if (io->kind && !strcmp(io->kind, kind))
+			return io;
 	return NULL;
 }

@@ -20,6 +20,7 @@
 #include "util/err.h"
 
 struct avr_t;
+struct avr_io_t;
 
 /* What the registry asks of a peripheral; any hook may be NULL. */
 typedef struct periph_ops {
@@ -55,6 +56,12 @@ void periphs_reset(periphs *p);
 void periphs_check(periphs *p, void (*warn)(void *ud, const char *text), void *ud);
 /* The peripheral registered under `name`, or NULL. */
 void *periphs_find(const periphs *p, const char *name);
+
+/* simavr's next peripheral of `kind` ("uart", "timer", "port", ...) after
+ * `from` in the core's list (from NULL: its first), or NULL: the one way
+ * sim/ finds simavr's peripherals,
+ *	for (avr_io_t *io = NULL; (io = periph_next_io(avr, io, "uart"));)  */
+struct avr_io_t *periph_next_io(struct avr_t *avr, struct avr_io_t *from, const char *kind);
 
 /* ---- the timers (periph_timer.c) ------------------------------------ */
 

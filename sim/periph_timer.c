@@ -534,9 +534,9 @@ static void forced(tmr *m, uint8_t v)
 			match_output(m, i, 1, m->ts->avr->cycle);
 }
 
-static void timers_write(reghook *h, avr_t *avr, uint16_t addr, uint8_t v, void *ud)
+static void timers_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
-	struct timers *ts = ud;
+	struct timers *ts = reghook_ud(h);
 	advance_all(ts);
 	uint8_t foc = 0;
 	int flags = 0, psr = addr == ts->psr_reg;
@@ -587,10 +587,9 @@ static void timers_write(reghook *h, avr_t *avr, uint16_t addr, uint8_t v, void 
  * datasheet says it can be written only in such a mode; firmware that
  * writes it before the mode bits (pwm_pc.c, many servo drivers) runs on
  * the parts, so every write is taken. */
-static void icr_write(reghook *h, avr_t *avr, uint16_t addr, uint8_t v, void *ud)
+static void icr_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
-	(void)h;
-	struct timers *ts = ud;
+	struct timers *ts = reghook_ud(h);
 	advance_all(ts);
 	avr->data[addr] = v;
 	for (unsigned k = 0; k < ts->n; k++) {
@@ -604,10 +603,9 @@ static void icr_write(reghook *h, avr_t *avr, uint16_t addr, uint8_t v, void *ud
 	replan_all(ts);
 }
 
-static uint8_t tcnt_read(reghook *h, avr_t *avr, uint16_t addr, void *ud)
+static uint8_t tcnt_read(avr_t *avr, uint16_t addr, void *h)
 {
-	(void)h;
-	struct timers *ts = ud;
+	struct timers *ts = reghook_ud(h);
 	for (unsigned k = 0; k < ts->n; k++) {
 		tmr *m = &ts->tm[k];
 		if (m->t->r_tcnt != addr)
@@ -869,8 +867,8 @@ int timers_attach(periphs *p, avrr_err *err)
 	ts->has_tsm = gtccr > 0;
 	uint16_t regs[REGS_MAX], tcnt[TIMERS_MAX], icr[TIMERS_MAX];
 	unsigned nregs = 0, ntcnt = 0, nicr = 0;
-	for (avr_io_t *io = avr->io_port; io; io = io->next) {
-		if (!io->kind || strcmp(io->kind, "timer") || ts->n == TIMERS_MAX)
+	for (avr_io_t *io = NULL; (io = periph_next_io(avr, io, "timer"));) {
+		if (ts->n == TIMERS_MAX)
 			continue;
 		avr_timer_t *t = (avr_timer_t *)io;
 		if (!modelled(ctx->mcu, t)) {

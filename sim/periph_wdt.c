@@ -304,11 +304,10 @@ static avr_cycle_count_t on_window_end(avr_t *avr, avr_cycle_count_t when, void 
 	return 0;
 }
 
-static void wdtcsr_write(reghook *h, avr_t *avr, uint16_t addr, uint8_t v, void *ud)
+static void wdtcsr_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
-	(void)h;
 	(void)addr;
-	wdt *w = ud;
+	wdt *w = reghook_ud(h);
 	uint8_t old = avr->data[w->reg];
 	int open = window_open(w);
 	uint8_t r = old & (uint8_t)~(w->wdce | w->wdie);
@@ -354,9 +353,9 @@ static void wdtcsr_write(reghook *h, avr_t *avr, uint16_t addr, uint8_t v, void 
 
 /* MCUSR written: WDRF, where the program sets it, forces WDE on at once
  * (the 128 kHz parts; a watchdog reset sets both itself). */
-static void mcusr_write(reghook *h, avr_t *avr, uint16_t addr, uint8_t v, void *ud)
+static void mcusr_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
-	wdt *w = ud;
+	wdt *w = reghook_ud(h);
 	reghook_next_write(h, avr, addr, v);
 	if ((avr->data[w->mcusr] & w->wdrf) && !(avr->data[w->reg] & w->wde)) {
 		avr->data[w->reg] |= w->wde;
@@ -471,10 +470,8 @@ int wdt_attach(periphs *p, avrr_err *err)
 {
 	const periph_ctx *ctx = periphs_ctx(p);
 	avr_t *avr = ctx->avr;
-	avr_watchdog_t *sw = NULL;
-	for (avr_io_t *port = avr->io_port; port; port = port->next)
-		if (port->kind && !strcmp(port->kind, "watchdog"))
-			sw = (avr_watchdog_t *)port;
+	/* A core declares one at most. */
+	avr_watchdog_t *sw = (avr_watchdog_t *)periph_next_io(avr, NULL, "watchdog");
 	if (!sw || !sw->wde.reg || !sw->wdrf.reg)
 		return 0;  /* no watchdog on this core */
 	wdt *w = calloc(1, sizeof *w);

@@ -143,9 +143,9 @@ static void on_oc(void *ud, uint64_t cycle)
 
 /* PINx: an output pin that a compare output owns reads OCnx (the pin's
  * level), where simavr 1.6 gives PORTxn. */
-static uint8_t on_pin_read(reghook *h, avr_t *avr, uint16_t addr, void *ud)
+static uint8_t on_pin_read(avr_t *avr, uint16_t addr, void *h)
 {
-	pin_port *pp = ud;
+	pin_port *pp = reghook_ud(h);
 	uint8_t v = reghook_next_read(h, avr, addr);
 	for (unsigned b = 0; b < 8; b++) {
 		const avr_timer_t *t = pp->oc_timer[b];

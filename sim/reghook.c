@@ -1,8 +1,8 @@
 /*
- * reghook.c — chained register hooks (see reghook.h).  Each hook sits in
- * simavr's avr->io[] slot with itself as the parameter and keeps what was
- * there before; hooks live until the chip is closed, so simavr may keep
- * pointers to them.
+ * reghook.c — chained register hooks (see reghook.h).  Each hook's
+ * function sits in simavr's avr->io[] slot with the hook itself as the
+ * parameter and keeps what was there before; hooks live until the chip
+ * is closed, so simavr may keep pointers to them.
  */
 #include "sim/reghook.h"
 
@@ -15,20 +15,11 @@
 
 #include "sim/ioregs.h"
 
-struct reghook {
-	reghook *all;                 /* every hook of the chip, for freeing */
-	reghooks *r;
-	uint16_t addr;
-	uint8_t owns;
-	int write;
-	const char *owner;
-	reghook_read_fn read_fn;
-	reghook_write_fn write_fn;
-	void *ud;
-	avr_io_read_t next_read;      /* what simavr's slot held before */
-	avr_io_write_t next_write;
-	void *next_param;
-};
+/* A hook's function goes into simavr's slot as it is. */
+_Static_assert(__builtin_types_compatible_p(reghook_read_fn, avr_io_read_t),
+	       "reghook_read_fn is simavr's avr_io_read_t");
+_Static_assert(__builtin_types_compatible_p(reghook_write_fn, avr_io_write_t),
+	       "reghook_write_fn is simavr's avr_io_write_t");
 
 struct reghooks {
 	avr_t *avr;
@@ -92,31 +83,6 @@ void reghooks_close(reghooks *r)
 	free(r);
 }
 
-static uint8_t trampoline_read(avr_t *avr, avr_io_addr_t addr, void *param)
-{
-	reghook *h = param;
-	return h->read_fn(h, avr, addr, h->ud);
-}
-
-static void trampoline_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
-{
-	reghook *h = param;
-	h->write_fn(h, avr, addr, v, h->ud);
-}
-
-uint8_t reghook_next_read(reghook *h, struct avr_t *avr, uint16_t addr)
-{
-	return h->next_read ? h->next_read(avr, addr, h->next_param) : avr->data[addr];
-}
-
-void reghook_next_write(reghook *h, struct avr_t *avr, uint16_t addr, uint8_t v)
-{
-	if (h->next_write)
-		h->next_write(avr, addr, v, h->next_param);
-	else
-		avr->data[addr] = v;
-}
-
 /* The hook of the chain at addr (one direction) that claims a bit of
  * `bits`, or NULL. */
 static const reghook *claimant(const reghooks *r, uint16_t addr, int write, uint8_t bits)
@@ -127,17 +93,18 @@ static const reghook *claimant(const reghooks *r, uint16_t addr, int write, uint
 	return NULL;
 }
 
-static reghook *install(reghooks *r, uint16_t addr, int write, uint8_t owns, const char *owner,
-			avrr_err *err)
+/* Puts h, filled but for its chain, in front of its slot's chain. */
+static reghook *install(reghooks *r, reghook h, avrr_err *err)
 {
 	avr_t *avr = r->avr;
+	uint16_t addr = h.addr;
 	/* simavr 1.6's ATtiny13 core leaves ioend 0: its names' end then. */
 	uint16_t ioend = avr->ioend ? avr->ioend : (uint16_t)(ioregs_io_end(r->names) - 1);
 	if (addr < 32 || addr >= 32 + MAX_IOs || addr > ioend) {
-		avrr_errf(err, "sim: %s: 0x%x is not an I/O register address", owner, addr);
+		avrr_errf(err, "sim: %s: 0x%x is not an I/O register address", h.owner, addr);
 		return NULL;
 	}
-	const reghook *other = claimant(r, addr, write, owns);
+	const reghook *other = claimant(r, addr, h.write, h.owns);
 	if (other) {
 		const char *name = ioregs_name(r->names, addr);
 		char reg[16];
@@ -145,54 +112,47 @@ static reghook *install(reghooks *r, uint16_t addr, int write, uint8_t owns, con
 			snprintf(reg, sizeof reg, "0x%x", addr);
 			name = reg;
 		}
-		unsigned bit = (unsigned)__builtin_ctz(other->owns & owns);
+		unsigned bit = (unsigned)__builtin_ctz(other->owns & h.owns);
 		avrr_errf(err, "sim: %s bit %u is claimed by %s and by %s", name, bit, other->owner,
-			  owner);
+			  h.owner);
 		return NULL;
 	}
-	reghook *h = calloc(1, sizeof *h);
-	if (!h) {
+	reghook *p = malloc(sizeof *p);
+	if (!p) {
 		avrr_errf(err, "out of memory");
 		return NULL;
 	}
 	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
-	*h = (reghook){ .all = r->all, .r = r, .addr = addr, .owns = owns, .write = write,
-			.owner = owner };
-	if (write) {
-		h->next_write = avr->io[io].w.c;
-		h->next_param = avr->io[io].w.param;
-		avr->io[io].w.c = trampoline_write;
-		avr->io[io].w.param = h;
+	*p = h;
+	p->all = r->all;
+	p->r = r;
+	if (h.write) {
+		p->next_write = avr->io[io].w.c;
+		p->next_param = avr->io[io].w.param;
+		avr->io[io].w.c = h.write_fn;
+		avr->io[io].w.param = p;
 	} else {
-		h->next_read = avr->io[io].r.c;
-		h->next_param = avr->io[io].r.param;
-		avr->io[io].r.c = trampoline_read;
-		avr->io[io].r.param = h;
+		p->next_read = avr->io[io].r.c;
+		p->next_param = avr->io[io].r.param;
+		avr->io[io].r.c = h.read_fn;
+		avr->io[io].r.param = p;
 	}
-	r->all = h;
-	return h;
+	r->all = p;
+	return p;
 }
 
 reghook *reghook_read(reghooks *r, uint16_t addr, uint8_t owns, const char *owner,
 		      reghook_read_fn fn, void *ud, avrr_err *err)
 {
-	reghook *h = install(r, addr, 0, owns, owner, err);
-	if (h) {
-		h->read_fn = fn;
-		h->ud = ud;
-	}
-	return h;
+	return install(r, (reghook){ .addr = addr, .owns = owns, .owner = owner, .read_fn = fn,
+				     .ud = ud }, err);
 }
 
 reghook *reghook_write(reghooks *r, uint16_t addr, uint8_t owns, const char *owner,
 		       reghook_write_fn fn, void *ud, avrr_err *err)
 {
-	reghook *h = install(r, addr, 1, owns, owner, err);
-	if (h) {
-		h->write_fn = fn;
-		h->ud = ud;
-	}
-	return h;
+	return install(r, (reghook){ .addr = addr, .owns = owns, .write = 1, .owner = owner,
+				     .write_fn = fn, .ud = ud }, err);
 }
 
 int reghook_has_read(const reghooks *r, uint16_t addr, reghook_read_fn fn)

@@ -46,9 +46,8 @@ static int teardown(void **state)
 static uint8_t adts_seen;
 static int adts_calls;
 
-static void adts_write(reghook *h, struct avr_t *avr, uint16_t addr, uint8_t v, void *ud)
+static void adts_write(struct avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
-	(void)ud;
 	adts_seen = v;
 	adts_calls++;
 	reghook_next_write(h, avr, addr, v);
