@@ -35,17 +35,6 @@
 #include <avr_timer.h>
 #include <avr_uart.h>
 
-/* A watched I/O register: simavr's own callbacks, kept to be chained. */
-struct sim_io_hook {
-	sim *s;
-	uint16_t addr;
-	avr_io_read_t orig_read;
-	void *orig_read_param;
-	avr_io_write_t orig_write;
-	void *orig_write_param;
-	int pin;  /* a PINx register (chip_is_pin), known once at sim_watch_read */
-};
-
 /* simavr logs through one process-wide function.  avrr's core never
  * prints: what matters (a crash, a stop) is reported through sim_run's
  * result, and simavr's own lines — e.g. a UART overrun per byte once a
@@ -314,7 +303,6 @@ void sim_close(sim *s)
 	sim_extint_free(s->extint);
 	chip_close(s->chip);
 	periphs_close(s->periphs);
-	free(s->io_hooks);
 	free(s->pre);
 	free(s->transfer_kind);
 	free(s->memop);
@@ -323,85 +311,65 @@ void sim_close(sim *s)
 
 /* ---- I/O hooks ------------------------------------------------------ */
 
-static uint8_t io_read(avr_t *avr, avr_io_addr_t addr, void *param)
+/* The recorder's and replayer's watches: hooks that only look (they claim
+ * no bit), installed after sim_open's fixes, so that they see what the
+ * chip does.  on_read is given what the hardware gives and returns what
+ * the CPU sees. */
+static uint8_t watch_read(avr_t *avr, uint16_t addr, void *h)
 {
-	sim_io_hook *h = param;
-	uint8_t v = h->orig_read ? h->orig_read(avr, addr, h->orig_read_param)
-				 : avr->data[addr];
-	sim *s = h->s;
-	/* SBI/CBI on PINx write a bit; the read is simavr's way of doing it,
-	 * and no input reaches the program (chip_pins.c). */
-	if (!s->hooks.on_read || (h->pin && chip_pin_bit_write(s->chip, addr)))
+	sim *s = reghook_ud(h);
+	uint8_t v = reghook_next_read(h, avr, addr);
+	if (!s->hooks.on_read)
 		return v;
 	return s->hooks.on_read(s->hooks.ud, addr, v);
 }
 
-static void io_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+/* A PINx register: SBI/CBI on it write a bit; their read is simavr's way
+ * of doing it, and no input reaches the program (chip_pins.c). */
+static uint8_t watch_pin_read(avr_t *avr, uint16_t addr, void *h)
 {
-	sim_io_hook *h = param;
-	sim *s = h->s;
-	if (s->hooks.on_write)
-		s->hooks.on_write(s->hooks.ud, addr, v);
-	if (h->orig_write)
-		h->orig_write(avr, addr, v, h->orig_write_param);
-	else
-		avr->data[addr] = v;
+	sim *s = reghook_ud(h);
+	uint8_t v = reghook_next_read(h, avr, addr);
+	if (!s->hooks.on_read || reghook_bit_op(avr, addr))
+		return v;
+	return s->hooks.on_read(s->hooks.ud, addr, v);
 }
 
-/* The hook for `addr`, created on first use.  The array is sized once for
- * every I/O slot, so simavr may keep pointers into it. */
-static sim_io_hook *io_hook_for(sim *s, uint16_t addr, avrr_err *err)
+/* on_write is told before the write goes on. */
+static void watch_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
-	if (addr < 32 || addr >= 32 + MAX_IOs || addr > s->avr->ioend) {
-		avrr_errf(err, "0x%x is not an I/O register address of the %s", addr, s->mcu);
-		return NULL;
-	}
-	if (!s->io_hooks) {
-		s->io_hooks = calloc(MAX_IOs, sizeof *s->io_hooks);
-		if (!s->io_hooks) {
-			avrr_errf(err, "out of memory");
-			return NULL;
-		}
-	}
-	for (unsigned i = 0; i < s->nio_hooks; i++)
-		if (s->io_hooks[i].addr == addr)
-			return &s->io_hooks[i];
-	sim_io_hook *h = &s->io_hooks[s->nio_hooks++];
-	h->s = s;
-	h->addr = addr;
-	return h;
+	sim *s = reghook_ud(h);
+	if (s->hooks.on_write)
+		s->hooks.on_write(s->hooks.ud, addr, v);
+	reghook_next_write(h, avr, addr, v);
+}
+
+static int watchable(const sim *s, uint16_t addr, avrr_err *err)
+{
+	if (addr < 32 || addr >= 32 + MAX_IOs || addr > s->avr->ioend)
+		return avrr_errf(err, "0x%x is not an I/O register address of the %s", addr, s->mcu);
+	return 0;
 }
 
 int sim_watch_read(sim *s, uint16_t addr, avrr_err *err)
 {
-	sim_io_hook *h = io_hook_for(s, addr, err);
-	if (!h)
+	if (watchable(s, addr, err))
 		return -1;
-	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
-	if (s->avr->io[io].r.c == io_read)
+	reghooks *regs = periphs_ctx(s->periphs)->regs;
+	reghook_read_fn fn = chip_is_pin(s->chip, addr) ? watch_pin_read : watch_read;
+	if (reghook_has_read(regs, addr, fn))
 		return 0;
-	/* avr_register_io_read() refuses a second reader, so chain by hand. */
-	h->pin = chip_is_pin(s->chip, addr);
-	h->orig_read = s->avr->io[io].r.c;
-	h->orig_read_param = s->avr->io[io].r.param;
-	s->avr->io[io].r.c = io_read;
-	s->avr->io[io].r.param = h;
-	return 0;
+	return reghook_read(regs, addr, 0, "the watches", fn, s, err) ? 0 : -1;
 }
 
 int sim_watch_write(sim *s, uint16_t addr, avrr_err *err)
 {
-	sim_io_hook *h = io_hook_for(s, addr, err);
-	if (!h)
+	if (watchable(s, addr, err))
 		return -1;
-	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
-	if (s->avr->io[io].w.c == io_write)
+	reghooks *regs = periphs_ctx(s->periphs)->regs;
+	if (reghook_has_write(regs, addr, watch_write))
 		return 0;
-	h->orig_write = s->avr->io[io].w.c;
-	h->orig_write_param = s->avr->io[io].w.param;
-	s->avr->io[io].w.c = io_write;
-	s->avr->io[io].w.param = h;
-	return 0;
+	return reghook_write(regs, addr, 0, "the watches", watch_write, s, err) ? 0 : -1;
 }
 
 /* ---- stepping ------------------------------------------------------- */

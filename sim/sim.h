@@ -185,8 +185,6 @@ static inline uint64_t sim_tap_unpack(const sim_tap *t, uint64_t w)
 	return g;
 }
 
-typedef struct sim_io_hook sim_io_hook;
-
 #define SIM_FILTER_DATA_MAX 512   /* data bytes a step filter watches */
 
 /* An instruction step, for a debugger's step filter (sim_filter_steps). */
@@ -214,8 +212,6 @@ typedef struct sim {
 	uint32_t transfer_words; /* entries in transfer_kind, a power of two */
 	sim_hooks hooks;
 	uint8_t *pre;           /* scratch: the data space at an interrupt point */
-	sim_io_hook *io_hooks;  /* one per watched I/O address */
-	unsigned nio_hooks;
 	void (*observe_fn)(void *ud, uint64_t cycle, uint8_t vector);
 	void *observe_ud;
 	uint8_t observe_depth;
