@@ -18,7 +18,6 @@ chip *chip_open(struct avr_t *avr, const char *mcu)
 	}
 	c->avr = avr;
 	chip_pins_init(c, mcu);
-	chip_uart_init(c);
 	chip_twi_init(c);
 	return c;
 }
@@ -29,11 +28,6 @@ void chip_close(chip *c)
 		return;
 	free(c->wraps);
 	free(c);
-}
-
-void chip_reset(chip *c)
-{
-	chip_uart_reset(c);
 }
 
 static int io_slot(const chip *c, uint16_t addr)

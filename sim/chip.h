@@ -15,12 +15,9 @@
  *    (datasheet, "Toggling the Pin"), and is a PORTx write for the
  *    hooks; SBI/CBI on PINx touch the addressed bit only and read no
  *    input.  Parts whose PINx are read-only ignore such writes.
- *  - uart (chip_uart.c): RXC is set while the receive FIFO holds unread
- *    data and the RX complete interrupt is pending while RXC and RXCIE
- *    are; a frame is 1 start + data + parity + stop bits.
  *  - twi (chip_twi.c): the master's status codes after SLA+W.
  *
- * The timers are avrr's own model (periph.h, periph_timer.c).
+ * The timers, the watchdog and the USARTs are avrr's own models (periph.h).
  */
 #ifndef AVRR_SIM_CHIP_H
 #define AVRR_SIM_CHIP_H
@@ -30,17 +27,12 @@
 #include "sim/ioregs.h"
 
 struct avr_t;
-struct avr_uart_t;
 typedef struct chip chip;
 
 /* Wraps simavr's callbacks for `mcu`; call once after avr_init and before
  * any sim_watch_*.  NULL when out of memory. */
 chip *chip_open(struct avr_t *avr, const char *mcu);
 void chip_close(chip *c);
-
-/* After simavr reset the chip (the watchdog): forget what the fixes kept
- * of the old run. */
-void chip_reset(chip *c);
 
 /* Whether the instruction executing now is an SBI or CBI on data address
  * `addr`, a PINx register: its read of PINx is part of a bit write, not an
@@ -49,9 +41,6 @@ int chip_pin_bit_write(const chip *c, uint16_t addr);
 /* Whether data address `addr` is a PINx register chip_pin_bit_write may
  * answer 1 for (fixed once chip_open returns). */
 int chip_is_pin(const chip *c, uint16_t addr);
-
-/* A byte whose stop bit has just arrived on UART u's RxD (the stimuli). */
-void chip_uart_arrive(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);
 
 /* ---- private to the chip_*.c files ---------------------------------- */
 
@@ -90,8 +79,6 @@ void chip_orig_write(chip_wrap *w, struct avr_t *avr, uint16_t addr, uint8_t v);
 void chip_store(struct avr_t *avr, uint16_t addr, uint8_t v);
 
 void chip_pins_init(chip *c, const char *mcu);
-void chip_uart_init(chip *c);
-void chip_uart_reset(chip *c);
 void chip_twi_init(chip *c);
 
 #endif

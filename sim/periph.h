@@ -21,6 +21,7 @@
 
 struct avr_t;
 struct avr_io_t;
+struct avr_uart_t;
 
 /* What the registry asks of a peripheral; any hook may be NULL. */
 typedef struct periph_ops {
@@ -89,5 +90,15 @@ int wdt_attach(periphs *p, avrr_err *err);
 /* Whether the watchdog runs with its system reset armed (WDE set, or
  * forced by WDRF), or a reset is due: a sleep will end. */
 int wdt_resets_armed(const periphs *p);
+
+/* ---- the USARTs (periph_uart.c) ------------------------------------ */
+
+/* Takes over the receiver and the frame time of every USART of the core
+ * (see periph_uart.c) and registers itself as "uarts".  0, or -1 with
+ * err. */
+int uarts_attach(periphs *p, avrr_err *err);
+
+/* A byte whose stop bit has just arrived on USART u's RxD (the stimuli). */
+void uart_rx_byte(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);
 
 #endif

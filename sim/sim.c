@@ -256,30 +256,29 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		avr_ioctl(avr, AVR_IOCTL_EEPROM_SET, &d);
 	}
 	avr->sleep = no_sleep;
-	if (!(s->chip = chip_open(avr, name))) {
-		sim_close(s);
-		return avrr_errf(err, "out of memory");
-	}
-	if (!(s->periphs = periphs_open(avr, s->mcu, err)) || timers_attach(s->periphs, err)) {
-		sim_close(s);
-		return -1;
-	}
 	for (char u = '0'; u <= '3'; u++) {
 		uint32_t flags = 0; /* no stdout echo, no usleep while polling */
 		avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS(u), &flags);
 	}
 	s->stock_run = avr->run;
 	s->count_transfers = 1;
+	/* The timers and the watchdog first: they take simavr's own
+	 * callbacks off their registers, which they find only there. */
+	if (!(s->periphs = periphs_open(avr, s->mcu, err)) || timers_attach(s->periphs, err) ||
+	    wdt_attach(s->periphs, err) || uarts_attach(s->periphs, err)) {
+		sim_close(s);
+		return -1;
+	}
+	if (!(s->chip = chip_open(avr, name))) {
+		sim_close(s);
+		return avrr_errf(err, "out of memory");
+	}
 	int oom;
 	sim_pins_filter_first(avr);
 	s->extint = sim_extint_attach(avr, &oom);
 	if (oom) {
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
-	}
-	if (wdt_attach(s->periphs, err)) {
-		sim_close(s);
-		return -1;
 	}
 	s->pre = malloc(s->data_size);
 	if (!s->pre || build_transfer_kinds(s) || sim_pins_attach(s)) {
@@ -773,7 +772,6 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	s->reset_cycle = avr->cycle;
 	s->boundary_gap = 0;  /* the cycle counter restarts */
 	s->observe_depth = 0;
-	chip_reset(s->chip);
 	periphs_reset(s->periphs);
 	if (s->stim)
 		stim_rearm(s->stim);

@@ -11,7 +11,7 @@
  */
 #include "sim/stimuli.h"
 
-#include "sim/chip.h"
+#include "sim/periph.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -846,10 +846,10 @@ static uint64_t due(const struct dstate *st)
 }
 
 /* A byte's stop bit is in: the receiver takes it as the chip would
- * (chip_uart.c: its two-byte FIFO, RXC, DOR). */
+ * (periph_uart.c: its two-byte FIFO, RXC, DOR). */
 static void uart_arrive(stim_runtime *rt, size_t i, uint8_t byte)
 {
-	chip_uart_arrive(rt->avr, rt->dc[i].uart, byte);
+	uart_rx_byte(rt->avr, rt->dc[i].uart, byte);
 }
 
 /* The next owed byte of UART directive i; the one after follows a frame
@@ -1042,10 +1042,9 @@ static int bind(stim_runtime *rt, size_t i, avrr_err *err)
 	if (d->kind == K_UART) {
 		dc->irq = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0' + d->target),
 					UART_IRQ_INPUT);
-		for (avr_io_t *port = avr->io_port; port && dc->irq; port = port->next)
-			if (port->kind && !strcmp(port->kind, "uart") &&
-			    ((avr_uart_t *)port)->name == '0' + d->target)
-				dc->uart = (avr_uart_t *)port;
+		for (avr_io_t *io = NULL; dc->irq && (io = periph_next_io(avr, io, "uart"));)
+			if (((avr_uart_t *)io)->name == '0' + d->target)
+				dc->uart = (avr_uart_t *)io;
 		if (!dc->irq || !dc->uart)
 			return aerr(rt, d, d->tcol, err, "this MCU has no UART %u",
 				    d->target);
