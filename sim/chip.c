@@ -18,7 +18,6 @@ chip *chip_open(struct avr_t *avr, const char *mcu)
 	}
 	c->avr = avr;
 	chip_pins_init(c, mcu);
-	chip_twi_init(c);
 	return c;
 }
 

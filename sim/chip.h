@@ -15,9 +15,9 @@
  *    (datasheet, "Toggling the Pin"), and is a PORTx write for the
  *    hooks; SBI/CBI on PINx touch the addressed bit only and read no
  *    input.  Parts whose PINx are read-only ignore such writes.
- *  - twi (chip_twi.c): the master's status codes after SLA+W.
  *
- * The timers, the watchdog and the USARTs are avrr's own models (periph.h).
+ * The timers, the watchdog, the USARTs and the TWI are avrr's own models
+ * (periph.h).
  */
 #ifndef AVRR_SIM_CHIP_H
 #define AVRR_SIM_CHIP_H
@@ -79,6 +79,5 @@ void chip_orig_write(chip_wrap *w, struct avr_t *avr, uint16_t addr, uint8_t v);
 void chip_store(struct avr_t *avr, uint16_t addr, uint8_t v);
 
 void chip_pins_init(chip *c, const char *mcu);
-void chip_twi_init(chip *c);
 
 #endif

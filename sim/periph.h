@@ -101,4 +101,10 @@ int uarts_attach(periphs *p, avrr_err *err);
 /* A byte whose stop bit has just arrived on USART u's RxD (the stimuli). */
 void uart_rx_byte(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);
 
+/* ---- the TWI (periph_twi.c) ----------------------------------------- */
+
+/* Takes over TWCR of the core's TWI (see periph_twi.c) and registers
+ * itself as "twi".  0, or -1 with err. */
+int twi_attach(periphs *p, avrr_err *err);
+
 #endif

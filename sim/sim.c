@@ -265,7 +265,8 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	/* The timers and the watchdog first: they take simavr's own
 	 * callbacks off their registers, which they find only there. */
 	if (!(s->periphs = periphs_open(avr, s->mcu, err)) || timers_attach(s->periphs, err) ||
-	    wdt_attach(s->periphs, err) || uarts_attach(s->periphs, err)) {
+	    wdt_attach(s->periphs, err) || uarts_attach(s->periphs, err) ||
+	    twi_attach(s->periphs, err)) {
 		sim_close(s);
 		return -1;
 	}

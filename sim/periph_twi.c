@@ -1,6 +1,6 @@
 /*
- * chip_twi.c — the TWI master's status codes, TWINT and bus timing (see
- * chip.h).
+ * periph_twi.c — the TWI master's status codes, TWINT and bus timing as
+ * the datasheets have them, on simavr 1.6's TWI.
  *
  * Status: the datasheet's master transmitter table gives, after SLA+W,
  * 0x18 (ACK received) or 0x20 (NACK received); 0x28/0x30 belong to data
@@ -19,12 +19,11 @@
  * and SCL's period is 16 + 2 * TWBR * 4^TWPS CPU cycles (datasheet, "Bit
  * Rate Generator Unit"); simavr takes 9 µs, or none for SLA+W.
  *
- * The wrapper on TWCR lets simavr run the bus, then puts right the status
- * simavr has scheduled, TWINT, and when the status comes.
+ * The hook on TWCR lets simavr run the bus, then puts right the status
+ * simavr has scheduled, TWINT (the bit it claims), and when the status
+ * comes.  All it needs is in simavr's struct: nothing to reset.
  */
-#include "sim/chip.h"
-
-#include <string.h>
+#include "sim/periph.h"
 
 #include <avr_twi.h>
 #include <sim_avr.h>
@@ -32,8 +31,6 @@
 #include <sim_interrupts.h>
 #include <sim_io.h>
 #include <sim_regbit.h>
-
-enum { WRAP_TWCR = 1 };
 
 /* The datasheet's master status codes. */
 enum {
@@ -69,16 +66,15 @@ static int byte_status(uint8_t st)
 	}
 }
 
-static void twcr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
+static void twcr_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
-	chip_wrap *w = param;
-	avr_twi_t *p = w->dev;
+	avr_twi_t *p = reghook_ud(h);
 	/* A master that has sent START and no address yet sends the address
 	 * with this write, if it clears TWINT and asks for no START/STOP. */
 	int master_before_address = (p->state & TWI_COND_START) && !(p->state & TWI_COND_ADDR) &&
 				    !(p->state & TWI_COND_SLAVE);
 	int had_timer = state_timer(avr, p) != NULL;
-	chip_orig_write(w, avr, addr, v);
+	reghook_next_write(h, avr, addr, v);
 	if (p->twi.raised.reg == addr && (v >> p->twi.raised.bit) & p->twi.raised.mask)
 		avr_regbit_clear(avr, p->twi.raised);
 	if (master_before_address && (p->state & TWI_COND_ADDR) && !(p->peer_addr & 1)) {
@@ -92,13 +88,22 @@ static void twcr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param)
 		avr_cycle_timer_register(avr, 9 * scl_cycles(avr, p), t->timer, p);
 }
 
-void chip_twi_init(chip *c)
+/* In the registry for its list of models; it keeps nothing of its own. */
+static const periph_ops TWI_OPS = { .name = "twi" };
+
+int twi_attach(periphs *p, avrr_err *err)
 {
-	for (avr_io_t *port = c->avr->io_port; port; port = port->next) {
-		if (!port->kind || strcmp(port->kind, "twi"))
+	const periph_ctx *ctx = periphs_ctx(p);
+	if (periphs_add(p, &TWI_OPS, NULL, err))
+		return -1;
+	for (avr_io_t *io = NULL; (io = periph_next_io(ctx->avr, io, "twi"));) {
+		avr_twi_t *t = (avr_twi_t *)io;
+		if (!t->twen.reg)
 			continue;
-		avr_twi_t *p = (avr_twi_t *)port;
-		if (p->twen.reg)
-			chip_wrap_write(c, p->twen.reg, twcr_write, p, WRAP_TWCR);
+		uint8_t twint = t->twi.raised.reg == t->twen.reg
+					? (uint8_t)(t->twi.raised.mask << t->twi.raised.bit) : 0;
+		if (!reghook_write(ctx->regs, t->twen.reg, twint, "the TWI", twcr_write, t, err))
+			return -1;
 	}
+	return 0;
 }
