@@ -107,4 +107,15 @@ void uart_rx_byte(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);
  * itself as "twi".  0, or -1 with err. */
 int twi_attach(periphs *p, avrr_err *err);
 
+/* ---- the I/O ports (periph_port.c) ---------------------------------- */
+
+/* Takes over the PINx writes and reads of every port, follows the pins'
+ * levels for sim_observe_pins (see periph_port.c), and registers itself
+ * as "ports"; after the timers.  0, or -1 with err. */
+int ports_attach(periphs *p, avrr_err *err);
+
+/* Whether data address addr is a PINx register: SBI/CBI on it write a
+ * bit, and their read of it is no input read (reghook_bit_op tells them). */
+int ports_is_pin(const periphs *p, uint16_t addr);
+
 #endif

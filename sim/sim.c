@@ -14,7 +14,6 @@
 
 #include "sim/avr_decode.h"
 #include "sim/board.h"
-#include "sim/chip.h"
 #include "sim/periph.h"
 
 #ifdef __SSE2__
@@ -266,13 +265,9 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	 * callbacks off their registers, which they find only there. */
 	if (!(s->periphs = periphs_open(avr, s->mcu, err)) || timers_attach(s->periphs, err) ||
 	    wdt_attach(s->periphs, err) || uarts_attach(s->periphs, err) ||
-	    twi_attach(s->periphs, err)) {
+	    twi_attach(s->periphs, err) || ports_attach(s->periphs, err)) {
 		sim_close(s);
 		return -1;
-	}
-	if (!(s->chip = chip_open(avr, name))) {
-		sim_close(s);
-		return avrr_errf(err, "out of memory");
 	}
 	int oom;
 	sim_pins_filter_first(avr);
@@ -282,7 +277,7 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		return avrr_errf(err, "out of memory");
 	}
 	s->pre = malloc(s->data_size);
-	if (!s->pre || build_transfer_kinds(s) || sim_pins_attach(s)) {
+	if (!s->pre || build_transfer_kinds(s)) {
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
 	}
@@ -299,9 +294,7 @@ void sim_close(sim *s)
 		free(s->avr);
 	}
 	stim_detach(s->stim);
-	sim_pins_detach(s);
 	sim_extint_free(s->extint);
-	chip_close(s->chip);
 	periphs_close(s->periphs);
 	free(s->pre);
 	free(s->transfer_kind);
@@ -325,7 +318,7 @@ static uint8_t watch_read(avr_t *avr, uint16_t addr, void *h)
 }
 
 /* A PINx register: SBI/CBI on it write a bit; their read is simavr's way
- * of doing it, and no input reaches the program (chip_pins.c). */
+ * of doing it, and no input reaches the program (periph_port.c). */
 static uint8_t watch_pin_read(avr_t *avr, uint16_t addr, void *h)
 {
 	sim *s = reghook_ud(h);
@@ -356,7 +349,7 @@ int sim_watch_read(sim *s, uint16_t addr, avrr_err *err)
 	if (watchable(s, addr, err))
 		return -1;
 	reghooks *regs = periphs_ctx(s->periphs)->regs;
-	reghook_read_fn fn = chip_is_pin(s->chip, addr) ? watch_pin_read : watch_read;
+	reghook_read_fn fn = ports_is_pin(s->periphs, addr) ? watch_pin_read : watch_read;
 	if (reghook_has_read(regs, addr, fn))
 		return 0;
 	return reghook_read(regs, addr, 0, "the watches", fn, s, err) ? 0 : -1;
@@ -776,7 +769,6 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	periphs_reset(s->periphs);
 	if (s->stim)
 		stim_rearm(s->stim);
-	sim_pins_refresh(s);
 	if (s->hooks.on_reset)
 		s->hooks.on_reset(s->hooks.ud);
 }

@@ -32,8 +32,9 @@
  * simavr's quirks are handled here and nowhere else: the stock sleep
  * callback (which waits in real time) is replaced by one that does not, and
  * the UARTs' stdout echo and poll-sleeps are switched off.  Where simavr
- * and the datasheet part ways (PINx writes, the UART receiver and frame,
- * TWI status, phase-correct PWM), chip.h puts simavr right.
+ * and the datasheet part ways (the timers, the watchdog, PINx writes, the
+ * UART receiver and frame, TWI status, INTn's level mode), sim/'s own
+ * peripheral models put simavr right (periph.h, docs/chip.md).
  */
 #ifndef AVRR_SIM_H
 #define AVRR_SIM_H
@@ -219,7 +220,6 @@ typedef struct sim {
 	struct sim_extint *extint; /* INTn's level poll, done right (extint.h); may be NULL */
 	void (*stock_run)(struct avr_t *avr);  /* avr->run unless a reset is due */
 	int asleep_forever;     /* slept with nothing enabled that could wake it */
-	struct chip *chip;      /* where simavr is put right (chip.h) */
 	struct periphs *periphs; /* avrr's own peripheral models (periph.h) */
 	int replay;             /* replay mode: never vector on its own */
 	int dropped;            /* replay mode, set for on_boundary: its boundary dropped a masked interrupt */
@@ -239,7 +239,6 @@ typedef struct sim {
 	 * by the first sim_set_observed. */
 	struct sim_memop *memop;
 	int observed;
-	struct sim_pins *pins;  /* the pins' levels and their observer (pins.c) */
 	/* Replay mode, sim_filter_steps: the flash words whose instruction
 	 * on_step is told of (NULL: every step), the state after the last
 	 * instruction step, and the step being told of as it started. */
@@ -410,7 +409,7 @@ const char *sim_vector_name(const sim *s, uint8_t vector); /* NULL if none */
  * firmware is not the chip's run. */
 void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud);
 
-/* ---- pins (pins.c) ---------------------------------------------------
+/* ---- pins (periph_port.c) --------------------------------------------
  * A pin's level is what the chip drives it to: an input (DDxn 0) is not
  * driven by the chip (what the outside world gives it is not the chip's,
  * and a replay knows only the values the CPU read); an output follows
@@ -439,11 +438,6 @@ int sim_observe_pins(sim *s, void (*fn)(void *ud, const sim_pin_change *c), void
 unsigned sim_ports(const sim *s, char *names, unsigned max);
 /* A pin's level now (SIM_PIN_*), or -1 when the MCU has no such port. */
 int sim_pin_level(const sim *s, char port, unsigned bit);
-/* Private to sim/: set up by sim_open, torn down by sim_close; a reset
- * re-reads every pin. */
-int sim_pins_attach(sim *s);
-void sim_pins_detach(sim *s);
-void sim_pins_refresh(sim *s);
 
 /* The rules this simulator runs by, stored in each recording's metadata
  * (its interrupt_rule): the version of sim/'s own peripheral models
