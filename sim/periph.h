@@ -118,4 +118,12 @@ int ports_attach(periphs *p, avrr_err *err);
  * bit, and their read of it is no input read (reghook_bit_op tells them). */
 int ports_is_pin(const periphs *p, uint16_t addr);
 
+/* ---- external interrupts (periph_extint.c) -------------------------- */
+
+/* Takes over INTn's low-level mode where the core has external
+ * interrupts, lets only level changes of the port pins reach the
+ * interrupts (see periph_extint.c), and registers itself as "extint".
+ * 0, or -1 with err. */
+int extint_attach(periphs *p, avrr_err *err);
+
 #endif

@@ -100,9 +100,8 @@ int twi_attach(periphs *p, avrr_err *err)
 		avr_twi_t *t = (avr_twi_t *)io;
 		if (!t->twen.reg)
 			continue;
-		uint8_t twint = t->twi.raised.reg == t->twen.reg
-					? (uint8_t)(t->twi.raised.mask << t->twi.raised.bit) : 0;
-		if (!reghook_write(ctx->regs, t->twen.reg, twint, "the TWI", twcr_write, t, err))
+		if (!reghook_write(ctx->regs, t->twen.reg, reghook_bits(t->twi.raised, t->twen.reg),
+				   "the TWI", twcr_write, t, err))
 			return -1;
 	}
 	return 0;

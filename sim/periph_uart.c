@@ -196,12 +196,6 @@ static void control_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 	retime(avr, x);
 }
 
-/* The bits of rb where it lives in register reg. */
-static uint8_t bits_in(avr_regbit_t rb, uint16_t reg)
-{
-	return rb.reg && rb.reg == reg ? (uint8_t)(rb.mask << rb.bit) : 0;
-}
-
 /* The bits of each control register whose behaviour is decided here: the
  * frame's (U2X, UCSZ2, UCSRC's; where UBRRH shares UCSRC's address, the
  * whole register, whose two values are kept here), the receiver's and the
@@ -212,8 +206,9 @@ static uint8_t control_owns(const avr_uart_t *u, uint16_t reg)
 		return 0xff;
 	if (reg == u->r_ucsrc)
 		return UCSRC_FRAME;
-	return bits_in(u->u2x, reg) | bits_in(u->ucsz2, reg) | bits_in(u->rxen, reg) |
-	       bits_in(u->rxc.enable, reg) | bits_in(u->udrc.enable, reg);
+	return reghook_bits(u->u2x, reg) | reghook_bits(u->ucsz2, reg) |
+	       reghook_bits(u->rxen, reg) | reghook_bits(u->rxc.enable, reg) |
+	       reghook_bits(u->udrc.enable, reg);
 }
 
 /* After a chip reset: the baud rate and UCSRC are the reset values again

@@ -91,6 +91,13 @@ static inline void reghook_next_write(const reghook *h, struct avr_t *avr, uint1
 		avr->data[addr] = v;
 }
 
+/* The bits of simavr's register bit rb where it lives in register reg
+ * (0 elsewhere): what a hook that decides rb claims there. */
+static inline uint8_t reghook_bits(avr_regbit_t rb, uint16_t reg)
+{
+	return rb.reg && rb.reg == reg ? (uint8_t)(rb.mask << rb.bit) : 0;
+}
+
 /* Whether the read (write) chain of addr holds a hook installed with fn. */
 int reghook_has_read(const reghooks *r, uint16_t addr, reghook_read_fn fn);
 int reghook_has_write(const reghooks *r, uint16_t addr, reghook_write_fn fn);

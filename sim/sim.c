@@ -10,7 +10,6 @@
  * at the interrupt point rather than after the push.
  */
 #include "sim/sim.h"
-#include "sim/extint.h"
 
 #include "sim/avr_decode.h"
 #include "sim/board.h"
@@ -265,16 +264,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	 * callbacks off their registers, which they find only there. */
 	if (!(s->periphs = periphs_open(avr, s->mcu, err)) || timers_attach(s->periphs, err) ||
 	    wdt_attach(s->periphs, err) || uarts_attach(s->periphs, err) ||
-	    twi_attach(s->periphs, err) || ports_attach(s->periphs, err)) {
+	    twi_attach(s->periphs, err) || ports_attach(s->periphs, err) ||
+	    extint_attach(s->periphs, err)) {
 		sim_close(s);
 		return -1;
-	}
-	int oom;
-	sim_pins_filter_first(avr);
-	s->extint = sim_extint_attach(avr, &oom);
-	if (oom) {
-		sim_close(s);
-		return avrr_errf(err, "out of memory");
 	}
 	s->pre = malloc(s->data_size);
 	if (!s->pre || build_transfer_kinds(s)) {
@@ -294,7 +287,6 @@ void sim_close(sim *s)
 		free(s->avr);
 	}
 	stim_detach(s->stim);
-	sim_extint_free(s->extint);
 	periphs_close(s->periphs);
 	free(s->pre);
 	free(s->transfer_kind);
@@ -761,7 +753,6 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	avr_t *avr = s->avr;
 	avr->run(avr);
 	avr->run = s->stock_run;
-	sim_extint_reset(s->extint);
 	s->transfers = 0;
 	s->reset_cycle = avr->cycle;
 	s->boundary_gap = 0;  /* the cycle counter restarts */

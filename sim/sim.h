@@ -217,7 +217,6 @@ typedef struct sim {
 	void *observe_ud;
 	uint8_t observe_depth;
 	stim_runtime *stim;     /* the attached stimuli, or NULL */
-	struct sim_extint *extint; /* INTn's level poll, done right (extint.h); may be NULL */
 	void (*stock_run)(struct avr_t *avr);  /* avr->run unless a reset is due */
 	int asleep_forever;     /* slept with nothing enabled that could wake it */
 	struct periphs *periphs; /* avrr's own peripheral models (periph.h) */
