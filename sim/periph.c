@@ -1,5 +1,6 @@
 /*
- * periph.c — the registry of avrr's own peripheral models (periph.h).
+ * periph.c — the registry of avrr's own peripheral models, and the walk
+ * of simavr's peripherals by kind (periph.h).
  */
 #include "sim/periph.h"
 

@@ -2,9 +2,13 @@
  * periph.h — the peripherals avrr models itself, where simavr 1.6 and the
  * datasheet part ways (private to sim/).
  *
- * Each lives in a file of its own (periph_timer.c, periph_wdt.c, ...),
- * keeps its state in a struct of its own, takes over its registers
- * through reghook.h, and registers here once, at sim_open: the registry
+ * Each lives in a file of its own (periph_timer.c, periph_wdt.c,
+ * periph_uart.c, periph_twi.c, periph_port.c, periph_extint.c), keeps its
+ * state in a struct of its own, finds simavr's peripheral by kind
+ * (periph_next_io), takes over its registers through reghook.h, and
+ * registers here once, at sim_open, in that order: the models that cut
+ * simavr's own code out find its callbacks only in the slot, so they come
+ * first, and all of them before the recorder's watches.  The registry
  * resets every peripheral when the chip resets, asks each for the
  * record-time warnings about what it does not model, and frees them.
  * Checkpoints are fork()s, so state outside simavr's structures is kept
@@ -91,7 +95,7 @@ int wdt_attach(periphs *p, avrr_err *err);
  * forced by WDRF), or a reset is due: a sleep will end. */
 int wdt_resets_armed(const periphs *p);
 
-/* ---- the USARTs (periph_uart.c) ------------------------------------ */
+/* ---- the USARTs (periph_uart.c) ------------------------------------- */
 
 /* Takes over the receiver and the frame time of every USART of the core
  * (see periph_uart.c) and registers itself as "uarts".  0, or -1 with

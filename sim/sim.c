@@ -260,8 +260,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	}
 	s->stock_run = avr->run;
 	s->count_transfers = 1;
-	/* The timers and the watchdog first: they take simavr's own
-	 * callbacks off their registers, which they find only there. */
+	/* avrr's own models: the timers and the watchdog first, since they
+	 * take simavr's own callbacks off their registers and find them only
+	 * in the slot; all of them before any watch (sim_watch_*), which
+	 * then sees what the chip does. */
 	if (!(s->periphs = periphs_open(avr, s->mcu, err)) || timers_attach(s->periphs, err) ||
 	    wdt_attach(s->periphs, err) || uarts_attach(s->periphs, err) ||
 	    twi_attach(s->periphs, err) || ports_attach(s->periphs, err) ||
@@ -747,7 +749,8 @@ static int can_wake(const sim *s)
  * back.  Our loop never calls avr->run, so it does so here, once.  The
  * reset cancels every cycle timer, the stimuli's too, which are scheduled
  * again; the counters a device-side tracer keeps (sim_transfers,
- * sim_timer_cycles) restart. */
+ * sim_timer_cycles) restart, and each peripheral model resets what it
+ * keeps of the old run (periphs_reset). */
 static __attribute__((noinline)) void watchdog_reset(sim *s)
 {
 	avr_t *avr = s->avr;
