@@ -1,6 +1,7 @@
 /* cmd_fingerprint.c — `avrr fingerprint`: add configurations to a recording. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "recorder/fingerprints.h"
@@ -32,6 +33,10 @@ int cmd_fingerprint(int argc, char **argv)
 		return cli_fail("fingerprint", "usage: avrr fingerprint RUN.db --fp SPEC [--fp SPEC ...]");
 	if (!nspecs)
 		return cli_fail("fingerprint", "no configuration given; use --fp SPEC");
+	for (unsigned i = 0; i < nspecs; i++)
+		if (!strcmp(specs[i], TRACE_FP_NONE))
+			return cli_fail("fingerprint", "--fp %s keeps no fingerprint (record's way to "
+					"record none): give a configuration to add", TRACE_FP_NONE);
 	cli_catch_signals_hard(NULL);
 	avrr_err err = { "" };
 	int rerun = 0;

@@ -376,6 +376,12 @@ static void test_fingerprint_bad_input(void **state)
 	expect_bad(f, "fingerprint", args, "'PORTQ'", NULL);
 	snprintf(args, sizeof args, "'%s/x.db' --fp 'default:sel=SREG'", f->s.dir);
 	expect_bad(f, "fingerprint", args, "'default' is already there", NULL);
+	/* record's "none" is no configuration to add, nor one for the oracle
+	 * to evaluate (its empty index crashed replay --oracle: SIGSEGV). */
+	snprintf(args, sizeof args, "'%s/x.db' --fp none", f->s.dir);
+	expect_bad(f, "fingerprint", args, "--fp none keeps no fingerprint", NULL);
+	snprintf(args, sizeof args, "'%s/x.db' --oracle --fp none", f->s.dir);
+	expect_bad(f, "replay", args, "--fp none keeps no fingerprint", NULL);
 }
 
 static void test_select_bad_input(void **state)
