@@ -83,4 +83,11 @@ int wdt_attach(periphs *p, avrr_err *err);
  * forced by WDRF), or a reset is due: a sleep will end. */
 int wdt_resets_armed(const periphs *p);
 
+/* ---- the SPI (periph_spi.c) ----------------------------------------- */
+
+/* Takes over each of simavr's SPIs (see periph_spi.c) and registers it as
+ * "spi"; devices still talk to it through simavr's SPI_IRQ_INPUT and
+ * SPI_IRQ_OUTPUT.  0, or -1 with err. */
+int spi_attach(periphs *p, avrr_err *err);
+
 #endif
