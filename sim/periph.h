@@ -130,4 +130,11 @@ int ports_is_pin(const periphs *p, uint16_t addr);
  * 0, or -1 with err. */
 int extint_attach(periphs *p, avrr_err *err);
 
+/* ---- the SPI (periph_spi.c) ----------------------------------------- */
+
+/* Takes over each of simavr's SPIs (see periph_spi.c) and registers it as
+ * "spi"; devices still talk to it through simavr's SPI_IRQ_INPUT and
+ * SPI_IRQ_OUTPUT.  0, or -1 with err. */
+int spi_attach(periphs *p, avrr_err *err);
+
 #endif
