@@ -83,4 +83,10 @@ int wdt_attach(periphs *p, avrr_err *err);
  * forced by WDRF), or a reset is due: a sleep will end. */
 int wdt_resets_armed(const periphs *p);
 
+/* ---- the ADC (periph_adc.c) ----------------------------------------- */
+
+/* Takes over simavr's ADC where the core has one (see periph_adc.c) and
+ * registers itself as "adc".  0, or -1 with err. */
+int adc_attach(periphs *p, avrr_err *err);
+
 #endif
