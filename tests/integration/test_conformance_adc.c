@@ -453,6 +453,41 @@ static void test_m16_sfior_trigger(void **state)
 	ck_done(&c);
 }
 
+/* ---- reset, ADEN ---------------------------------------------------- */
+
+/* A watchdog reset during a free-running conversion: the chip's reset
+ * leaves the ADC off and its registers 0 (§24.9: initial values), and the
+ * conversion under way never ends.  ADEN cleared during a conversion ends
+ * it (§24.9.2: "Turning the ADC off while a conversion is in progress,
+ * will terminate this conversion"): no ADIF, ADSC 0, ADCSRA reads ADPS
+ * alone (0x07). */
+static void test_reset_and_aden_off(void **state)
+{
+	(void)state;
+	check c = { .len = 0 };
+	probe *p = run("adc_reset", M328, MHZ16, 300000, "adc 0 const 3000\n",
+		       REGS("GPIOR0", "GPIOR2"));
+	probe_series *boots = probe_writes(p, "GPIOR2");
+	ck(&c, boots->n == 2 && (boots->value[1] & 0x08), "adc_reset: %u boots, want 2, the "
+	   "second by the watchdog", boots->n);
+	char regs[64];
+	report_string(p, "GPIOR0", regs, sizeof regs);
+	ck(&c, !strcmp(regs, "00 00 00 07"), "adc_reset: ADCSRA, ADCL, ADCH after the reset, "
+	   "ADCSRA after ADEN cleared: %s, want 00 00 00 07", regs);
+	probe_series *r = probe_raises(p, "ADC_vect");
+	unsigned before = 0, after = 0;
+	for (unsigned i = 0; i < r->n; i++) {
+		if (boots->n == 2 && r->cycle[i] > boots->cycle[1])
+			after++;
+		else
+			before++;
+	}
+	ck(&c, before > 0, "adc_reset: no conversion ended before the reset");
+	ck(&c, after == 0, "adc_reset: %u conversions ended after the reset, want 0", after);
+	probe_close(p);
+	ck_done(&c);
+}
+
 /* ---- what is not simulated ------------------------------------------- */
 
 static void on_warn(void *ud, const char *text)
@@ -506,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_free_running),
 		cmocka_unit_test(test_m2560_channels_8_to_15),
 		cmocka_unit_test(test_m16_sfior_trigger),
+		cmocka_unit_test(test_reset_and_aden_off),
 		cmocka_unit_test(test_unsimulated_trigger_warns),
 		cmocka_unit_test_setup_teardown(test_replays_exactly, test_scratch_setup,
 						test_scratch_teardown),
