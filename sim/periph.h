@@ -137,4 +137,10 @@ int extint_attach(periphs *p, avrr_err *err);
  * SPI_IRQ_OUTPUT.  0, or -1 with err. */
 int spi_attach(periphs *p, avrr_err *err);
 
+/* ---- the ADC (periph_adc.c) ----------------------------------------- */
+
+/* Takes over simavr's ADC where the core has one (see periph_adc.c) and
+ * registers itself as "adc".  0, or -1 with err. */
+int adc_attach(periphs *p, avrr_err *err);
+
 #endif

@@ -254,7 +254,7 @@ static void test_frames_match_avr_gdb(void **state)
 	snprintf(want, sizeof want, "#1  0x00000154 in report (s=0x80010e <sensors+12>, "
 		 "slot=5 '\\005') at sensors.c:91\n%s", src91);
 	assert_non_null(strstr(f->s.out, want));
-	snprintf(want, sizeof want, "#0  format_line (id=30 '\\036', value=209, "
+	snprintf(want, sizeof want, "#0  format_line (id=30 '\\036', value=208, "
 		 "buf=0x800115 <line> \"S2=719\\n\") at sensors.c:71\n%s", src71);
 	assert_non_null(strstr(f->s.out, want));
 }
@@ -279,7 +279,7 @@ static void test_list_frame_display(void **state)
 	source_lines(91, 91, src91, sizeof src91);
 	source_lines(71, 71, src71, sizeof src71);
 	snprintf(want, sizeof want, "%s%s%s#1  0x00000154 in report (s=0x80010e <sensors+12>, "
-		 "slot=5 '\\005') at sensors.c:91\n%s%s#0  format_line (id=30 '\\036', value=209, "
+		 "slot=5 '\\005') at sensors.c:91\n%s%s#0  format_line (id=30 '\\036', value=208, "
 		 "buf=0x800115 <line> \"S2=719\\n\") at sensors.c:71\n%s==frame\n",
 		 a, b, a, src91, c, src71);
 	const char *list = after(f->s.out, "==list\n");
@@ -295,7 +295,7 @@ static void test_list_frame_display(void **state)
 	assert_int_equal(sscanf(fr, "0x%x:\t0x%x\t0x%x\t0x%x\n", &sp, &b0, &b1, &b2), 4);
 	assert_int_equal(((b1 << 8) | b2) * 2, 0x154);
 	unsigned cfa0 = sp + 2, cfa1 = cfa0 + 5;
-	char args0[] = "id=30 '\\036', value=209, buf=0x800115 <line> \"S2=719\\n\"";
+	char args0[] = "id=30 '\\036', value=208, buf=0x800115 <line> \"S2=719\\n\"";
 	snprintf(want, sizeof want,
 		 "Stack level 0, frame at 0x%x:\n"
 		 " pc = 0xa6 in format_line (sensors.c:71); saved pc = 0x154\n"
