@@ -83,4 +83,11 @@ int wdt_attach(periphs *p, avrr_err *err);
  * forced by WDRF), or a reset is due: a sleep will end. */
 int wdt_resets_armed(const periphs *p);
 
+/* ---- the EEPROM (periph_eeprom.c) ----------------------------------- */
+
+/* Takes over the EEPROM's registers where the core has one (see
+ * periph_eeprom.c), over simavr's own bytes, and registers itself as
+ * "eeprom".  0, or -1 with err. */
+int eeprom_attach(periphs *p, avrr_err *err);
+
 #endif

@@ -292,6 +292,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		sim_close(s);
 		return -1;
 	}
+	if (eeprom_attach(s->periphs, err)) {
+		sim_close(s);
+		return -1;
+	}
 	s->pre = malloc(s->data_size);
 	if (!s->pre || build_transfer_kinds(s) || sim_pins_attach(s)) {
 		sim_close(s);
