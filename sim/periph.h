@@ -143,4 +143,11 @@ int spi_attach(periphs *p, avrr_err *err);
  * registers itself as "adc".  0, or -1 with err. */
 int adc_attach(periphs *p, avrr_err *err);
 
+/* ---- the EEPROM (periph_eeprom.c) ----------------------------------- */
+
+/* Takes over the EEPROM's registers where the core has one (see
+ * periph_eeprom.c), over simavr's own bytes, and registers itself as
+ * "eeprom".  0, or -1 with err. */
+int eeprom_attach(periphs *p, avrr_err *err);
+
 #endif

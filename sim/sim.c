@@ -260,15 +260,15 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	}
 	s->stock_run = avr->run;
 	s->count_transfers = 1;
-	/* avrr's own models: the timers, the watchdog, the SPI and the ADC
-	 * first, since they take simavr's own callbacks off their registers
-	 * and find them only in the slot; all of them before any watch
-	 * (sim_watch_*), which then sees what the chip does. */
+	/* avrr's own models: the timers, the watchdog, the SPI, the ADC and
+	 * the EEPROM first, since they take simavr's own callbacks off their
+	 * registers and find them only in the slot; all of them before any
+	 * watch (sim_watch_*), which then sees what the chip does. */
 	if (!(s->periphs = periphs_open(avr, s->mcu, err)) || timers_attach(s->periphs, err) ||
 	    wdt_attach(s->periphs, err) || spi_attach(s->periphs, err) ||
-	    adc_attach(s->periphs, err) || uarts_attach(s->periphs, err) ||
-	    twi_attach(s->periphs, err) || ports_attach(s->periphs, err) ||
-	    extint_attach(s->periphs, err)) {
+	    adc_attach(s->periphs, err) || eeprom_attach(s->periphs, err) ||
+	    uarts_attach(s->periphs, err) || twi_attach(s->periphs, err) ||
+	    ports_attach(s->periphs, err) || extint_attach(s->periphs, err)) {
 		sim_close(s);
 		return -1;
 	}

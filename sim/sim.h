@@ -440,7 +440,8 @@ int sim_pin_level(const sim *s, char port, unsigned bit);
 
 /* The rules this simulator runs by, stored in each recording's metadata
  * (its interrupt_rule): the version of sim/'s own peripheral models
- * (docs/chip.md: avrr-sim 2 brought the timers and the watchdog), and how
+ * (docs/chip.md: avrr-sim 2 brought the timers, the watchdog, the SPI,
+ * the ADC and the EEPROM), and how
  * interrupts are delayed after an instruction sets I.  A recording made
  * under other rules would not replay as it ran: sim_rules_check refuses
  * it. */

@@ -280,8 +280,8 @@ static void test_false_injection_stops_before_it(void **state)
 	json_t *o = test_replay_json(s, path, "--fp old --match sequence", 1);
 	json_t *d = json_object_get(o, "divergence");
 	assert_true(json_is_true(json_object_get(o, "diverged")));
-	assert_int_equal(test_json_int(d, "icount"), 1294);
-	assert_true(irq1 < 1294 && 1294 < irq2);
+	assert_int_equal(test_json_int(d, "icount"), 1247);
+	assert_true(irq1 < 1247 && 1247 < irq2);
 	snprintf(want, sizeof want, "interrupt 2 (vector 12 (USART_UDRE_vect)) at icount %lld", irq2);
 	assert_string_equal(test_json_str(d, "expected"), want);
 	snprintf(want, sizeof want, "the fingerprint 0x%llx of interrupt 2 (vector 12) matched here",
@@ -298,17 +298,17 @@ static void test_false_injection_stops_before_it(void **state)
 	 * fingerprint that a later interrupt also has. */
 	o = test_replay_json(s, path, "--fp old --match set", 1);
 	d = json_object_get(o, "divergence");
-	assert_int_equal(test_json_int(d, "icount"), 1287);
+	assert_int_equal(test_json_int(d, "icount"), 1240);
 	test_assert_contains(test_json_str(d, "actual"), "a false loop positive");
 	json_decref(o);
 
-	/* --until: nothing wrong before 1294, so exit 0; past it, exit 1. */
-	o = test_replay_json(s, path, "--fp old --match sequence --until 1293", 0);
+	/* --until: nothing wrong before 1247, so exit 0; past it, exit 1. */
+	o = test_replay_json(s, path, "--fp old --match sequence --until 1246", 0);
 	assert_true(json_is_false(json_object_get(o, "diverged")));
-	assert_int_equal(test_json_int(o, "instructions"), 1293);
+	assert_int_equal(test_json_int(o, "instructions"), 1246);
 	json_decref(o);
 	o = test_replay_json(s, path, "--fp old --match sequence --until 1300", 1);
-	assert_int_equal(test_json_int(json_object_get(o, "divergence"), "icount"), 1294);
+	assert_int_equal(test_json_int(json_object_get(o, "divergence"), "icount"), 1247);
 	json_decref(o);
 }
 
@@ -455,7 +455,7 @@ static void test_oracle_without_interrupts(void **state)
 {
 	scratch *s = *state;
 	char path[256];
-	/* adcapp's first interrupt comes at icount 1232. */
+	/* adcapp's first interrupt comes at icount 1185. */
 	test_record(s, path, sizeof path, "z.db", "traces/adcapp.elf --stimuli traces/adcapp.stim "
 		    "--instructions 1000");
 	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 0);
