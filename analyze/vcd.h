@@ -6,7 +6,7 @@
  * vector the run takes (1 while its ISR runs), the nesting depth, and the
  * named variables (their ELF size, changing where the CPU stores to them),
  * and a wire per pin the chip drives at some point of the run (PB5 under
- * pins.portB): its level as sim/pins.c gives it — PORTx writes, writes of 1
+ * pins.portB): its level as sim/periph_port.c gives it — PORTx writes, writes of 1
  * to PINx, the timers' compare outputs — and z while it is an input.
  * Time is in ns from the recorded clock: cycle * 10^9 / frequency.
  */

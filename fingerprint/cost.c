@@ -15,7 +15,7 @@
  *   knuth    567.6 and 640: the sum, then libgcc's 64 x 64-bit multiply.
  * per byte = (12-byte - 6-byte) / 6 and once = 6-byte - 6 * per byte, each
  * rounded: the table's last two columns.  Measured again once simavr's
- * stray INT0s were gone from funcsheap (sim/extint.h), whose interrupts
+ * stray INT0s were gone from funcsheap (sim/periph_extint.c), whose interrupts
  * the means are over: 1880.9 and 2481.8, 803.8 and 1445.7, 568.0 and
  * 640.0 — a `once` 1 or 2 cycles off (1280, 162, 496); these are kept. */
 cost_hash cost_of_hash(fp_hash_kind k)

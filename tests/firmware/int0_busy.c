@@ -7,7 +7,7 @@
  * presses; the main loop spins on an 8-bit counter that wraps, so its state
  * repeats every 256 turns and nothing in it tells one gap's turns apart —
  * only the cycle count does.  With the pin low before its first edge,
- * simavr 1.6 alone fired INT0 continuously there (sim/extint.h).  Built for
+ * simavr 1.6 alone fired INT0 continuously there (sim/periph_extint.c).  Built for
  * 16 MHz here; int0_slow.c is the same code at 20 MHz.
  */
 #include <avr/interrupt.h>

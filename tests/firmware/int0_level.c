@@ -2,7 +2,7 @@
 /*
  * int0_level.c — INT0 in its low-level mode (EICRA = 0, the mode at reset):
  * the interrupt is requested for as long as PD2 is low, again and again,
- * and never while it is high (sim/extint.h keeps simavr's level poll, but
+ * and never while it is high (sim/periph_extint.c keeps simavr's level poll, but
  * only in this mode).
  */
 #include <avr/interrupt.h>

@@ -2,7 +2,7 @@
 /*
  * pcint_rest.c — a pin-change interrupt on PB0 (PCINT0) and a busy loop:
  * the stimuli drive the pin to the level it already has as well as to the
- * other one, and only the changes may interrupt (sim/extint.h).
+ * other one, and only the changes may interrupt (sim/periph_extint.c).
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>

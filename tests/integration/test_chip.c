@@ -1,6 +1,6 @@
 /*
  * test_chip.c — where simavr 1.6 and the datasheet part ways, put right
- * in sim/ (chip.h): each firmware's recording is checked against numbers
+ * in sim/ (docs/chip.md): each firmware's recording is checked against numbers
  * worked out from the datasheet, and replays exactly.
  *  - pinx_write: a write of 1 to PINB5 toggles PORTB5 and is a PORTB write
  *    (OUT, SBI, STS); SBI/CBI read no input; on the ATmega16 PINx are

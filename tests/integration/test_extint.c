@@ -1,6 +1,6 @@
 /*
  * test_extint.c — external and pin-change interrupts fire as the datasheet
- * says (sim/extint.h), counted against the stimuli's own arithmetic.
+ * says (sim/periph_extint.c), counted against the stimuli's own arithmetic.
  *
  *  - int0_busy (ATmega328P, INT0 on rising edges, PD2 at rest low): no
  *    INT0 before the first edge — simavr 1.6 alone fired 13,793 there —

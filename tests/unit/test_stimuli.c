@@ -83,7 +83,7 @@ static avr_irq_t *pin_irq(avr_t *avr, char port, int bit)
 static avr_uart_t *uart0(avr_t *avr);
 
 /* The bytes UART 0's receiver took since the last look (the stimuli hand
- * them to it directly, sim/chip_uart.c, not through an IRQ): its buffer's
+ * them to it directly, sim/periph_uart.c, not through an IRQ): its buffer's
  * write cursor tells. */
 static void rx_look(avr_t *avr, obs *o)
 {
