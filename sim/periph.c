@@ -42,9 +42,12 @@ void periphs_close(periphs *p)
 {
 	if (!p)
 		return;
-	for (unsigned i = 0; i < p->n; i++)
+	for (unsigned i = 0; i < p->n; i++) {
 		if (p->e[i].ops->close)
 			p->e[i].ops->close(p->e[i].self);
+		else
+			free(p->e[i].self);
+	}
 	reghooks_close(p->ctx.regs);
 	free(p);
 }
@@ -59,6 +62,8 @@ int periphs_add(periphs *p, const periph_ops *ops, void *self, avrr_err *err)
 	if (p->n == PERIPHS_MAX) {
 		if (ops->close)
 			ops->close(self);
+		else
+			free(self);
 		return avrr_errf(err, "sim: more than %d peripheral models", PERIPHS_MAX);
 	}
 	p->e[p->n++] = (periph_entry){ .ops = ops, .self = self };

@@ -38,8 +38,15 @@ typedef struct periph_ops {
 	 * it already said (zero at first). */
 	void (*check)(void *self, uint32_t *warned, void (*warn)(void *ud, const char *text),
 		      void *ud);
+	/* Frees self; NULL: free(self), for a model that is one block. */
 	void (*close)(void *self);
 } periph_ops;
+
+/* The bits of a register simavr's description rb names (0: none). */
+static inline uint8_t periph_bits(avr_regbit_t rb)
+{
+	return rb.reg ? (uint8_t)(rb.mask << rb.bit) : 0;
+}
 
 /* The peripherals of one chip, and what they share. */
 typedef struct periphs periphs;

@@ -189,11 +189,6 @@ static adc *of_io(avr_io_t *io)
 	return (adc *)(void *)((char *)io - offsetof(adc, io));
 }
 
-static uint8_t bit_of(avr_regbit_t rb)
-{
-	return rb.reg ? (uint8_t)(rb.mask << rb.bit) : 0;
-}
-
 /* ---- time ----------------------------------------------------------- */
 
 static unsigned prescaler(const adc *a)
@@ -675,7 +670,7 @@ static void find_adts(adc *a)
 		a->adts_shift = sa->adts[0].bit;
 		for (unsigned i = 0; i < 4; i++)
 			if (sa->adts[i].reg == a->adts_reg)
-				a->adts_mask |= bit_of(sa->adts[i]);
+				a->adts_mask |= periph_bits(sa->adts[i]);
 		int any = 0;
 		for (unsigned i = 0; i < 16; i++)
 			any |= sa->adts_op[i] != avr_adts_none;
@@ -767,18 +762,12 @@ static void adc_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	}
 }
 
-static void adc_close(void *self)
-{
-	free(self);
-}
-
 /* The chip's reset is done from avr_reset itself (on_chip_reset), before
  * the registry's: nothing is left for periph_ops.reset. */
 static const periph_ops ADC_OPS = {
 	.name = "adc",
 	.reset = NULL,
 	.check = adc_check,
-	.close = adc_close,
 };
 
 int adc_attach(periphs *p, avrr_err *err)
@@ -799,13 +788,13 @@ int adc_attach(periphs *p, avrr_err *err)
 		    .adcl = sa->r_adcl, .adch = sa->r_adch, .muxmode = sa->muxmode };
 	if (periphs_add(p, &ADC_OPS, a, err))
 		return -1;
-	a->aden = bit_of(sa->aden);
-	a->adsc = bit_of(sa->adsc);
+	a->aden = periph_bits(sa->aden);
+	a->adsc = periph_bits(sa->adsc);
 	/* ADATE (ADFR on the ATmega8/128) is bit 5 where simavr has none. */
-	a->adate = sa->adate.reg ? bit_of(sa->adate) : 0x20;
-	a->adif = bit_of(sa->adc.raised);
-	a->adie = bit_of(sa->adc.enable);
-	a->adlar = bit_of(sa->adlar);
+	a->adate = sa->adate.reg ? periph_bits(sa->adate) : 0x20;
+	a->adif = periph_bits(sa->adc.raised);
+	a->adie = periph_bits(sa->adc.enable);
+	a->adlar = periph_bits(sa->adlar);
 	memcpy(a->mux, sa->mux, sizeof a->mux);
 	if (is_mcu(ctx->mcu, (const char *const[]){ "atmega16", "atmega32", NULL }) &&
 	    !a->mux[4].reg) {
@@ -815,7 +804,7 @@ int adc_attach(periphs *p, avrr_err *err)
 	a->ckadc2 = is_mcu(ctx->mcu, (const char *const[]){ "atmega16", "atmega32", "atmega128",
 							    NULL });
 	if (sa->bin.reg && sa->bin.reg == a->adcsrb)
-		a->bin = bit_of(sa->bin);
+		a->bin = periph_bits(sa->bin);
 	/* simavr places the ATtiny x5's IPR in ADCSRA; it is ADCSRB's bit 5. */
 	if (sa->ipr.reg && a->adcsrb)
 		a->ipr = (uint8_t)(1u << sa->ipr.bit);
@@ -839,7 +828,7 @@ int adc_attach(periphs *p, avrr_err *err)
 	uint16_t breg = a->adts_reg ? a->adts_reg : a->adcsrb;
 	uint8_t owns = a->adts_mask | a->bin | a->ipr;
 	if (a->mux[5].reg && a->mux[5].reg == breg)
-		owns |= bit_of(a->mux[5]);
+		owns |= periph_bits(a->mux[5]);
 	if (breg && !reghook_write(r, breg, owns, "the ADC", adts_write, a, err))
 		return -1;
 	if (a->adcsrb && breg != a->adcsrb &&

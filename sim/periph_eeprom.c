@@ -491,23 +491,12 @@ static void eeprom_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 	}
 }
 
-static void eeprom_close(void *self)
-{
-	free(self);
-}
-
 /* The chip's reset is done from avr_reset itself (on_chip_reset). */
 static const periph_ops EEPROM_OPS = {
 	.name = "eeprom",
 	.reset = NULL,
 	.check = eeprom_check,
-	.close = eeprom_close,
 };
-
-static uint8_t bit_of(avr_regbit_t rb)
-{
-	return rb.reg ? (uint8_t)(rb.mask << rb.bit) : 0;
-}
 
 static void *port_of_kind(avr_t *avr, const char *kind)
 {
@@ -533,12 +522,12 @@ int eeprom_attach(periphs *p, avrr_err *err)
 		       .eearh = sw->r_eearh, .mask = (uint16_t)(sw->size - 1) };
 	if (periphs_add(p, &EEPROM_OPS, e, err))
 		return -1;
-	e->eere = bit_of(sw->eere);
-	e->eepe = bit_of(sw->eepe);
-	e->eempe = bit_of(sw->eempe);
-	e->eerie = bit_of(sw->ready.enable);
-	e->eepm0 = bit_of(sw->eepm[0]);
-	e->eepm1 = bit_of(sw->eepm[1]);
+	e->eere = periph_bits(sw->eere);
+	e->eepe = periph_bits(sw->eepe);
+	e->eempe = periph_bits(sw->eempe);
+	e->eerie = periph_bits(sw->ready.enable);
+	e->eepm0 = periph_bits(sw->eepm[0]);
+	e->eepm1 = periph_bits(sw->eepm[1]);
 	e->eepm_mask = e->eepm0 | e->eepm1;
 	e->has_eepm = e->eepm_mask != 0;
 	avr_flash_t *fl = port_of_kind(avr, "flash");

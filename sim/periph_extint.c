@@ -129,15 +129,9 @@ static void extint_reset(void *self)
 			avr_extint_set_strict_lvl_trig(x->avr, (uint8_t)n, 0);
 }
 
-static void extint_close(void *self)
-{
-	free(self);
-}
-
 static const periph_ops EXTINT_OPS = {
 	.name = "extint",
 	.reset = extint_reset,
-	.close = extint_close,
 };
 
 int extint_attach(periphs *p, avrr_err *err)

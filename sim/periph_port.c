@@ -210,15 +210,9 @@ static void ports_reset(void *self)
 	refresh_all(ps, ps->avr->cycle);
 }
 
-static void ports_close(void *self)
-{
-	free(self);
-}
-
 static const periph_ops PORT_OPS = {
 	.name = "ports",
 	.reset = ports_reset,
-	.close = ports_close,
 };
 
 int ports_attach(periphs *p, avrr_err *err)

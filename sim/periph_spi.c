@@ -128,11 +128,6 @@ static spi *of_io(avr_io_t *io)
 	return (spi *)(void *)((char *)io - offsetof(spi, io));
 }
 
-static uint8_t bit_of(avr_regbit_t rb)
-{
-	return rb.reg ? (uint8_t)(rb.mask << rb.bit) : 0;
-}
-
 /* ---- transfers ------------------------------------------------------ */
 
 static avr_cycle_count_t on_transfer_end(avr_t *avr, avr_cycle_count_t when, void *param);
@@ -514,18 +509,12 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	}
 }
 
-static void spi_close(void *self)
-{
-	free(self);
-}
-
 /* The chip's reset is done from avr_reset itself (on_chip_reset), before
  * the registry's: nothing is left for periph_ops.reset. */
 static const periph_ops SPI_OPS = {
 	.name = "spi",
 	.reset = NULL,
 	.check = spi_check,
-	.close = spi_close,
 };
 
 /* This part's SPI pins and their port's registers, and a listener on SS. */
@@ -561,10 +550,10 @@ static int attach_one(periphs *p, avr_spi_t *sp, avrr_err *err)
 		return avrr_errf(err, "out of memory");
 	*s = (spi){ .avr = avr, .sp = sp, .mcu = ctx->mcu, .names = ctx->names,
 		    .spcr = sp->r_spcr, .spsr = sp->r_spsr, .spdr = sp->r_spdr,
-		    .spe = bit_of(sp->spe), .mstr = bit_of(sp->mstr),
-		    .spie = bit_of(sp->spi.enable), .spif = bit_of(sp->spi.raised),
-		    .spr0 = bit_of(sp->spr[0]), .spr1 = bit_of(sp->spr[1]),
-		    .spi2x = bit_of(sp->spr[2]) };
+		    .spe = periph_bits(sp->spe), .mstr = periph_bits(sp->mstr),
+		    .spie = periph_bits(sp->spi.enable), .spif = periph_bits(sp->spi.raised),
+		    .spr0 = periph_bits(sp->spr[0]), .spr1 = periph_bits(sp->spr[1]),
+		    .spi2x = periph_bits(sp->spr[2]) };
 	if (periphs_add(p, &SPI_OPS, s, err))
 		return -1;
 	detach_simavr(avr, sp);

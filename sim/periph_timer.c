@@ -840,16 +840,10 @@ static void check_foreign(struct timers *ts, uint32_t *warned,
 	warn(ud, text);
 }
 
-static void timers_close(void *self)
-{
-	free(self);
-}
-
 static const periph_ops TIMER_OPS = {
 	.name = "timers",
 	.reset = timers_reset,
 	.check = timers_check,
-	.close = timers_close,
 };
 
 int timers_attach(periphs *p, avrr_err *err)

@@ -224,15 +224,9 @@ static void uarts_reset(void *self)
 	}
 }
 
-static void uarts_close(void *self)
-{
-	free(self);
-}
-
 static const periph_ops UART_OPS = {
 	.name = "uarts",
 	.reset = uarts_reset,
-	.close = uarts_close,
 };
 
 int uarts_attach(periphs *p, avrr_err *err)

@@ -447,24 +447,13 @@ static void wdt_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	}
 }
 
-static void wdt_close(void *self)
-{
-	free(self);
-}
-
 /* The chip's reset is done from avr_reset itself (on_chip_reset), before
  * the registry's: nothing is left for periph_ops.reset. */
 static const periph_ops WDT_OPS = {
 	.name = "watchdog",
 	.reset = NULL,
 	.check = wdt_check,
-	.close = wdt_close,
 };
-
-static uint8_t bit_of(avr_regbit_t rb)
-{
-	return rb.reg ? (uint8_t)(rb.mask << rb.bit) : 0;
-}
 
 int wdt_attach(periphs *p, avrr_err *err)
 {
@@ -484,17 +473,17 @@ int wdt_attach(periphs *p, avrr_err *err)
 	/* The older parts' declaration (AVR_WATCHDOG_DECLARE_128) gives
 	 * vector 0: no interrupt, and no bits 5-7. */
 	w->modern = sw->watchdog.vector != 0;
-	w->wde = bit_of(sw->wde);
-	w->wdce = bit_of(sw->wdce);
-	w->wdrf = bit_of(sw->wdrf);
+	w->wde = periph_bits(sw->wde);
+	w->wdce = periph_bits(sw->wdce);
+	w->wdrf = periph_bits(sw->wdrf);
 	for (unsigned i = 0; i < 4; i++)
 		if (sw->wdp[i].reg == w->reg)
 			w->wdp_bit[w->nwdp++] = sw->wdp[i].bit;
 	for (unsigned i = 0; i < w->nwdp; i++)
 		w->wdp_mask |= (uint8_t)(1u << w->wdp_bit[i]);
 	if (w->modern) {
-		w->wdie = bit_of(sw->watchdog.enable);
-		w->wdif = bit_of(sw->watchdog.raised);
+		w->wdie = periph_bits(sw->watchdog.enable);
+		w->wdif = periph_bits(sw->watchdog.raised);
 		w->osc_hz = 128000;  /* 2048 cycles: 16 ms */
 		w->base = 2048;
 		w->wdton = 1;

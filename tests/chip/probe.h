@@ -261,4 +261,41 @@ static inline uint64_t probe_write_cycle(const probe *p, const char *name, uint8
 	return 0;
 }
 
+/* ---- collecting mismatches ------------------------------------------- */
+
+/* A test's mismatches with the datasheet, collected so that one run tells
+ * them all (cmocka's own messages are cut at 1 KiB). */
+typedef struct check {
+	char msg[16384];
+	size_t len;
+	unsigned bad;
+} check;
+
+/* Notes a mismatch unless ok (the first 40 are told). */
+static inline void ck(check *c, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static inline void ck(check *c, int ok, const char *fmt, ...)
+{
+	if (ok || c->bad++ >= 40 || c->len + 256 > sizeof c->msg)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(c->msg + c->len, 255, fmt, ap);
+	va_end(ap);
+	c->len += n < 0 ? 0 : n > 254 ? 254 : (size_t)n;
+	c->msg[c->len++] = '\n';
+	c->msg[c->len] = 0;
+}
+
+/* Fails the test with every mismatch noted, a line each. */
+static inline void ck_done(check *c)
+{
+	if (!c->bad)
+		return;
+	for (char *line = c->msg, *nl; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
+		*nl = 0;
+		print_error("  %s\n", line);
+	}
+	fail_msg("%u mismatch(es) with the datasheet, above", c->bad);
+}
+
 #endif

@@ -40,39 +40,6 @@ typedef unsigned long long ull;
 /* EECR's bits (the same places on every part here). */
 enum { EERE = 0x01, EEPE = 0x02, EEMPE = 0x04, EERIE = 0x08, EEPM0 = 0x10, EEPM1 = 0x20 };
 
-/* ---- collecting mismatches ------------------------------------------- */
-
-typedef struct check {
-	char msg[8192];
-	size_t len;
-	unsigned bad;
-} check;
-
-static void ck(check *c, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void ck(check *c, int ok, const char *fmt, ...)
-{
-	if (ok || c->bad++ >= 40 || c->len + 256 > sizeof c->msg)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(c->msg + c->len, 255, fmt, ap);
-	va_end(ap);
-	c->len += n < 0 ? 0 : n > 254 ? 254 : (size_t)n;
-	c->msg[c->len++] = '\n';
-	c->msg[c->len] = 0;
-}
-
-static void ck_done(check *c)
-{
-	if (!c->bad)
-		return;
-	for (char *line = c->msg, *nl; (nl = strchr(line, '\n')) != NULL; line = nl + 1) {
-		*nl = 0;
-		print_error("  %s\n", line);
-	}
-	fail_msg("%u mismatch(es) with the datasheet, above", c->bad);
-}
-
 /* ---- helpers -------------------------------------------------------- */
 
 /* A programming time of us microseconds at hz, in whole CPU cycles. */
