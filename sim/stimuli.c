@@ -1027,12 +1027,6 @@ static int bind(stim_runtime *rt, size_t i, avrr_err *err)
 		if (!rt->adc || !adc_has_channel(avr, d->target))
 			return aerr(rt, d, d->tcol, err,
 				    "this MCU has no ADC channel %u", d->target);
-		/* simavr 1.6 keeps only eight ADC input values and ignores the
-		 * IRQs of the others. */
-		if (d->target >= 8)
-			return aerr(rt, d, d->tcol, err,
-				    "simavr cannot drive ADC channel %u (only 0-7)",
-				    d->target);
 		rt->adc_dir[d->target] = (int32_t)i; /* the last line wins */
 		if (d->src == S_SINE || d->src == S_SAW)
 			return to_cycles_nonzero(rt, d, &d->when, "period",

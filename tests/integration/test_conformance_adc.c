@@ -358,9 +358,8 @@ static void test_m2560_channels_8_to_15(void **state)
 	check c = { .len = 0 };
 	probe *p = probe_open("tests/chip/adc_m2560.elf", M2560, MHZ16);
 	probe_watch(p, "GPIOR0", "GPIOR1", NULL);
-	probe_stimuli(p, "adc 0 const 2000\nadc 1 const 1000\nadc 2 const 3000\n");
-	avr_raise_irq(avr_io_getirq(p->s->avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC8), 3000);
-	avr_raise_irq(avr_io_getirq(p->s->avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC15), 1500);
+	probe_stimuli(p, "adc 0 const 2000\nadc 1 const 1000\nadc 2 const 3000\n"
+		      "adc 8 const 3000\nadc 15 const 1500\n");
 	probe_run(p, 30000);
 	unsigned got[8];
 	unsigned n = results(p, "GPIOR0", "GPIOR1", got, 8);
