@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sim_cycle_timers.h>
+#include <sim_io.h>
+#include <sim_irq.h>
+
 #include <sim_avr.h>
 #include <sim_io.h>
 
@@ -98,4 +102,55 @@ avr_io_t *periph_next_io(avr_t *avr, avr_io_t *from, const char *kind)
 		if (io->kind && !strcmp(io->kind, kind))
 			return io;
 	return NULL;
+}
+
+/* simavr 1.6 keeps the type of an IRQ's hook list private (sim_irq.c):
+ * this is its layout, read only to find a peripheral's notifications and
+ * hand them to avr_irq_unregister_notify.  It holds while Debian's simavr
+ * is 1.6. */
+struct simavr_irq_hook {
+	struct simavr_irq_hook *next;
+	int busy;
+	avr_irq_t *chain;
+	avr_irq_notify_t notify;
+	void *param;
+};
+
+void periph_cut_simavr(struct avr_t *avr, const void *dev, size_t size, avr_irq_t *irq,
+		       unsigned nirq)
+{
+	const char *lo = dev, *hi = lo + size;
+#define MINE(p) ((const char *)(p) >= lo && (const char *)(p) < hi)
+	for (unsigned io = 0; io < MAX_IOs; io++) {
+		if (MINE(avr->io[io].w.param)) {
+			avr->io[io].w.c = NULL;
+			avr->io[io].w.param = NULL;
+		}
+		if (MINE(avr->io[io].r.param)) {
+			avr->io[io].r.c = NULL;
+			avr->io[io].r.param = NULL;
+		}
+	}
+	for (int s = 0; s < avr->io_shared_io_count; s++)
+		for (int i = 0; i < avr->io_shared_io[s].used; i++)
+			if (MINE(avr->io_shared_io[s].io[i].param))
+				avr->io_shared_io[s].io[i].c = NULL;
+	for (avr_cycle_timer_slot_t *t = avr->cycle_timers.timer; t;) {
+		if (MINE(t->param)) {
+			avr_cycle_timer_cancel(avr, t->timer, t->param);
+			t = avr->cycle_timers.timer;  /* the list changed */
+		} else {
+			t = t->next;
+		}
+	}
+	for (unsigned i = 0; irq && i < nirq; i++)
+		for (struct simavr_irq_hook *k = (struct simavr_irq_hook *)irq[i].hook; k;) {
+			if (MINE(k->param) && k->notify) {
+				avr_irq_unregister_notify(&irq[i], k->notify, k->param);
+				k = (struct simavr_irq_hook *)irq[i].hook;
+			} else {
+				k = k->next;
+			}
+		}
+#undef MINE
 }

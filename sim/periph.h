@@ -17,6 +17,7 @@
 #ifndef AVRR_SIM_PERIPH_H
 #define AVRR_SIM_PERIPH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim/ioregs.h"
@@ -47,6 +48,14 @@ static inline uint8_t periph_bits(avr_regbit_t rb)
 {
 	return rb.reg ? (uint8_t)(rb.mask << rb.bit) : 0;
 }
+
+/* Takes simavr's own peripheral, the struct at [dev, dev + size), out of
+ * the chip: its callbacks on every I/O slot and in simavr's mux of shared
+ * registers (other modules' stay), its cycle timers, and its
+ * notifications on the nirq irqs at irq (NULL: none).  A model that
+ * replaces it calls this once at attach, before hooking the registers. */
+void periph_cut_simavr(struct avr_t *avr, const void *dev, size_t size, avr_irq_t *irq,
+		       unsigned nirq);
 
 /* The peripherals of one chip, and what they share. */
 typedef struct periphs periphs;

@@ -556,67 +556,6 @@ static void on_chip_reset(avr_io_t *io)
 
 /* ---- set-up --------------------------------------------------------- */
 
-/* simavr 1.6 keeps the type of an IRQ's hook list private (sim_irq.c):
- * this is its layout, read only to find simavr's ADC notifications and
- * hand them to avr_irq_unregister_notify. */
-struct simavr_irq_hook {
-	struct simavr_irq_hook *next;
-	int busy;
-	avr_irq_t *chain;
-	avr_irq_notify_t notify;
-	void *param;
-};
-
-static void detach_reg(avr_t *avr, uint16_t addr, const avr_adc_t *sa)
-{
-	if (!addr)
-		return;
-	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
-	if (avr->io[io].w.param == sa) {
-		avr->io[io].w.c = NULL;
-		avr->io[io].w.param = NULL;
-	}
-	if (avr->io[io].r.param == sa) {
-		avr->io[io].r.c = NULL;
-		avr->io[io].r.param = NULL;
-	}
-}
-
-/* Takes simavr's ADC out: its register callbacks, cycle timers, reset
- * hook (which would register its notifications again) and the
- * notifications on its input IRQs. */
-static void detach_simavr(avr_t *avr, avr_adc_t *sa)
-{
-	detach_reg(avr, sa->r_adcsra, sa);
-	detach_reg(avr, sa->r_adcsrb, sa);
-	detach_reg(avr, sa->r_adcl, sa);
-	detach_reg(avr, sa->r_adch, sa);
-	for (int s = 0; s < avr->io_shared_io_count; s++)
-		for (int i = 0; i < avr->io_shared_io[s].used; i++)
-			if (avr->io_shared_io[s].io[i].param == sa)
-				avr->io_shared_io[s].io[i].c = NULL;
-	for (avr_cycle_timer_slot_t *t = avr->cycle_timers.timer; t;) {
-		if (t->param == sa) {
-			avr_cycle_timer_cancel(avr, t->timer, t->param);
-			t = avr->cycle_timers.timer;  /* the list changed */
-		} else {
-			t = t->next;
-		}
-	}
-	sa->io.reset = NULL;
-	for (int i = 0; sa->io.irq && i < ADC_IRQ_COUNT; i++) {
-		avr_irq_t *irq = &sa->io.irq[i];
-		for (struct simavr_irq_hook *k = (struct simavr_irq_hook *)irq->hook; k;) {
-			if (k->param == sa && k->notify) {
-				avr_irq_unregister_notify(irq, k->notify, k->param);
-				k = (struct simavr_irq_hook *)irq->hook;
-			} else {
-				k = k->next;
-			}
-		}
-	}
-}
-
 /* The core's vector named one of names[] (NULL-ended), or NULL. */
 static avr_int_vector_t *vector_named(const adc *a, const char *const *names)
 {
@@ -811,7 +750,9 @@ int adc_attach(periphs *p, avrr_err *err)
 	find_adts(a);
 	find_sleep(a);
 
-	detach_simavr(avr, sa);
+	/* its reset would register its input notifications again */
+	periph_cut_simavr(avr, sa, sizeof *sa, sa->io.irq, sa->io.irq ? ADC_IRQ_COUNT : 0);
+	sa->io.reset = NULL;
 	a->io = (avr_io_t){ .kind = "avrr adc", .reset = on_chip_reset };
 	avr_register_io(avr, &a->io);
 

@@ -414,29 +414,6 @@ static int on_ioctl(avr_io_t *io, uint32_t ctl, void *param)
 
 /* ---- set-up --------------------------------------------------------- */
 
-/* Takes simavr's EEPROM out: its EECR write callback (alone on the slot
- * or in simavr's mux) and any cycle timer of its. */
-static void detach_simavr(avr_t *avr, avr_eeprom_t *sw)
-{
-	avr_io_addr_t io = AVR_DATA_TO_IO(sw->r_eecr);
-	if (avr->io[io].w.param == sw) {
-		avr->io[io].w.c = NULL;
-		avr->io[io].w.param = NULL;
-	}
-	for (int s = 0; s < avr->io_shared_io_count; s++)
-		for (int i = 0; i < avr->io_shared_io[s].used; i++)
-			if (avr->io_shared_io[s].io[i].param == sw)
-				avr->io_shared_io[s].io[i].c = NULL;
-	for (avr_cycle_timer_slot_t *t = avr->cycle_timers.timer; t;) {
-		if (t->param == sw) {
-			avr_cycle_timer_cancel(avr, t->timer, t->param);
-			t = avr->cycle_timers.timer;  /* the list changed */
-		} else {
-			t = t->next;
-		}
-	}
-}
-
 static void eeprom_check(void *self, uint32_t *warned, void (*warn)(void *ud, const char *text),
 			 void *ud)
 {
@@ -533,7 +510,7 @@ int eeprom_attach(periphs *p, avrr_err *err)
 	avr_flash_t *fl = port_of_kind(avr, "flash");
 	e->flash = fl && fl->r_spm ? fl : NULL;
 
-	detach_simavr(avr, sw);
+	periph_cut_simavr(avr, sw, sizeof *sw, NULL, 0);
 	e->io = (avr_io_t){ .kind = "avrr eeprom", .ioctl = on_ioctl, .reset = on_chip_reset };
 	avr_register_io(avr, &e->io);
 	if (!reghook_write(ctx->regs, e->eecr, 0xff, "the EEPROM", eecr_write, e, err) ||

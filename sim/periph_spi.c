@@ -381,54 +381,6 @@ static void on_chip_reset(avr_io_t *io)
 
 /* ---- set-up --------------------------------------------------------- */
 
-/* simavr 1.6 keeps the type of an IRQ's hook list private (sim_irq.c):
- * this is its layout, read only to find simavr's SPI input listener and
- * hand it to avr_irq_unregister_notify (as periph_wdt.c does). */
-struct simavr_irq_hook {
-	struct simavr_irq_hook *next;
-	int busy;
-	avr_irq_t *chain;
-	avr_irq_notify_t notify;
-	void *param;
-};
-
-/* Takes simavr's SPI out: its SPDR callbacks, any cycle timer of its, its
- * reset hook (which listens to the input IRQ again) and that listener. */
-static void detach_simavr(avr_t *avr, avr_spi_t *sp)
-{
-	avr_io_addr_t io = AVR_DATA_TO_IO(sp->r_spdr);
-	if (avr->io[io].w.param == sp) {
-		avr->io[io].w.c = NULL;
-		avr->io[io].w.param = NULL;
-	}
-	if (avr->io[io].r.param == sp) {
-		avr->io[io].r.c = NULL;
-		avr->io[io].r.param = NULL;
-	}
-	for (int k = 0; k < avr->io_shared_io_count; k++)
-		for (int i = 0; i < avr->io_shared_io[k].used; i++)
-			if (avr->io_shared_io[k].io[i].param == sp)
-				avr->io_shared_io[k].io[i].c = NULL;
-	for (avr_cycle_timer_slot_t *t = avr->cycle_timers.timer; t;) {
-		if (t->param == sp) {
-			avr_cycle_timer_cancel(avr, t->timer, t->param);
-			t = avr->cycle_timers.timer;  /* the list changed */
-		} else {
-			t = t->next;
-		}
-	}
-	sp->io.reset = NULL;
-	avr_irq_t *irq = sp->io.irq + SPI_IRQ_INPUT;
-	for (struct simavr_irq_hook *k = (struct simavr_irq_hook *)irq->hook; k;) {
-		if (k->param == sp && k->notify) {
-			avr_irq_unregister_notify(irq, k->notify, k->param);
-			k = (struct simavr_irq_hook *)irq->hook;
-		} else {
-			k = k->next;
-		}
-	}
-}
-
 static const char *reg_name(const spi *s, uint16_t addr, const char *fallback)
 {
 	const char *n = ioregs_name(s->names, addr);
@@ -556,7 +508,9 @@ static int attach_one(periphs *p, avr_spi_t *sp, avrr_err *err)
 		    .spi2x = periph_bits(sp->spr[2]) };
 	if (periphs_add(p, &SPI_OPS, s, err))
 		return -1;
-	detach_simavr(avr, sp);
+	/* its reset would listen to the input IRQ again */
+	periph_cut_simavr(avr, sp, sizeof *sp, sp->io.irq + SPI_IRQ_INPUT, 1);
+	sp->io.reset = NULL;
 	s->io = (avr_io_t){ .kind = "avrr spi", .reset = on_chip_reset };
 	avr_register_io(avr, &s->io);
 	avr_irq_register_notify(sp->io.irq + SPI_IRQ_INPUT, on_input, s);

@@ -720,29 +720,6 @@ static int modelled(const char *mcu, const avr_timer_t *t)
 	return !(t->name == '1' && !strncmp(mcu, "attiny", 6) && !t->wgm[0].reg);
 }
 
-/* Takes simavr's timer callbacks off the register at addr, data address
- * (they stay reachable from nowhere; its mux keeps other modules'). */
-static void detach_simavr(avr_t *avr, uint16_t addr, const avr_timer_t *t)
-{
-	avr_io_addr_t io = AVR_DATA_TO_IO(addr);
-	const char *lo = (const char *)t, *hi = lo + sizeof *t;
-	const char *wp = avr->io[io].w.param, *rp = avr->io[io].r.param;
-	if (wp >= lo && wp < hi) {
-		avr->io[io].w.c = NULL;
-		avr->io[io].w.param = NULL;
-	}
-	if (rp >= lo && rp < hi) {
-		avr->io[io].r.c = NULL;
-		avr->io[io].r.param = NULL;
-	}
-	for (int s = 0; s < avr->io_shared_io_count; s++)
-		for (int i = 0; i < avr->io_shared_io[s].used; i++) {
-			const char *p = avr->io_shared_io[s].io[i].param;
-			if (p >= lo && p < hi)
-				avr->io_shared_io[s].io[i].c = NULL;
-		}
-}
-
 static void add_reg(uint16_t *regs, unsigned *n, uint16_t addr)
 {
 	if (!addr || *n == REGS_MAX)
@@ -886,12 +863,9 @@ int timers_attach(periphs *p, avrr_err *err)
 				    t->comp[2].com.reg, t->comp[0].r_ocr, t->comp[1].r_ocr,
 				    t->comp[2].r_ocr, t->comp[0].interrupt.enable.reg,
 				    t->comp[1].interrupt.enable.reg, t->comp[2].interrupt.enable.reg };
-		for (unsigned i = 0; i < sizeof mine / sizeof *mine; i++) {
-			if (mine[i])
-				detach_simavr(avr, mine[i], t);
+		periph_cut_simavr(avr, t, sizeof *t, NULL, 0);
+		for (unsigned i = 0; i < sizeof mine / sizeof *mine; i++)
 			add_reg(regs, &nregs, mine[i]);
-		}
-		detach_simavr(avr, t->r_tcnt, t);
 		add_reg(regs, &nregs, t->r_tcnt);
 		add_reg(tcnt, &ntcnt, t->r_tcnt);
 		if (t->r_icr)

@@ -365,54 +365,6 @@ static void mcusr_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 
 /* ---- set-up --------------------------------------------------------- */
 
-/* simavr 1.6 keeps the type of an IRQ's hook list private (sim_irq.c):
- * this is its layout, read only to find simavr's watchdog notification
- * and hand it to avr_irq_unregister_notify. */
-struct simavr_irq_hook {
-	struct simavr_irq_hook *next;
-	int busy;
-	avr_irq_t *chain;
-	avr_irq_notify_t notify;
-	void *param;
-};
-
-/* Takes simavr's watchdog out: its write callback on the register, its
- * cycle timers, its WDR handler and reset hook, and the notification
- * that clears WDIE at every interrupt. */
-static void detach_simavr(avr_t *avr, avr_watchdog_t *sw)
-{
-	avr_io_addr_t io = AVR_DATA_TO_IO(sw->wde.reg);
-	if (avr->io[io].w.param == sw) {
-		avr->io[io].w.c = NULL;
-		avr->io[io].w.param = NULL;
-	}
-	for (int s = 0; s < avr->io_shared_io_count; s++)
-		for (int i = 0; i < avr->io_shared_io[s].used; i++)
-			if (avr->io_shared_io[s].io[i].param == sw)
-				avr->io_shared_io[s].io[i].c = NULL;
-	for (avr_cycle_timer_slot_t *t = avr->cycle_timers.timer; t;) {
-		if (t->param == sw) {
-			avr_cycle_timer_cancel(avr, t->timer, t->param);
-			t = avr->cycle_timers.timer;  /* the list changed */
-		} else {
-			t = t->next;
-		}
-	}
-	sw->io.ioctl = NULL;
-	sw->io.reset = NULL;
-	for (int i = 0; i < AVR_INT_IRQ_COUNT; i++) {
-		avr_irq_t *irq = &sw->watchdog.irq[i];
-		for (struct simavr_irq_hook *k = (struct simavr_irq_hook *)irq->hook; k;) {
-			if (k->param == sw && k->notify) {
-				avr_irq_unregister_notify(irq, k->notify, k->param);
-				k = (struct simavr_irq_hook *)irq->hook;
-			} else {
-				k = k->next;
-			}
-		}
-	}
-}
-
 /* Record-time warnings: what the program did that depends on what the
  * model cannot know (the fuses) or the datasheet leaves open. */
 static void wdt_check(void *self, uint32_t *warned, void (*warn)(void *ud, const char *text),
@@ -498,7 +450,11 @@ int wdt_attach(periphs *p, avrr_err *err)
 	}
 	w->mask = w->wde | w->wdce | w->wdp_mask | w->wdie | w->wdif;
 
-	detach_simavr(avr, sw);
+	/* its WDR handler, reset hook, and the notification that clears WDIE
+	 * at every interrupt */
+	periph_cut_simavr(avr, sw, sizeof *sw, sw->watchdog.irq, AVR_INT_IRQ_COUNT);
+	sw->io.ioctl = NULL;
+	sw->io.reset = NULL;
 	w->io = (avr_io_t){ .kind = "avrr watchdog", .ioctl = on_ioctl, .reset = on_chip_reset };
 	avr_register_io(avr, &w->io);
 	if (!reghook_write(ctx->regs, w->reg, 0xff, "the watchdog", wdtcsr_write, w, err))
