@@ -26,6 +26,11 @@ struct periphs {
 	periph_ctx ctx;
 	periph_entry e[PERIPHS_MAX];
 	unsigned n;
+	periph_clocks clocks;
+};
+
+static const periph_clocks all_running = {
+	.running = CLOCK_IO | CLOCK_ADC | CLOCK_ASY, .stopped = 0, .mode = SLEEP_AWAKE
 };
 
 periphs *periphs_open(struct avr_t *avr, const char *mcu, avrr_err *err)
@@ -39,6 +44,7 @@ periphs *periphs_open(struct avr_t *avr, const char *mcu, avrr_err *err)
 	p->ctx.avr = avr;
 	p->ctx.names = ioregs_lookup(mcu);
 	p->ctx.mcu = mcu;
+	p->clocks = all_running;
 	return p;
 }
 
@@ -76,6 +82,7 @@ int periphs_add(periphs *p, const periph_ops *ops, void *self, avrr_err *err)
 
 void periphs_reset(periphs *p)
 {
+	p->clocks = all_running;
 	for (unsigned i = 0; i < p->n; i++)
 		if (p->e[i].ops->reset)
 			p->e[i].ops->reset(p->e[i].self);
@@ -94,6 +101,23 @@ void *periphs_find(const periphs *p, const char *name)
 		if (!strcmp(p->e[i].ops->name, name))
 			return p->e[i].self;
 	return NULL;
+}
+
+const periph_clocks *periphs_clocks(const periphs *p)
+{
+	return &p->clocks;
+}
+
+void periphs_set_clocks(periphs *p, const periph_clocks *c)
+{
+	if (c->running == p->clocks.running && c->stopped == p->clocks.stopped &&
+	    c->mode == p->clocks.mode)
+		return;
+	periph_clocks was = p->clocks;
+	p->clocks = *c;
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->e[i].ops->clocks)
+			p->e[i].ops->clocks(p->e[i].self, &p->clocks, &was);
 }
 
 avr_io_t *periph_next_io(avr_t *avr, avr_io_t *from, const char *kind)

@@ -28,6 +28,44 @@ struct avr_t;
 struct avr_io_t;
 struct avr_uart_t;
 
+/* The clock domains a sleep mode stops (the datasheet's "Clock Systems
+ * and their Distribution"), as bits of periph_clocks.running. */
+enum { CLOCK_IO = 1u, CLOCK_ADC = 2u, CLOCK_ASY = 4u };
+
+/* The sleep modes (SM2:0's values on the parts with SMCR); SLEEP_AWAKE
+ * while the CPU runs. */
+typedef enum sleep_mode {
+	SLEEP_IDLE = 0,
+	SLEEP_ADC_NOISE = 1,
+	SLEEP_POWER_DOWN = 2,
+	SLEEP_POWER_SAVE = 3,
+	SLEEP_STANDBY = 6,
+	SLEEP_EXT_STANDBY = 7,
+	SLEEP_AWAKE = 8,
+} sleep_mode;
+
+/* The modules a power reduction register (PRR, PRR0/PRR1) stops, as bit
+ * numbers of periph_clocks.stopped. */
+enum periph_module {
+	PR_TIM0, PR_TIM1, PR_TIM2, PR_TIM3, PR_TIM4, PR_TIM5,
+	PR_ADC, PR_SPI, PR_USART0, PR_USART1, PR_USART2, PR_USART3, PR_TWI, PR_USI,
+};
+
+/* Which clocks run, as the power model (periph_power.c) sets them: a
+ * model's clock runs while its domain is in `running` and its module's
+ * bit is clear in `stopped`. */
+typedef struct periph_clocks {
+	unsigned running;   /* CLOCK_* */
+	uint32_t stopped;   /* 1u << PR_* */
+	sleep_mode mode;    /* the CPU's sleep, or SLEEP_AWAKE */
+} periph_clocks;
+
+/* Whether module's clock in domain runs under c. */
+static inline int periph_clocked(const periph_clocks *c, unsigned domain, enum periph_module m)
+{
+	return (c->running & domain) && !(c->stopped >> m & 1u);
+}
+
 /* What the registry asks of a peripheral; any hook may be NULL. */
 typedef struct periph_ops {
 	const char *name;
@@ -41,6 +79,12 @@ typedef struct periph_ops {
 		      void *ud);
 	/* Frees self; NULL: free(self), for a model that is one block. */
 	void (*close)(void *self);
+	/* At the cycle the clocks change (a sleep begins or ends, a PRR
+	 * write): c is the new state, was the old.  A model whose clock
+	 * stops freezes where it is (its counters, prescaler phase and
+	 * cycle timers) and goes on from there when it runs again; NULL
+	 * for a model no sleep mode or PRR bit stops. */
+	void (*clocks)(void *self, const periph_clocks *c, const periph_clocks *was);
 } periph_ops;
 
 /* The bits of a register simavr's description rb names (0: none). */
@@ -77,6 +121,10 @@ void periphs_reset(periphs *p);
 void periphs_check(periphs *p, void (*warn)(void *ud, const char *text), void *ud);
 /* The peripheral registered under `name`, or NULL. */
 void *periphs_find(const periphs *p, const char *name);
+/* The clocks now (all running, nothing stopped, awake at open and after
+ * a reset); periphs_set_clocks changes them and tells every model. */
+const periph_clocks *periphs_clocks(const periphs *p);
+void periphs_set_clocks(periphs *p, const periph_clocks *c);
 
 /* simavr's next peripheral of `kind` ("uart", "timer", "port", ...) after
  * `from` in the core's list (from NULL: its first), or NULL: the one way
