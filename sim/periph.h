@@ -214,4 +214,19 @@ int adc_attach(periphs *p, avrr_err *err);
  * "eeprom".  0, or -1 with err. */
 int eeprom_attach(periphs *p, avrr_err *err);
 
+/* ---- sleep and power reduction (periph_power.c) --------------------- */
+
+/* Takes over PRR (PRR0/PRR1) and reads the sleep bits (see
+ * periph_power.c); registers itself as "power".  0, or -1 with err. */
+int power_attach(periphs *p, avrr_err *err);
+
+/* The CPU executed SLEEP: 1 when it sleeps (SE set), the clocks its mode
+ * stops stopped; 0 when SE is clear and SLEEP did nothing. */
+int power_sleep(periphs *p);
+
+/* The CPU woke from a sleep at avr->cycle: advances the cycle over the
+ * start-up time (clocks stopped) and the four cycles the CPU is halted
+ * (clocks running again). */
+void power_wake(periphs *p);
+
 #endif

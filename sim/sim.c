@@ -75,6 +75,50 @@ static int build_transfer_kinds(sim *s)
 	return 0;
 }
 
+static int is_skip(uint16_t op)
+{
+	return (op & 0xfc00) == 0x1000 ||          /* CPSE */
+	       (op & 0xfc08) == 0xfc00 ||          /* SBRC, SBRS */
+	       (op & 0xfd00) == 0x9900;            /* SBIC, SBIS */
+}
+
+/* simavr 1.6 tells a 2-word instruction by opcode & 0xfc0f, which takes
+ * ADIW/SBIW with K's low four bits 12..15 for JMP/CALL: a skip over one
+ * skips a word too far (upstream 4784ea5 masks with 0xfe0f).  The skips
+ * followed by such a word, found once; fix_skip puts each right. */
+static int find_misdecoded_skips(sim *s)
+{
+	const avr_t *avr = s->avr;
+	uint32_t words = (avr->flashend + 1u) / 2;
+	for (uint32_t w = 0; w + 1 < words; w++) {
+		uint16_t op = (uint16_t)(avr->flash[2 * w] | avr->flash[2 * w + 1] << 8);
+		uint16_t next = (uint16_t)(avr->flash[2 * w + 2] | avr->flash[2 * w + 3] << 8);
+		if (!is_skip(op) || (next & 0xfe00) != 0x9600 || (next & 0xf) < 12)
+			continue;
+		uint32_t *grown = realloc(s->skip_fix, (s->nskip_fix + 1) * sizeof *grown);
+		if (!grown)
+			return -1;
+		s->skip_fix = grown;
+		s->skip_fix[s->nskip_fix++] = 2 * w;
+	}
+	return 0;
+}
+
+/* After the instruction at pc: a skip simavr took over three words where
+ * the word it skipped is one, moved back to skip one (a cycle fewer). */
+static __attribute__((noinline)) avr_flashaddr_t fix_skip(sim *s, avr_flashaddr_t pc,
+							   avr_flashaddr_t new_pc)
+{
+	if (new_pc != pc + 6)
+		return new_pc;
+	for (unsigned i = 0; i < s->nskip_fix; i++)
+		if (s->skip_fix[i] == pc) {
+			s->avr->cycle--;
+			return pc + 4;
+		}
+	return new_pc;
+}
+
 /* Each flash word's load or store, for observed runs: a pointer register
  * (26 X, 28 Y, 30 Z; 0 for LDS/STS's direct address), pre-decrement,
  * displacement. */
@@ -260,6 +304,10 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	}
 	s->stock_run = avr->run;
 	s->count_transfers = 1;
+	/* "The interrupt execution response for all the enabled AVR
+	 * interrupts is four clock cycles minimum", five where the PC is
+	 * three bytes (the ATmega2560's): pushing it takes a cycle more. */
+	s->irq_response = avr->address_size == 3 ? 5 : 4;
 	/* avrr's own models: the timers, the watchdog, the SPI, the ADC and
 	 * the EEPROM first, since they take simavr's own callbacks off their
 	 * registers and find them only in the slot; all of them before any
@@ -268,12 +316,13 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	    wdt_attach(s->periphs, err) || spi_attach(s->periphs, err) ||
 	    adc_attach(s->periphs, err) || eeprom_attach(s->periphs, err) ||
 	    uarts_attach(s->periphs, err) || twi_attach(s->periphs, err) ||
-	    ports_attach(s->periphs, err) || extint_attach(s->periphs, err)) {
+	    ports_attach(s->periphs, err) || extint_attach(s->periphs, err) ||
+	    power_attach(s->periphs, err)) {
 		sim_close(s);
 		return -1;
 	}
 	s->pre = malloc(s->data_size);
-	if (!s->pre || build_transfer_kinds(s)) {
+	if (!s->pre || build_transfer_kinds(s) || find_misdecoded_skips(s)) {
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
 	}
@@ -293,6 +342,7 @@ void sim_close(sim *s)
 	periphs_close(s->periphs);
 	free(s->pre);
 	free(s->transfer_kind);
+	free(s->skip_fix);
 	free(s->memop);
 	free(s);
 }
@@ -371,6 +421,19 @@ static uint8_t sreg_byte(const avr_t *avr)
 	return (uint8_t)((flags * 0x0102040810204080ull) >> 56);
 }
 
+/* simavr 1.6 sets interrupt_state to -2 when an instruction sets I, so
+ * two more instructions run before a pending interrupt is entered; the
+ * datasheet: "the instruction following SEI will be executed before any
+ * pending interrupts", and "when the AVR exits from an interrupt, it will
+ * always return to the main program and execute one more instruction"
+ * (upstream 4963a90 sets -1).  Called where the interrupts are serviced,
+ * before simavr's count-down. */
+static inline void one_instruction_shadow(avr_t *avr)
+{
+	if (avr->interrupt_state == -2)
+		avr->interrupt_state = -1;
+}
+
 /* Services interrupts as simavr does, reporting an entry to on_irq with the
  * state from before the push. */
 static void service_with_hook(sim *s)
@@ -431,6 +494,7 @@ static int service_without_entry(avr_t *avr)
 {
 	if (!avr->sreg[S_I] || !avr->interrupt_state)
 		return 0;
+	one_instruction_shadow(avr);
 	if (avr->interrupt_state < 0) {
 		if (++avr->interrupt_state == 0)
 			avr->interrupt_state = avr_has_pending_interrupts(avr);
@@ -696,6 +760,7 @@ int sim_enter_vector(sim *s, uint8_t vector)
 	avr_raise_irq(t->irq + AVR_INT_IRQ_RUNNING, vector);
 	t->running[t->running_ptr++] = v;
 	avr_clear_interrupt(avr, v);
+	avr->cycle += s->irq_response;
 	return 0;
 }
 
@@ -817,6 +882,8 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		if (observed)
 			nacc = memop_access(s, pc, &acc);
 		new_pc = avr_run_one(avr);
+		if (__builtin_expect(s->nskip_fix != 0, 0))
+			new_pc = fix_skip(s, pc, new_pc);
 		s->icount++;
 		if (observed && s->hooks.on_insn) {
 			if (nacc && acc.write)
@@ -835,10 +902,14 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 	}
 	avr_cycle_count_t sleep = timers_process(avr);
 	avr->pc = new_pc;
+	if (avr->state == cpu_Sleeping && !was_sleeping && !power_sleep(s->periphs))
+		avr->state = cpu_Running;  /* SLEEP with SE clear does nothing */
 	if (avr->state == cpu_Sleeping) {
 		/* With I clear no interrupt ends the sleep, but an armed
-		 * watchdog still resets the chip. */
-		if (avr->sreg[S_I] ? !can_wake(s) : !wdt_resets_armed(s->periphs)) {
+		 * watchdog still resets the chip; with no cycle timer left
+		 * (every clock stopped, no stimulus to come) nothing will. */
+		if (avr->sreg[S_I] ? !can_wake(s) || !avr->cycle_timers.timer
+				   : !wdt_resets_armed(s->periphs)) {
 			s->asleep_forever = avr->sreg[S_I];
 			avr->state = cpu_Done;
 			return;
@@ -849,18 +920,24 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		 * goes one past it: a timer flag raised while the CPU sleeps
 		 * is raised at its own edge, as on the chip. */
 		avr->cycle += sleep ? sleep : 1;
-	} else if (was_sleeping && avr->state == cpu_Running && s->hooks.on_wake) {
-		s->hooks.on_wake(s->hooks.ud);
+	} else if (was_sleeping && avr->state == cpu_Running) {
+		power_wake(s->periphs);
+		if (s->hooks.on_wake)
+			s->hooks.on_wake(s->hooks.ud);
 	}
 	if (replay) {
 		replay_boundary(s);
 		return;
 	}
 	if (avr->interrupt_state && (avr->state == cpu_Running || avr->state == cpu_Sleeping)) {
+		uint8_t depth = avr->interrupts.running_ptr;
+		one_instruction_shadow(avr);
 		if (avr->interrupt_state > 0 && avr->sreg[S_I] && s->hooks.on_irq)
 			service_with_hook(s);
 		else
 			avr_service_interrupts(avr);
+		if (avr->interrupts.running_ptr > depth)
+			avr->cycle += s->irq_response;
 	}
 }
 

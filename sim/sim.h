@@ -219,6 +219,12 @@ typedef struct sim {
 	stim_runtime *stim;     /* the attached stimuli, or NULL */
 	void (*stock_run)(struct avr_t *avr);  /* avr->run unless a reset is due */
 	int asleep_forever;     /* slept with nothing enabled that could wake it */
+	uint8_t irq_response;   /* cycles from an interrupt to its vector */
+	/* The byte addresses of the skips (CPSE, SBRC, SBRS, SBIC, SBIS)
+	 * whose next word is an ADIW/SBIW simavr 1.6 takes for a 2-word
+	 * instruction (see fix_skip in sim.c); most programs have none. */
+	uint32_t *skip_fix;
+	unsigned nskip_fix;
 	struct periphs *periphs; /* avrr's own peripheral models (periph.h) */
 	int replay;             /* replay mode: never vector on its own */
 	int dropped;            /* replay mode, set for on_boundary: its boundary dropped a masked interrupt */
@@ -441,11 +447,14 @@ int sim_pin_level(const sim *s, char port, unsigned bit);
 /* The rules this simulator runs by, stored in each recording's metadata
  * (its interrupt_rule): the version of sim/'s own peripheral models
  * (docs/chip.md: avrr-sim 2 brought the timers, the watchdog, the SPI,
- * the ADC and the EEPROM), and how
- * interrupts are delayed after an instruction sets I.  A recording made
+ * the ADC and the EEPROM; avrr-sim 3 sleep, power reduction, the USART,
+ * the pins and the core's timing), how interrupts are delayed after an
+ * instruction sets I, and the cycles an interrupt's entry takes.  A recording made
  * under other rules would not replay as it ran: sim_rules_check refuses
  * it. */
-#define SIM_INTERRUPT_RULE "avrr-sim 2 (docs/chip.md); 2 instructions after SEI/RETI/SREG write"
+#define SIM_INTERRUPT_RULE                                                                 \
+	"avrr-sim 3 (docs/chip.md); 1 instruction after SEI/RETI/SREG write; "                   \
+	"4-cycle interrupt response"
 
 /* 0 when a recording whose interrupt_rule is `rule` can be run again by
  * this simulator (SIM_INTERRUPT_RULE, or `also`, a rule of the caller's
