@@ -615,8 +615,11 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 	if (cycles)
 		fprintf(o, "/* TCNT1 + this = cycles since reset at the interrupt point: the\n"
 			" * timer starts 1 cycle after the reset vector's jump (LDI, then STS),\n"
-			" * the stub reads it %u cycles after the vector's jump (%u pushes, IN),\n"
-			" * as simavr 1.6 times them. */\n#define AVRR_CYCLE_OFFSET ((%s)%d)\n\n",
+			" * the CPU is at the vector's jump AVRR_RESPONSE cycles after the\n"
+			" * interrupt point (the datasheet's interrupt response time), and\n"
+			" * the stub reads it %u cycles after the vector's jump (%u pushes, IN). */\n"
+			"#define AVRR_RESPONSE (AVRR_RA_SIZE + 2)\n"
+			"#define AVRR_CYCLE_OFFSET ((%s)(%d - AVRR_RESPONSE))\n\n",
 			2 * (l.nsaved + 1) + 1, l.nsaved + 1, ovf ? "uint32_t" : "uint16_t",
 			1 - (int)(2 * (l.nsaved + 1) + 1));
 	/* In .noinit, after the firmware's own variables: their addresses,

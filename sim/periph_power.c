@@ -220,8 +220,8 @@ int power_attach(periphs *p, avrr_err *err)
 	static const char *const names[] = { "PRR", "PRR0", "PRR1" };
 	for (size_t i = 0; i < 3; i++) {
 		int a = ioregs_addr(ctx->names, names[i]);
-		if (a < 0)
-			continue;
+		if (a < 0 || (w->nprr && w->prr[0].addr == a))
+			continue;  /* none, or PRR0 another name of PRR */
 		prr_reg *r = &w->prr[w->nprr++];
 		r->addr = (uint16_t)a;
 		memcpy(r->module, i == 2 ? PRR1_MEGA : !strncmp(ctx->mcu, "attiny", 6) ? PRR_TINY

@@ -906,10 +906,8 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		avr->state = cpu_Running;  /* SLEEP with SE clear does nothing */
 	if (avr->state == cpu_Sleeping) {
 		/* With I clear no interrupt ends the sleep, but an armed
-		 * watchdog still resets the chip; with no cycle timer left
-		 * (every clock stopped, no stimulus to come) nothing will. */
-		if (avr->sreg[S_I] ? !can_wake(s) || !avr->cycle_timers.timer
-				   : !wdt_resets_armed(s->periphs)) {
+		 * watchdog still resets the chip. */
+		if (avr->sreg[S_I] ? !can_wake(s) : !wdt_resets_armed(s->periphs)) {
 			s->asleep_forever = avr->sreg[S_I];
 			avr->state = cpu_Done;
 			return;

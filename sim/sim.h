@@ -17,8 +17,9 @@
  *    it, before it pushes the return address (SP and SREG as the program left
  *    them, I set; ra = the next instruction) — and chosen I/O registers report
  *    each CPU read and write as it happens.
- *  - sim_run_plain(): simavr's stock run loop, untouched, for baselines and
- *    for checking that the hooks do not perturb the run.
+ *  - sim_run_plain(): simavr's stock run loop, untouched: the speed
+ *    baseline.  It keeps simavr 1.6's interrupt timing and sleep (the
+ *    rules sim_run adds are in its loop), so its runs are not avrr's.
  *
  * Replay mode (sim_set_replay): the CPU never vectors on its own.  The
  * peripherals still run and raise their flags, and the pending queue is
@@ -307,7 +308,8 @@ void sim_filter_data(sim *s, const uint16_t *addr, unsigned n);
 sim_step sim_told_step(const sim *s);
 
 /* simavr's own run loop, no hooks, until cycle >= cycle_limit or the CPU
- * stops.  icount is not maintained. */
+ * stops: for speed baselines only (see the top).  icount is not
+ * maintained. */
 sim_stop sim_run_plain(sim *s, uint64_t cycle_limit);
 
 /* Calls fn(ud, cycle, vector) at every interrupt entry, through simavr's

@@ -385,32 +385,45 @@ static void test_missing_mode_warnings(void **state)
 		fail_msg("a warning where nothing is lost:\n%s", s->out);
 }
 
-/* A recording made by the release before the timer and watchdog models
- * (tests/integration/fixtures/simavr-1.6-rules.recording: adcapp, 20,000
- * instructions, whose Timer1 tick would now come at other cycles): every
- * command that runs it again refuses it in one line; info still reads it. */
+/* Recordings made by the releases before: the one before the timer and
+ * watchdog models (fixtures/simavr-1.6-rules.recording: adcapp, 20,000
+ * instructions, whose Timer1 tick would now come at other cycles), and
+ * the one before sleep, PRR and the core's interrupt timing
+ * (fixtures/avrr-sim-2-rules.recording: the same run, whose interrupts
+ * would now be entered an instruction earlier and four cycles longer):
+ * every command that runs one again refuses it in one line; info still
+ * reads it. */
 static void test_old_rules_refused(void **state)
 {
 	scratch *s = *state;
-	const char *path = "tests/integration/fixtures/simavr-1.6-rules.recording";
-	const char *want = "tests/integration/fixtures/simavr-1.6-rules.recording: recorded "
-			   "under the simulation rules 'simavr-1.6: 2 instructions after "
-			   "SEI/RETI/SREG write', and this avrr simulates '" SIM_INTERRUPT_RULE
-			   "': it would not replay as it ran; record it again\n";
+	static const char *const old[][2] = {
+		{ "tests/integration/fixtures/simavr-1.6-rules.recording",
+		  "simavr-1.6: 2 instructions after SEI/RETI/SREG write" },
+		{ "tests/integration/fixtures/avrr-sim-2-rules.recording",
+		  "avrr-sim 2 (docs/chip.md); 2 instructions after SEI/RETI/SREG write" },
+	};
 	/* each command, and what follows the recording on its line */
 	static const char *const cmds[][2] = {
 		{ "replay", "" }, { "shell", "" }, { "fingerprint", " --fp sel=SREG" },
 		{ "analyze", " races" },
 	};
 	char line[1024];
-	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-		assert_int_equal(test_run(s->out, sizeof s->out, "%s %s %s%s < /dev/null",
-					  test_avrr(), cmds[i][0], path, cmds[i][1]), 2);
-		snprintf(line, sizeof line, "avrr %s: %s", cmds[i][0], want);
-		assert_string_equal(s->out, line);
+	for (size_t o = 0; o < sizeof old / sizeof *old; o++) {
+		for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+			assert_int_equal(test_run(s->out, sizeof s->out, "%s %s %s%s < /dev/null",
+						  test_avrr(), cmds[i][0], old[o][0], cmds[i][1]),
+					 2);
+			snprintf(line, sizeof line,
+				 "avrr %s: %s: recorded under the simulation rules '%s', and this "
+				 "avrr simulates '" SIM_INTERRUPT_RULE "': it would not replay as "
+				 "it ran; record it again\n",
+				 cmds[i][0], old[o][0], old[o][1]);
+			assert_string_equal(s->out, line);
+		}
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s info %s", test_avrr(), old[o][0]),
+				 0);
+		test_assert_contains(s->out, old[o][1]);
 	}
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s info %s", test_avrr(), path), 0);
-	test_assert_contains(s->out, "simavr-1.6: 2 instructions after SEI/RETI/SREG write");
 }
 
 int main(void)

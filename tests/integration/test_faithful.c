@@ -298,7 +298,7 @@ static void test_false_injection_stops_before_it(void **state)
 	 * fingerprint that a later interrupt also has. */
 	o = test_replay_json(s, path, "--fp old --match set", 1);
 	d = json_object_get(o, "divergence");
-	assert_int_equal(test_json_int(d, "icount"), 1240);
+	assert_int_equal(test_json_int(d, "icount"), 1242);
 	test_assert_contains(test_json_str(d, "actual"), "a false loop positive");
 	json_decref(o);
 
