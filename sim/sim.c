@@ -317,7 +317,7 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	    adc_attach(s->periphs, err) || eeprom_attach(s->periphs, err) ||
 	    uarts_attach(s->periphs, err) || twi_attach(s->periphs, err) ||
 	    ports_attach(s->periphs, err) || extint_attach(s->periphs, err) ||
-	    power_attach(s->periphs, err)) {
+	    power_attach(s->periphs, err) || unmodelled_attach(s->periphs, err)) {
 		sim_close(s);
 		return -1;
 	}
@@ -434,33 +434,6 @@ static inline void one_instruction_shadow(avr_t *avr)
 		avr->interrupt_state = -1;
 }
 
-/* Services interrupts as simavr does, reporting an entry to on_irq with the
- * state from before the push. */
-static void service_with_hook(sim *s)
-{
-	avr_t *avr = s->avr;
-	uint8_t depth = avr->interrupts.running_ptr;
-	uint32_t ra = avr->pc;
-	uint16_t sp = _avr_sp_get(avr);
-	memcpy(s->pre, avr->data, s->data_size);
-	s->pre[R_SREG] = sreg_byte(avr); /* data[SREG] is stale; sreg[] is live */
-	avr_service_interrupts(avr);
-	if (avr->interrupts.running_ptr == depth)
-		return; /* masked or cleared meanwhile: no entry */
-	sim_irq_point p = {
-		.vector = avr->interrupts.running[avr->interrupts.running_ptr - 1]->vector,
-		.ra = ra,
-		.sp = sp,
-		.icount = s->icount,
-		.cycle = avr->cycle,
-		.timer = sim_timer_cycles(s),
-		.transfers = s->transfers,
-		.data = s->pre,
-		.data_size = s->data_size,
-	};
-	s->hooks.on_irq(s->hooks.ud, &p);
-}
-
 /* simavr keeps its pending-interrupt queue's accessors private to
  * sim_interrupts.c (fifo_declare.h's DEFINE_FIFO); these do the same on
  * the same ring buffer. */
@@ -521,6 +494,83 @@ static int service_without_entry(avr_t *avr)
 		return 1;  /* simavr enters nothing at this boundary */
 	}
 	return 0;
+}
+
+/* The highest-priority pending interrupt, if it is enabled and still
+ * pending (what avr_service_interrupts would enter), else NULL. */
+static avr_int_vector_t *next_pending(avr_t *avr)
+{
+	avr_int_table_p t = &avr->interrupts;
+	int cnt = pending_count(&t->pending);
+	avr_int_vector_t *min = NULL;
+	for (int i = 0; i < cnt; i++) {
+		avr_int_vector_t *v = pending_at(&t->pending, i);
+		if (!min || v->vector < min->vector)
+			min = v;
+	}
+	return min && min->pending && avr_regbit_get(avr, min->enable) ? min : NULL;
+}
+
+/* Enters v's vector as the chip does: off the pending queue, the PC
+ * pushed, I cleared, the flag cleared; the caller then spends the
+ * response time (s->irq_response). */
+static void enter(sim *s, avr_int_vector_t *v)
+{
+	avr_t *avr = s->avr;
+	avr_int_table_p t = &avr->interrupts;
+	int cnt = pending_count(&t->pending);
+	for (int i = 0; i < cnt; i++)
+		if (pending_at(&t->pending, i) == v) {
+			unqueue(avr, i);
+			break;
+		}
+	_avr_push_addr(avr, avr->pc);
+	avr_sreg_set(avr, S_I, 0);
+	avr->pc = v->vector * avr->vector_size;
+	avr_raise_irq(v->irq + AVR_INT_IRQ_RUNNING, 1);
+	avr_raise_irq(t->irq + AVR_INT_IRQ_RUNNING, v->vector);
+	if (t->running_ptr < sizeof t->running / sizeof *t->running)
+		t->running[t->running_ptr++] = v;
+	avr_clear_interrupt(avr, v);
+}
+
+/* avr_service_interrupts, with the queue handled here (simavr 1.6 moves
+ * the wrong entry when the one serviced is not at the queue's front:
+ * upstream d5de885) and the chip's timing (one_instruction_shadow,
+ * enter); an entry is told to on_irq with the state from before the
+ * push. */
+static void service(sim *s)
+{
+	avr_t *avr = s->avr;
+	if (!avr->sreg[S_I] || !avr->interrupt_state)
+		return;
+	int shadow = avr->interrupt_state < 0;  /* counted down, no entry */
+	if (service_without_entry(avr) || shadow)
+		return;
+	avr_int_vector_t *v = next_pending(avr);
+	if (!v)
+		return;
+	if (!s->hooks.on_irq) {
+		enter(s, v);
+		avr->cycle += s->irq_response;
+		return;
+	}
+	memcpy(s->pre, avr->data, s->data_size);
+	s->pre[R_SREG] = sreg_byte(avr); /* data[SREG] is stale; sreg[] is live */
+	sim_irq_point p = {
+		.vector = v->vector,
+		.ra = avr->pc,
+		.sp = _avr_sp_get(avr),
+		.icount = s->icount,
+		.cycle = avr->cycle,
+		.timer = sim_timer_cycles(s),
+		.transfers = s->transfers,
+		.data = s->pre,
+		.data_size = s->data_size,
+	};
+	enter(s, v);
+	s->hooks.on_irq(s->hooks.ud, &p);
+	avr->cycle += s->irq_response;
 }
 
 /* The tap's runs with the bytes in order: runs of consecutive addresses
@@ -737,8 +787,7 @@ void sim_set_replay(sim *s, int on)
 
 int sim_enter_vector(sim *s, uint8_t vector)
 {
-	avr_t *avr = s->avr;
-	avr_int_table_p t = &avr->interrupts;
+	avr_int_table_p t = &s->avr->interrupts;
 	avr_int_vector_t *v = NULL;
 	for (int i = 0; i < t->vector_count && !v; i++)
 		if (t->vector[i]->vector == vector)
@@ -747,20 +796,8 @@ int sim_enter_vector(sim *s, uint8_t vector)
 		return SIM_NO_VECTOR;
 	if (t->running_ptr == sizeof t->running / sizeof *t->running)
 		return SIM_NESTED_FULL;
-	int cnt = pending_count(&t->pending);
-	for (int i = 0; i < cnt; i++)
-		if (pending_at(&t->pending, i) == v) {
-			unqueue(avr, i);
-			break;
-		}
-	_avr_push_addr(avr, avr->pc);
-	avr_sreg_set(avr, S_I, 0);
-	avr->pc = vector * avr->vector_size;
-	avr_raise_irq(v->irq + AVR_INT_IRQ_RUNNING, 1);
-	avr_raise_irq(t->irq + AVR_INT_IRQ_RUNNING, vector);
-	t->running[t->running_ptr++] = v;
-	avr_clear_interrupt(avr, v);
-	avr->cycle += s->irq_response;
+	enter(s, v);
+	s->avr->cycle += s->irq_response;
 	return 0;
 }
 
@@ -769,15 +806,8 @@ int sim_next_vector(sim *s)
 	avr_t *avr = s->avr;
 	if (s->dropped || !avr->sreg[S_I] || avr->interrupt_state <= 0)
 		return -1;
-	avr_int_table_p t = &avr->interrupts;
-	int cnt = pending_count(&t->pending);
-	avr_int_vector_t *min = NULL;
-	for (int i = 0; i < cnt; i++) {
-		avr_int_vector_t *v = pending_at(&t->pending, i);
-		if (!min || v->vector < min->vector)
-			min = v;
-	}
-	return min && min->pending && avr_regbit_get(avr, min->enable) ? min->vector : -1;
+	const avr_int_vector_t *v = next_pending(avr);
+	return v ? v->vector : -1;
 }
 
 const uint8_t *sim_live_data(sim *s)
@@ -927,16 +957,8 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		replay_boundary(s);
 		return;
 	}
-	if (avr->interrupt_state && (avr->state == cpu_Running || avr->state == cpu_Sleeping)) {
-		uint8_t depth = avr->interrupts.running_ptr;
-		one_instruction_shadow(avr);
-		if (avr->interrupt_state > 0 && avr->sreg[S_I] && s->hooks.on_irq)
-			service_with_hook(s);
-		else
-			avr_service_interrupts(avr);
-		if (avr->interrupts.running_ptr > depth)
-			avr->cycle += s->irq_response;
-	}
+	if (avr->interrupt_state && (avr->state == cpu_Running || avr->state == cpu_Sleeping))
+		service(s);
 }
 
 static sim_stop stop_reason(const sim *s)
