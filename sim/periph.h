@@ -214,6 +214,14 @@ int adc_attach(periphs *p, avrr_err *err);
  * "eeprom".  0, or -1 with err. */
 int eeprom_attach(periphs *p, avrr_err *err);
 
+/* ---- what nothing simulates (periph_unmodelled.c) ------------------- */
+
+/* Watches the registers that turn on a feature sim/ does not simulate
+ * (the clock prescaler, the analog comparator's interrupt, the USI, a
+ * TWI slave address, USB) and registers itself as "unmodelled", whose
+ * check warns of each.  0, or -1 with err. */
+int unmodelled_attach(periphs *p, avrr_err *err);
+
 /* ---- sleep and power reduction (periph_power.c) --------------------- */
 
 /* Takes over PRR (PRR0/PRR1) and reads the sleep bits (see

@@ -385,6 +385,32 @@ static void test_missing_mode_warnings(void **state)
 		fail_msg("a warning where nothing is lost:\n%s", s->out);
 }
 
+/* What nothing in sim/ simulates, each said once with the write that
+ * selected it (tests/chip/warn_unmodelled.c). */
+static void test_unmodelled_features_warned(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	test_record(s, path, sizeof path, "unmodelled.db", "tests/chip/warn_unmodelled.elf "
+		    "--mcu atmega328p --freq 16000000 --instructions 100000");
+	static const char *const want[] = {
+		"avrr record: warning: atmega328p: CLKPR = 0x01 divides the system clock, which is "
+		"not simulated: the run keeps the clock it was given (--freq), so every time is "
+		"off by the division\n",
+		"avrr record: warning: atmega328p: ACSR = 0x08 enables the analog comparator's "
+		"interrupt or input capture, which is not simulated: neither ever fires\n",
+		"avrr record: warning: atmega328p: TWAR = 0x40 gives the TWI a slave address; the "
+		"TWI slave is not simulated: no master on the bus addresses it\n",
+		"avrr record: warning: atmega328p: SLEEP in a reserved sleep mode (SM bits): "
+		"slept as idle\n",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		const char *p = strstr(s->out, want[i]);
+		if (!p || strstr(p + 1, want[i]))
+			fail_msg("expected once: %s\nin:\n%s", want[i], s->out);
+	}
+}
+
 /* Recordings made by the releases before: the one before the timer and
  * watchdog models (fixtures/simavr-1.6-rules.recording: adcapp, 20,000
  * instructions, whose Timer1 tick would now come at other cycles), and
@@ -437,6 +463,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phase_frequency_correct_pwm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_rules_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_mode_warnings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unmodelled_features_warned, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
