@@ -2,7 +2,9 @@
 /*
  * core_skip.c — each skip instruction (CPSE, SBRC, SBRS, SBIC, SBIS),
  * taken, over an ADIW or SBIW whose K ends in 12..15 (simavr 1.6 took
- * those for 2-word instructions), and over an LDS (2 words).  Each case
+ * those for 2-word instructions); over the 2-word LDS, STS, JMP and
+ * CALL; over a plain 1-word LDI; and one not taken (case 12: r24 ends
+ * 0x4d, in 1 cycle and the LDI's).  Each case
  * writes a marker to GPIOR1, skips, and writes r24 to GPIOR2: the
  * word after the skipped one runs.  r24 = 0x41 + case; a skip too far
  * would land on the next case's marker write instead.
@@ -23,7 +25,12 @@ int main(void)
 		MARK(5) "ldi r24, 0x45\n\tsbis %[flags], 0\n\tadiw r26, 63\n\tout %[out], r24\n\t"
 		MARK(6) "ldi r24, 0x46\n\tsbrs r20, 0\n\tlds r0, 0x100\n\tout %[out], r24\n\t"
 		MARK(7) "ldi r24, 0x47\n\tsbrs r20, 0\n\tadiw r26, 11\n\tout %[out], r24\n\t"
-		MARK(8)
+		MARK(8) "ldi r24, 0x48\n\tsbrs r20, 0\n\tsts 0x100, r0\n\tout %[out], r24\n\t"
+		MARK(9) "ldi r24, 0x49\n\tsbrs r20, 0\n\tjmp 0\n\tout %[out], r24\n\t"
+		MARK(10) "ldi r24, 0x4a\n\tsbrs r20, 0\n\tcall 0\n\tout %[out], r24\n\t"
+		MARK(11) "ldi r24, 0x4b\n\tsbrs r20, 0\n\tldi r24, 0\n\tout %[out], r24\n\t"
+		MARK(12) "ldi r24, 0x4c\n\tsbrs r20, 1\n\tldi r24, 0x4d\n\tout %[out], r24\n\t"
+		MARK(13)
 		:
 		: [mark] "I"(_SFR_IO_ADDR(GPIOR1)), [out] "I"(_SFR_IO_ADDR(GPIOR2)),
 		  [flags] "I"(_SFR_IO_ADDR(GPIOR0))

@@ -78,7 +78,7 @@ static void test_m2560_response_five_cycles(void **state)
 }
 
 /* Each skip taken over one word lands on the word after it, in 2
- * cycles; over LDS (2 words) in 3. */
+ * cycles; over LDS, STS, JMP, CALL (2 words) in 3; not taken, 1. */
 static void test_skips_over_adiw_sbiw_one_word(void **state)
 {
 	(void)state;
@@ -86,14 +86,18 @@ static void test_skips_over_adiw_sbiw_one_word(void **state)
 	probe_watch(p, "GPIOR1", "GPIOR2", NULL);
 	probe_run(p, 2000);
 	probe_series *mark = probe_writes(p, "GPIOR1"), *out = probe_writes(p, "GPIOR2");
-	assert_int_equal(mark->n, 8);
-	assert_int_equal(out->n, 7);
-	for (unsigned i = 0; i < 7; i++) {
-		unsigned skip = i == 5 ? 3 : 2;  /* case 6 skips an LDS */
+	assert_int_equal(mark->n, 13);
+	assert_int_equal(out->n, 12);
+	for (unsigned i = 0; i < 11; i++) {
+		/* cases 6, 8, 9, 10 skip LDS, STS, JMP, CALL: 2 words */
+		unsigned skip = i == 5 || i == 7 || i == 8 || i == 9 ? 3 : 2;
 		assert_int_equal(out->value[i], 0x41 + i);
 		/* marker OUT, LDI r24, the skip */
 		assert_int_equal(out->cycle[i], mark->cycle[i] + OUT + 1 + skip);
 	}
+	/* not taken: the skip's 1 cycle, then the LDI's */
+	assert_int_equal(out->value[11], 0x4d);
+	assert_int_equal(out->cycle[11], mark->cycle[11] + OUT + 1 + 1 + 1);
 	probe_close(p);
 }
 
@@ -110,6 +114,29 @@ static void test_sleep_without_se_runs_on(void **state)
 	probe_close(p);
 }
 
+/* TOV0 every 256 cycles at clk/1 from the TCCR0B write (the prescaler
+ * is bypassed): each poll sees it at most a poll loop (SLACK) after its
+ * edge; cleared while pending, it is raised again, and the third is
+ * entered once at SEI. */
+static void test_flag_raised_again_after_clearing(void **state)
+{
+	(void)state;
+	enum { SLACK = 8 };
+	probe *p = probe_open("tests/chip/core_reraise.elf", "atmega328p", 16000000u);
+	probe_watch(p, "TCCR0B", "GPIOR0", "GPIOR1", NULL);
+	probe_run(p, 5000);
+	uint64_t start = probe_writes(p, "TCCR0B")->cycle[0];
+	probe_series *w = probe_writes(p, "GPIOR0");
+	assert_int_equal(w->n, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		uint64_t tov = start + 1 + 256 * (i + 1);  /* the STS's cycle, then 256 each */
+		assert_true(w->cycle[i] >= tov && w->cycle[i] <= tov + SLACK);
+	}
+	assert_int_equal(probe_entries(p, "TIMER0_OVF_vect")->n, 1);
+	assert_int_equal(probe_writes(p, "GPIOR1")->n, 1);
+	probe_close(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +145,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_m2560_response_five_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_skips_over_adiw_sbiw_one_word, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sleep_without_se_runs_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flag_raised_again_after_clearing, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
