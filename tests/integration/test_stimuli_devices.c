@@ -186,6 +186,30 @@ static void test_record_then_replay_is_exact(void **state)
 	}
 }
 
+/* Arduino's Wire, interrupt-driven (TWIE) where bus_devices.c polls: with
+ * a device at 0x42 its SLA+W and byte are acknowledged, and
+ * endTransmission() returns 0 (success), where with none it returns 2
+ * (address NACK: test_arduino's test_wire_no_slave_is_address_nack). */
+static void test_wire_library_is_acknowledged(void **state)
+{
+	scratch *s = *state;
+	char stim[256], path[256];
+	snprintf(stim, sizeof stim, "%s/wire.stim", s->dir);
+	test_write_text(stim, "i2c 0x42\n");
+	test_record(s, path, sizeof path, "wire.db", "tests/firmware/arduino/wire_master.elf "
+		    "--board mega --stimuli '%s' --instructions 10M", stim);
+	assert_int_equal(test_run(s->out, sizeof s->out, "printf 'goto 9999999\\nprint result\\n' | "
+				  "%s shell '%s'", test_avrr(), path), 0);
+	if (!strstr(s->out, "\n$1 = 0 '\\000'\n"))
+		fail_msg("endTransmission() did not return 0:\n%s", s->out);
+	/* Its statuses, read in the TWI interrupt: 0x18 and 0x28, never a
+	 * NACK. */
+	assert_true(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 4 AND "
+				 "addr = 185 AND value = 24") > 0);
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM events WHERE type = 4 AND "
+				      "addr = 185 AND value IN (32, 48)"), 0);
+}
+
 /* ---- the parser ------------------------------------------------------- */
 
 static void test_parse_errors(void **state)
@@ -462,6 +486,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_firmware_reads_the_registers),
 		cmocka_unit_test_setup_teardown(test_record_then_replay_is_exact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wire_library_is_acknowledged, setup, teardown),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_attach_errors),
 		cmocka_unit_test(test_i2c_protocol),
