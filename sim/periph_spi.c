@@ -16,8 +16,8 @@
  *
  * The outside world talks to it as it talked to simavr's: a device
  * listens to SPI_IRQ_OUTPUT, which carries each byte the chip shifts out,
- * and raises SPI_IRQ_INPUT with the byte it shifts in (the stimuli have
- * no SPI directive: nothing does so during a recording).
+ * and raises SPI_IRQ_INPUT with the byte it shifts in (during a recording,
+ * the stimuli's `spi` devices, sim/stim_bus.c).
  *
  * The model.  SPDR is two registers: the shift register (`shift`), which
  * a write loads and which goes out, and the receive buffer (`rx`), which
@@ -410,18 +410,18 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 		*warned |= W_NO_DEVICE;
 		if (p)
 			snprintf(text, sizeof text, "spi: a master transfer ended with no device "
-				 "answering (the stimuli have no SPI directive): SPDR received MISO's "
+				 "answering (no spi device of the stimuli selected): SPDR received MISO's "
 				 "level, P%c%u %s, on every bit (0x%02x)", p, s->pins.miso,
 				 s->no_device_byte ? "high" : "low", s->no_device_byte);
 		else
 			snprintf(text, sizeof text, "spi: a master transfer ended with no device "
-				 "answering (the stimuli have no SPI directive): SPDR received 0x00");
+				 "answering (no spi device of the stimuli selected): SPDR received 0x00");
 		warn(ud, text);
 	}
 	if (s->slave_on && !s->slave_got && !(*warned & W_NO_MASTER)) {
 		*warned |= W_NO_MASTER;
 		snprintf(text, sizeof text, "spi: %s makes the SPI a slave, and no master clocks it "
-			 "(the stimuli have no SPI directive): no byte arrives, SPIF does not rise",
+			 "(the stimuli's spi devices are slaves): no byte arrives, SPIF does not rise",
 			 spcr);
 		warn(ud, text);
 	}

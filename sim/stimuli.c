@@ -6,12 +6,14 @@
  * is only known when the script is attached to a core.  The driver uses one
  * cycle timer for all timed events (so a long script cannot exhaust simavr's
  * small timer pool, and events due at the same cycle fire in file order) and
- * one listener on the ADC's conversion trigger.  Everything that changes
- * while the simulation runs lives in the runtime's pointer-free state block.
+ * one listener on the ADC's conversion trigger.  The i2c and spi devices
+ * are parsed here and run in stim_bus.c.  Everything that changes while
+ * the simulation runs lives in the runtime's pointer-free state block.
  */
 #include "sim/stimuli.h"
 
 #include "sim/periph.h"
+#include "sim/stim_bus.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -76,6 +78,8 @@ struct stim_script {
 	size_t nvals, capvals;
 	uint8_t *bytes;
 	size_t nbytes, capbytes;
+	bus_dev *dev; /* the i2c and spi devices (stim_bus.h), in file order */
+	size_t ndev, capdev;
 };
 
 /* ---------------------------------------------------------------- parser */
@@ -598,6 +602,147 @@ static int parse_pin(struct pctx *c, struct directive *d)
 	return 0;
 }
 
+/* `reg R BYTES...` clauses to the end of the line: the values of a
+ * device's registers from R on, in a map of nregs registers (an SPI
+ * device's numbers keep 7 bits: bit 7 is its read/write bit, which a
+ * datasheet may name its registers with, as the BMP280's 0xD0). */
+static int parse_regs(struct pctx *c, bus_dev *d, unsigned nregs)
+{
+	stim_script *s = c->s;
+	uint8_t given[BUS_I2C_REGS / 8] = { 0 };
+	const tok *t;
+	while ((t = next(c))) {
+		if (!is(t, "reg"))
+			return perr(c, t->col, "expected 'reg', got '%.*s'", shown(t), t->p);
+		const tok *rt = next(c);
+		uint64_t r;
+		if (!rt)
+			return missing(c, "register number after 'reg'");
+		if (parse_int(c, rt, &r))
+			return -1;
+		if (r > 0xff)
+			return perr(c, rt->col, "register '%.*s' out of range (0x00-0xff)",
+				    shown(rt), rt->p);
+		/* The clause's values are a uart line's BYTES, up to the next
+		 * 'reg': parse_bytes sees the line end there. */
+		size_t end = c->i, nt = c->nt;
+		while (end < nt && !is(&c->t[end], "reg"))
+			end++;
+		struct directive vals;
+		memset(&vals, 0, sizeof vals);
+		c->nt = end;
+		int bad = parse_bytes(c, &vals);
+		c->nt = nt;
+		if (bad)
+			return -1;
+		unsigned at = (unsigned)r & (nregs - 1);
+		if (at + vals.len > nregs)
+			return perr(c, rt->col,
+				    "%zu values from register '%.*s' run past the last register, 0x%02x",
+				    vals.len, shown(rt), rt->p, nregs - 1);
+		for (size_t k = 0; k < vals.len; k++, at++) {
+			if (given[at / 8] >> (at % 8) & 1)
+				return perr(c, rt->col, "register 0x%02x given twice%s", at,
+					    nregs < BUS_I2C_REGS
+						    ? " (bit 7 of a number is the read/write bit)" : "");
+			given[at / 8] |= (uint8_t)(1u << (at % 8));
+			d->regs[at] = s->bytes[vals.off + k];
+		}
+		s->nbytes = vals.off;
+	}
+	return 0;
+}
+
+static int parse_i2c(struct pctx *c, bus_dev *d)
+{
+	const tok *t = next(c);
+	uint64_t a;
+	if (!t)
+		return missing(c, "I2C address (7 bits, 0x08-0x77)");
+	if (parse_int(c, t, &a))
+		return -1;
+	if (a < 0x08 || a > 0x77)
+		return perr(c, t->col,
+			    "I2C address '%.*s' out of range (0x08-0x77: 7 bits, the others reserved)",
+			    shown(t), t->p);
+	for (size_t i = 0; i < c->s->ndev; i++)
+		if (c->s->dev[i].kind == BUS_I2C && c->s->dev[i].addr == a)
+			return perr(c, t->col, "I2C address 0x%02x is already the device's on line %zu",
+				    (unsigned)a, c->s->dev[i].line);
+	d->kind = BUS_I2C;
+	d->addr = (uint8_t)a;
+	d->tcol = t->col;
+	return parse_regs(c, d, BUS_I2C_REGS);
+}
+
+/* The next token, which must be keyword kw. */
+static int need_kw(struct pctx *c, const char *kw)
+{
+	const tok *t = next(c);
+	char what[32];
+	snprintf(what, sizeof what, "'%s'", kw);
+	if (!t)
+		return missing(c, what);
+	if (!is(t, kw))
+		return perr(c, t->col, "expected '%s', got '%.*s'", kw, shown(t), t->p);
+	return 0;
+}
+
+static int parse_spi(struct pctx *c, bus_dev *d)
+{
+	const tok *t = next(c);
+	if (!t)
+		return missing(c, "chip-select pin (port letter and bit, e.g. B2)");
+	char port = t->len == 2 ? t->p[0] : 0;
+	if (port >= 'a' && port <= 'l')
+		port = (char)(port - 'a' + 'A');
+	if (!(port >= 'A' && port <= 'L') || t->p[1] < '0' || t->p[1] > '7')
+		return perr(c, t->col, "pin '%.*s' is not a port letter A-L and bit 0-7",
+			    shown(t), t->p);
+	uint8_t bit = (uint8_t)(t->p[1] - '0');
+	for (size_t i = 0; i < c->s->ndev; i++)
+		if (c->s->dev[i].kind == BUS_SPI && c->s->dev[i].port == port &&
+		    c->s->dev[i].bit == bit)
+			return perr(c, t->col, "pin %c%u already selects the device on line %zu", port,
+				    bit, c->s->dev[i].line);
+	d->kind = BUS_SPI;
+	d->port = port;
+	d->bit = bit;
+	d->tcol = t->col;
+	if (need_kw(c, "bit7"))
+		return -1;
+	if (!(t = next(c)))
+		return missing(c, "read or write (what bit 7 set in the first byte asks)");
+	if (!is(t, "read") && !is(t, "write"))
+		return perr(c, t->col, "expected read or write, got '%.*s'", shown(t), t->p);
+	d->read_set = is(t, "read");
+	if (need_kw(c, "fill"))
+		return -1;
+	uint64_t f;
+	if (!(t = next(c)))
+		return missing(c, "fill byte");
+	if (parse_int(c, t, &f))
+		return -1;
+	if (f > 255)
+		return perr(c, t->col, "fill byte '%.*s' out of range (0-255)", shown(t), t->p);
+	d->fill = (uint8_t)f;
+	return parse_regs(c, d, BUS_SPI_REGS);
+}
+
+static int parse_device(struct pctx *c, const tok *kw)
+{
+	stim_script *s = c->s;
+	if (grow((void **)&s->dev, &s->capdev, s->ndev + 1, sizeof *s->dev))
+		return oom(c);
+	bus_dev *d = &s->dev[s->ndev];
+	memset(d, 0, sizeof *d);
+	d->line = c->line;
+	if (is(kw, "i2c") ? parse_i2c(c, d) : parse_spi(c, d))
+		return -1;
+	s->ndev++;
+	return 0;
+}
+
 static int parse_line(struct pctx *c)
 {
 	const tok *kw = next(c);
@@ -619,9 +764,12 @@ static int parse_line(struct pctx *c)
 		if (r)
 			return -1;
 		s->nd++;
+	} else if (is(kw, "i2c") || is(kw, "spi")) {
+		if (parse_device(c, kw))
+			return -1;
 	} else {
 		return perr(c, kw->col,
-			    "unknown directive '%.*s' (expected seed, adc, uart or pin)",
+			    "unknown directive '%.*s' (expected seed, adc, uart, pin, i2c or spi)",
 			    shown(kw), kw->p);
 	}
 	const tok *extra = peek(c);
@@ -670,6 +818,7 @@ void stim_free(stim_script *s)
 	free(s->d);
 	free(s->vals);
 	free(s->bytes);
+	free(s->dev);
 	free(s);
 }
 
@@ -707,8 +856,10 @@ struct stim_runtime {
 	struct dconst *dc; /* one per directive, never reallocated */
 	avr_irq_t *adc; /* ADC IRQ block, or NULL */
 	int32_t adc_dir[ADC_CHANNELS]; /* directive driving each channel, or -1 */
-	void *state; /* struct dstate[nd], then uint8_t pin levels[PORTS * 8] */
+	void *state; /* struct dstate[nd], then uint8_t pin levels[PORTS * 8],
+			then the bus devices' (stim_bus.h) */
 	uint32_t state_size;
+	stim_bus *bus; /* the i2c and spi devices, or NULL */
 };
 
 /* SplitMix64, fixed here rather than libc's rand() so that a recording
@@ -1082,14 +1233,16 @@ int stim_attach(const stim_script *s, struct avr_t *avr, uint64_t seed,
 {
 	*out = NULL;
 	size_t nd = s->nd;
-	if (nd > (UINT32_MAX - PORTS * 8) / sizeof(struct dstate))
+	size_t bus_size = stim_bus_state_size(s->ndev);
+	if (nd > (UINT32_MAX - PORTS * 8) / sizeof(struct dstate) ||
+	    bus_size > UINT32_MAX - PORTS * 8 - nd * sizeof(struct dstate))
 		return avrr_errf(err, "%s: too many directives", s->file);
 	stim_runtime *rt = calloc(1, sizeof *rt);
 	if (!rt)
 		return avrr_errf(err, "%s: out of memory", s->file);
 	rt->s = s;
 	rt->avr = avr;
-	rt->state_size = (uint32_t)(nd * sizeof(struct dstate) + PORTS * 8);
+	rt->state_size = (uint32_t)(nd * sizeof(struct dstate) + PORTS * 8 + bus_size);
 	rt->dc = calloc(nd ? nd : 1, sizeof *rt->dc);
 	rt->state = calloc(1, rt->state_size);
 	if (!rt->dc || !rt->state) {
@@ -1107,6 +1260,11 @@ int stim_attach(const stim_script *s, struct avr_t *avr, uint64_t seed,
 		}
 		any_adc |= s->d[i].kind == K_ADC;
 		any_timed |= s->d[i].kind != K_ADC;
+	}
+	if (s->ndev && stim_bus_attach(avr, s->dev, s->ndev, levels(rt) + PORTS * 8, s->file,
+				       &rt->bus, err)) {
+		stim_detach(rt);
+		return -1;
 	}
 
 	struct dstate *st = dstates(rt);
@@ -1137,6 +1295,7 @@ void stim_rearm(stim_runtime *rt)
 	size_t first;
 	uint64_t t;
 	struct avr_t *avr = rt->avr;
+	stim_bus_reset(rt->bus);
 	if (earliest(rt, &first, &t))
 		avr_cycle_timer_register(avr, t > avr->cycle ? t - avr->cycle : 0, tick, rt);
 }
@@ -1145,6 +1304,7 @@ void stim_detach(stim_runtime *rt)
 {
 	if (!rt)
 		return;
+	stim_bus_detach(rt->bus);
 	free(rt->dc);
 	free(rt->state);
 	free(rt);

@@ -4,8 +4,9 @@
  * Two halves.  stim_parse() turns the text of a stimuli file into a
  * stim_script: pure, no simulator needed, so it is unit-tested on its own.
  * stim_attach() binds a script to a running simavr core: it registers cycle
- * timers for timed events (UART bytes, pin levels) and listens to the ADC's
- * conversion trigger to answer with the channel's value in millivolts.
+ * timers for timed events (UART bytes, pin levels), listens to the ADC's
+ * conversion trigger to answer with the channel's value in millivolts, and
+ * puts the file's I2C and SPI devices on the chip's buses (stim_bus.c).
  *
  * All state that changes while the simulation runs (PRNG streams, the next
  * index of a sequence, the next occurrence of a periodic event) lives in the
@@ -41,7 +42,8 @@ int stim_attach(const stim_script *script, struct avr_t *avr, uint64_t seed,
 		stim_runtime **out, avrr_err *err);
 void stim_detach(stim_runtime *rt);
 /* After the chip reset (which cancels every cycle timer): schedules the
- * next pending event again, at its own time. */
+ * next pending event again, at its own time; the bus devices' transfers
+ * end (stim_bus.h). */
 void stim_rearm(stim_runtime *rt);
 
 /* The runtime's mutable state, for checkpoints (see the header note). */

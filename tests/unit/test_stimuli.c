@@ -208,7 +208,7 @@ static void test_parse_errors(void **state)
 {
 	(void)state;
 	static const char *const cases[][2] = {
-		{ "foo 1", "t.stim:1:1: unknown directive 'foo' (expected seed, adc, uart or pin)" },
+		{ "foo 1", "t.stim:1:1: unknown directive 'foo' (expected seed, adc, uart, pin, i2c or spi)" },
 		{ "\n# x\nadc 0 square 1", "t.stim:3:7: unknown ADC source 'square' (expected const, seq, random, sine or saw)" },
 		{ "adc 0 const 4x", "t.stim:1:13: bad integer '4x' (expected decimal or 0x hexadecimal)" },
 		{ "uart 0 at 4xs 1", "t.stim:1:11: bad time '4xs' (expected an integer with unit c, us, ms or s)" },
@@ -243,7 +243,7 @@ static void test_parse_errors(void **state)
 		{ "uart 0 soon 1", "t.stim:1:8: expected 'at' or 'every', got 'soon'" },
 		{ "pin D2 every 1ms high", "t.stim:1:18: expected toggle or pulse, got 'high'" },
 		{ "pin D2 every 1ms start 1 start 2 toggle", "t.stim:1:26: 'start' given twice" },
-		{ "ADC 0 const 1", "t.stim:1:1: unknown directive 'ADC' (expected seed, adc, uart or pin)" },
+		{ "ADC 0 const 1", "t.stim:1:1: unknown directive 'ADC' (expected seed, adc, uart, pin, i2c or spi)" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		stim_script *s = (stim_script *)&s; /* must be reset to NULL */
