@@ -169,11 +169,13 @@ static inline void probe_stimuli(probe *p, const char *text)
 		fail_msg("%s: %s", p->elf, err.msg);
 }
 
-/* Runs until the cycle counter reaches `cycles`. */
+/* Runs until the cycle counter reaches `cycles`, or until the firmware
+ * sleeps with nothing left that could wake it (every clock it needs
+ * stopped, no timeout, no stimulus to come): nothing would happen after. */
 static inline void probe_run(probe *p, uint64_t cycles)
 {
 	sim_stop why = sim_run(p->s, 0, cycles, NULL);
-	if (why != SIM_STOP_LIMIT)
+	if (why != SIM_STOP_LIMIT && why != SIM_STOP_ASLEEP)
 		fail_msg("%s: the run stopped (%d) at cycle %llu, pc 0x%x", p->elf, (int)why,
 			 (unsigned long long)sim_cycle(p->s), sim_pc(p->s));
 	if (p->overflow)
