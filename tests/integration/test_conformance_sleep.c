@@ -5,14 +5,16 @@
  * PRR bit stopping its module, which resumes where it stood.  Each
  * firmware of tests/chip/sleep_*.c runs on its MCU and clock, and every
  * number checked is worked out here from the datasheet, never taken from
- * a run.  tests/chip/README.md has the table.  Sections are the ATmega328P
- * datasheet's (7810D): §9 "Power Management and Sleep Modes" (Table 9-1,
- * "Active Clock Domains and Wake-up Sources in the Different Sleep
- * Modes"), §7.1 (the clock domains), §6.7 "Reset and Interrupt Handling";
- * the ATmega2560's (2549Q) §11 says the same for PRR0/PRR1.
+ * a run.  tests/chip/README.md has the table.  The ATmega328P datasheet's
+ * (7810D) chapters "Power Management and Sleep Modes" (its table "Active
+ * Clock Domains and Wake-up Sources in the Different Sleep Modes", and
+ * "Power Reduction Register"), "System Clock and Clock Options" (the clock
+ * domains, the start-up times) and "Reset and Interrupt Handling"
+ * ("Interrupt Response Time"); the ATmega2560's (2549Q) chapter "Power
+ * Management and Sleep Modes" says the same for PRR0/PRR1.
  *
  * The arithmetic.
- *  - Table 9-1: idle stops clk_CPU and clk_FLASH only; ADC Noise
+ *  - The table: idle stops clk_CPU and clk_FLASH only; ADC Noise
  *    Reduction also clk_I/O (clk_ADC and clk_ASY run); power-save and
  *    extended standby all but clk_ASY; power-down and standby all.  A
  *    module whose clock stops stands: the timers on clk_I/O (Timer2 on
@@ -25,19 +27,21 @@
  *    prescaler's edges at multiples of N of clock time from reset (the
  *    timers' arithmetic, test_conformance).  PRTIMn stops timer n alone:
  *    Timer0/1's prescaler is shared and runs on (§17: it is clocked by
- *    clk_I/O), so timer n counts again at its next edge; Timer2's
- *    prescaler is its own (§18.10) and stands with it.
- *  - The wake-up (§6.7.1): "If an interrupt occurs when the MCU is in sleep
- *    mode, the interrupt execution response time is increased by four
- *    clock cycles.  This increase comes in addition to the start-up time
- *    from the selected sleep mode."  The response is four cycles, then the
- *    vector's JMP three.  The start-up time from power-down, power-save,
- *    standby and extended standby is six clocks with the factory fuses
- *    (the calibrated RC oscillator, SUT 10, Table 8-12's "6 CK"); from
- *    idle and ADC Noise Reduction none.  The clocks run again after the
- *    start-up (§9.1: "the MCU is halted for four cycles in addition to the
- *    start-up time").  So an interrupt raised at cycle W in power-down
- *    has its handler's first instruction at W + 6 + 4 + 4 + 3, in idle at
+ *    clk_I/O), so timer n counts again at the prescaler's next edge;
+ *    Timer2's prescaler is its own (§18.10) and stands with it
+ *    ("operation will continue like before the shutdown").
+ *  - The wake-up ("Interrupt Response Time"): "If an interrupt occurs when
+ *    the MCU is in sleep mode, the interrupt execution response time is
+ *    increased by four clock cycles.  This increase comes in addition to
+ *    the start-up time from the selected sleep mode."  The response is
+ *    four cycles, then the vector's JMP three.  The start-up time from
+ *    power-down, power-save, standby and extended standby is six clocks
+ *    with the factory fuses (the calibrated RC oscillator, SUT 10: "6 CK"
+ *    from power-down and power-save); from idle and ADC Noise Reduction
+ *    none.  The clocks run again after the start-up ("Sleep Modes": "The
+ *    MCU is then halted for four cycles in addition to the start-up
+ *    time").  So an interrupt raised at cycle W in power-down has its
+ *    handler's first instruction at W + 6 + 4 + 4 + 3, in idle at
  *    W + 4 + 4 + 3; the clocks stand from the sleep to W + 6.
  *  - The watchdog's timeout: 2048 << WDP cycles of 128 kHz, 125 CPU
  *    cycles each at 16 MHz: 256,000 at WDP 0, counted from the write that
@@ -46,7 +50,7 @@
  *    edge after its start (edges at N/2 + kN cycles from ADEN's write) and
  *    ends 13 ADC clocks later, 25 for the first after ADEN.  In ADC Noise
  *    Reduction "If the ADC is enabled, a conversion starts automatically
- *    when this mode is entered" (§9.3): at the first edge after SLEEP.
+ *    when this mode is entered": at the first edge after SLEEP.
  *  - The SPI (§19): a master byte takes 8 SCK periods, 8·128 cycles at
  *    fosc/128.
  *
