@@ -672,7 +672,12 @@ static void timers_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 	}
 	enables_written(ts, addr);
 	replan_all(ts);
-	apply_clocks(ts, periphs_clocks(ts->p));  /* AS2 moves Timer2 to another clock */
+	for (unsigned k = 0; k < ts->n; k++)
+		if (ts->tm[k].t->as2.reg == addr) {
+			/* AS2 moves Timer2 to another clock */
+			apply_clocks(ts, periphs_clocks(ts->p));
+			break;
+		}
 }
 
 /* ICRn takes effect at once where it is TOP (it is not buffered).  The
