@@ -927,21 +927,23 @@ static void check_foreign(struct timers *ts, uint32_t *warned,
 {
 	avr_timer_t *t = ts->foreign;
 	char text[256];
-	if (t && ts->foreign_slept && !(*warned & W_FOREIGN_SLEPT)) {
+	if (!t)
+		return;
+	if (!(*warned & W_FOREIGN) && avr_regbit_get_array(ts->avr, t->cs, 4)) {
+		*warned |= W_FOREIGN;
+		const char *reg = ioregs_name(ts->names, t->cs[0].reg);
+		snprintf(text, sizeof text, "timer %c: %s starts the %s's timer %c, which avrr leaves "
+			 "to simavr 1.6 (docs/chip.md): its counts, flags and outputs may not be the "
+			 "chip's", t->name, reg ? reg : "?", ts->mcu, t->name);
+		warn(ud, text);
+	}
+	if (ts->foreign_slept && !(*warned & W_FOREIGN_SLEPT)) {
 		*warned |= W_FOREIGN_SLEPT;
 		snprintf(text, sizeof text, "timer %c: the %s's timer %c, which avrr leaves to simavr "
 			 "1.6, counted on while a sleep mode or PRTIM%c stopped its clock", t->name,
 			 ts->mcu, t->name, t->name);
 		warn(ud, text);
 	}
-	if (!t || (*warned & W_FOREIGN) || !avr_regbit_get_array(ts->avr, t->cs, 4))
-		return;
-	*warned |= W_FOREIGN;
-	const char *reg = ioregs_name(ts->names, t->cs[0].reg);
-	snprintf(text, sizeof text, "timer %c: %s starts the %s's timer %c, which avrr leaves to "
-		 "simavr 1.6 (docs/chip.md): its counts, flags and outputs may not be the chip's",
-		 t->name, reg ? reg : "?", ts->mcu, t->name);
-	warn(ud, text);
 }
 
 static void timers_clocks(void *self, const periph_clocks *c, const periph_clocks *was)
