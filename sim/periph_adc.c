@@ -50,6 +50,16 @@
  *    on the newer parts SBI writes only its bit (reghook_flags_written).
  *    ADIE set while ADIF is set is taken at once.
  *
+ *  - The clock (periph_ops.clocks): the ADC runs on clk_ADC, which the
+ *    sleep modes but idle and ADC Noise Reduction stop, and stops under
+ *    PRADC.  Stopped, it freezes: the prescaler's phase and a conversion
+ *    under way stand (no cycle timer left) and go on from there when the
+ *    clock runs again; an auto trigger meanwhile starts nothing (warned).
+ *    Entering ADC Noise Reduction with ADEN set and no conversion under
+ *    way starts one as an ADSC write would ("If the ADC is enabled, a
+ *    conversion starts automatically when this mode is entered"): at the
+ *    next rising ADC clock edge; its ADIF interrupt wakes the CPU.
+ *
  * simavr's core writes at the start of the storing instruction; a write
  * at cycle w is before an ADC clock edge at cycle e when w < e.
  */
@@ -135,7 +145,7 @@ enum { SYNC = 3 };
 enum { PH_IDLE, PH_START, PH_SAMPLE, PH_DONE };
 
 /* What check() has said (its `warned` bits): one per source, then these. */
-enum { W_DIFF = 1u << S_COUNT, W_SLEEP = 2u << S_COUNT };
+enum { W_DIFF = 1u << S_COUNT, W_PRR_WRITE = 2u << S_COUNT, W_TRIG_FROZEN = 4u << S_COUNT };
 
 struct adc;
 
@@ -176,12 +186,15 @@ typedef struct adc {
 	uint16_t result;         /* the conversion's, 10 bits */
 	uint16_t data;           /* the data register's */
 	int locked;              /* ADCL read, ADCH not yet */
+	/* its clock */
+	int frozen;              /* clk_ADC stopped, or PRADC */
+	uint64_t frozen_at;
 	/* for check() */
 	uint32_t unwired;        /* sources selected that start nothing */
 	uint8_t unwired_adts[S_COUNT];
 	int diff_seen;
-	uint16_t sleep_reg;
-	uint8_t sleep_mask, sleep_adc;
+	int prr_written;         /* ADCSRA or ADMUX written under PRADC */
+	int trig_frozen;         /* a trigger came while the clock stood */
 } adc;
 
 static adc *of_io(avr_io_t *io)
@@ -357,15 +370,25 @@ static avr_cycle_count_t on_step(avr_t *avr, avr_cycle_count_t when, void *param
 	}
 }
 
+/* The cycle timer of the phase under way, unless the clock stands. */
+static void schedule(adc *a)
+{
+	avr_t *avr = a->avr;
+	uint64_t due = a->phase == PH_START ? a->t_start : a->phase == PH_SAMPLE ? a->t_sample
+										 : a->t_done;
+	if (a->phase == PH_IDLE || a->frozen)
+		return;
+	avr_cycle_timer_register(avr, due > avr->cycle ? due - avr->cycle : 0, on_step, a);
+}
+
 /* A conversion of prescaler n, starting at cycle `start` (>= now). */
 static void begin(adc *a, uint64_t start, unsigned n)
 {
-	avr_t *avr = a->avr;
 	a->n = n;
 	a->t_start = start;
 	a->phase = PH_START;
-	avr->data[a->adcsra] |= a->adsc;
-	avr_cycle_timer_register(avr, start > avr->cycle ? start - avr->cycle : 0, on_step, a);
+	a->avr->data[a->adcsra] |= a->adsc;
+	schedule(a);
 }
 
 static void stop(adc *a)
@@ -381,6 +404,10 @@ static void triggered(adc *a, uint64_t t)
 	avr_t *avr = a->avr;
 	if (!a->on || !(avr->data[a->adcsra] & a->adate) || a->phase != PH_IDLE)
 		return;
+	if (a->frozen) {
+		a->trig_frozen = 1;   /* no clock to synchronise it, nor to convert */
+		return;
+	}
 	unsigned n = prescaler(a);
 	a->origin = t + SYNC;   /* the prescaler reset */
 	begin(a, a->origin + n / 2, n);
@@ -445,6 +472,7 @@ static void adcsra_write(avr_t *avr, uint16_t addr, uint8_t v, void *hook)
 	adc *a = ud;
 	uint8_t old = avr->data[addr];
 	uint8_t ones = reghook_flags_written(a->regs, avr, addr, v);
+	a->prr_written |= a->frozen;  /* awake and frozen: PRADC */
 	/* ADSC and ADIF are the hardware's: ADSC only starts, ADIF only
 	 * clears (written 1). */
 	uint8_t r = (uint8_t)((v & ~(a->adsc | a->adif)) | (old & (a->adsc | a->adif)));
@@ -501,6 +529,7 @@ static void admux_write(avr_t *avr, uint16_t addr, uint8_t v, void *hook)
 	void *ud = reghook_ud(h);
 	adc *a = ud;
 	uint8_t old = avr->data[addr];
+	a->prr_written |= a->frozen;
 	reghook_next_write(h, avr, addr, v);
 	if ((old ^ avr->data[addr]) & a->adlar)
 		present(a);
@@ -546,6 +575,7 @@ static void on_chip_reset(avr_io_t *io)
 {
 	adc *a = of_io(io);
 	stop(a);
+	a->frozen = 0;   /* a reset leaves every clock running */
 	a->on = a->first = a->locked = 0;
 	a->origin = a->avr->cycle;
 	a->result = a->data = 0;
@@ -629,38 +659,12 @@ static void find_adts(adc *a)
 	}
 }
 
-/* The register and bits of the sleep modes, for the ADC Noise Reduction
- * warning: SMCR's SM2:0 (bits 3-1), or MCUCR's on the older parts. */
-static void find_sleep(adc *a)
-{
-	int smcr = ioregs_addr(a->names, "SMCR"), mcucr = ioregs_addr(a->names, "MCUCR");
-	if (smcr > 0) {
-		a->sleep_reg = (uint16_t)smcr;
-		a->sleep_mask = 0x0e;
-		a->sleep_adc = 0x02;
-	} else if (mcucr > 0 && is_mcu(a->mcu, (const char *const[]){ "atmega16", "atmega32",
-								       NULL })) {
-		a->sleep_reg = (uint16_t)mcucr;   /* SM2 bit 7, SM1:0 bits 5-4 */
-		a->sleep_mask = 0xb0;
-		a->sleep_adc = 0x10;
-	} else if (mcucr > 0 && is_mcu(a->mcu, (const char *const[]){ "atmega8", NULL })) {
-		a->sleep_reg = (uint16_t)mcucr;   /* SM2:0 bits 6-4 */
-		a->sleep_mask = 0x70;
-		a->sleep_adc = 0x10;
-	} else if (mcucr > 0 && !strncasecmp(a->mcu, "attiny", 6)) {
-		a->sleep_reg = (uint16_t)mcucr;   /* SM1:0 bits 4-3 */
-		a->sleep_mask = 0x18;
-		a->sleep_adc = 0x08;
-	}
-}
-
 /* Record-time warnings: a trigger source that is not simulated, timing
  * the model leaves out. */
 static void adc_check(void *self, uint32_t *warned, void (*warn)(void *ud, const char *text),
 		      void *ud)
 {
 	adc *a = self;
-	avr_t *avr = a->avr;
 	char text[512];
 	const char *reg = ioregs_name(a->names, a->adts_reg);
 	reg = reg ? reg : "ADCSRB";
@@ -690,14 +694,50 @@ static void adc_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 			 a->mcu);
 		warn(ud, text);
 	}
-	if (a->sleep_reg && a->on && (avr->data[a->sleep_reg] & a->sleep_mask) == a->sleep_adc &&
-	    !(*warned & W_SLEEP)) {
-		*warned |= W_SLEEP;
-		const char *sreg = ioregs_name(a->names, a->sleep_reg);
-		snprintf(text, sizeof text, "adc: %s selects the ADC Noise Reduction sleep mode with "
-			 "the ADC on: entering it starts a conversion on the %s, which avrr does not "
-			 "do (the CPU sleeps as in idle)", sreg ? sreg : "?", a->mcu);
+	if (a->prr_written && !(*warned & W_PRR_WRITE)) {
+		*warned |= W_PRR_WRITE;
+		snprintf(text, sizeof text, "adc: ADCSRA or ADMUX was written while PRADC shut the "
+			 "ADC down: the %s's registers of a shut-down module \"can not be read or "
+			 "written\", avrr took the writes (a conversion started then waits for the "
+			 "clock)", a->mcu);
 		warn(ud, text);
+	}
+	if (a->trig_frozen && !(*warned & W_TRIG_FROZEN)) {
+		*warned |= W_TRIG_FROZEN;
+		snprintf(text, sizeof text, "adc: the auto trigger (%s) rose while the ADC's clock "
+			 "was stopped (a sleep mode or PRADC): avrr started no conversion; the %s's "
+			 "synchronisation of a trigger without clk_ADC is not simulated",
+			 SRC_NAME[source(a)], a->mcu);
+		warn(ud, text);
+	}
+}
+
+/* clk_ADC stopped or started (a sleep, a wake-up, a PRADC write). */
+static void adc_clocks(void *self, const periph_clocks *c, const periph_clocks *was)
+{
+	adc *a = self;
+	avr_t *avr = a->avr;
+	int run = periph_clocked(c, CLOCK_ADC, PR_ADC);
+	if (!run && !a->frozen) {
+		if (a->phase != PH_IDLE)
+			avr_cycle_timer_cancel(avr, on_step, a);
+		a->frozen = 1;
+		a->frozen_at = avr->cycle;
+	} else if (run && a->frozen) {
+		uint64_t shift = avr->cycle - a->frozen_at;
+		a->frozen = 0;
+		a->origin += shift;
+		if (a->phase != PH_IDLE) {
+			a->t_start += shift;
+			a->t_sample += shift;
+			a->t_done += shift;
+		}
+		schedule(a);
+	}
+	if (c->mode == SLEEP_ADC_NOISE && was->mode != SLEEP_ADC_NOISE && a->on &&
+	    a->phase == PH_IDLE && !a->frozen) {
+		unsigned n = prescaler(a);
+		begin(a, next_edge(a, avr->cycle, n), n);
 	}
 }
 
@@ -707,6 +747,7 @@ static const periph_ops ADC_OPS = {
 	.name = "adc",
 	.reset = NULL,
 	.check = adc_check,
+	.clocks = adc_clocks,
 };
 
 int adc_attach(periphs *p, avrr_err *err)
@@ -748,7 +789,6 @@ int adc_attach(periphs *p, avrr_err *err)
 	if (sa->ipr.reg && a->adcsrb)
 		a->ipr = (uint8_t)(1u << sa->ipr.bit);
 	find_adts(a);
-	find_sleep(a);
 
 	/* its reset would register its input notifications again */
 	periph_cut_simavr(avr, sa, sizeof *sa, sa->io.irq, sa->io.irq ? ADC_IRQ_COUNT : 0);

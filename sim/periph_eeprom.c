@@ -58,6 +58,11 @@
  *    on until its end, and the byte changes then; otherwise EECR is 0.
  *    EEAR resets to 0 (simavr's reset clears it; the datasheet leaves it
  *    undefined); EEAR's bits above the EEPROM's size read 0.
+ *  - Sleep: the EEPROM's own oscillator times a write, so no sleep mode
+ *    or PRR bit stops one.  But EE_READY wakes the CPU only from idle and
+ *    ADC Noise Reduction (the wake-up sources table): in the deeper modes
+ *    it is held off until the CPU wakes for another reason, and is due
+ *    then.
  *
  * Not modelled, and said at record time (check): the flash's own
  * programming time.  simavr finishes an SPM at once, where the chip
@@ -124,6 +129,7 @@ typedef struct eeprom {
 	uint8_t eere, eepe, eempe, eerie, eepm0, eepm1, eepm_mask;
 	int has_eepm;
 	int quiet;               /* withdrawing: the PENDING fall is ours */
+	int deep;                /* asleep where EE_READY wakes nothing */
 	/* the timed sequence */
 	int window;
 	uint64_t window_from;    /* the cycle of the write that set EEMPE */
@@ -202,11 +208,14 @@ static void withdraw(eeprom *e)
 	avr_raise_irq(avr->interrupts.irq + AVR_INT_IRQ_PENDING, kept != 0);
 }
 
-/* Makes EE_READY's pending state what EECR and the write say. */
+/* Makes EE_READY's pending state what EECR and the write say; a level
+ * that rises in a deep sleep waits for the wake-up. */
 static void level(eeprom *e)
 {
 	avr_t *avr = e->avr;
 	int on = (avr->data[e->eecr] & e->eerie) && !e->busy;
+	if (on && e->deep)
+		return;
 	if (on && !e->sw->ready.pending)
 		avr_raise_interrupt(avr, &e->sw->ready);
 	else if (!on)
@@ -353,6 +362,7 @@ static void on_chip_reset(avr_io_t *io)
 	eeprom *e = of_io(io);
 	avr_t *avr = e->avr;
 	e->window = 0;
+	e->deep = 0;
 	if (!e->busy) {
 		avr->data[e->eecr] = 0;
 		return;
@@ -468,11 +478,23 @@ static void eeprom_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 	}
 }
 
+/* A sleep begins or ends: EE_READY wakes the CPU from idle and ADC Noise
+ * Reduction only. */
+static void eeprom_clocks(void *self, const periph_clocks *c, const periph_clocks *was)
+{
+	(void)was;
+	eeprom *e = self;
+	e->deep = c->mode != SLEEP_AWAKE && c->mode != SLEEP_IDLE && c->mode != SLEEP_ADC_NOISE;
+	if (!e->deep)
+		level(e);
+}
+
 /* The chip's reset is done from avr_reset itself (on_chip_reset). */
 static const periph_ops EEPROM_OPS = {
 	.name = "eeprom",
 	.reset = NULL,
 	.check = eeprom_check,
+	.clocks = eeprom_clocks,
 };
 
 static void *port_of_kind(avr_t *avr, const char *kind)

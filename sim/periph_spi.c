@@ -48,10 +48,17 @@
  *    is held low.  An SS input nobody drives is taken as high (a record-
  *    time warning says so).
  *
+ *  - The clock (periph_ops.clocks): the SPI runs on clk_I/O, which every
+ *    sleep mode but idle stops, and stops under PRSPI.  Stopped, a master
+ *    byte under way stands (no cycle timer left) and ends as many cycles
+ *    after the clock runs again as it still had to go; a slave, whose
+ *    logic samples SCK with clk_I/O, takes no byte meanwhile.
+ *
  * Not modelled, each a record-time warning when it matters: SCK and MOSI
  * on the pins (the waveforms; CPOL, CPHA and DORD shape only them), a
- * clock rate changed in mid-byte, PRSPI, no device answering a master or
- * clocking a slave, the SPI pins of a part avrr has no table for.
+ * clock rate changed in mid-byte, register writes under PRSPI (the chip
+ * ignores them), no device answering a master or clocking a slave, the
+ * SPI pins of a part avrr has no table for.
  */
 #include "sim/periph.h"
 
@@ -78,7 +85,7 @@ enum { DORD = 0x20, CPOL = 0x08, CPHA = 0x04, WCOL = 0x40 };
 /* What check() has said (its `warned` bits). */
 enum {
 	W_PINS = 1, W_NO_DEVICE = 2, W_NO_MASTER = 4, W_SS_HIGH = 8, W_SS_FLOATING = 16,
-	W_NO_TABLE = 32, W_PRR = 64, W_MIDWAY = 128,
+	W_NO_TABLE = 32, W_PRR = 64, W_MIDWAY = 128, W_SLAVE_FROZEN = 256,
 };
 
 /* The SPI pins (each datasheet's "Alternate Functions of Port B"). */
@@ -118,8 +125,13 @@ typedef struct spi {
 	uint8_t answer;
 	int ss_low;              /* SS, an input, driven low by the outside world */
 	int ss_driven;           /* ... driven at all */
+	uint64_t end;            /* the master byte's end */
+	/* its clock */
+	int frozen;              /* clk_I/O stopped, or PRSPI */
+	uint64_t frozen_at;
 	/* for check(): what happened that the model takes one way */
 	int pins_use, no_device, slave_on, slave_got, ss_high_drop, ss_floating, prr, midway;
+	int slave_frozen;
 	uint8_t no_device_byte;
 } spi;
 
@@ -196,9 +208,9 @@ static void start_transfer(spi *s)
 	avr_t *avr = s->avr;
 	s->busy = 1;
 	s->pins_use = 1;
-	if (s->sp->disabled.reg && avr_regbit_get(avr, s->sp->disabled))
-		s->prr = 1;
-	avr_cycle_timer_register(avr, byte_cycles(s), on_transfer_end, s);
+	s->end = avr->cycle + byte_cycles(s);
+	if (!s->frozen)
+		avr_cycle_timer_register(avr, s->end - avr->cycle, on_transfer_end, s);
 }
 
 /* SS, an input, driven low while the SPI is master: the SPI becomes a
@@ -243,6 +255,10 @@ static void on_input(avr_irq_t *irq, uint32_t value, void *param)
 	 * us.  SS undriven reads low in simavr's PINx: selected. */
 	if (s->pins.port && (avr->data[s->pin_reg] >> s->pins.ss & 1)) {
 		s->ss_high_drop = 1;
+		return;
+	}
+	if (s->frozen) {
+		s->slave_frozen = 1;   /* SCK is sampled with clk_I/O */
 		return;
 	}
 	s->slave_got = 1;
@@ -301,6 +317,7 @@ static void spdr_write(avr_t *avr, uint16_t addr, uint8_t v, void *hook)
 	void *ud = reghook_ud(h);
 	(void)addr;
 	spi *s = ud;
+	s->prr |= s->frozen;  /* awake and frozen: PRSPI */
 	spdr_access(s);
 	if (s->busy) {
 		/* Write collision: the byte under way goes on, this one is lost. */
@@ -342,6 +359,7 @@ static void spcr_write(avr_t *avr, uint16_t addr, uint8_t v, void *hook)
 	(void)addr;
 	spi *s = ud;
 	uint8_t old = avr->data[s->spcr];
+	s->prr |= s->frozen;
 	avr->data[s->spcr] = v;
 	if (s->busy) {
 		if (!(v & s->spe) || !(v & s->mstr))
@@ -373,6 +391,7 @@ static void on_chip_reset(avr_io_t *io)
 {
 	spi *s = of_io(io);
 	s->busy = 0;
+	s->frozen = 0;   /* a reset leaves every clock running */
 	s->shift = 0;
 	s->rx = 0;
 	s->armed = 0;
@@ -447,9 +466,17 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	}
 	if (s->prr && !(*warned & W_PRR)) {
 		*warned |= W_PRR;
-		snprintf(text, sizeof text, "spi: a transfer started with PRSPI set in %s: the chip's "
-			 "SPI has no clock then, avrr's transfers the byte",
-			 reg_name(s, s->sp->disabled.reg, "PRR"));
+		snprintf(text, sizeof text, "spi: %s or SPDR was written while PRSPI (%s) shut the SPI "
+			 "down: the %s's registers of a shut-down module \"can not be read or "
+			 "written\", avrr took the writes (a byte written then goes out once PRSPI is "
+			 "cleared)", spcr, reg_name(s, s->sp->disabled.reg, "PRR"), s->mcu);
+		warn(ud, text);
+	}
+	if (s->slave_frozen && !(*warned & W_SLAVE_FROZEN)) {
+		*warned |= W_SLAVE_FROZEN;
+		snprintf(text, sizeof text, "spi: a byte came to the slave while its clock was "
+			 "stopped (a sleep mode other than idle, or PRSPI): the slave, which samples "
+			 "SCK with clk_I/O, took none");
 		warn(ud, text);
 	}
 	if (s->midway && !(*warned & W_MIDWAY)) {
@@ -461,12 +488,34 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	}
 }
 
+/* clk_I/O stopped or started (a sleep, a wake-up, a PRSPI write). */
+static void spi_clocks(void *self, const periph_clocks *c, const periph_clocks *was)
+{
+	(void)was;
+	spi *s = self;
+	avr_t *avr = s->avr;
+	int run = periph_clocked(c, CLOCK_IO, PR_SPI);
+	if (!run && !s->frozen) {
+		if (s->busy)
+			avr_cycle_timer_cancel(avr, on_transfer_end, s);
+		s->frozen = 1;
+		s->frozen_at = avr->cycle;
+	} else if (run && s->frozen) {
+		s->frozen = 0;
+		if (s->busy) {
+			s->end += avr->cycle - s->frozen_at;
+			avr_cycle_timer_register(avr, s->end - avr->cycle, on_transfer_end, s);
+		}
+	}
+}
+
 /* The chip's reset is done from avr_reset itself (on_chip_reset), before
  * the registry's: nothing is left for periph_ops.reset. */
 static const periph_ops SPI_OPS = {
 	.name = "spi",
 	.reset = NULL,
 	.check = spi_check,
+	.clocks = spi_clocks,
 };
 
 /* This part's SPI pins and their port's registers, and a listener on SS. */

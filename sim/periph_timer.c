@@ -34,6 +34,19 @@
  * the PWM modes (taken at BOTTOM in fast PWM and phase-and-frequency-
  * correct, at TOP in phase-correct), ICRn not; TIFRn clears the flags
  * written 1; FOCnx applies a match's output action without its flag.
+ *
+ * The clocks (periph_ops.clocks).  The Timer0/1 prescaler (and the
+ * ATmega2560's Timers 3-5, which share it) is clocked by clk_I/O; Timer2's
+ * by clk_I/O, or with AS2 set by the crystal (clk_ASY).  A sleep mode that
+ * stops a prescaler's clock freezes its phase: its origin moves on by the
+ * time it stood, so it resumes where it stopped.  PRTIMn stops timer n
+ * alone: its count stands while the shared prescaler runs on, and it
+ * counts again at the prescaler's next edge after PRTIMn is cleared;
+ * PRTIM2 stops Timer2's own prescaler with it, and only in synchronous
+ * mode ("shuts down the Timer/Counter2 module in synchronous mode (AS2 is
+ * 0)").  A frozen timer keeps its count, its flags and a compare match a
+ * TCNTn write blocked (the next edge it sees), and has no cycle timer
+ * scheduled: a CPU asleep in power-down skips to the watchdog's timeout.
  */
 #include "sim/periph.h"
 
@@ -108,6 +121,11 @@ typedef struct tmr {
 	uint64_t blocked;        /* the edge a TCNTn write blocks matches at (0: none) */
 	uint64_t when;           /* the next event's edge (0: none) */
 	uint8_t icp_level;
+	/* its clock */
+	enum periph_module module;
+	int frozen;              /* not clocked: the prescaler stands, or PRTIMn */
+	uint64_t frozen_at;      /* the cycle it stopped at */
+	int written_frozen;      /* for check: a register written while PRTIMn is set */
 } tmr;
 
 struct timers {
@@ -125,6 +143,10 @@ struct timers {
 	int has_tsm;
 	void (*on_oc)(void *ud, uint64_t cycle);
 	void *oc_ud;
+	periphs *p;              /* the registry: which clocks run */
+	int psr_frozen[2];       /* the prescaler's clock stopped ... */
+	uint64_t psr_since[2];   /* ... at this cycle */
+	int foreign_slept;       /* the timer left to simavr ran through a stopped clock */
 };
 
 /* ---- registers -------------------------------------------------------- */
@@ -174,7 +196,7 @@ static int buffered(const tmr *m)
 
 static int running(const tmr *m)
 {
-	return m->num && !m->ts->held[m->psr];
+	return m->num && !m->ts->held[m->psr] && !m->frozen;
 }
 
 /* Timer clock edges in (origin, c]. */
@@ -446,6 +468,73 @@ static void replan_all(struct timers *ts)
 		plan(&ts->tm[i]);
 }
 
+/* ---- clocks ----------------------------------------------------------- */
+
+static int asynchronous(const tmr *m)
+{
+	return m->t->as2.reg && avr_regbit_get(m->ts->avr, m->t->as2);
+}
+
+/* Whether prescaler p (0: Timer0/1's, 1: Timer2's) is clocked under c. */
+static int psr_clocked(const struct timers *ts, unsigned p, const periph_clocks *c)
+{
+	if (p == 0)
+		return (c->running & CLOCK_IO) != 0;
+	for (unsigned i = 0; i < ts->n; i++)
+		if (ts->tm[i].psr == 1 && asynchronous(&ts->tm[i]))
+			return (c->running & CLOCK_ASY) != 0;
+	return periph_clocked(c, CLOCK_IO, PR_TIM2);
+}
+
+static int timer_clocked(const tmr *m, const periph_clocks *c)
+{
+	/* Timer2's PRTIM2 is its prescaler's (psr_clocked). */
+	return psr_clocked(m->ts, m->psr, c) && (m->psr || !(c->stopped >> m->module & 1));
+}
+
+/* Freezes or thaws the prescalers and the timers as c says, at the
+ * current cycle.  A timer whose state stays is left alone: an event of
+ * Timer2 on its crystal may be due within the cycles a wake-up skips. */
+static void apply_clocks(struct timers *ts, const periph_clocks *c)
+{
+	avr_t *avr = ts->avr;
+	uint64_t now = avr->cycle;
+	int change[TIMERS_MAX];
+	for (unsigned i = 0; i < ts->n; i++) {
+		tmr *m = &ts->tm[i];
+		change[i] = m->frozen == timer_clocked(m, c);
+		if (change[i])
+			advance(m, now);   /* under the old state */
+	}
+	for (unsigned p = 0; p < 2; p++) {
+		int run = psr_clocked(ts, p, c);
+		if (!run && !ts->psr_frozen[p]) {
+			ts->psr_frozen[p] = 1;
+			ts->psr_since[p] = now;
+		} else if (run && ts->psr_frozen[p]) {
+			/* The phase it stood at; a reset meanwhile counts from now. */
+			ts->psr_frozen[p] = 0;
+			uint64_t since = ts->psr_since[p];
+			ts->origin[p] = ts->origin[p] >= since ? now : ts->origin[p] + (now - since);
+		}
+	}
+	for (unsigned i = 0; i < ts->n; i++) {
+		tmr *m = &ts->tm[i];
+		if (!change[i])
+			continue;
+		if (!m->frozen) {
+			m->frozen = 1;
+			m->frozen_at = now;
+		} else {
+			m->frozen = 0;
+			/* A match a TCNTn write blocked is the next edge it sees. */
+			if (m->blocked > m->frozen_at)
+				m->blocked = running(m) ? edge_at(m, edges_upto(m, now) + 1) : 0;
+		}
+		plan(m);
+	}
+}
+
 /* ---- register hooks --------------------------------------------------- */
 
 static int uses(const tmr *m, uint16_t addr)
@@ -566,6 +655,8 @@ static void timers_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 		if (!psr && !uses(m, addr))
 			continue;
 		uint32_t was_top = m->top;
+		if (!psr && m->frozen)
+			m->written_frozen = 1;
 		if (addr == t->r_tcnt) {
 			m->count = reg16(avr, t->r_tcnt, t->r_tcnth);
 			m->down = dual_slope(m) && m->down && m->count > 0;
@@ -581,6 +672,12 @@ static void timers_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 	}
 	enables_written(ts, addr);
 	replan_all(ts);
+	for (unsigned k = 0; k < ts->n; k++)
+		if (ts->tm[k].t->as2.reg == addr) {
+			/* AS2 moves Timer2 to another clock */
+			apply_clocks(ts, periphs_clocks(ts->p));
+			break;
+		}
 }
 
 /* ICRn takes effect at once where it is TOP (it is not buffered).  The
@@ -594,6 +691,8 @@ static void icr_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 	avr->data[addr] = v;
 	for (unsigned k = 0; k < ts->n; k++) {
 		tmr *m = &ts->tm[k];
+		if (m->t->r_icr == addr && m->frozen)
+			m->written_frozen = 1;
 		if (m->t->r_icr != addr || m->mode.top != TOP_ICR)
 			continue;
 		refresh_top(m);
@@ -627,7 +726,8 @@ static void on_icp(avr_irq_t *irq, uint32_t value, void *param)
 	avr_t *avr = m->ts->avr;
 	uint8_t level = value & 1, was = m->icp_level;
 	m->icp_level = level;
-	if (m->mode.top == TOP_ICR || level == was)
+	/* The edge detector is clocked with the timer: a frozen one sees none. */
+	if (m->mode.top == TOP_ICR || level == was || m->frozen)
 		return;
 	int rising = m->t->ices.reg && avr_regbit_get(avr, m->t->ices);
 	if (rising != (level == 1))
@@ -649,6 +749,7 @@ static void reset_timer(tmr *m)
 	m->ref = m->ts->avr->cycle;
 	m->blocked = 0;
 	m->when = 0;
+	m->frozen = 0;   /* a reset leaves every clock running */
 	memset(m->oc, 0, sizeof m->oc);
 	/* simavr's own input-capture handler returns at once where ICR is
 	 * TOP: so it does, always (this model captures). */
@@ -663,6 +764,7 @@ static void timers_reset(void *self)
 	struct timers *ts = self;
 	ts->origin[0] = ts->origin[1] = ts->avr->cycle;
 	ts->held[0] = ts->held[1] = 0;
+	ts->psr_frozen[0] = ts->psr_frozen[1] = 0;
 	for (unsigned i = 0; i < ts->n; i++)
 		reset_timer(&ts->tm[i]);
 	if (ts->on_oc)
@@ -762,6 +864,12 @@ static int interrupts_enabled(const tmr *m)
 static void check_foreign(struct timers *ts, uint32_t *warned,
 			  void (*warn)(void *ud, const char *text), void *ud);
 
+/* What check() has said beyond each timer's bit (1 << k): the foreign
+ * timer's start, its run through a stopped clock, and each timer's
+ * registers written while its PRTIMn was set. */
+enum { W_FOREIGN = 1u << TIMERS_MAX, W_FOREIGN_SLEPT = 2u << TIMERS_MAX,
+       W_FROZEN_WRITE = 4u << TIMERS_MAX /* << k */ };
+
 /* Record-time warnings: a reserved WGM mode, or the external clock on
  * Tn, when that loses an enabled output or interrupt. */
 static void timers_check(void *self, uint32_t *warned, void (*warn)(void *ud, const char *text),
@@ -796,6 +904,19 @@ static void timers_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 				 npins ? "; lost output: " : "", npins ? pins : "");
 		warn(ud, text);
 	}
+	for (unsigned k = 0; k < ts->n; k++) {
+		tmr *m = &ts->tm[k];
+		uint32_t bit = W_FROZEN_WRITE << k;
+		if (!m->written_frozen || (*warned & bit))
+			continue;
+		*warned |= bit;
+		char text[320];
+		snprintf(text, sizeof text, "timer %c: its registers were written while PRTIM%c "
+			 "shut it down: the %s's registers of a shut-down module \"can not be read or "
+			 "written\", avrr took the writes (in force when the timer runs again)",
+			 m->t->name, m->t->name, ts->mcu);
+		warn(ud, text);
+	}
 	check_foreign(ts, warned, warn, ud);
 }
 
@@ -805,22 +926,42 @@ static void check_foreign(struct timers *ts, uint32_t *warned,
 			  void (*warn)(void *ud, const char *text), void *ud)
 {
 	avr_timer_t *t = ts->foreign;
-	uint32_t bit = 1u << TIMERS_MAX;
-	if (!t || (*warned & bit) || !avr_regbit_get_array(ts->avr, t->cs, 4))
-		return;
-	*warned |= bit;
-	const char *reg = ioregs_name(ts->names, t->cs[0].reg);
 	char text[256];
-	snprintf(text, sizeof text, "timer %c: %s starts the %s's timer %c, which avrr leaves to "
-		 "simavr 1.6 (docs/chip.md): its counts, flags and outputs may not be the chip's",
-		 t->name, reg ? reg : "?", ts->mcu, t->name);
-	warn(ud, text);
+	if (!t)
+		return;
+	if (!(*warned & W_FOREIGN) && avr_regbit_get_array(ts->avr, t->cs, 4)) {
+		*warned |= W_FOREIGN;
+		const char *reg = ioregs_name(ts->names, t->cs[0].reg);
+		snprintf(text, sizeof text, "timer %c: %s starts the %s's timer %c, which avrr leaves "
+			 "to simavr 1.6 (docs/chip.md): its counts, flags and outputs may not be the "
+			 "chip's", t->name, reg ? reg : "?", ts->mcu, t->name);
+		warn(ud, text);
+	}
+	if (ts->foreign_slept && !(*warned & W_FOREIGN_SLEPT)) {
+		*warned |= W_FOREIGN_SLEPT;
+		snprintf(text, sizeof text, "timer %c: the %s's timer %c, which avrr leaves to simavr "
+			 "1.6, counted on while a sleep mode or PRTIM%c stopped its clock", t->name,
+			 ts->mcu, t->name, t->name);
+		warn(ud, text);
+	}
+}
+
+static void timers_clocks(void *self, const periph_clocks *c, const periph_clocks *was)
+{
+	(void)was;
+	struct timers *ts = self;
+	apply_clocks(ts, c);
+	avr_timer_t *t = ts->foreign;
+	if (t && avr_regbit_get_array(ts->avr, t->cs, 4) &&
+	    (!(c->running & CLOCK_IO) || (c->stopped >> PR_TIM1 & 1)))
+		ts->foreign_slept = 1;
 }
 
 static const periph_ops TIMER_OPS = {
 	.name = "timers",
 	.reset = timers_reset,
 	.check = timers_check,
+	.clocks = timers_clocks,
 };
 
 int timers_attach(periphs *p, avrr_err *err)
@@ -830,7 +971,8 @@ int timers_attach(periphs *p, avrr_err *err)
 	struct timers *ts = calloc(1, sizeof *ts);
 	if (!ts)
 		return avrr_errf(err, "out of memory");
-	*ts = (struct timers){ .avr = avr, .regs = ctx->regs, .names = ctx->names, .mcu = ctx->mcu };
+	*ts = (struct timers){ .avr = avr, .regs = ctx->regs, .names = ctx->names, .mcu = ctx->mcu,
+			       .p = p };
 	if (periphs_add(p, &TIMER_OPS, ts, err))
 		return -1;
 	int gtccr = ioregs_addr(ts->names, "GTCCR"), sfior = ioregs_addr(ts->names, "SFIOR");
@@ -854,6 +996,8 @@ int timers_attach(periphs *p, avrr_err *err)
 		while (m->ncomp < NCOMP && t->comp[m->ncomp].r_ocr)
 			m->ncomp++;
 		m->psr = t->name == '2';
+		if (t->name >= '0' && t->name <= '5')
+			m->module = (enum periph_module)(PR_TIM0 + (t->name - '0'));
 		add_missing_wgm(m);
 		find_foc(m);
 		uint16_t mine[] = { t->wgm[0].reg, t->wgm[1].reg, t->wgm[2].reg, t->wgm[3].reg,

@@ -932,8 +932,12 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 	}
 	avr_cycle_count_t sleep = timers_process(avr);
 	avr->pc = new_pc;
-	if (avr->state == cpu_Sleeping && !was_sleeping && !power_sleep(s->periphs))
-		avr->state = cpu_Running;  /* SLEEP with SE clear does nothing */
+	if (avr->state == cpu_Sleeping && !was_sleeping) {
+		if (!power_sleep(s->periphs))
+			avr->state = cpu_Running;  /* SLEEP with SE clear does nothing */
+		else
+			sleep = timers_process(avr);  /* the stopped clocks moved the cycle timers */
+	}
 	if (avr->state == cpu_Sleeping) {
 		/* With I clear no interrupt ends the sleep, but an armed
 		 * watchdog still resets the chip. */

@@ -6,7 +6,9 @@
  * on_raise), vector entries, pin level changes (sim_observe_pins) and
  * CPU writes of chosen I/O registers (the firmware's report channel,
  * GPIOR0 or a spare register, and the timer registers whose write cycle
- * a check counts from).
+ * a check counts from), and the cycles where the CPU went to sleep and
+ * woke (sim_hooks' on_sleep, after SLEEP; on_wake, after the start-up
+ * time and the wake-up halt).
  *
  * The firmware has no AVR_MCU section: MCU and clock are given here, as
  * a real build's are given to a programmer.  Everything fails the cmocka
@@ -53,7 +55,7 @@ typedef struct probe {
 	firmware *fw;
 	sim *s;
 	stim_script *stim;
-	probe_list raise, irq, write, pin;
+	probe_list raise, irq, write, pin, sleep, wake;
 	int overflow;           /* a list filled up: the firmware ran away */
 	struct probe_series *owned[64]; /* the series handed out, freed at close */
 	unsigned nowned;
@@ -96,6 +98,18 @@ static inline void probe_on_write(void *ud, uint16_t addr, uint8_t value)
 	probe_add(p, &p->write, addr, value);
 }
 
+static inline void probe_on_sleep(void *ud)
+{
+	probe *p = ud;
+	probe_add(p, &p->sleep, 0, 0);
+}
+
+static inline void probe_on_wake(void *ud)
+{
+	probe *p = ud;
+	probe_add(p, &p->wake, 0, 0);
+}
+
 static inline void probe_on_pin(void *ud, const sim_pin_change *c)
 {
 	probe *p = ud;
@@ -119,11 +133,12 @@ static inline probe *probe_open(const char *elf, const char *mcu, uint32_t hz)
 	if (fw_load_file(elf, &p->fw, &err) || sim_open(p->fw, mcu, hz, &p->s, &err) ||
 	    sim_set_observed(p->s, 1, &err) || sim_observe_pins(p->s, probe_on_pin, p, &err))
 		fail_msg("%s on %s: %s", elf, mcu, err.msg);
-	probe_list *l[] = { &p->raise, &p->irq, &p->write, &p->pin };
-	for (unsigned i = 0; i < 4; i++)
+	probe_list *l[] = { &p->raise, &p->irq, &p->write, &p->pin, &p->sleep, &p->wake };
+	for (unsigned i = 0; i < sizeof l / sizeof *l; i++)
 		assert_non_null(l[i]->ev = calloc(PROBE_MAX, sizeof *l[i]->ev));
 	p->s->hooks = (sim_hooks){ .ud = p, .on_raise = probe_on_raise, .on_irq = probe_on_irq,
-				   .on_write = probe_on_write };
+				   .on_write = probe_on_write, .on_sleep = probe_on_sleep,
+				   .on_wake = probe_on_wake };
 	return p;
 }
 
@@ -169,11 +184,13 @@ static inline void probe_stimuli(probe *p, const char *text)
 		fail_msg("%s: %s", p->elf, err.msg);
 }
 
-/* Runs until the cycle counter reaches `cycles`. */
+/* Runs until the cycle counter reaches `cycles`, or until the firmware
+ * sleeps with nothing left that could wake it (every clock it needs
+ * stopped, no timeout, no stimulus to come): nothing would happen after. */
 static inline void probe_run(probe *p, uint64_t cycles)
 {
 	sim_stop why = sim_run(p->s, 0, cycles, NULL);
-	if (why != SIM_STOP_LIMIT)
+	if (why != SIM_STOP_LIMIT && why != SIM_STOP_ASLEEP)
 		fail_msg("%s: the run stopped (%d) at cycle %llu, pc 0x%x", p->elf, (int)why,
 			 (unsigned long long)sim_cycle(p->s), sim_pc(p->s));
 	if (p->overflow)
@@ -192,6 +209,8 @@ static inline void probe_close(probe *p)
 	free(p->irq.ev);
 	free(p->write.ev);
 	free(p->pin.ev);
+	free(p->sleep.ev);
+	free(p->wake.ev);
 	for (unsigned i = 0; i < p->nowned; i++) {
 		free(p->owned[i]->cycle);
 		free(p->owned[i]->value);

@@ -415,8 +415,10 @@ static void test_warnings(void **state)
 			    "spi: SPCR makes the SPI a master with SS (PB2) an input that nothing "
 			    "drives (no pull-up, no stimulus): on the atmega328p a low level there "
 			    "would clear MSTR and set SPIF; avrr takes it as high\n"
-			    "spi: a transfer started with PRSPI set in PRR: the chip's SPI has no "
-			    "clock then, avrr's transfers the byte\n"
+			    "spi: SPCR or SPDR was written while PRSPI (PRR) shut the SPI down: the "
+			    "atmega328p's registers of a shut-down module \"can not be read or "
+			    "written\", avrr took the writes (a byte written then goes out once "
+			    "PRSPI is cleared)\n"
 			    "spi: SPCR or SPSR changed the clock (SPR, SPI2X, CPOL, CPHA, DORD) "
 			    "during a transfer: the byte kept the rate it began at\n");
 	probe_run(p, 10000);
