@@ -21,9 +21,17 @@
  *
  * The hook on TWCR lets simavr run the bus, then puts right the status
  * simavr has scheduled, TWINT (the bit it claims), and when the status
- * comes.  All it needs is in simavr's struct: nothing to reset.
+ * comes.
+ *
+ * Clocks: the bit rate generator runs on clk_I/O, so a sleep mode that
+ * stops it or PRTWI freezes a byte under way: simavr's state timer is
+ * taken off with the cycles it had left and put back when the clock
+ * runs again.  (A TWI slave's address match, the one TWI wake-up source,
+ * is not simulated: warned by periph_unmodelled.c.)
  */
 #include "sim/periph.h"
+
+#include <stdlib.h>
 
 #include <avr_twi.h>
 #include <sim_avr.h>
@@ -88,18 +96,59 @@ static void twcr_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 		avr_cycle_timer_register(avr, 9 * scl_cycles(avr, p), t->timer, p);
 }
 
-/* In the registry for its list of models; it keeps nothing of its own. */
-static const periph_ops TWI_OPS = { .name = "twi" };
+enum { TWIS_MAX = 2 };
+
+/* The TWIs of the chip, and each one's state timer while frozen. */
+typedef struct twis {
+	avr_t *avr;
+	avr_twi_t *twi[TWIS_MAX];
+	avr_cycle_timer_t frozen_fn[TWIS_MAX]; /* NULL: not frozen */
+	avr_cycle_count_t left[TWIS_MAX];
+	unsigned n;
+} twis;
+
+static void twi_clocks(void *self, const periph_clocks *c, const periph_clocks *was)
+{
+	(void)was;
+	twis *w = self;
+	int run = periph_clocked(c, CLOCK_IO, PR_TWI);
+	for (unsigned i = 0; i < w->n; i++) {
+		avr_twi_t *p = w->twi[i];
+		avr_cycle_timer_slot_p t = state_timer(w->avr, p);
+		if (!run && t && !w->frozen_fn[i]) {
+			w->frozen_fn[i] = t->timer;
+			w->left[i] = t->when > w->avr->cycle ? t->when - w->avr->cycle : 0;
+			avr_cycle_timer_cancel(w->avr, t->timer, p);
+		} else if (run && w->frozen_fn[i]) {
+			avr_cycle_timer_register(w->avr, w->left[i] ? w->left[i] : 1, w->frozen_fn[i], p);
+			w->frozen_fn[i] = NULL;
+		}
+	}
+}
+
+static void twi_reset(void *self)
+{
+	twis *w = self;
+	for (unsigned i = 0; i < w->n; i++)
+		w->frozen_fn[i] = NULL;
+}
+
+static const periph_ops TWI_OPS = { .name = "twi", .reset = twi_reset, .clocks = twi_clocks };
 
 int twi_attach(periphs *p, avrr_err *err)
 {
 	const periph_ctx *ctx = periphs_ctx(p);
-	if (periphs_add(p, &TWI_OPS, NULL, err))
+	twis *w = calloc(1, sizeof *w);
+	if (!w)
+		return avrr_errf(err, "out of memory");
+	w->avr = ctx->avr;
+	if (periphs_add(p, &TWI_OPS, w, err))
 		return -1;
 	for (avr_io_t *io = NULL; (io = periph_next_io(ctx->avr, io, "twi"));) {
 		avr_twi_t *t = (avr_twi_t *)io;
-		if (!t->twen.reg)
+		if (!t->twen.reg || w->n == TWIS_MAX)
 			continue;
+		w->twi[w->n++] = t;
 		if (!reghook_write(ctx->regs, t->twen.reg, reghook_bits(t->twi.raised, t->twen.reg),
 				   "the TWI", twcr_write, t, err))
 			return -1;

@@ -530,6 +530,30 @@ static void test_prr_stops_each_module(void **state)
  * overflow); PRR0's PRTIM1 and PRR1's PRTIM3 and PRTIM5 hold theirs for
  * ~160,000 cycles, Timer4 runs on.  Overflows may come while another's
  * handler runs: each raise within SLACK cycles after its due cycle. */
+/* PRTWI freezes the byte under way: SLA+W's 9 SCL periods (16 + 2·72 =
+ * 160 cycles each) from the TWCR write, plus the span PRTWI was set;
+ * TWINT's poll reports within SLACK of it, with the NACK status 0x20. */
+static void test_prtwi_freezes_a_byte(void **state)
+{
+	(void)state;
+	enum { SLACK = 8 };
+	probe *p = probe_open("tests/chip/twi_prr.elf", "atmega328p", 16000000u);
+	probe_watch(p, "TWCR", "PRR", "GPIOR0", NULL);
+	probe_run(p, 20000);
+	probe_series *twcr = probe_writes(p, "TWCR"), *prr = probe_writes(p, "PRR");
+	probe_series *done = probe_writes(p, "GPIOR0");
+	assert_int_equal(twcr->n, 2);
+	assert_int_equal(prr->n, 2);
+	assert_int_equal(done->n, 1);
+	assert_int_equal(done->value[0], 0x20);
+	uint64_t twint = twcr->cycle[1] + 9 * 160 + (prr->cycle[1] - prr->cycle[0]);
+	assert_true(prr->cycle[1] < twcr->cycle[1] + 9 * 160);  /* frozen mid-byte */
+	if (done->cycle[0] < twint || done->cycle[0] > twint + SLACK)
+		fail_msg("TWINT seen at %llu, due at %llu", (unsigned long long)done->cycle[0],
+			 (unsigned long long)twint);
+	probe_close(p);
+}
+
 static void test_m2560_prr0_prr1(void **state)
 {
 	(void)state;
@@ -626,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_timer2_asynchronous_in_each_mode),
 		cmocka_unit_test(test_eeprom_ready_in_power_down),
 		cmocka_unit_test(test_prr_stops_each_module),
+		cmocka_unit_test(test_prtwi_freezes_a_byte),
 		cmocka_unit_test(test_m2560_prr0_prr1),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test_setup_teardown(test_sleeper_records_and_replays, setup, teardown),
