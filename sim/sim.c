@@ -85,38 +85,34 @@ static int is_skip(uint16_t op)
 /* simavr 1.6 tells a 2-word instruction by opcode & 0xfc0f, which takes
  * ADIW/SBIW with K's low four bits 12..15 for JMP/CALL: a skip over one
  * skips a word too far (upstream 4784ea5 masks with 0xfe0f).  The skips
- * followed by such a word, found once; fix_skip puts each right. */
-static int find_misdecoded_skips(sim *s)
+ * followed by such a word are marked once in the transfer kinds (a skip
+ * transfers nothing to count, so its kind is otherwise 0): the lookup
+ * each counted instruction makes finds them at no cost to the others. */
+#define SIM_KIND_SKIP_FIX 0x80
+
+static void find_misdecoded_skips(sim *s)
 {
 	const avr_t *avr = s->avr;
 	uint32_t words = (avr->flashend + 1u) / 2;
 	for (uint32_t w = 0; w + 1 < words; w++) {
 		uint16_t op = (uint16_t)(avr->flash[2 * w] | avr->flash[2 * w + 1] << 8);
 		uint16_t next = (uint16_t)(avr->flash[2 * w + 2] | avr->flash[2 * w + 3] << 8);
-		if (!is_skip(op) || (next & 0xfe00) != 0x9600 || (next & 0xf) < 12)
-			continue;
-		uint32_t *grown = realloc(s->skip_fix, (s->nskip_fix + 1) * sizeof *grown);
-		if (!grown)
-			return -1;
-		s->skip_fix = grown;
-		s->skip_fix[s->nskip_fix++] = 2 * w;
+		if (is_skip(op) && (next & 0xfe00) == 0x9600 && (next & 0xf) >= 12) {
+			s->transfer_kind[w] |= SIM_KIND_SKIP_FIX;
+			s->nskip_fix++;
+		}
 	}
-	return 0;
 }
 
-/* After the instruction at pc: a skip simavr took over three words where
- * the word it skipped is one, moved back to skip one (a cycle fewer). */
+/* After the skip at pc: simavr took it over three words where the word
+ * it skipped is one; moved back to skip one (a cycle fewer). */
 static __attribute__((noinline)) avr_flashaddr_t fix_skip(sim *s, avr_flashaddr_t pc,
 							   avr_flashaddr_t new_pc)
 {
 	if (new_pc != pc + 6)
 		return new_pc;
-	for (unsigned i = 0; i < s->nskip_fix; i++)
-		if (s->skip_fix[i] == pc) {
-			s->avr->cycle--;
-			return pc + 4;
-		}
-	return new_pc;
+	s->avr->cycle--;
+	return pc + 4;
 }
 
 /* Each flash word's load or store, for observed runs: a pointer register
@@ -322,10 +318,11 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		return -1;
 	}
 	s->pre = malloc(s->data_size);
-	if (!s->pre || build_transfer_kinds(s) || find_misdecoded_skips(s)) {
+	if (!s->pre || build_transfer_kinds(s)) {
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
 	}
+	find_misdecoded_skips(s);
 	*out = s;
 	return 0;
 }
@@ -342,7 +339,6 @@ void sim_close(sim *s)
 	periphs_close(s->periphs);
 	free(s->pre);
 	free(s->transfer_kind);
-	free(s->skip_fix);
 	free(s->memop);
 	free(s);
 }
@@ -888,6 +884,42 @@ typedef struct transfer_table {
 	uint32_t mask;
 } transfer_table;
 
+/* The part of a turn where the CPU sleeps, begins to (SLEEP: with SE
+ * clear it does nothing) or wakes; `sleep` is the cycles to the next
+ * cycle timer.  1 when the CPU sleeps for good: the turn ends there. */
+static __attribute__((noinline)) int sleep_turn(sim *s, int was_sleeping,
+						avr_cycle_count_t sleep)
+{
+	avr_t *avr = s->avr;
+	if (avr->state == cpu_Sleeping && !was_sleeping) {
+		if (!power_sleep(s->periphs)) {
+			avr->state = cpu_Running;
+			return 0;
+		}
+		sleep = timers_process(avr);  /* the stopped clocks moved the cycle timers */
+	}
+	if (avr->state == cpu_Sleeping) {
+		/* With I clear no interrupt ends the sleep, but an armed
+		 * watchdog still resets the chip. */
+		if (avr->sreg[S_I] ? !can_wake(s) : !wdt_resets_armed(s->periphs)) {
+			s->asleep_forever = avr->sreg[S_I];
+			avr->state = cpu_Done;
+			return 1;
+		}
+		if (!was_sleeping && s->hooks.on_sleep)
+			s->hooks.on_sleep(s->hooks.ud);
+		/* To the next cycle timer's cycle itself, where simavr's loop
+		 * goes one past it: a timer flag raised while the CPU sleeps
+		 * is raised at its own edge, as on the chip. */
+		avr->cycle += sleep ? sleep : 1;
+	} else if (avr->state == cpu_Running) {
+		power_wake(s->periphs);
+		if (s->hooks.on_wake)
+			s->hooks.on_wake(s->hooks.ud);
+	}
+	return 0;
+}
+
 /* One turn of simavr's run loop (avr_callback_run_raw) with observations;
  * `replay` is s->replay and `observed` s->observed, constants where step
  * is inlined; `counting` is COUNTING_ON where s->count_transfers is known
@@ -912,19 +944,20 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		if (observed)
 			nacc = memop_access(s, pc, &acc);
 		new_pc = avr_run_one(avr);
-		if (__builtin_expect(s->nskip_fix != 0, 0))
-			new_pc = fix_skip(s, pc, new_pc);
 		s->icount++;
+		if (counting == COUNTING_ON || s->count_transfers) {
+			/* Most words transfer nothing: their counter is left alone. */
+			uint8_t kind = tt.kind[(pc >> 1) & tt.mask];
+			if (kind) {
+				if (__builtin_expect(kind & SIM_KIND_SKIP_FIX, 0))
+					new_pc = fix_skip(s, pc, new_pc);
+				s->transfers += (kind >> (new_pc > pc)) & 1;
+			}
+		}
 		if (observed && s->hooks.on_insn) {
 			if (nacc && acc.write)
 				acc.value = avr->data[acc.addr];
 			s->hooks.on_insn(s->hooks.ud, pc, (uint32_t)(avr->cycle - cycle), &acc, nacc);
-		}
-		if (counting == COUNTING_ON || s->count_transfers) {
-			/* Most words transfer nothing: their counter is left alone. */
-			uint8_t kind = tt.kind[(pc >> 1) & tt.mask];
-			if (kind)
-				s->transfers += (kind >> (new_pc > pc)) & 1;
 		}
 		if (avr->interrupts.running_ptr < depth && s->hooks.on_reti)
 			s->hooks.on_reti(s->hooks.ud,
@@ -932,31 +965,9 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 	}
 	avr_cycle_count_t sleep = timers_process(avr);
 	avr->pc = new_pc;
-	if (avr->state == cpu_Sleeping && !was_sleeping) {
-		if (!power_sleep(s->periphs))
-			avr->state = cpu_Running;  /* SLEEP with SE clear does nothing */
-		else
-			sleep = timers_process(avr);  /* the stopped clocks moved the cycle timers */
-	}
-	if (avr->state == cpu_Sleeping) {
-		/* With I clear no interrupt ends the sleep, but an armed
-		 * watchdog still resets the chip. */
-		if (avr->sreg[S_I] ? !can_wake(s) : !wdt_resets_armed(s->periphs)) {
-			s->asleep_forever = avr->sreg[S_I];
-			avr->state = cpu_Done;
-			return;
-		}
-		if (!was_sleeping && s->hooks.on_sleep)
-			s->hooks.on_sleep(s->hooks.ud);
-		/* To the next cycle timer's cycle itself, where simavr's loop
-		 * goes one past it: a timer flag raised while the CPU sleeps
-		 * is raised at its own edge, as on the chip. */
-		avr->cycle += sleep ? sleep : 1;
-	} else if (was_sleeping && avr->state == cpu_Running) {
-		power_wake(s->periphs);
-		if (s->hooks.on_wake)
-			s->hooks.on_wake(s->hooks.ud);
-	}
+	if (__builtin_expect(avr->state == cpu_Sleeping || was_sleeping, 0) &&
+	    sleep_turn(s, was_sleeping, sleep))
+		return;
 	if (replay) {
 		replay_boundary(s);
 		return;

@@ -221,10 +221,10 @@ typedef struct sim {
 	void (*stock_run)(struct avr_t *avr);  /* avr->run unless a reset is due */
 	int asleep_forever;     /* slept with nothing enabled that could wake it */
 	uint8_t irq_response;   /* cycles from an interrupt to its vector */
-	/* The byte addresses of the skips (CPSE, SBRC, SBRS, SBIC, SBIS)
-	 * whose next word is an ADIW/SBIW simavr 1.6 takes for a 2-word
-	 * instruction (see fix_skip in sim.c); most programs have none. */
-	uint32_t *skip_fix;
+	/* How many skips (CPSE, SBRC, SBRS, SBIC, SBIS) have a next word
+	 * simavr 1.6 takes for a 2-word instruction (an ADIW/SBIW: see
+	 * fix_skip in sim.c); their transfer_kind has SIM_KIND_SKIP_FIX.
+	 * Most programs have none. */
 	unsigned nskip_fix;
 	struct periphs *periphs; /* avrr's own peripheral models (periph.h) */
 	int replay;             /* replay mode: never vector on its own */
@@ -393,10 +393,11 @@ static inline uint64_t sim_transfers(const sim *s)
 
 /* Counting transfers costs a table lookup per instruction; a run that
  * reads no sim_transfers (no `sic:K` counter) can switch it off.  On by
- * default. */
+ * default, and always where the program has a skip simavr misdecodes:
+ * the same lookup finds those (sim.c's fix_skip). */
 static inline void sim_count_transfers(sim *s, int on)
 {
-	s->count_transfers = on;
+	s->count_transfers = on || s->nskip_fix;
 }
 
 /* What a free-running clk/1 timer started at reset reads: cycles since the
