@@ -204,10 +204,11 @@ int ports_floating(const ports *ps, char port, unsigned bit);
 
 /* ---- external interrupts (periph_extint.c) -------------------------- */
 
-/* Takes over INTn's low-level mode where the core has external
- * interrupts, lets only level changes of the port pins reach the
- * interrupts (see periph_extint.c), and registers itself as "extint".
- * 0, or -1 with err. */
+/* Takes over simavr's external interrupts (INTn: every sense mode, the
+ * flags, which edges need clk_IO) and pin change interrupts (PCINTn,
+ * with the ATmega2560's groups 1 and 2), on the pin levels the port
+ * model raises (see periph_extint.c), and registers itself as "extint";
+ * after the ports.  0, or -1 with err. */
 int extint_attach(periphs *p, avrr_err *err);
 
 /* ---- the SPI (periph_spi.c) ----------------------------------------- */
