@@ -332,7 +332,8 @@ static void extint_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 		const ext_line *l = x->level_wake;
 		snprintf(text, sizeof text, "extint: INT%u's low level (%s) woke the CPU from %s: "
 			 "the chip takes INT%u only if P%c%u is still low at the end of its start-up "
-			 "time (the SUT and CKSEL fuses), avrr takes it as the level comes", l->n,
+			 "time (the SUT and CKSEL fuses); avrr takes it once awake, whether or not "
+			 "the level lasted", l->n,
 			 reg_name(x, l->isc[0].reg, "its sense control register"),
 			 mode_name(x->asleep_mode), l->n, l->port, l->bit);
 		warn(ud, text);

@@ -446,7 +446,8 @@ static void test_clocks_m328(void **state)
 		       "may take the new level for an edge, avrr does not\n"
 		       "extint: INT1's low level (EICRA) woke the CPU from power-down: the chip "
 		       "takes INT1 only if PD3 is still low at the end of its start-up time (the "
-		       "SUT and CKSEL fuses), avrr takes it as the level comes\n"),
+		       "SUT and CKSEL fuses); avrr takes it once awake, whether or not the level "
+		       "lasted\n"),
 	   "%s: warnings:\n%s", p->elf, warn);
 	probe_close(p);
 	ck_done(&c);
