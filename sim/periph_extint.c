@@ -111,7 +111,7 @@ typedef struct extint {
 	sleep_mode mode;
 	/* For the record-time warnings. */
 	const ext_line *edge_asleep, *level_wake, *isc2, *floating;
-	sleep_mode asleep_mode;
+	sleep_mode edge_mode, wake_mode;
 	uint8_t edge_level;
 } extint;
 
@@ -140,8 +140,8 @@ static int level_requested(const ext_line *l)
 }
 
 /* Every cycle while the low level requests INTn: raised, unless it is
- * pending already or I is clear (a request raised with I clear would stay
- * pending after the level went away); INTFn stays clear. */
+ * pending already or I is clear (then it is raised at the first cycle
+ * after I is set, if the level lasts); INTFn stays clear. */
 static avr_cycle_count_t level_poll(avr_t *avr, avr_cycle_count_t when, void *param)
 {
 	ext_line *l = param;
@@ -152,7 +152,7 @@ static avr_cycle_count_t level_poll(avr_t *avr, avr_cycle_count_t when, void *pa
 		avr_regbit_clear(avr, l->v->raised);
 		if (l->x->io_stopped && !l->x->level_wake) {
 			l->x->level_wake = l;
-			l->x->asleep_mode = l->x->mode;
+			l->x->wake_mode = l->x->mode;
 		}
 		if (!l->x->floating && l->x->ports &&
 		    ports_floating(l->x->ports, l->port, l->bit))
@@ -186,7 +186,7 @@ static void line_change(ext_line *l, uint8_t level)
 	if (x->io_stopped && !l->async) {
 		if (!x->edge_asleep) {
 			x->edge_asleep = l;
-			x->asleep_mode = x->mode;
+			x->edge_mode = x->mode;
 			x->edge_level = level;
 		}
 		return;
@@ -324,7 +324,7 @@ static void extint_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 			 "may take the new level for an edge, avrr does not",
 			 reg_name(x, l->isc[0].reg, "its sense control register"), l->n,
 			 edge[sense(l) & 3], l->port, l->bit, x->edge_level ? "high" : "low",
-			 mode_name(x->asleep_mode), l->n);
+			 mode_name(x->edge_mode), l->n);
 		warn(ud, text);
 	}
 	if (x->level_wake && !(*warned & W_LEVEL_WAKE)) {
@@ -335,7 +335,7 @@ static void extint_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 			 "time (the SUT and CKSEL fuses); avrr takes it once awake, whether or not "
 			 "the level lasted", l->n,
 			 reg_name(x, l->isc[0].reg, "its sense control register"),
-			 mode_name(x->asleep_mode), l->n, l->port, l->bit);
+			 mode_name(x->wake_mode), l->n, l->port, l->bit);
 		warn(ud, text);
 	}
 	if (x->isc2 && !(*warned & W_ISC2)) {
