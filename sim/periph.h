@@ -177,21 +177,38 @@ int twi_attach(periphs *p, avrr_err *err);
 
 /* ---- the I/O ports (periph_port.c) ---------------------------------- */
 
-/* Takes over the PINx writes and reads of every port, follows the pins'
- * levels for sim_observe_pins (see periph_port.c), and registers itself
- * as "ports"; after the timers.  0, or -1 with err. */
+/* Takes over the PORTx, DDRx and PINx writes and the PINx reads of every
+ * port: each pin's level from the chip's output, the outside world's
+ * driver, the pull-up and PUD, on simavr's pin IRQs; follows what the
+ * chip drives for sim_observe_pins (see periph_port.c), and registers
+ * itself as "ports"; after the timers.  0, or -1 with err. */
 int ports_attach(periphs *p, avrr_err *err);
 
 /* Whether data address addr is a PINx register: SBI/CBI on it write a
  * bit, and their read of it is no input read (reghook_bit_op tells them). */
 int ports_is_pin(const periphs *p, uint16_t addr);
 
+/* The pins' model of core avr: the outside world's way to the pins (the
+ * stimuli), or NULL on a core without avrr's models. */
+typedef struct ports ports;
+ports *ports_of(struct avr_t *avr);
+/* A stimulus is connected to pin `bit` of port `port` (letter): it is
+ * not a floating pin for the warnings, even before it first drives it. */
+void ports_wire(ports *ps, char port, unsigned bit);
+/* The outside world drives the pin to level 0 or 1, which beats PORTx and
+ * the pull-up (not the chip's own output), or lets it go (level -1). */
+void ports_drive(ports *ps, char port, unsigned bit, int level);
+/* Whether the pin is an input nothing defines: no stimulus wired or
+ * driving, no pull-up (PORTxn 0, or PUD set). */
+int ports_floating(const ports *ps, char port, unsigned bit);
+
 /* ---- external interrupts (periph_extint.c) -------------------------- */
 
-/* Takes over INTn's low-level mode where the core has external
- * interrupts, lets only level changes of the port pins reach the
- * interrupts (see periph_extint.c), and registers itself as "extint".
- * 0, or -1 with err. */
+/* Takes over simavr's external interrupts (INTn: every sense mode, the
+ * flags, which edges need clk_IO) and pin change interrupts (PCINTn,
+ * with the ATmega2560's groups 1 and 2), on the pin levels the port
+ * model raises (see periph_extint.c), and registers itself as "extint";
+ * after the ports.  0, or -1 with err. */
 int extint_attach(periphs *p, avrr_err *err);
 
 /* ---- the SPI (periph_spi.c) ----------------------------------------- */

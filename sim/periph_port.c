@@ -1,6 +1,31 @@
 /*
- * periph_port.c — the I/O ports: PINx as the CPU writes and reads it, and
- * the level each pin is driven to, for waveforms (sim_observe_pins).
+ * periph_port.c — the I/O ports: the level at each pin, what PINx reads
+ * and the CPU's writes of PORTx, DDRx and PINx, the pull-ups, and the
+ * level each pin is driven to, for waveforms (sim_observe_pins).
+ *
+ * A pin's level (the datasheet's "Configuring the Pin", Table 14-1 of the
+ * ATmega328P, and "Reading the Pin Value"), at its input buffer:
+ *  - an output (DDxn 1) is the chip's: PORTxn, or the compare output OCnx
+ *    where a timer owns the pin (COMnx not "disconnected" for the timer's
+ *    mode), which the timer model keeps (periph_timer.c) and reports at
+ *    the exact cycle it changes; a stimulus on an output pin loses (the
+ *    chip's drivers would fight: warned);
+ *  - an input the outside world drives (the stimuli, ports_drive) is the
+ *    driven level, whatever PORTxn: the internal pull-up is a weak
+ *    resistor, any driver overcomes it;
+ *  - an input nothing drives is pulled high while PORTxn is 1 and PUD
+ *    (MCUCR; SFIOR bit 2 on the ATmega8/16/32/128) is 0;
+ *  - else it floats: the chip leaves its level undefined; here it keeps
+ *    the level it last had (the pin's charge), low after power-on, so
+ *    letting go of a pin makes no edge.
+ * The level is raised on simavr's pin IRQ whenever it changes, and only
+ * then: simavr's PINx bit follows it, and the pin change and external
+ * interrupts (periph_extint.c), the SPI's SS and the timers' input capture
+ * listen there.  simavr 1.6 instead raised every input with PORTxn set
+ * high at each write of PORTx or DDRx, over whatever drove it: a button
+ * held low read high again after any PORTx write (a thousand wrong reads
+ * in a polling loop, and pin change interrupts for edges no one made);
+ * and it ignored PUD.  So PORTx and DDRx writes are taken over here.
  *
  * Writes to PINx.  The datasheets of the newer AVRs ("Toggling the Pin"):
  * writing a logic one to PINxn toggles PORTxn, whatever DDRxn; SBI on a
@@ -12,23 +37,23 @@
  * that reads high.  Here a PINx write becomes a write of the new value to
  * PORTx, through PORTx's hooks as an OUT would go; SBI/CBI take the bit
  * from the instruction.  The older parts (ATmega8/16/32/128) have
- * read-only PINx: their writes do nothing.
+ * read-only PINx: their writes do nothing.  A read of PINx gives an
+ * output pin's level: OCnx where a timer owns it, where simavr 1.6 gives
+ * PORTxn.
  *
- * A pin's level is the datasheet's: an input (DDxn 0) is not driven by the
- * chip; an output is driven to PORTxn, unless a timer's compare output
- * owns it (COMnx not "disconnected" for the timer's mode), in which case
- * it is driven to the compare output OCnx, which the timer model keeps
- * (periph_timer.c) and reports at the exact cycle it changes.  A read of
- * PINx gives such a pin's OCnx, where simavr 1.6 gives PORTxn.
- *
- * PORTx, DDRx and the timers' registers are hooked from sim_open on (they
- * only look), whether or not anyone observes, so that a run observed and
- * one not are the same run.  The levels are re-read after a chip reset.
+ * What is observed (sim_observe_pins) is what the chip drives: an input
+ * is undriven.  PORTx, DDRx and the timers' registers are hooked from
+ * sim_open on, whether or not anyone observes, so that a run observed and
+ * one not are the same run.  After a chip reset every pin is an input
+ * again, and PINx (cleared by simavr's reset) is read from the levels.
  */
 #include "sim/periph.h"
 #include "sim/sim.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <avr_ioport.h>
 #include <avr_timer.h>
@@ -37,6 +62,9 @@
 
 enum { PORTS = 16 };
 
+/* What the check says once (periph_ops.check's `warned`). */
+enum { W_FIGHT = 1u << 0, W_DIDR = 1u << 1 };
+
 typedef struct pin_port {
 	struct ports *ports;
 	avr_ioport_t *io;
@@ -44,16 +72,28 @@ typedef struct pin_port {
 	avr_timer_t *oc_timer[8];    /* the timer whose compare output this pin is, or NULL */
 	uint8_t oc_comp[8];
 	uint8_t oc_pins;             /* the pins that are a compare output */
+	uint8_t ext_mask;            /* the pins the outside world drives now */
+	uint8_t ext_level;           /* ... to these levels */
+	uint8_t wired;               /* the pins a stimulus is connected to */
 } pin_port;
 
 typedef struct ports {
+	avr_io_t io;                 /* "avrr ports" in simavr's list: ports_of */
 	avr_t *avr;
+	const mcu_names *names;
 	int pins_read_only;          /* PINx cannot be written on this part */
 	pin_port port[PORTS];
 	unsigned nports;
+	avr_regbit_t pud;            /* MCUCR's (SFIOR's) PUD; reg 0: none */
 	timers *timers;              /* the compare outputs' model */
 	void (*fn)(void *ud, const sim_pin_change *c);
 	void *ud;
+	/* For the record-time warnings: a stimulus against an output, and a
+	 * digital input buffer disabled. */
+	char fight_port;
+	uint8_t fight_bit, fight_chip;
+	uint16_t didr_reg;
+	uint8_t didr_value;
 } ports;
 
 /* ---- PINx ----------------------------------------------------------- */
@@ -98,6 +138,7 @@ int ports_is_pin(const periphs *p, uint16_t addr)
 
 /* ---- levels --------------------------------------------------------- */
 
+/* What the chip drives pin `bit` to: SIM_PIN_UNDRIVEN for an input. */
 static uint8_t level_of(const ports *ps, const pin_port *pp, unsigned bit)
 {
 	avr_t *avr = ps->avr;
@@ -110,7 +151,62 @@ static uint8_t level_of(const ports *ps, const pin_port *pp, unsigned bit)
 	return avr->data[io->r_port] >> bit & 1;
 }
 
-/* Reports each pin of the port whose level changed, as of `cycle`. */
+static int pud_set(const ports *ps)
+{
+	return ps->pud.reg && avr_regbit_get(ps->avr, ps->pud);
+}
+
+/* The levels at the pins' input buffers now, as simavr's pin IRQs hold
+ * them. */
+static uint8_t held(const pin_port *pp)
+{
+	uint8_t v = 0;
+	for (unsigned b = 0; b < 8; b++)
+		v |= (uint8_t)((pp->io->io.irq[b].value & 1) << b);
+	return v;
+}
+
+/* The levels the pins of pp should have (see the header note). */
+static uint8_t inputs(const ports *ps, const pin_port *pp)
+{
+	const avr_t *avr = ps->avr;
+	uint8_t ddr = avr->data[pp->io->r_ddr], port = avr->data[pp->io->r_port];
+	uint8_t out = 0;
+	for (unsigned b = 0; b < 8; b++)
+		if (ddr >> b & 1)
+			out |= (uint8_t)(level_of(ps, pp, b) << b);
+	uint8_t ext = pp->ext_mask & ~ddr;
+	uint8_t pulled = pud_set(ps) ? 0 : port & ~ddr & ~ext;
+	uint8_t floating = (uint8_t)~(ddr | ext | pulled);
+	return (uint8_t)(out | (pp->ext_level & ext) | pulled | (held(pp) & floating));
+}
+
+/* Raises each pin of pp whose level changed on its IRQ: simavr's PINx bit
+ * and every listener (pin change and external interrupts, SS, ICP) follow. */
+static void settle(ports *ps, pin_port *pp)
+{
+	uint8_t want = inputs(ps, pp), now = held(pp);
+	uint8_t fight = pp->ext_mask & ps->avr->data[pp->io->r_ddr] & (pp->ext_level ^ want);
+	if (fight && !ps->fight_port) {
+		unsigned b = 0;
+		while (!(fight >> b & 1))
+			b++;
+		ps->fight_port = pp->io->name;
+		ps->fight_bit = (uint8_t)b;
+		ps->fight_chip = want >> b & 1;
+	}
+	for (unsigned b = 0; b < 8; b++)
+		if ((want ^ now) >> b & 1)
+			avr_raise_irq(pp->io->io.irq + b, want >> b & 1);
+}
+
+static void settle_all(ports *ps)
+{
+	for (unsigned i = 0; i < ps->nports; i++)
+		settle(ps, &ps->port[i]);
+}
+
+/* Reports each pin of the port whose driven level changed, as of `cycle`. */
 static void refresh(ports *ps, pin_port *pp, uint64_t cycle)
 {
 	for (unsigned b = 0; b < 8; b++) {
@@ -132,28 +228,109 @@ static void refresh_all(ports *ps, uint64_t cycle)
 		refresh(ps, &ps->port[i], cycle);
 }
 
-/* A CPU write of PORTx or DDRx.  It lands at the cycle its instruction
- * starts (simavr adds an instruction's cycles after it executes). */
+/* A CPU write of PORTx or DDRx: stored, and the pins follow.  simavr's
+ * write is not called: it would pull every input with PORTxn set high
+ * over its driver.  The write lands at the cycle its instruction starts
+ * (simavr adds an instruction's cycles after it executes). */
 static void port_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
 	pin_port *pp = reghook_ud(h);
-	reghook_next_write(h, avr, addr, v);
+	avr->data[addr] = v;
+	settle(pp->ports, pp);
 	refresh(pp->ports, pp, avr->cycle);
+}
+
+/* PUD: every pull-up of the chip on or off. */
+static void pud_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
+{
+	ports *ps = reghook_ud(h);
+	int was = pud_set(ps);
+	reghook_next_write(h, avr, addr, v);
+	if (pud_set(ps) != was)
+		settle_all(ps);
+}
+
+/* DIDRn: the digital input buffers it disables are not modelled (the
+ * check says so). */
+static void didr_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
+{
+	ports *ps = reghook_ud(h);
+	reghook_next_write(h, avr, addr, v);
+	if (v && !ps->didr_reg) {
+		ps->didr_reg = addr;
+		ps->didr_value = v;
+	}
 }
 
 /* A CPU write to a timer register: COMnx may hand a pin to the timer or
  * back to PORTxn. */
 static void timer_write(avr_t *avr, uint16_t addr, uint8_t v, void *h)
 {
+	ports *ps = reghook_ud(h);
 	reghook_next_write(h, avr, addr, v);
-	refresh_all(reghook_ud(h), avr->cycle);
+	settle_all(ps);
+	refresh_all(ps, avr->cycle);
 }
 
 /* A compare output changed (the timer model's report, at its exact
  * cycle). */
 static void on_oc(void *ud, uint64_t cycle)
 {
+	settle_all(ud);
 	refresh_all(ud, cycle);
+}
+
+/* ---- the outside world ---------------------------------------------- */
+
+static pin_port *port_named(ports *ps, char name)
+{
+	for (unsigned i = 0; i < ps->nports; i++)
+		if (ps->port[i].io->name == name)
+			return &ps->port[i];
+	return NULL;
+}
+
+struct ports *ports_of(struct avr_t *avr)
+{
+	avr_io_t *io = periph_next_io(avr, NULL, "avrr ports");
+	return io ? (ports *)((char *)io - offsetof(ports, io)) : NULL;
+}
+
+void ports_wire(struct ports *ps, char port, unsigned bit)
+{
+	pin_port *pp = port_named(ps, port);
+	if (pp && bit < 8)
+		pp->wired |= (uint8_t)(1u << bit);
+}
+
+void ports_drive(struct ports *ps, char port, unsigned bit, int level)
+{
+	pin_port *pp = port_named(ps, port);
+	if (!pp || bit >= 8)
+		return;
+	uint8_t m = (uint8_t)(1u << bit);
+	if (level < 0) {
+		pp->ext_mask &= (uint8_t)~m;
+	} else {
+		pp->ext_mask |= m;
+		pp->ext_level = (uint8_t)(level ? pp->ext_level | m : pp->ext_level & ~m);
+	}
+	settle(ps, pp);
+}
+
+int ports_floating(const struct ports *ps, char port, unsigned bit)
+{
+	const pin_port *pp = NULL;
+	for (unsigned i = 0; i < ps->nports; i++)
+		if (ps->port[i].io->name == port)
+			pp = &ps->port[i];
+	if (!pp || bit >= 8)
+		return 0;
+	const avr_t *avr = ps->avr;
+	uint8_t m = (uint8_t)(1u << bit);
+	if ((avr->data[pp->io->r_ddr] | pp->ext_mask | pp->wired) & m)
+		return 0;
+	return !(avr->data[pp->io->r_port] & m) || pud_set(ps);
 }
 
 /* ---- set-up --------------------------------------------------------- */
@@ -204,16 +381,70 @@ static int attach_timer(ports *ps, reghooks *regs, avr_timer_t *t, avrr_err *err
 	return 0;
 }
 
+/* After simavr reset the chip: every pin an input, PINx (cleared by the
+ * reset) read from the levels again; the outside world keeps driving. */
 static void ports_reset(void *self)
 {
 	ports *ps = self;
+	settle_all(ps);
+	for (unsigned i = 0; i < ps->nports; i++)
+		ps->avr->data[ps->port[i].io->r_pin] = held(&ps->port[i]);
 	refresh_all(ps, ps->avr->cycle);
+}
+
+static const char *reg_name(const ports *ps, uint16_t addr, const char *fallback)
+{
+	const char *n = ioregs_name(ps->names, addr);
+	return n ? n : fallback;
+}
+
+static void ports_check(void *self, uint32_t *warned, void (*warn)(void *ud, const char *text),
+			void *ud)
+{
+	ports *ps = self;
+	char text[512];
+	if (ps->fight_port && !(*warned & W_FIGHT)) {
+		*warned |= W_FIGHT;
+		char name[8];
+		snprintf(name, sizeof name, "DDR%c", ps->fight_port);
+		snprintf(text, sizeof text, "the pins: %s makes P%c%u an output driven %s while the "
+			 "stimuli drive it %s: on the chip the two drivers fight (a short, the level "
+			 "undefined); avrr gives the chip's output", name, ps->fight_port,
+			 ps->fight_bit, ps->fight_chip ? "high" : "low",
+			 ps->fight_chip ? "low" : "high");
+		warn(ud, text);
+	}
+	if (ps->didr_reg && !(*warned & W_DIDR)) {
+		*warned |= W_DIDR;
+		snprintf(text, sizeof text, "the pins: %s = 0x%02x disables digital input buffers, "
+			 "which avrr does not model: the pins' PINx bits read their levels where the "
+			 "chip's read 0", reg_name(ps, ps->didr_reg, "DIDR"), ps->didr_value);
+		warn(ud, text);
+	}
 }
 
 static const periph_ops PORT_OPS = {
 	.name = "ports",
 	.reset = ports_reset,
+	.check = ports_check,
 };
+
+/* Where PUD is (the datasheets' register summaries): bit 2 of SFIOR on
+ * the parts that have one (ATmega8/16/32/128); else MCUCR, bit 7 on the
+ * ATtiny2313/4313, 6 on the other ATtinys, 4 on the megas. */
+static avr_regbit_t pud_of(const mcu_names *names, const char *mcu)
+{
+	int sfior = ioregs_addr(names, "SFIOR"), mcucr = ioregs_addr(names, "MCUCR");
+	if (sfior >= 0)
+		return (avr_regbit_t)AVR_IO_REGBIT(sfior, 2);
+	if (mcucr < 0)
+		return (avr_regbit_t){ 0 };
+	if (!strncmp(mcu, "attiny2313", 10) || !strncmp(mcu, "attiny4313", 10))
+		return (avr_regbit_t)AVR_IO_REGBIT(mcucr, 7);
+	if (!strncmp(mcu, "attiny", 6))
+		return (avr_regbit_t)AVR_IO_REGBIT(mcucr, 6);
+	return (avr_regbit_t)AVR_IO_REGBIT(mcucr, 4);
+}
 
 int ports_attach(periphs *p, avrr_err *err)
 {
@@ -223,7 +454,9 @@ int ports_attach(periphs *p, avrr_err *err)
 	if (!ps)
 		return avrr_errf(err, "out of memory");
 	ps->avr = avr;
+	ps->names = ctx->names;
 	ps->pins_read_only = reghook_rmw_part(ctx->mcu);
+	ps->pud = pud_of(ctx->names, ctx->mcu);
 	ps->timers = periphs_find(p, "timers");
 	if (periphs_add(p, &PORT_OPS, ps, err))
 		return -1;
@@ -235,8 +468,18 @@ int ports_attach(periphs *p, avrr_err *err)
 		pp->ports = ps;
 		pp->io = port;
 		if (!reghook_write(ctx->regs, port->r_pin, 0xff, "the pins", pin_write, pp, err) ||
-		    !reghook_write(ctx->regs, port->r_port, 0, "the pins", port_write, pp, err) ||
-		    !reghook_write(ctx->regs, port->r_ddr, 0, "the pins", port_write, pp, err))
+		    !reghook_write(ctx->regs, port->r_port, 0xff, "the pins", port_write, pp, err) ||
+		    !reghook_write(ctx->regs, port->r_ddr, 0xff, "the pins", port_write, pp, err))
+			return -1;
+	}
+	if (ps->pud.reg && !reghook_write(ctx->regs, ps->pud.reg, periph_bits(ps->pud), "the pins",
+					  pud_write, ps, err))
+		return -1;
+	static const char *const didr[] = { "DIDR0", "DIDR1", "DIDR2" };
+	for (unsigned i = 0; i < sizeof didr / sizeof *didr; i++) {
+		int a = ioregs_addr(ctx->names, didr[i]);
+		if (a >= 0 && !reghook_write(ctx->regs, (uint16_t)a, 0, "the pins", didr_write, ps,
+					     err))
 			return -1;
 	}
 	for (avr_io_t *io = NULL; (io = periph_next_io(avr, io, "timer"));)
@@ -254,6 +497,9 @@ int ports_attach(periphs *p, avrr_err *err)
 	}
 	if (ps->timers)
 		timers_on_oc(ps->timers, on_oc, ps);
+	/* The outside world finds the pins through simavr's list (ports_of). */
+	ps->io = (avr_io_t){ .kind = "avrr ports" };
+	avr_register_io(avr, &ps->io);
 	return 0;
 }
 

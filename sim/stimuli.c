@@ -48,7 +48,7 @@ static const char *const unit_name[] = { "", "us", "ms", "s" };
 
 enum kind { K_ADC, K_UART, K_PIN };
 enum src { S_CONST, S_SEQ, S_RANDOM, S_SINE, S_SAW };
-enum act { A_BYTES, A_HIGH, A_LOW, A_TOGGLE, A_PULSE };
+enum act { A_BYTES, A_HIGH, A_LOW, A_TOGGLE, A_PULSE, A_RELEASE };
 
 struct stime {
 	uint64_t v;
@@ -576,12 +576,12 @@ static int parse_pin(struct pctx *c, struct directive *d)
 	t = next(c);
 	if (!d->periodic) {
 		if (!t)
-			return missing(c, "level (high or low)");
-		if (!is(t, "high") && !is(t, "low"))
+			return missing(c, "level (high, low or release)");
+		if (!is(t, "high") && !is(t, "low") && !is(t, "release"))
 			return perr(c, t->col,
-				    "expected high or low, got '%.*s'",
+				    "expected high, low or release, got '%.*s'",
 				    shown(t), t->p);
-		d->act = is(t, "high") ? A_HIGH : A_LOW;
+		d->act = is(t, "high") ? A_HIGH : is(t, "low") ? A_LOW : A_RELEASE;
 		return 0;
 	}
 	if (!t)
@@ -845,6 +845,7 @@ struct dstate {
 /* Per-directive constants fixed at attach: times in cycles, target IRQ. */
 struct dconst {
 	avr_irq_t *irq; /* UART input or pin IRQ */
+	ports *ports; /* a pin's model (periph_port.c), NULL on a bare core */
 	avr_uart_t *uart; /* UART: its frame time and receive buffer */
 	uint64_t when, start, jitter, width;
 	uint32_t pin; /* (port - 'A') * 8 + bit */
@@ -981,10 +982,24 @@ static uint64_t jittered(stim_runtime *rt, size_t i, uint64_t base)
 	return t >= j + 1 ? t - j : 1;
 }
 
+/* The outside world drives the pin: through the pins' model, where its
+ * level beats PORTx and the pull-up (periph_port.c); on a bare core
+ * straight onto simavr's pin IRQ. */
 static void drive(stim_runtime *rt, size_t i, uint8_t level)
 {
-	levels(rt)[rt->dc[i].pin] = level;
-	avr_raise_irq(rt->dc[i].irq, level);
+	const struct dconst *dc = &rt->dc[i];
+	levels(rt)[dc->pin] = level;
+	if (dc->ports)
+		ports_drive(dc->ports, rt->s->d[i].port, rt->s->d[i].target, level);
+	else
+		avr_raise_irq(dc->irq, level);
+}
+
+/* The outside world lets go of the pin: the pull-up or nothing holds it. */
+static void release(stim_runtime *rt, size_t i)
+{
+	if (rt->dc[i].ports)
+		ports_drive(rt->dc[i].ports, rt->s->d[i].port, rt->s->d[i].target, -1);
 }
 
 /* Earliest pending event time of directive i, or UINT64_MAX. */
@@ -1046,6 +1061,9 @@ static void fire(stim_runtime *rt, size_t i)
 		break;
 	case A_LOW:
 		drive(rt, i, 0);
+		break;
+	case A_RELEASE:
+		release(rt, i);
 		break;
 	case A_TOGGLE:
 		drive(rt, i, !levels(rt)[dc->pin]);
@@ -1200,6 +1218,8 @@ static int bind(stim_runtime *rt, size_t i, avrr_err *err)
 			return aerr(rt, d, d->tcol, err, "this MCU has no port %c",
 				    d->port);
 		dc->pin = (uint32_t)(d->port - 'A') * 8 + d->target;
+		if ((dc->ports = ports_of(avr)))
+			ports_wire(dc->ports, d->port, d->target);
 	}
 	if (!d->periodic)
 		return to_cycles(rt, d, &d->when, &dc->when, err);

@@ -224,7 +224,7 @@ static void test_parse_errors(void **state)
 		{ "uart 0 at 1 \"\\x4g\"", "t.stim:1:14: bad escape '\\x4g' in string (expected \\n, \\r, \\t, \\\\, \\\" or \\xNN)" },
 		{ "adc 0 const", "t.stim:1:13: missing millivolts" },
 		{ "adc", "t.stim:1:5: missing ADC channel" },
-		{ "pin D2 at 1ms  # c", "t.stim:1:15: missing level (high or low)" },
+		{ "pin D2 at 1ms  # c", "t.stim:1:15: missing level (high, low or release)" },
 		{ "uart 0 at 1ms", "t.stim:1:15: missing bytes (integers 0-255 or strings)" },
 		{ "seed 1 2", "t.stim:1:8: unexpected '2' after the directive" },
 		{ "adc 0 const 5 5", "t.stim:1:15: unexpected '5' after the directive" },
