@@ -101,6 +101,15 @@ static inline uint8_t periph_bits(avr_regbit_t rb)
 void periph_cut_simavr(struct avr_t *avr, const void *dev, size_t size, avr_irq_t *irq,
 		       unsigned nirq);
 
+/* Takes vector v's pending interrupt back: no longer pending and off
+ * simavr's queue (an entry left there is dropped when serviced, but a
+ * level raised and withdrawn again and again with I clear would fill the
+ * queue), its flag as it was.  As avr_service_interrupts does when it
+ * drops one, an empty queue leaves nothing to service.  v's PENDING irq
+ * falls: a model that listens there to re-raise a level ignores its own
+ * withdrawal. */
+void periph_withdraw(struct avr_t *avr, avr_int_vector_t *v);
+
 /* The peripherals of one chip, and what they share. */
 typedef struct periphs periphs;
 
