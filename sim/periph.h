@@ -170,13 +170,18 @@ int wdt_resets_armed(const periphs *p);
 
 /* ---- the USARTs (periph_uart.c) ------------------------------------- */
 
-/* Takes over the receiver and the frame time of every USART of the core
- * (see periph_uart.c) and registers itself as "uarts".  0, or -1 with
- * err. */
+/* Takes over every USART of the core (see periph_uart.c) and registers
+ * itself as "uarts"; devices still talk to it through simavr's
+ * UART_IRQ_INPUT and UART_IRQ_OUTPUT.  0, or -1 with err. */
 int uarts_attach(periphs *p, avrr_err *err);
 
-/* A byte whose stop bit has just arrived on USART u's RxD (the stimuli). */
-void uart_rx_byte(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);
+/* What a frame on RxD carries beside its data bits (0-8): its first stop
+ * bit was 0 (simavr's UART_INPUT_FE), its parity bit was wrong. */
+enum { UART_RX_BAD_STOP = 0x8000, UART_RX_BAD_PARITY = 0x4000 };
+
+/* A frame whose first stop bit has just arrived on USART u's RxD (the
+ * stimuli): its data bits, with UART_RX_* flags. */
+void uart_rx_byte(struct avr_t *avr, struct avr_uart_t *u, unsigned frame);
 
 /* ---- the TWI (periph_twi.c) ----------------------------------------- */
 
