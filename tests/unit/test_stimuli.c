@@ -218,6 +218,10 @@ static void test_parse_errors(void **state)
 		{ "adc 0 sine 0 5000 freq 1ms", "t.stim:1:19: expected 'period', got 'freq'" },
 		{ "adc 0 const 65536", "t.stim:1:13: millivolts 65536 out of range (0-65535)" },
 		{ "uart 0 soon 1", "t.stim:1:8: expected 'at' or 'every', got 'soon'" },
+		{ "uart 0 at 1 bad 1", "t.stim:1:17: expected stop or parity after 'bad', got '1'" },
+		{ "uart 0 at 1 bad", "t.stim:1:17: missing stop or parity after 'bad'" },
+		{ "uart 0 at 1 bad stop bad stop 1", "t.stim:1:26: 'bad stop' given twice" },
+		{ "uart 0 at 1 bad stop", "t.stim:1:22: missing bytes (integers 0-255 or strings)" },
 		{ "pin D2 every 1ms high", "t.stim:1:18: expected toggle or pulse, got 'high'" },
 		{ "pin D2 every 1ms start 1 start 2 toggle", "t.stim:1:26: 'start' given twice" },
 		{ "ADC 0 const 1", "t.stim:1:1: unknown directive 'ADC' (expected seed, adc, uart or pin)" },
@@ -371,6 +375,29 @@ static void test_uart_every(void **state)
 		assert_int_equal(o.cycle[k], want[k].cycle);
 		assert_int_equal(o.val[k], want[k].val);
 	}
+	stim_detach(rt);
+	stim_free(s);
+	core_free(avr);
+}
+
+/* `bad stop` and `bad parity` mark every frame of their line (simavr's
+ * frame error flag, UART_INPUT_FE, and the parity flag beside it). */
+static void test_uart_bad_frames(void **state)
+{
+	(void)state;
+	stim_script *s = parse_ok("uart 0 at 10 bad stop 1 2\n"
+				  "uart 0 at 20000 bad parity bad stop 3\n"
+				  "uart 0 at 30000 bad parity 4\n");
+	avr_t *avr = core();
+	obs o;
+	observe(avr, uart0_input(avr), &o);
+	stim_runtime *rt = attach_ok(s, avr, 0);
+	run_until(avr, 40000);
+	static const uint32_t want[4] = { UART_INPUT_FE | 1, UART_INPUT_FE | 2,
+					  UART_INPUT_FE | 0x4000 | 3, 0x4000 | 4 };
+	assert_int_equal(o.n, 4);
+	for (unsigned k = 0; k < 4; k++)
+		assert_int_equal(o.val[k], want[k]);
 	stim_detach(rt);
 	stim_free(s);
 	core_free(avr);
@@ -618,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_attach_errors),
 		cmocka_unit_test(test_uart_at),
 		cmocka_unit_test(test_uart_every),
+		cmocka_unit_test(test_uart_bad_frames),
 		cmocka_unit_test(test_pin_at_and_toggle),
 		cmocka_unit_test(test_pin_pulse),
 		cmocka_unit_test(test_adc),
