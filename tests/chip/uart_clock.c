@@ -11,9 +11,12 @@
 #include <avr/io.h>
 #include <avr/sleep.h>
 
+static volatile uint8_t rx;
+
 ISR(USART_RX_vect)
 {
 	GPIOR0 = UDR0;
+	rx = 1;
 }
 
 ISR(USART_TX_vect)
@@ -28,7 +31,14 @@ int main(void)
 	UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0) | _BV(TXCIE0);
 	UDR0 = 'x';
 	set_sleep_mode(SLEEP_MODE_IDLE);
+	while (!rx) {
+		sleep_enable();
+		sei();
+		sleep_cpu();
+		sleep_disable();
+		cli();
+	}
 	sei();
 	for (;;)
-		sleep_mode();
+		;
 }

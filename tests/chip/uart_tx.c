@@ -8,15 +8,19 @@
  * bit is out (20); TXC0 rises one frame later (60); writing 0 to it
  * leaves it (60), writing 1 clears it (20).  Then 'C' with TXCIE0 set,
  * the CPU asleep (idle): the TX complete handler finds TXC0 cleared by
- * its entry (GPIOR2 20).
+ * its entry (GPIOR2 20).  The program ends in a busy loop, not asleep: a
+ * sleep with nothing left to come would end the run.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include <avr/sleep.h>
 
+static volatile uint8_t done;
+
 ISR(USART_TX_vect)
 {
 	GPIOR2 = UCSR0A;
+	done = 1;
 }
 
 int main(void)
@@ -45,8 +49,15 @@ int main(void)
 	GPIOR1 = UCSR0A;
 	UCSR0B = _BV(TXEN0) | _BV(TXCIE0);
 	UDR0 = 'C';
-	sei();
 	set_sleep_mode(SLEEP_MODE_IDLE);
+	while (!done) {
+		/* SEI lets the interrupt in only after SLEEP. */
+		sleep_enable();
+		sei();
+		sleep_cpu();
+		sleep_disable();
+		cli();
+	}
 	for (;;)
-		sleep_mode();
+		;
 }

@@ -8,7 +8,8 @@
  * 'b' fills UDR0, 'c' waits for 'a''s stop bit, the fourth entry comes
  * at 'b''s.  Each entry sends its count through GPIOR0 (00 01 02 03).
  * TXCIE0 is set too: TXC0 rises once, after 'c' (GPIOR1 20: the entry
- * cleared it).
+ * cleared it); then the program spins (a sleep with nothing to come would
+ * end the run).
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
@@ -26,9 +27,12 @@ ISR(USART_UDRE_vect)
 	n++;
 }
 
+static volatile uint8_t done;
+
 ISR(USART_TX_vect)
 {
 	GPIOR1 = UCSR0A;
+	done = 1;
 }
 
 int main(void)
@@ -38,6 +42,14 @@ int main(void)
 	set_sleep_mode(SLEEP_MODE_IDLE);
 	sei();
 	UCSR0B = _BV(TXEN0) | _BV(TXCIE0) | _BV(UDRIE0);
+	cli();
+	while (!done) {
+		sleep_enable();
+		sei();
+		sleep_cpu();
+		sleep_disable();
+		cli();
+	}
 	for (;;)
-		sleep_mode();
+		;
 }
