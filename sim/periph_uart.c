@@ -5,7 +5,7 @@
  *
  * simavr 1.6 sends a byte as a single event: a UDR write clears UDRE and
  * sets it again a frame later (no double buffer: a polled writer waits a
- * whole frame for its first byte, 16,654 cycles at 9600 baud); it sets
+ * whole frame for its first byte, 16,640 cycles at 9600 baud); it sets
  * TXEN at reset; it clears UDRE when TXEN is cleared and never sets it
  * again, so a program that turns the transmitter off and on hangs; it
  * counts a parity bit in every frame; its receiver polls its buffer once
