@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <sim_cycle_timers.h>
+#include <sim_interrupts.h>
 #include <sim_io.h>
 #include <sim_irq.h>
 
@@ -126,6 +127,29 @@ avr_io_t *periph_next_io(avr_t *avr, avr_io_t *from, const char *kind)
 		if (io->kind && !strcmp(io->kind, kind))
 			return io;
 	return NULL;
+}
+
+void periph_withdraw(struct avr_t *avr, avr_int_vector_t *v)
+{
+	if (!v->pending)
+		return;
+	/* avr_clear_interrupt clears a flag that is not sticky: kept here. */
+	int flag = v->raised.reg ? avr_regbit_get(avr, v->raised) : 0;
+	avr_clear_interrupt(avr, v);
+	if (flag)
+		avr_regbit_set(avr, v->raised);
+	avr_int_pending_t *f = &avr->interrupts.pending;
+	const unsigned m = avr_int_pending_fifo_size - 1;
+	unsigned n = (unsigned)(f->write - f->read) & m, kept = 0;
+	for (unsigned i = 0; i < n; i++) {
+		avr_int_vector_t *x = f->buffer[(f->read + i) & m];
+		if (x != v)
+			f->buffer[(f->read + kept++) & m] = x;
+	}
+	f->write = (f->read + kept) & m;
+	if (!kept && avr->interrupt_state > 0)
+		avr->interrupt_state = 0;
+	avr_raise_irq(avr->interrupts.irq + AVR_INT_IRQ_PENDING, kept != 0);
 }
 
 /* simavr 1.6 keeps the type of an IRQ's hook list private (sim_irq.c):

@@ -101,6 +101,15 @@ static inline uint8_t periph_bits(avr_regbit_t rb)
 void periph_cut_simavr(struct avr_t *avr, const void *dev, size_t size, avr_irq_t *irq,
 		       unsigned nirq);
 
+/* Takes vector v's pending interrupt back: no longer pending and off
+ * simavr's queue (an entry left there is dropped when serviced, but a
+ * level raised and withdrawn again and again with I clear would fill the
+ * queue), its flag as it was.  As avr_service_interrupts does when it
+ * drops one, an empty queue leaves nothing to service.  v's PENDING irq
+ * falls: a model that listens there to re-raise a level ignores its own
+ * withdrawal. */
+void periph_withdraw(struct avr_t *avr, avr_int_vector_t *v);
+
 /* The peripherals of one chip, and what they share. */
 typedef struct periphs periphs;
 
@@ -161,13 +170,18 @@ int wdt_resets_armed(const periphs *p);
 
 /* ---- the USARTs (periph_uart.c) ------------------------------------- */
 
-/* Takes over the receiver and the frame time of every USART of the core
- * (see periph_uart.c) and registers itself as "uarts".  0, or -1 with
- * err. */
+/* Takes over every USART of the core (see periph_uart.c) and registers
+ * itself as "uarts"; devices still talk to it through simavr's
+ * UART_IRQ_INPUT and UART_IRQ_OUTPUT.  0, or -1 with err. */
 int uarts_attach(periphs *p, avrr_err *err);
 
-/* A byte whose stop bit has just arrived on USART u's RxD (the stimuli). */
-void uart_rx_byte(struct avr_t *avr, struct avr_uart_t *u, uint8_t byte);
+/* What a frame on RxD carries beside its data bits (0-8): its first stop
+ * bit was 0 (simavr's UART_INPUT_FE), its parity bit was wrong. */
+enum { UART_RX_BAD_STOP = 0x8000, UART_RX_BAD_PARITY = 0x4000 };
+
+/* A frame whose first stop bit has just arrived on USART u's RxD (the
+ * stimuli): its data bits, with UART_RX_* flags. */
+void uart_rx_byte(struct avr_t *avr, struct avr_uart_t *u, unsigned frame);
 
 /* ---- the TWI (periph_twi.c) ----------------------------------------- */
 

@@ -181,31 +181,12 @@ static uint16_t eear(const eeprom *e)
 
 /* ---- EE_READY, a level ---------------------------------------------- */
 
-/* Takes EE_READY back: not pending, and off simavr's queue (an entry left
- * there would be dropped when serviced, but a level raised and withdrawn
- * with I clear would fill the queue).  As avr_service_interrupts does
- * when it drops one, an empty queue leaves nothing to service. */
+/* Takes EE_READY back (periph_withdraw); the PENDING fall is ours. */
 static void withdraw(eeprom *e)
 {
-	avr_t *avr = e->avr;
-	avr_int_vector_t *v = &e->sw->ready;
-	if (!v->pending)
-		return;
 	e->quiet = 1;
-	avr_clear_interrupt(avr, v);
+	periph_withdraw(e->avr, &e->sw->ready);
 	e->quiet = 0;
-	avr_int_pending_t *f = &avr->interrupts.pending;
-	const unsigned m = avr_int_pending_fifo_size - 1;
-	unsigned n = (unsigned)(f->write - f->read) & m, kept = 0;
-	for (unsigned i = 0; i < n; i++) {
-		avr_int_vector_t *x = f->buffer[(f->read + i) & m];
-		if (x != v)
-			f->buffer[(f->read + kept++) & m] = x;
-	}
-	f->write = (f->read + kept) & m;
-	if (!kept && avr->interrupt_state > 0)
-		avr->interrupt_state = 0;
-	avr_raise_irq(avr->interrupts.irq + AVR_INT_IRQ_PENDING, kept != 0);
 }
 
 /* Makes EE_READY's pending state what EECR and the write say; a level

@@ -34,7 +34,7 @@
  * callback (which waits in real time) is replaced by one that does not, and
  * the UARTs' stdout echo and poll-sleeps are switched off.  Where simavr
  * and the datasheet part ways (the timers, the watchdog, PINx writes, the
- * UART receiver and frame, TWI status, INTn's level mode), sim/'s own
+ * USARTs, TWI status, INTn's level mode), sim/'s own
  * peripheral models put simavr right (periph.h, docs/chip.md).
  */
 #ifndef AVRR_SIM_H

@@ -64,6 +64,7 @@ struct directive {
 	size_t line, tcol; /* its line, and the column of its target token */
 	uint16_t lo, hi; /* ADC millivolts: const value, or MIN and MAX */
 	size_t off, len; /* slice of script->vals (seq) or script->bytes */
+	unsigned frame_flags; /* UART: UART_RX_* on each frame ('bad stop', 'bad parity') */
 	struct stime when; /* 'at' time; period of 'every', sine or saw */
 	struct stime start, jitter, width;
 };
@@ -552,6 +553,20 @@ static int parse_uart(struct pctx *c, struct directive *d)
 	d->tcol = t->col;
 	if (parse_timing(c, d))
 		return -1;
+	/* `bad stop`, `bad parity`: each frame of the line with that error. */
+	while ((t = peek(c)) && is(t, "bad")) {
+		c->i++;
+		const tok *w = next(c);
+		unsigned f = !w ? 0 : is(w, "stop") ? UART_RX_BAD_STOP
+				  : is(w, "parity") ? UART_RX_BAD_PARITY : 0;
+		if (!f)
+			return w ? perr(c, w->col, "expected stop or parity after 'bad', got '%.*s'",
+					shown(w), w->p)
+				 : missing(c, "stop or parity after 'bad'");
+		if (d->frame_flags & f)
+			return perr(c, w->col, "'bad %.*s' given twice", shown(w), w->p);
+		d->frame_flags |= f;
+	}
 	return parse_bytes(c, d);
 }
 
@@ -1012,10 +1027,10 @@ static uint64_t due(const struct dstate *st)
 }
 
 /* A byte's stop bit is in: the receiver takes it as the chip would
- * (periph_uart.c: its two-byte FIFO, RXC, DOR). */
+ * (periph_uart.c: its two-byte FIFO, RXC, DOR, FE, UPE). */
 static void uart_arrive(stim_runtime *rt, size_t i, uint8_t byte)
 {
-	uart_rx_byte(rt->avr, rt->dc[i].uart, byte);
+	uart_rx_byte(rt->avr, rt->dc[i].uart, byte | rt->s->d[i].frame_flags);
 }
 
 /* The next owed byte of UART directive i; the one after follows a frame

@@ -2,8 +2,9 @@
  * test_stimuli.c — stimuli files end to end: parse errors by their exact
  * "FILE:LINE:COL: message", and a real simavr atmega16 at 8 MHz driven by
  * attached scripts, observed through its own IRQs (a UART through its
- * receive buffer, which the stimuli fill directly) while the test advances
- * the cycle counter timer by timer.
+ * input IRQ, where sim/periph_uart.c takes each frame) while the test
+ * advances the cycle counter timer by timer.  What the receiver then does
+ * with a frame is tests/integration/test_conformance_uart.c's.
  */
 #include "tests/testlib.h"
 
@@ -54,7 +55,6 @@ typedef struct obs {
 	size_t n;
 	uint64_t cycle[256];
 	uint32_t val[256];
-	unsigned rx_seen;       /* UART observers: the receive buffer's cursor */
 } obs;
 
 static void obs_notify(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -80,40 +80,17 @@ static avr_irq_t *pin_irq(avr_t *avr, char port, int bit)
 	return avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(port), bit);
 }
 
-static avr_uart_t *uart0(avr_t *avr);
-
-/* The bytes UART 0's receiver took since the last look (the stimuli hand
- * them to it directly, sim/periph_uart.c, not through an IRQ): its buffer's
- * write cursor tells. */
-static void rx_look(avr_t *avr, obs *o)
-{
-	avr_uart_t *u = uart0(avr);
-	while (o->rx_seen != u->input.write && o->n < 256) {
-		o->cycle[o->n] = avr->cycle;
-		o->val[o->n++] = u->input.buffer[o->rx_seen];
-		o->rx_seen = (o->rx_seen + 1) & (uart_fifo_fifo_size - 1);
-	}
-}
-
 /* Advances the core to `limit`, stopping the clock at each timer's cycle so
- * observers see the exact cycle an event fires at; rx (may be NULL)
- * observes UART 0's receiver. */
-static void run_until_rx(avr_t *avr, uint64_t limit, obs *rx)
+ * observers see the exact cycle an event fires at. */
+static void run_until(avr_t *avr, uint64_t limit)
 {
 	while (avr->cycle_timers.timer && avr->cycle_timers.timer->when <= limit) {
 		if (avr->cycle < avr->cycle_timers.timer->when)
 			avr->cycle = avr->cycle_timers.timer->when;
 		avr_cycle_timer_process(avr);
-		if (rx)
-			rx_look(avr, rx);
 	}
 	if (avr->cycle < limit)
 		avr->cycle = limit;
-}
-
-static void run_until(avr_t *avr, uint64_t limit)
-{
-	run_until_rx(avr, limit, NULL);
 }
 
 /* Starts a conversion of single-ended channel ch as simavr would, and
@@ -241,6 +218,10 @@ static void test_parse_errors(void **state)
 		{ "adc 0 sine 0 5000 freq 1ms", "t.stim:1:19: expected 'period', got 'freq'" },
 		{ "adc 0 const 65536", "t.stim:1:13: millivolts 65536 out of range (0-65535)" },
 		{ "uart 0 soon 1", "t.stim:1:8: expected 'at' or 'every', got 'soon'" },
+		{ "uart 0 at 1 bad 1", "t.stim:1:17: expected stop or parity after 'bad', got '1'" },
+		{ "uart 0 at 1 bad", "t.stim:1:17: missing stop or parity after 'bad'" },
+		{ "uart 0 at 1 bad stop bad stop 1", "t.stim:1:26: 'bad stop' given twice" },
+		{ "uart 0 at 1 bad stop", "t.stim:1:22: missing bytes (integers 0-255 or strings)" },
 		{ "pin D2 every 1ms high", "t.stim:1:18: expected toggle or pulse, got 'high'" },
 		{ "pin D2 every 1ms start 1 start 2 toggle", "t.stim:1:26: 'start' given twice" },
 		{ "ADC 0 const 1", "t.stim:1:1: unknown directive 'ADC' (expected seed, adc, uart, pin, i2c or spi)" },
@@ -329,8 +310,8 @@ static void test_attach_errors(void **state)
 	attach_err("uart 0 at 18446744073709551615us 1", FREQ, "t.stim:1:11: time '18446744073709551615us' is too large at 8000000 Hz");
 }
 
-/* UART 0's receiver: its frame time (simavr's default until the firmware
- * sets a baud rate) and its buffer. */
+/* UART 0: its frame time (simavr's default: no firmware sets a baud rate
+ * here), and its input IRQ, where each frame arrives. */
 static avr_uart_t *uart0(avr_t *avr)
 {
 	for (avr_io_t *port = avr->io_port; port; port = port->next)
@@ -340,66 +321,51 @@ static avr_uart_t *uart0(avr_t *avr)
 	return NULL;
 }
 
-/* Reads UDR as a firmware's IN does, while RXC says a byte is there. */
-static void drain(avr_t *avr)
+static avr_irq_t *uart0_input(avr_t *avr)
 {
-	avr_uart_t *u = uart0(avr);
-	avr_io_addr_t io = AVR_DATA_TO_IO(u->r_udr);
-	while (avr_regbit_get(avr, u->rxc.raised))
-		avr->io[io].r.c(avr, u->r_udr, avr->io[io].r.param);
+	return avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
 }
 
-/* Bytes arrive one frame apart; a third that completes while two are
- * unread is lost, and DOR says so, until UDR is read. */
+/* Bytes arrive one frame apart, each at its stop bit. */
 static void test_uart_at(void **state)
 {
 	(void)state;
 	stim_script *s = parse_ok("uart 0 at 1ms \"hi\\n\" 0x7f\n");
 	avr_t *avr = core();
-	obs o = { .avr = avr };
+	obs o;
+	observe(avr, uart0_input(avr), &o);
 	stim_runtime *rt = attach_ok(s, avr, 0);
-	avr_regbit_setto(avr, uart0(avr)->rxen, 1);  /* as the firmware would */
 	const uint64_t frame = uart0(avr)->cycles_per_byte;
 	assert_true(frame > 1);
-	run_until_rx(avr, 7999, &o);
+	run_until(avr, 7999);
 	assert_int_equal(o.n, 0);
-	run_until_rx(avr, 8000 + frame - 1, &o);
+	run_until(avr, 8000 + frame - 1);
 	assert_int_equal(o.n, 1);
-	run_until_rx(avr, 8000 + 2 * frame, &o);
-	assert_int_equal(o.n, 2);
-	assert_int_equal(o.cycle[0], 8000);
-	assert_int_equal(o.val[0], 'h');
-	assert_int_equal(o.cycle[1], 8000 + frame);
-	assert_int_equal(o.val[1], 'i');
-	/* '\n' found two bytes unread: overrun. */
-	assert_true(avr_regbit_get(avr, uart0(avr)->dor));
-	drain(avr);
-	assert_false(avr_regbit_get(avr, uart0(avr)->dor));
-	run_until_rx(avr, 100000, &o);
-	assert_int_equal(o.n, 3);
-	assert_int_equal(o.cycle[2], 8000 + 3 * frame);
-	assert_int_equal(o.val[2], 0x7f);
+	run_until(avr, 100000);
+	assert_int_equal(o.n, 4);
+	static const uint32_t want[4] = { 'h', 'i', '\n', 0x7f };
+	for (unsigned k = 0; k < 4; k++) {
+		assert_int_equal(o.cycle[k], 8000 + k * frame);
+		assert_int_equal(o.val[k], want[k]);
+	}
 	stim_detach(rt);
 	stim_free(s);
 	core_free(avr);
 }
 
-/* A firmware that keeps up receives everything, each byte of an occurrence
- * a frame after the one before. */
+/* Each byte of an occurrence a frame after the one before; an occurrence
+ * of another line in between keeps its own time. */
 static void test_uart_every(void **state)
 {
 	(void)state;
 	stim_script *s = parse_ok("uart 0 every 4000c \"ab\"\nuart 0 every 1ms start 2000c 7\n");
 	avr_t *avr = core();
-	obs o = { .avr = avr };
+	obs o;
+	observe(avr, uart0_input(avr), &o);
 	stim_runtime *rt = attach_ok(s, avr, 0);
-	avr_regbit_setto(avr, uart0(avr)->rxen, 1);
 	const uint64_t frame = uart0(avr)->cycles_per_byte;
 	assert_true(frame < 1000);
-	for (uint64_t c = 0; c <= 12000 + frame; c += 50) {
-		run_until_rx(avr, c, &o);
-		drain(avr);
-	}
+	run_until(avr, 12000 + frame);
 	const struct { uint64_t cycle; uint32_t val; } want[] = {
 		{ 2000, 7 }, { 4000, 'a' }, { 4000 + frame, 'b' }, { 8000, 'a' },
 		{ 8000 + frame, 'b' }, { 10000, 7 }, { 12000, 'a' }, { 12000 + frame, 'b' },
@@ -409,7 +375,29 @@ static void test_uart_every(void **state)
 		assert_int_equal(o.cycle[k], want[k].cycle);
 		assert_int_equal(o.val[k], want[k].val);
 	}
-	assert_false(avr_regbit_get(avr, uart0(avr)->dor));
+	stim_detach(rt);
+	stim_free(s);
+	core_free(avr);
+}
+
+/* `bad stop` and `bad parity` mark every frame of their line (simavr's
+ * frame error flag, UART_INPUT_FE, and the parity flag beside it). */
+static void test_uart_bad_frames(void **state)
+{
+	(void)state;
+	stim_script *s = parse_ok("uart 0 at 10 bad stop 1 2\n"
+				  "uart 0 at 20000 bad parity bad stop 3\n"
+				  "uart 0 at 30000 bad parity 4\n");
+	avr_t *avr = core();
+	obs o;
+	observe(avr, uart0_input(avr), &o);
+	stim_runtime *rt = attach_ok(s, avr, 0);
+	run_until(avr, 40000);
+	static const uint32_t want[4] = { UART_INPUT_FE | 1, UART_INPUT_FE | 2,
+					  UART_INPUT_FE | 0x4000 | 3, 0x4000 | 4 };
+	assert_int_equal(o.n, 4);
+	for (unsigned k = 0; k < 4; k++)
+		assert_int_equal(o.val[k], want[k]);
 	stim_detach(rt);
 	stim_free(s);
 	core_free(avr);
@@ -598,15 +586,12 @@ static void test_state_checkpoint(void **state)
 				  "pin D2 every 3ms jitter 1ms toggle\n"
 				  "adc 0 random 0 5000\nadc 1 seq 1 2 3 4 5\n");
 	avr_t *avr = core();
-	obs u = { .avr = avr }, p;
+	obs u, p;
+	observe(avr, uart0_input(avr), &u);
 	observe(avr, pin_irq(avr, 'D', 2), &p);
 	stim_runtime *rt = attach_ok(s, avr, 99);
-	avr_regbit_setto(avr, uart0(avr)->rxen, 1);
 	assert_int_equal(stim_state_size(rt) % 8, 0);
-	for (uint64_t c = 0; c <= 5 * 8000; c += 500) {
-		run_until_rx(avr, c, &u);
-		drain(avr);
-	}
+	run_until(avr, 5 * 8000);
 	convert(avr, 1);
 
 	uint32_t size = stim_state_size(rt);
@@ -615,8 +600,6 @@ static void test_state_checkpoint(void **state)
 	avr_cycle_timer_pool_t pool = avr->cycle_timers;
 	uint64_t cycle = avr->cycle;
 	size_t un = u.n, pn = p.n;
-	unsigned seen = u.rx_seen;
-	uart_fifo_t input = uart0(avr)->input;  /* the receiver's buffer, as a checkpoint keeps it */
 	/* simavr filters a pin IRQ raised to its current value, so the IRQ's
 	 * value is part of what a checkpoint must restore. */
 	uint32_t d2 = pin_irq(avr, 'D', 2)->value;
@@ -630,18 +613,13 @@ static void test_state_checkpoint(void **state)
 			avr->cycle = cycle;
 			pin_irq(avr, 'D', 2)->value = d2;
 			u.n = un;
-			u.rx_seen = seen;
-			uart0(avr)->input = input;
 			p.n = pn;
 		}
 		for (int k = 0; k < 6; k++) {
 			adc0[round][k] = convert(avr, 0);
 			adc1[round][k] = convert(avr, 1);
 		}
-		for (uint64_t c = cycle; c <= 15 * 8000; c += 500) {
-			run_until_rx(avr, c, &u);
-			drain(avr);
-		}
+		run_until(avr, 15 * 8000);
 		assert_true(u.n >= un + 8 && p.n >= pn + 3);
 		memcpy(ucyc[round], u.cycle + un, sizeof ucyc[round]);
 		memcpy(pcyc[round], p.cycle + pn, 3 * sizeof(uint64_t));
@@ -667,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_attach_errors),
 		cmocka_unit_test(test_uart_at),
 		cmocka_unit_test(test_uart_every),
+		cmocka_unit_test(test_uart_bad_frames),
 		cmocka_unit_test(test_pin_at_and_toggle),
 		cmocka_unit_test(test_pin_pulse),
 		cmocka_unit_test(test_adc),
