@@ -306,6 +306,62 @@ static void test_auto_trigger_timer0_overflow(void **state)
 	ck_done(&c);
 }
 
+/* Every other auto trigger (ADTS 2, 3, 5, 6, 7; the analog comparator is
+ * not simulated and warns): each rising edge of the source's flag starts
+ * a conversion ending 3 + 13.5 · 128 = 1731 cycles later (3 + 25.5 · 128
+ * = 3267 for the first after ADEN), the trigger's edges spaced more than
+ * a conversion apart.  Their counts in 0.1 s (1,600,000 cycles): INT0
+ * from PD2's falling edges at 6, 16, ..., 96 ms: 10; Timer0's compare A
+ * at clk/64, OCR0A 100: the first 101 · 64 cycles after the start, then
+ * every 256 · 64 = 16,384: 1 + floor((1,600,000 − 6,464 − ~100) / 16,384)
+ * = 98; Timer1's compare B in CTC at clk/8, TOP 19999, OCR1B 5000: the
+ * first at 5001 · 8, then every 160,000: 10; Timer1's overflow at clk/1:
+ * every 65,536: 24; the capture of PB0's rising edges every 5 ms from
+ * 1 ms: 20. */
+static void test_each_auto_trigger_source(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t adts;
+		const char *vector, *stim;
+		unsigned want;
+	} src[] = {
+		{ 2, "INT0_vect", "adc 0 const 3000\npin D2 every 10ms start 1ms pulse 5ms\n", 10 },
+		{ 3, "TIMER0_COMPA_vect", "adc 0 const 3000\n", 98 },
+		{ 5, "TIMER1_COMPB_vect", "adc 0 const 3000\n", 10 },
+		{ 6, "TIMER1_OVF_vect", "adc 0 const 3000\n", 24 },
+		{ 7, "TIMER1_CAPT_vect", "adc 0 const 3000\npin B0 every 5ms start 1ms pulse 100us\n",
+		  20 },
+	};
+	check c = { .len = 0 };
+	const uint64_t limit = MHZ16 / 10;
+	for (size_t k = 0; k < sizeof src / sizeof *src; k++) {
+		probe *p = probe_open("tests/chip/adc_triggers.elf", M328, MHZ16);
+		probe_watch(p, "GPIOR0", "GPIOR1", NULL);
+		probe_stimuli(p, src[k].stim);
+		p->s->avr->data[probe_reg(p, "GPIOR2")] = src[k].adts;
+		probe_run(p, limit);
+		probe_series *t = probe_raises(p, src[k].vector), *a = probe_raises(p, "ADC_vect");
+		ck(&c, t->n == src[k].want, "ADTS %u: %u trigger events in 0.1 s, want %u",
+		   src[k].adts, t->n, src[k].want);
+		unsigned n = 0;  /* triggers whose conversion ends within the run */
+		for (unsigned i = 0; i < t->n; i++)
+			n += t->cycle[i] + (i ? 1731 : 3267) < limit;
+		ck(&c, a->n == n, "ADTS %u: %u conversions, want %u", src[k].adts, a->n, n);
+		for (unsigned i = 0; i < a->n && i < t->n; i++)
+			ck(&c, a->cycle[i] == t->cycle[i] + (i ? 1731 : 3267),
+			   "ADTS %u: conversion %u ends at %llu, want %llu", src[k].adts, i + 1,
+			   (ull)a->cycle[i], (ull)(t->cycle[i] + (i ? 1731 : 3267)));
+		unsigned got[128];
+		unsigned m = results(p, "GPIOR0", "GPIOR1", got, 128);
+		for (unsigned i = 0; i < m; i++)
+			ck(&c, got[i] == 614, "ADTS %u: result %u is %u, want 614", src[k].adts, i + 1,
+			   got[i]);
+		probe_close(p);
+	}
+	ck_done(&c);
+}
+
 /* Free running: ADSC written with ADEN and ADATE at w: the first ends at
  * w + 64 + 25 · 128, each next 13 · 128 = 1664 later; ADC0's sequence 1, 2,
  * 3, 4 V gives 204, 409, 614, 819 in turn; ADSC stays 1 (ADCSRA 0xef in
@@ -504,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_mux_latched_at_start),
 		cmocka_unit_test(test_data_register),
 		cmocka_unit_test(test_auto_trigger_timer0_overflow),
+		cmocka_unit_test(test_each_auto_trigger_source),
 		cmocka_unit_test(test_free_running),
 		cmocka_unit_test(test_m2560_channels_8_to_15),
 		cmocka_unit_test(test_m16_sfior_trigger),
