@@ -281,6 +281,18 @@ static inline long long test_sql_int(const char *path, const char *q)
 	return v;
 }
 
+/* The recording at path holds n interrupts, and `avrr replay` of it
+ * injects all n and does not diverge (its output left in s->out). */
+static inline void test_assert_replay_exact(test_scratch *s, const char *path, long long n)
+{
+	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), n);
+	char want[64];
+	snprintf(want, sizeof want, "injected             %lld\n", n);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s'", test_avrr(), path), 0);
+	if (!strstr(s->out, want) || !strstr(s->out, "diverged             no\n"))
+		fail_msg("%s", s->out);
+}
+
 /* Runs `avrr replay PATH ARGS --json` into s->out; fails unless it exits
  * with want_rc and prints JSON, which it returns (the caller frees it). */
 static inline json_t *test_replay_json(test_scratch *s, const char *path, const char *args,

@@ -545,11 +545,7 @@ static void test_replays_exactly(void **state)
 	test_record(s, path, sizeof path, "adc_t0ovf.db", "tests/chip/adc_t0ovf.elf --mcu "
 		    "atmega328p --freq 16000000 --cycles 1600000 --stimuli '%s'", stim);
 	/* 97 conversions and as many overflows: an interrupt each. */
-	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 194);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s'", test_avrr(), path), 0);
-	if (!strstr(s->out, "injected             194\n") ||
-	    !strstr(s->out, "diverged             no\n"))
-		fail_msg("%s", s->out);
+	test_assert_replay_exact(s, path, 194);
 }
 
 int main(void)

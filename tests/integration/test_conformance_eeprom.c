@@ -389,10 +389,7 @@ static void test_replays_exactly(void **state)
 	char path[256];
 	test_record(s, path, sizeof path, "eeprom_ready.db", "tests/chip/eeprom_ready.elf "
 		    "--mcu atmega328p --freq 16000000 --cycles 200k");
-	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 6);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s'", test_avrr(), path), 0);
-	if (!strstr(s->out, "injected             6\n") || !strstr(s->out, "diverged             no\n"))
-		fail_msg("%s", s->out);
+	test_assert_replay_exact(s, path, 6);
 }
 
 int main(void)

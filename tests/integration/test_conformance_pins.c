@@ -548,10 +548,7 @@ static void test_replays_exactly(void **state)
 	test_write_text(stim, script);
 	test_record(s, path, sizeof path, "int.db", "tests/chip/int_m2560.elf --mcu atmega2560 "
 		    "--freq 16000000 --stimuli '%s' --cycles 47000", stim);
-	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 50);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s'", test_avrr(), path), 0);
-	if (!strstr(s->out, "injected             50\n") || !strstr(s->out, "diverged             no\n"))
-		fail_msg("%s", s->out);
+	test_assert_replay_exact(s, path, 50);
 }
 
 int main(void)

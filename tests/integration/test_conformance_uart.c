@@ -487,10 +487,7 @@ static void test_replays_exactly(void **state)
 	char path[256];
 	test_record(s, path, sizeof path, "uart_udre.db", "tests/chip/uart_udre.elf "
 		    "--mcu atmega328p --freq 16000000 --cycles 20000");
-	assert_int_equal(test_sql_int(path, "SELECT count(*) FROM interrupts"), 5);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay '%s'", test_avrr(), path), 0);
-	if (!strstr(s->out, "injected             5\n") || !strstr(s->out, "diverged             no\n"))
-		fail_msg("%s", s->out);
+	test_assert_replay_exact(s, path, 5);
 }
 
 int main(void)
