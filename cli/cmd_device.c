@@ -20,7 +20,7 @@
 #include "device/devreplay.h"
 
 #define DEVICE_DEFAULT_INSTRUCTIONS 2000000u
-#define DEVICE_DRAIN_MAX 10000000u   /* instructions to finish a block being sent */
+#define DEVICE_DRAIN_MAX 40000000u   /* instructions to find a clean block and finish it */
 #define DEVICE_DRAIN_BLOCKS 256u     /* blocks to wait for one that ends clean */
 
 typedef struct capture {
@@ -238,10 +238,18 @@ int cmd_device(int argc, char **argv)
 	 * DEVICE_DRAIN_BLOCKS blocks never do (a log that loses items), after
 	 * the last of them.  Busy firmware may need many: funcsheap under the
 	 * default cycles:32 tracer has an interrupt in nearly every send of a
-	 * 255-byte block, and took 80 to find one without. */
+	 * 255-byte block, and took 80 to find one without; funcsheap_noloop
+	 * through the UART at 115,200 baud 66 blocks, 9 M instructions. */
 	const fw_symbol *len = fw_find_symbol(fw, "avrr_log_len");
 	uint64_t extra = 0;
 	unsigned tries = 0;   /* a device that always has items pending: a bound */
+	/* Where the device is said to stop: the end of the last block sent
+	 * in the drain, where a replay of its dump stops too, even when the
+	 * search for a clean block ran on past it and gave up while no block
+	 * was being sent (the state is written there; the log has nothing
+	 * after it). */
+	uint64_t end_icount = s->icount, end_cycle = sim_cycle(s);
+	int wrote_state = 0;
 	/* A block is begun only in the first half of DEVICE_DRAIN_MAX, so
 	 * that the second is there to finish it: a dump cut mid-block is
 	 * left only by a sink that never finishes. */
@@ -249,9 +257,19 @@ int cmd_device(int argc, char **argv)
 		for (; why == SIM_STOP_LIMIT && busy && !sending(s, busy) &&
 		     extra < DEVICE_DRAIN_MAX / 2; extra++)
 			why = sim_run(s, s->icount + 1, 0, NULL);
+		int sent = why == SIM_STOP_LIMIT && sending(s, busy);
 		for (; why == SIM_STOP_LIMIT && sending(s, busy) && extra < DEVICE_DRAIN_MAX;
 		     extra++)
 			why = sim_run(s, s->icount + 1, 0, NULL);
+		if (sent && why == SIM_STOP_LIMIT && !sending(s, busy)) {
+			end_icount = s->icount;
+			end_cycle = sim_cycle(s);
+			if (state_out && devreplay_write_state(s, state_out)) {
+				cli_fail("device", "%s: %s", state_out, strerror(errno));
+				goto done;
+			}
+			wrote_state = 1;
+		}
 	} while (why == SIM_STOP_LIMIT && busy && sending(s, len) && ++tries < DEVICE_DRAIN_BLOCKS &&
 		 extra < DEVICE_DRAIN_MAX / 2);
 	if (why == SIM_STOP_CRASHED) {
@@ -259,13 +277,17 @@ int cmd_device(int argc, char **argv)
 			 argv[optind], (unsigned)sim_pc(s), (unsigned long long)s->icount);
 		goto done;
 	}
-	if (state_out && devreplay_write_state(s, state_out)) {
-		cli_fail("device", "%s: %s", state_out, strerror(errno));
-		goto done;
+	if (!wrote_state) {
+		end_icount = s->icount;
+		end_cycle = sim_cycle(s);
+		if (state_out && devreplay_write_state(s, state_out)) {
+			cli_fail("device", "%s: %s", state_out, strerror(errno));
+			goto done;
+		}
 	}
 	rc = 0;
 	printf("device: %llu instructions, %llu cycles; log %llu bytes, other UART %llu bytes\n",
-	       (unsigned long long)s->icount, (unsigned long long)sim_cycle(s),
+	       (unsigned long long)end_icount, (unsigned long long)end_cycle,
 	       (unsigned long long)cap.log_bytes, (unsigned long long)cap.uart_bytes);
 	if (stats)
 		printf("stats: interrupts %llu, trace cycles %llu, log cycles %llu, of which "
