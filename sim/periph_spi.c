@@ -518,17 +518,24 @@ static const periph_ops SPI_OPS = {
 	.clocks = spi_clocks,
 };
 
+/* The SPI pins of the part named mcu, or NULL when avrr has no table. */
+static const spi_pins *pins_of_mcu(const char *mcu)
+{
+	size_t n = strlen(mcu);
+	for (size_t i = 0; n && i < sizeof PINS / sizeof *PINS; i++)
+		for (const char *m = PINS[i].mcus; *m; m = strchr(m, ' ') + 1)
+			if (!strncasecmp(m, mcu, n) && m[n] == ' ')
+				return &PINS[i];
+	return NULL;
+}
+
 /* This part's SPI pins and their port's registers, and a listener on SS. */
 static void find_pins(spi *s)
 {
-	for (size_t i = 0; i < sizeof PINS / sizeof *PINS; i++) {
-		size_t n = strlen(s->mcu);
-		for (const char *m = PINS[i].mcus; *m; m = strchr(m, ' ') + 1)
-			if (!strncasecmp(m, s->mcu, n) && m[n] == ' ')
-				s->pins = PINS[i];
-	}
-	if (!s->pins.port)
+	const spi_pins *pins = pins_of_mcu(s->mcu);
+	if (!pins)
 		return;
+	s->pins = *pins;
 	for (avr_io_t *io = s->avr->io_port; io; io = io->next)
 		if (io->kind && !strcmp(io->kind, "port") &&
 		    ((avr_ioport_t *)io)->name == s->pins.port) {
@@ -571,6 +578,20 @@ static int attach_one(periphs *p, avr_spi_t *sp, avrr_err *err)
 	    !reghook_read(ctx->regs, s->spsr, 0xff, "the spi", spsr_read, s, err))
 		return -1;
 	on_chip_reset(&s->io);
+	return 0;
+}
+
+int spi_ss_pin(struct avr_t *avr, char *port, unsigned *bit)
+{
+	/* The model's own table entry, which find_pins dropped when the port
+	 * is missing; on a bare core (no model) the table by simavr's name. */
+	avr_io_t *io = periph_next_io(avr, NULL, "avrr spi");
+	const spi_pins *pins = io ? (of_io(io)->pins.port ? &of_io(io)->pins : NULL)
+				  : pins_of_mcu(avr->mmcu ? avr->mmcu : "");
+	if (!pins)
+		return -1;
+	*port = pins->port;
+	*bit = pins->ss;
 	return 0;
 }
 
