@@ -17,7 +17,8 @@
  * The outside world talks to it as it talked to simavr's: a device
  * listens to SPI_IRQ_OUTPUT, which carries each byte the chip shifts out,
  * and raises SPI_IRQ_INPUT with the byte it shifts in (during a recording,
- * the stimuli's `spi` devices, sim/stim_bus.c).
+ * the stimuli's `spi` devices, sim/stim_bus.c; a stimuli's `spi master`
+ * raises SPI_IRQ_INPUT alone, to clock the chip as a slave).
  *
  * The model.  SPDR is two registers: the shift register (`shift`), which
  * a write loads and which goes out, and the receive buffer (`rx`), which
@@ -57,8 +58,9 @@
  * Not modelled, each a record-time warning when it matters: SCK and MOSI
  * on the pins (the waveforms; CPOL, CPHA and DORD shape only them), a
  * clock rate changed in mid-byte, register writes under PRSPI (the chip
- * ignores them), no device answering a master or clocking a slave, the
- * SPI pins of a part avrr has no table for.
+ * ignores them), no device answering a master, no master (the stimuli's
+ * `spi master`) clocking a slave, the SPI pins of a part avrr has no
+ * table for.
  */
 #include "sim/periph.h"
 
@@ -439,9 +441,11 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	}
 	if (s->slave_on && !s->slave_got && !(*warned & W_NO_MASTER)) {
 		*warned |= W_NO_MASTER;
-		snprintf(text, sizeof text, "spi: %s makes the SPI a slave, and no master clocks it "
-			 "(the stimuli's spi devices are slaves): no byte arrives, SPIF does not rise",
-			 spcr);
+		/* Checked after each slice of a recording: a master's first
+		 * byte may still be to come. */
+		snprintf(text, sizeof text, "spi: %s makes the SPI a slave, and no master has clocked "
+			 "it yet (a stimuli's spi master line would): no byte has arrived, SPIF has "
+			 "not risen", spcr);
 		warn(ud, text);
 	}
 	if (s->ss_high_drop && !(*warned & W_SS_HIGH)) {
