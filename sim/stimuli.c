@@ -1292,8 +1292,8 @@ static int bind_spi_master(stim_runtime *rt, size_t i, avrr_err *err)
 			    d->rate, avr->frequency, avr->frequency / 4);
 	uint64_t byte = 8 * (avr->frequency / d->rate);
 	if ((u128)byte * d->len > CYCLE_LIMIT)
-		return aerr(rt, d, d->rcol, err, "%zu bytes at SCK %" PRIu64 " Hz take too long",
-			    d->len, d->rate);
+		return aerr(rt, d, d->rcol, err, "%zu byte%s at SCK %" PRIu64 " Hz take%s too long",
+			    d->len, d->len == 1 ? "" : "s", d->rate, d->len == 1 ? "s" : "");
 	dc->width = byte;
 	return 0;
 }
@@ -1370,10 +1370,11 @@ static int bind(stim_runtime *rt, size_t i, avrr_err *err)
 			char pb[48];
 			stime_text(&d->when, pb, sizeof pb);
 			return aerr(rt, d, d->rcol, err,
-				    "%zu bytes at SCK %" PRIu64 " Hz take %" PRIu64
+				    "%zu byte%s at SCK %" PRIu64 " Hz take%s %" PRIu64
 				    " cycles: more than the period '%s' leaves (%" PRIu64
 				    " cycles at %" PRIu32 " Hz, less twice the jitter)",
-				    d->len, d->rate, (uint64_t)total, pb, dc->when,
+				    d->len, d->len == 1 ? "" : "s", d->rate,
+				    d->len == 1 ? "s" : "", (uint64_t)total, pb, dc->when,
 				    avr->frequency);
 		}
 	}

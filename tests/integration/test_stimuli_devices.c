@@ -342,6 +342,9 @@ static void test_attach_errors(void **state)
 	attach_err("atmega328p", "spi master every 100us rate 1000000 1 2 3 4 5 6 7 8 9 10 11 12 13",
 		   "t.stim:1:29: 13 bytes at SCK 1000000 Hz take 1664 cycles: more than the period "
 		   "'100us' leaves (1600 cycles at 16000000 Hz, less twice the jitter)");
+	attach_err("atmega328p", "spi master every 2c rate 4000000 1",
+		   "t.stim:1:26: 1 byte at SCK 4000000 Hz takes 32 cycles: more than the period "
+		   "'2' leaves (2 cycles at 16000000 Hz, less twice the jitter)");
 	attach_err("atmega328p", "spi master every 100us jitter 40us rate 1000000 1 2 3 4 5 6 7 8 9 10 "
 		   "11 12", "t.stim:1:41: 12 bytes at SCK 1000000 Hz take 1536 cycles: more than the "
 		   "period '100us' leaves (1600 cycles at 16000000 Hz, less twice the jitter)");
