@@ -232,6 +232,12 @@ int extint_attach(periphs *p, avrr_err *err);
  * SPI_IRQ_OUTPUT.  0, or -1 with err. */
 int spi_attach(periphs *p, avrr_err *err);
 
+/* The SS pin of core avr's SPI (port letter, bit), as the datasheet's
+ * "Alternate Functions of Port B" has it: what an outside master drives
+ * to select the chip as a slave (the stimuli's `spi master`).  -1 when
+ * avrr has no table of the part's SPI pins. */
+int spi_ss_pin(struct avr_t *avr, char *port, unsigned *bit);
+
 /* ---- the ADC (periph_adc.c) ----------------------------------------- */
 
 /* Takes over simavr's ADC where the core has one (see periph_adc.c) and

@@ -17,7 +17,8 @@
  * The outside world talks to it as it talked to simavr's: a device
  * listens to SPI_IRQ_OUTPUT, which carries each byte the chip shifts out,
  * and raises SPI_IRQ_INPUT with the byte it shifts in (during a recording,
- * the stimuli's `spi` devices, sim/stim_bus.c).
+ * the stimuli's `spi` devices, sim/stim_bus.c; a stimuli's `spi master`
+ * raises SPI_IRQ_INPUT alone, to clock the chip as a slave).
  *
  * The model.  SPDR is two registers: the shift register (`shift`), which
  * a write loads and which goes out, and the receive buffer (`rx`), which
@@ -57,8 +58,9 @@
  * Not modelled, each a record-time warning when it matters: SCK and MOSI
  * on the pins (the waveforms; CPOL, CPHA and DORD shape only them), a
  * clock rate changed in mid-byte, register writes under PRSPI (the chip
- * ignores them), no device answering a master or clocking a slave, the
- * SPI pins of a part avrr has no table for.
+ * ignores them), no device answering a master, no master (the stimuli's
+ * `spi master`) clocking a slave, the SPI pins of a part avrr has no
+ * table for.
  */
 #include "sim/periph.h"
 
@@ -439,9 +441,11 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	}
 	if (s->slave_on && !s->slave_got && !(*warned & W_NO_MASTER)) {
 		*warned |= W_NO_MASTER;
-		snprintf(text, sizeof text, "spi: %s makes the SPI a slave, and no master clocks it "
-			 "(the stimuli's spi devices are slaves): no byte arrives, SPIF does not rise",
-			 spcr);
+		/* Checked after each slice of a recording: a master's first
+		 * byte may still be to come. */
+		snprintf(text, sizeof text, "spi: %s makes the SPI a slave, and no master has clocked "
+			 "it yet (a stimuli's spi master line would): no byte has arrived, SPIF has "
+			 "not risen", spcr);
 		warn(ud, text);
 	}
 	if (s->ss_high_drop && !(*warned & W_SS_HIGH)) {
@@ -518,17 +522,24 @@ static const periph_ops SPI_OPS = {
 	.clocks = spi_clocks,
 };
 
+/* The SPI pins of the part named mcu, or NULL when avrr has no table. */
+static const spi_pins *pins_of_mcu(const char *mcu)
+{
+	size_t n = strlen(mcu);
+	for (size_t i = 0; n && i < sizeof PINS / sizeof *PINS; i++)
+		for (const char *m = PINS[i].mcus; *m; m = strchr(m, ' ') + 1)
+			if (!strncasecmp(m, mcu, n) && m[n] == ' ')
+				return &PINS[i];
+	return NULL;
+}
+
 /* This part's SPI pins and their port's registers, and a listener on SS. */
 static void find_pins(spi *s)
 {
-	for (size_t i = 0; i < sizeof PINS / sizeof *PINS; i++) {
-		size_t n = strlen(s->mcu);
-		for (const char *m = PINS[i].mcus; *m; m = strchr(m, ' ') + 1)
-			if (!strncasecmp(m, s->mcu, n) && m[n] == ' ')
-				s->pins = PINS[i];
-	}
-	if (!s->pins.port)
+	const spi_pins *pins = pins_of_mcu(s->mcu);
+	if (!pins)
 		return;
+	s->pins = *pins;
 	for (avr_io_t *io = s->avr->io_port; io; io = io->next)
 		if (io->kind && !strcmp(io->kind, "port") &&
 		    ((avr_ioport_t *)io)->name == s->pins.port) {
@@ -571,6 +582,20 @@ static int attach_one(periphs *p, avr_spi_t *sp, avrr_err *err)
 	    !reghook_read(ctx->regs, s->spsr, 0xff, "the spi", spsr_read, s, err))
 		return -1;
 	on_chip_reset(&s->io);
+	return 0;
+}
+
+int spi_ss_pin(struct avr_t *avr, char *port, unsigned *bit)
+{
+	/* The model's own table entry, which find_pins dropped when the port
+	 * is missing; on a bare core (no model) the table by simavr's name. */
+	avr_io_t *io = periph_next_io(avr, NULL, "avrr spi");
+	const spi_pins *pins = io ? (of_io(io)->pins.port ? &of_io(io)->pins : NULL)
+				  : pins_of_mcu(avr->mmcu ? avr->mmcu : "");
+	if (!pins)
+		return -1;
+	*port = pins->port;
+	*bit = pins->ss;
 	return 0;
 }
 

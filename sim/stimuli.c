@@ -7,8 +7,10 @@
  * cycle timer for all timed events (so a long script cannot exhaust simavr's
  * small timer pool, and events due at the same cycle fire in file order) and
  * one listener on the ADC's conversion trigger.  The i2c and spi devices
- * are parsed here and run in stim_bus.c.  Everything that changes while
- * the simulation runs lives in the runtime's pointer-free state block.
+ * are parsed here and run in stim_bus.c; an `spi master` line, which
+ * clocks the chip as an SPI slave at its times, is a timed directive as a
+ * uart line is.  Everything that changes while the simulation runs lives
+ * in the runtime's pointer-free state block.
  */
 #include "sim/stimuli.h"
 
@@ -25,6 +27,7 @@
 
 #include <avr_adc.h>
 #include <avr_ioport.h>
+#include <avr_spi.h>
 #include <avr_uart.h>
 #include <sim_avr.h>
 #include <sim_cycle_timers.h>
@@ -46,7 +49,7 @@ enum unit { U_C, U_US, U_MS, U_S };
 static const uint64_t unit_us[] = { 0, 1, 1000, 1000000 };
 static const char *const unit_name[] = { "", "us", "ms", "s" };
 
-enum kind { K_ADC, K_UART, K_PIN };
+enum kind { K_ADC, K_UART, K_PIN, K_SPIM };
 enum src { S_CONST, S_SEQ, S_RANDOM, S_SINE, S_SAW };
 enum act { A_BYTES, A_HIGH, A_LOW, A_TOGGLE, A_PULSE, A_RELEASE };
 
@@ -61,7 +64,10 @@ struct directive {
 	bool periodic, has_start, has_jitter;
 	uint8_t target; /* ADC channel, UART number or pin bit */
 	char port; /* a pin's port letter, 'A'..'L' */
-	size_t line, tcol; /* its line, and the column of its target token */
+	size_t line, tcol; /* its line, and the column of its target token
+			      ('master' for an SPI master) */
+	uint64_t rate; /* SPI master: SCK in Hz */
+	size_t rcol; /* SPI master: the column of its rate */
 	uint16_t lo, hi; /* ADC millivolts: const value, or MIN and MAX */
 	size_t off, len; /* slice of script->vals (seq) or script->bytes */
 	unsigned frame_flags; /* UART: UART_RX_* on each frame ('bad stop', 'bad parity') */
@@ -744,6 +750,26 @@ static int parse_spi(struct pctx *c, bus_dev *d)
 	return parse_regs(c, d, BUS_SPI_REGS);
 }
 
+/* `spi master TIMING rate HZ BYTES...`: an outside master that selects
+ * the chip (SS low) and clocks the bytes into it at SCK = HZ. */
+static int parse_spi_master(struct pctx *c, struct directive *d)
+{
+	const tok *t = next(c); /* 'master' */
+	d->kind = K_SPIM;
+	d->act = A_BYTES;
+	d->tcol = t->col;
+	if (parse_timing(c, d) || need_kw(c, "rate"))
+		return -1;
+	if (!(t = next(c)))
+		return missing(c, "SCK rate in Hz after 'rate'");
+	if (parse_int(c, t, &d->rate))
+		return -1;
+	if (d->rate == 0)
+		return perr(c, t->col, "zero SCK rate");
+	d->rcol = t->col;
+	return parse_bytes(c, d);
+}
+
 static int parse_device(struct pctx *c, const tok *kw)
 {
 	stim_script *s = c->s;
@@ -766,7 +792,8 @@ static int parse_line(struct pctx *c)
 	if (is(kw, "seed")) {
 		if (parse_seed(c, kw))
 			return -1;
-	} else if (is(kw, "adc") || is(kw, "uart") || is(kw, "pin")) {
+	} else if (is(kw, "adc") || is(kw, "uart") || is(kw, "pin") ||
+		   (is(kw, "spi") && is(peek(c), "master"))) {
 		stim_script *s = c->s;
 		if (grow((void **)&s->d, &s->capd, s->nd + 1, sizeof *s->d))
 			return oom(c);
@@ -775,7 +802,8 @@ static int parse_line(struct pctx *c)
 		d->line = c->line;
 		int r = is(kw, "adc")    ? parse_adc(c, d)
 			: is(kw, "uart") ? parse_uart(c, d)
-					 : parse_pin(c, d);
+			: is(kw, "pin")  ? parse_pin(c, d)
+					 : parse_spi_master(c, d);
 		if (r)
 			return -1;
 		s->nd++;
@@ -852,17 +880,20 @@ struct dstate {
 	uint64_t fall; /* cycle a pulse goes back low, 0 = none pending */
 	uint32_t seq; /* next index into an ADC sequence */
 	uint32_t active; /* an occurrence is still to come */
-	uint64_t byte_at; /* UART: cycle the next byte arrives, when owed */
-	uint32_t owed; /* UART: bytes still to arrive */
-	uint32_t sent; /* UART: bytes sent so far (the next is sent % len) */
+	uint64_t byte_at; /* UART, SPI master: cycle the next byte arrives, when owed */
+	uint32_t owed; /* UART, SPI master: bytes still to arrive */
+	uint32_t sent; /* UART, SPI master: bytes sent so far (the next is sent % len) */
 };
 
 /* Per-directive constants fixed at attach: times in cycles, target IRQ. */
 struct dconst {
-	avr_irq_t *irq; /* UART input or pin IRQ */
+	avr_irq_t *irq; /* UART input or pin IRQ (SPI master: SS's) */
 	ports *ports; /* a pin's model (periph_port.c), NULL on a bare core */
 	avr_uart_t *uart; /* UART: its frame time and receive buffer */
-	uint64_t when, start, jitter, width;
+	avr_spi_t *spi; /* SPI master: the chip's SPI */
+	char port; /* SPI master: SS's port letter and bit; a pin's are its directive's */
+	uint8_t bit;
+	uint64_t when, start, jitter, width; /* SPI master: width = 8 SCK periods, a byte */
 	uint32_t pin; /* (port - 'A') * 8 + bit */
 };
 
@@ -1005,7 +1036,7 @@ static void drive(stim_runtime *rt, size_t i, uint8_t level)
 	const struct dconst *dc = &rt->dc[i];
 	levels(rt)[dc->pin] = level;
 	if (dc->ports)
-		ports_drive(dc->ports, rt->s->d[i].port, rt->s->d[i].target, level);
+		ports_drive(dc->ports, dc->port, dc->bit, level);
 	else
 		avr_raise_irq(dc->irq, level);
 }
@@ -1014,7 +1045,7 @@ static void drive(stim_runtime *rt, size_t i, uint8_t level)
 static void release(stim_runtime *rt, size_t i)
 {
 	if (rt->dc[i].ports)
-		ports_drive(rt->dc[i].ports, rt->s->d[i].port, rt->s->d[i].target, -1);
+		ports_drive(rt->dc[i].ports, rt->dc[i].port, rt->dc[i].bit, -1);
 }
 
 /* Earliest pending event time of directive i, or UINT64_MAX. */
@@ -1045,6 +1076,27 @@ static void uart_next_byte(stim_runtime *rt, size_t i)
 	st->byte_at += rt->dc[i].uart->cycles_per_byte;
 }
 
+/* The next owed byte of SPI master i: its last bit is in now, and the
+ * chip's SPI, a slave selected by SS, takes it (periph_spi.c: SPIF, and
+ * the slave's own byte out).  A chip that is itself a master listens to
+ * MISO, not to this master's MOSI: the byte goes nowhere.  After the
+ * last byte the master lets SS go high again; the next byte's last bit is
+ * 8 SCK periods later. */
+static void spim_next_byte(stim_runtime *rt, size_t i)
+{
+	const struct directive *d = &rt->s->d[i];
+	const struct dconst *dc = &rt->dc[i];
+	struct dstate *st = &dstates(rt)[i];
+	uint8_t byte = rt->s->bytes[d->off + st->sent % d->len];
+	st->sent++;
+	st->owed--;
+	st->byte_at += dc->width;
+	if (!(rt->avr->data[dc->spi->r_spcr] & periph_bits(dc->spi->mstr)))
+		avr_raise_irq(dc->spi->io.irq + SPI_IRQ_INPUT, byte);
+	if (!st->owed)
+		drive(rt, i, 1);
+}
+
 /* Fires directive i's earliest pending event.  A pulse whose fall is not
  * earlier than the next rise is retriggered: it stays high and falls W after
  * the later rise, so overlapping pulses merge. */
@@ -1059,11 +1111,24 @@ static void fire(stim_runtime *rt, size_t i)
 		return;
 	}
 	if (st->owed && (!st->active || st->byte_at <= st->next)) {
-		uart_next_byte(rt, i);
+		if (d->kind == K_SPIM)
+			spim_next_byte(rt, i);
+		else
+			uart_next_byte(rt, i);
 		return;
 	}
 	switch (d->act) {
 	case A_BYTES:
+		if (d->kind == K_SPIM) {
+			/* SS low: the chip is selected; the first byte's last
+			 * bit comes 8 SCK periods on.  attach made sure the
+			 * bytes end before the next occurrence. */
+			drive(rt, i, 0);
+			st->byte_at = st->next + dc->width;
+			st->owed = (uint32_t)d->len;
+			st->sent = 0;
+			break;
+		}
 		/* One byte per frame, as the line delivers them; an occurrence
 		 * that comes while bytes are still owed queues behind them. */
 		if (!st->owed)
@@ -1201,6 +1266,38 @@ static bool adc_has_channel(struct avr_t *avr, unsigned ch)
 	return false;
 }
 
+/* An SPI master's SPI, SS pin and byte time (8 SCK periods, SCK's period
+ * rounded down to whole cycles as times are).  A slave samples SCK with
+ * its own clock: SCK at most fosc/4 (the datasheet's "SPI Timing
+ * Characteristics": a slave's SCK period at least 4 tck). */
+static int bind_spi_master(stim_runtime *rt, size_t i, avrr_err *err)
+{
+	const struct directive *d = &rt->s->d[i];
+	struct dconst *dc = &rt->dc[i];
+	struct avr_t *avr = rt->avr;
+	for (avr_io_t *io = NULL; !dc->spi && (io = periph_next_io(avr, io, "spi"));)
+		if (((avr_spi_t *)io)->r_spdr)
+			dc->spi = (avr_spi_t *)io;
+	if (!dc->spi)
+		return aerr(rt, d, d->tcol, err, "this MCU has no SPI");
+	unsigned ss;
+	if (spi_ss_pin(avr, &dc->port, &ss))
+		return aerr(rt, d, d->tcol, err,
+			    "avrr has no table of this MCU's SPI pins: SS unknown");
+	dc->bit = (uint8_t)ss;
+	if (d->rate > avr->frequency / 4)
+		return aerr(rt, d, d->rcol, err,
+			    "SCK rate %" PRIu64 " Hz is faster than a slave takes at %" PRIu32
+			    " Hz (at most fosc/4, %" PRIu32 " Hz)",
+			    d->rate, avr->frequency, avr->frequency / 4);
+	uint64_t byte = 8 * (avr->frequency / d->rate);
+	if ((u128)byte * d->len > CYCLE_LIMIT)
+		return aerr(rt, d, d->rcol, err, "%zu byte%s at SCK %" PRIu64 " Hz take%s too long",
+			    d->len, d->len == 1 ? "" : "s", d->rate, d->len == 1 ? "s" : "");
+	dc->width = byte;
+	return 0;
+}
+
 /* Converts directive i's times and finds its peripheral. */
 static int bind(stim_runtime *rt, size_t i, avrr_err *err)
 {
@@ -1226,15 +1323,20 @@ static int bind(stim_runtime *rt, size_t i, avrr_err *err)
 		if (!dc->irq || !dc->uart)
 			return aerr(rt, d, d->tcol, err, "this MCU has no UART %u",
 				    d->target);
+	} else if (d->kind == K_SPIM) {
+		if (bind_spi_master(rt, i, err))
+			return -1;
 	} else {
-		dc->irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(d->port),
-					d->target);
+		dc->port = d->port;
+		dc->bit = d->target;
+	}
+	if (d->kind != K_UART) {
+		dc->irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(dc->port), dc->bit);
 		if (!dc->irq)
-			return aerr(rt, d, d->tcol, err, "this MCU has no port %c",
-				    d->port);
-		dc->pin = (uint32_t)(d->port - 'A') * 8 + d->target;
+			return aerr(rt, d, d->tcol, err, "this MCU has no port %c", dc->port);
+		dc->pin = (uint32_t)(dc->port - 'A') * 8 + dc->bit;
 		if ((dc->ports = ports_of(avr)))
-			ports_wire(dc->ports, d->port, d->target);
+			ports_wire(dc->ports, dc->port, dc->bit);
 	}
 	if (!d->periodic)
 		return to_cycles(rt, d, &d->when, &dc->when, err);
@@ -1260,6 +1362,22 @@ static int bind(stim_runtime *rt, size_t i, avrr_err *err)
 	if (d->act == A_PULSE)
 		return to_cycles_nonzero(rt, d, &d->width, "pulse width",
 					 &dc->width, err);
+	if (d->kind == K_SPIM) {
+		/* An occurrence's bytes end, and SS goes high, before the
+		 * earliest next one can begin: the bus has one master at a time. */
+		u128 total = (u128)dc->width * d->len;
+		if (total + 2 * (u128)dc->jitter >= dc->when) {
+			char pb[48];
+			stime_text(&d->when, pb, sizeof pb);
+			return aerr(rt, d, d->rcol, err,
+				    "%zu byte%s at SCK %" PRIu64 " Hz take%s %" PRIu64
+				    " cycles: more than the period '%s' leaves (%" PRIu64
+				    " cycles at %" PRIu32 " Hz, less twice the jitter)",
+				    d->len, d->len == 1 ? "" : "s", d->rate,
+				    d->len == 1 ? "s" : "", (uint64_t)total, pb, dc->when,
+				    avr->frequency);
+		}
+	}
 	return 0;
 }
 
@@ -1312,9 +1430,12 @@ int stim_attach(const stim_script *s, struct avr_t *avr, uint64_t seed,
 		st[i].active = 1;
 		st[i].base = d->periodic ? rt->dc[i].start : rt->dc[i].when;
 		st[i].next = jittered(rt, i, st[i].base);
-		/* "Its level starts low" / "at rest low". */
+		/* "Its level starts low" / "at rest low"; an SPI master's SS
+		 * high, the bus idle. */
 		if (d->act == A_TOGGLE || d->act == A_PULSE)
 			drive(rt, i, 0);
+		else if (d->kind == K_SPIM)
+			drive(rt, i, 1);
 	}
 	if (any_adc)
 		avr_irq_register_notify(rt->adc + ADC_IRQ_OUT_TRIGGER,

@@ -25,6 +25,7 @@
  */
 #include "tests/testlib.h"
 
+#include <avr_ioport.h>
 #include <avr_spi.h>
 #include <sim_avr.h>
 #include <sim_io.h>
@@ -102,6 +103,37 @@ static void master_start(master *m, dev *d, const uint64_t *at, const uint8_t *i
 	*m = (master){ .d = d, .at = at, .in = in, .n = n };
 	avr_t *avr = d->s->avr;
 	avr_cycle_timer_register(avr, at[0] - avr->cycle, master_clock, m);
+}
+
+/* A pin's levels as simavr's pin IRQ carries them (what the outside world
+ * drives too, which sim_observe_pins, the chip's own, leaves out): each
+ * change, with its cycle. */
+typedef struct pin_watch {
+	sim *s;
+	int level;               /* -1 before the first */
+	unsigned n;
+	uint64_t cycle[DEV_MAX];
+	uint8_t to[DEV_MAX];
+} pin_watch;
+
+static void pin_watch_on(avr_irq_t *irq, uint32_t value, void *param)
+{
+	(void)irq;
+	pin_watch *w = param;
+	int level = (value & 0xff) != 0;
+	if (level == w->level || w->n == DEV_MAX)
+		return;
+	w->level = level;
+	w->cycle[w->n] = sim_cycle(w->s);
+	w->to[w->n++] = (uint8_t)level;
+}
+
+static void pin_watch_attach(pin_watch *w, sim *s, char port, unsigned bit)
+{
+	*w = (pin_watch){ .s = s, .level = -1 };
+	avr_irq_t *irq = avr_io_getirq(s->avr, AVR_IOCTL_IOPORT_GETIRQ(port), (int)bit);
+	assert_non_null(irq);
+	avr_irq_register_notify(irq, pin_watch_on, w);
 }
 
 /* ---- runs ------------------------------------------------------------ */
@@ -291,6 +323,63 @@ static void test_slave_sends_preloaded_byte(void **state)
 	ck_done(&c);
 }
 
+/* The stimuli's `spi master` clocks the slave (docs/stimuli.md): SS low
+ * at each occurrence T, byte k's last bit in at T + 8·(k+1)·(F_CPU / HZ)
+ * (8 SCK periods a byte, §19.2 "the SPI clock generator ... eight clock
+ * pulses"), SPIF raised then (§19.5.2), the firmware sleeping so the
+ * raise is exact; SS high again with the last byte.  The slave sends the
+ * byte it preloaded first, then each one its handler loaded (the
+ * complement of the byte before).  Recorded with the file and replayed:
+ * exact. */
+static void test_slave_clocked_by_a_stimulus(void **state)
+{
+	scratch *s = *state;
+	static const char stim[] =
+		"spi master at 10000 rate 1000000 0x81 0x42 0x17\n"
+		"spi master every 20000 start 30000 rate 250000 \"ok\"\n";
+	check c = { .len = 0 };
+	probe *p = open_fw("spi_slave_clocked", M328, MHZ16);
+	dev d;
+	dev_attach(&d, p, 0);
+	pin_watch ss;
+	pin_watch_attach(&ss, p->s, 'B', 2);
+	probe_watch(p, "GPIOR0", "GPIOR1", NULL);
+	probe_stimuli(p, stim);
+	probe_run(p, 60000);
+	/* 1 MHz: 16 cycles an SCK period, 128 a byte; 250 kHz: 64, 512. */
+	const uint64_t b1 = 8 * (MHZ16 / 1000000), b2 = 8 * (MHZ16 / 250000);
+	const uint64_t want[7] = { 10000 + b1, 10000 + 2 * b1, 10000 + 3 * b1,
+				   30000 + b2, 30000 + 2 * b2, 50000 + b2, 50000 + 2 * b2 };
+	/* 0xa5 preloaded, then the complement of each byte received. */
+	static const uint8_t sent[7] = { 0xa5, 0x7e, 0xbd, 0xe8, 0x90, 0x94, 0x90 };
+	ck_raises(&c, p, want, NULL, 7);
+	ck_sent(&c, p, &d, want, NULL, sent, 7);
+	ck(&c, probe_entries(p, "SPI_STC_vect")->n == 7, "%s: %u SPI_STC entries, want 7", p->elf,
+	   probe_entries(p, "SPI_STC_vect")->n);
+	ck_report(&c, p, "GPIOR0", "81 42 17 6f 6b 6f 6b");
+	/* SPSR in the handler: SPIF cleared by the vector's entry, no WCOL. */
+	ck_report(&c, p, "GPIOR1", "00 00 00 00 00 00 00");
+	/* SS (PB2): high from the start, low at each T, high with the last
+	 * byte. */
+	const uint64_t edge[7] = { 0, 10000, want[2], 30000, want[4], 50000, want[6] };
+	ck(&c, ss.n == 7, "%s: %u SS changes, want 7", p->elf, ss.n);
+	for (unsigned i = 0; i < 7 && i < ss.n; i++)
+		ck(&c, ss.cycle[i] == edge[i] && ss.to[i] == !(i % 2),
+		   "%s: SS change %u at %llu to %u, want %llu to %u", p->elf, i + 1,
+		   (ull)ss.cycle[i], ss.to[i], (ull)edge[i], !(i % 2));
+	const char *warn = check_modes(p);
+	ck(&c, !strcmp(warn, ""), "%s: warnings:\n%s", p->elf, warn);
+	probe_close(p);
+	ck_done(&c);
+
+	char file[256], path[256];
+	snprintf(file, sizeof file, "%s/master.stim", s->dir);
+	test_write_text(file, stim);
+	test_record(s, path, sizeof path, "spi_master.db", "tests/chip/spi_slave_clocked.elf "
+		    "--mcu atmega328p --freq 16000000 --stimuli '%s' --cycles 60000", file);
+	test_assert_replay_exact(s, path, 7);
+}
+
 /* ---- SS in master mode ----------------------------------------------- */
 
 /* SS an input, pulled up: a byte at fosc/16 (128 cycles); the outside
@@ -410,8 +499,9 @@ static void test_warnings(void **state)
 			    "spi: a master transfer ended with no device answering (no spi device "
 			    "of the stimuli selected): SPDR received MISO's level, PB4 low, on every "
 			    "bit (0x00)\n"
-			    "spi: SPCR makes the SPI a slave, and no master clocks it (the stimuli's "
-			    "spi devices are slaves): no byte arrives, SPIF does not rise\n"
+			    "spi: SPCR makes the SPI a slave, and no master has clocked it yet (a "
+			    "stimuli's spi master line would): no byte has arrived, SPIF has not "
+			    "risen\n"
 			    "spi: SPCR makes the SPI a master with SS (PB2) an input that nothing "
 			    "drives (no pull-up, no stimulus): on the atmega328p a low level there "
 			    "would clear MSTR and set SPIF; avrr takes it as high\n"
@@ -444,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_byte_time_at_each_rate),
 		cmocka_unit_test(test_spif_wcol_and_spdr_reads),
 		cmocka_unit_test(test_slave_sends_preloaded_byte),
+		cmocka_unit_test_setup_teardown(test_slave_clocked_by_a_stimulus, setup, teardown),
 		cmocka_unit_test(test_ss_low_clears_mstr),
 		cmocka_unit_test(test_atmega16),
 		cmocka_unit_test(test_atmega2560),

@@ -245,6 +245,19 @@ static void test_parse_errors(void **state)
 		{ "spi B2 bit7 read fill 0 reg 0x50 1 reg 0xd0 2", "t.stim:1:40: register 0x50 given twice (bit 7 of a number is the read/write bit)" },
 		{ "spi B2 bit7 read fill 0\nspi b2 bit7 write fill 0", "t.stim:2:5: pin B2 already selects the device on line 1" },
 		{ "spi B2 bit7 read fill 0 reg", "t.stim:1:29: missing register number after 'reg'" },
+		{ "spi master", "t.stim:1:12: missing 'at' or 'every'" },
+		{ "spi master in 1ms rate 1000 1", "t.stim:1:12: expected 'at' or 'every', got 'in'" },
+		{ "spi master at", "t.stim:1:15: missing time after 'at'" },
+		{ "spi master at 1ms", "t.stim:1:19: missing 'rate'" },
+		{ "spi master at 1ms 0x55", "t.stim:1:19: expected 'rate', got '0x55'" },
+		{ "spi master at 1ms rate", "t.stim:1:24: missing SCK rate in Hz after 'rate'" },
+		{ "spi master at 1ms rate 1M 0x55", "t.stim:1:24: bad integer '1M' (expected decimal or 0x hexadecimal)" },
+		{ "spi master at 1ms rate 0 0x55", "t.stim:1:24: zero SCK rate" },
+		{ "spi master at 1ms rate 1000000", "t.stim:1:32: missing bytes (integers 0-255 or strings)" },
+		{ "spi master at 1ms rate 1000000 256", "t.stim:1:32: byte '256' out of range (0-255)" },
+		{ "spi master every 0 rate 1000 1", "t.stim:1:18: zero period" },
+		{ "spi master every 1ms jitter 1ms rate 1000 1", "t.stim:1:29: jitter '1ms' must be less than half the period '1ms'" },
+		{ "spi master at 1ms bad stop rate 1000 1", "t.stim:1:19: expected 'rate', got 'bad'" },
 		{ "I2C 0x68", "t.stim:1:1: unknown directive 'I2C' (expected seed, adc, uart, pin, i2c or spi)" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -264,6 +277,8 @@ static void test_parse_errors(void **state)
 		"i2c 0x68 reg 0 0 reg 255 \"\\xff\" reg 0x10 \"ab\\n\" 3",
 		"spi l7 bit7 write fill 255",
 		"spi B2 bit7 read fill 0 reg 0x7f 1 reg 0x80 2",
+		"spi master at 0 rate 4000000 0\n"
+		"spi master every 2ms start 1ms jitter 10us rate 0x100000 \"ab\\n\" 3 # a master\n",
 	};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		stim_script *s = NULL;
@@ -317,6 +332,22 @@ static void test_attach_errors(void **state)
 	attach_err("attiny85", "spi B2 bit7 read fill 0", "t.stim:1:5: this MCU has no SPI");
 	attach_err("atmega328p", "spi B2 bit7 read fill 0\nspi E2 bit7 read fill 0",
 		   "t.stim:2:5: this MCU has no port E");
+	/* spi master: no SPI; SCK faster than fosc/4 (16 MHz here); the
+	 * bytes of an occurrence longer than the period less twice the
+	 * jitter (128 cycles a byte at 1 MHz, 1600 cycles in 100 µs). */
+	attach_err("attiny85", "spi master at 0 rate 1000 1", "t.stim:1:5: this MCU has no SPI");
+	attach_err("atmega328p", "spi master at 0 rate 4000001 1",
+		   "t.stim:1:22: SCK rate 4000001 Hz is faster than a slave takes at 16000000 Hz "
+		   "(at most fosc/4, 4000000 Hz)");
+	attach_err("atmega328p", "spi master every 100us rate 1000000 1 2 3 4 5 6 7 8 9 10 11 12 13",
+		   "t.stim:1:29: 13 bytes at SCK 1000000 Hz take 1664 cycles: more than the period "
+		   "'100us' leaves (1600 cycles at 16000000 Hz, less twice the jitter)");
+	attach_err("atmega328p", "spi master every 2c rate 4000000 1",
+		   "t.stim:1:26: 1 byte at SCK 4000000 Hz takes 32 cycles: more than the period "
+		   "'2' leaves (2 cycles at 16000000 Hz, less twice the jitter)");
+	attach_err("atmega328p", "spi master every 100us jitter 40us rate 1000000 1 2 3 4 5 6 7 8 9 10 "
+		   "11 12", "t.stim:1:41: 12 bytes at SCK 1000000 Hz take 1536 cycles: more than the "
+		   "period '100us' leaves (1600 cycles at 16000000 Hz, less twice the jitter)");
 }
 
 /* ---- the protocols, message by message ---------------------------------
