@@ -5,9 +5,13 @@
  * sim_run's loop body is simavr 1.6's avr_callback_run_raw, instruction for
  * instruction, plus three cheap observations: an instruction counter, a
  * compare of the interrupt nesting depth (a RETI pops it), and — only when
- * the CPU is able to vector (I set and an interrupt pending) — a copy of the
- * data space taken before servicing, so that the entry hook sees the state
- * at the interrupt point rather than after the push.
+ * the CPU vectors — a copy of the data space taken before the entry, so
+ * that the entry hook sees the state at the interrupt point rather than
+ * after the push.  Where simavr's core and the datasheet part ways, the
+ * loop follows the datasheet (docs/chip.md, "The core's interrupt
+ * timing"): sim.c services the interrupts itself (one instruction after
+ * SEI/RETI, the response time), SLEEP asks the power model (periph_power.c)
+ * whether and how deep to sleep, and a skip over ADIW/SBIW is put right.
  */
 #include "sim/sim.h"
 
