@@ -57,6 +57,7 @@ typedef struct probe {
 	stim_script *stim;
 	probe_list raise, irq, write, pin, sleep, wake;
 	int overflow;           /* a list filled up: the firmware ran away */
+	char warnings[8192];    /* probe_warnings' last answer */
 	struct probe_series *owned[64]; /* the series handed out, freed at close */
 	unsigned nowned;
 } probe;
@@ -182,6 +183,22 @@ static inline void probe_stimuli(probe *p, const char *text)
 	if (stim_parse(text, "probe.stim", &p->stim, &err) ||
 	    sim_attach_stimuli(p->s, p->stim, 0, &err))
 		fail_msg("%s: %s", p->elf, err.msg);
+}
+
+static inline void probe_on_warn(void *ud, const char *text)
+{
+	probe *p = ud;
+	size_t n = strlen(p->warnings);
+	snprintf(p->warnings + n, sizeof p->warnings - n, "%s\n", text);
+}
+
+/* The record-time warnings said since the last call, a line each (each
+ * is said once a run: a second call after nothing new returns ""). */
+static inline const char *probe_warnings(probe *p)
+{
+	p->warnings[0] = 0;
+	sim_check_modes(p->s, probe_on_warn, p);
+	return p->warnings;
 }
 
 /* Runs until the cycle counter reaches `cycles`, or until the firmware

@@ -512,24 +512,15 @@ static void test_reset_and_aden_off(void **state)
 
 /* ---- what is not simulated ------------------------------------------- */
 
-static void on_warn(void *ud, const char *text)
-{
-	char *buf = ud;
-	size_t n = strlen(buf);
-	snprintf(buf + n, 2048 - n, "%s\n", text);
-}
-
 /* The analog comparator as the trigger: nothing starts, and one warning
  * names the register and the effect lost. */
 static void test_unsimulated_trigger_warns(void **state)
 {
 	(void)state;
 	probe *p = run("adc_warn", M328, MHZ16, 20000, NULL, NULL);
-	char warnings[2048] = "";
-	sim_check_modes(p->s, on_warn, warnings);
-	sim_check_modes(p->s, on_warn, warnings);
-	assert_string_equal(warnings, "adc: ADCSRB selects the analog comparator as the ADC "
-			    "trigger (ADTS 1), which is not simulated: no conversion starts\n");
+	assert_string_equal(probe_warnings(p), "adc: ADCSRB selects the analog comparator as the "
+			    "ADC trigger (ADTS 1), which is not simulated: no conversion starts\n");
+	assert_string_equal(probe_warnings(p), "");  /* said once */
 	assert_int_equal(probe_raises(p, "ADC_vect")->n, 0);
 	probe_close(p);
 }

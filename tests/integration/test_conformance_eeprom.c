@@ -88,13 +88,6 @@ static void ck_poll(check *c, const char *what, uint64_t got, uint64_t end)
 	   what, (ull)got, (ull)end + 3, (ull)end + 5);
 }
 
-static void on_warn(void *ud, const char *text)
-{
-	char *w = ud;
-	size_t n = strlen(w);
-	snprintf(w + n, 4096 - n, "%s\n", text);
-}
-
 /* ---- the tests ------------------------------------------------------ */
 
 /* Erase and write (EEPM 0): EEPE set for 3.4 ms, the byte changes at the
@@ -153,14 +146,13 @@ static void test_modes(void **state)
 {
 	(void)state;
 	check c = { .len = 0 };
-	char warnings[4096] = "";
 	probe *p = probe_open("tests/chip/eeprom_modes.elf", M328, MHZ16);
 	probe_watch(p, "EECR", "GPIOR0", "GPIOR1", "GPIOR2", NULL);
 	/* The ELF's .eeprom, loaded. */
 	ck(&c, ee_byte(p, 0) == 0x5a && ee_byte(p, 1) == 0xa5, "the .eeprom section: %d %d",
 	   ee_byte(p, 0), ee_byte(p, 1));
 	probe_run(p, 200000);
-	sim_check_modes(p->s, on_warn, warnings);
+	const char *warnings = probe_warnings(p);
 	uint64_t t = prog_cycles(1800, MHZ16);
 	ck(&c, t == 28800, "1.8 ms at 16 MHz is %llu cycles", (ull)t);
 	const probe_series *g0 = probe_writes(p, "GPIOR0");
@@ -348,13 +340,9 @@ static void test_warnings(void **state)
 {
 	(void)state;
 	check c = { .len = 0 };
-	char warnings[4096] = "";
 	probe *p = probe_open("tests/chip/eeprom_warn.elf", M328, MHZ16);
 	probe_watch(p, "EECR", "SPMCSR", "GPIOR0", NULL);
 	probe_run(p, 200000);
-	sim_check_modes(p->s, on_warn, warnings);
-	probe_run(p, 300000);
-	sim_check_modes(p->s, on_warn, warnings);  /* nothing new */
 	/* The write started after the first SPM: the SPM instruction follows
 	 * the OUT to SPMCSR; the SBI of EEPE is the second write with it. */
 	uint64_t spm = nth_write(p, "SPMCSR", 0x03, 0) + 1, w = nth_write(p, "EECR", EEPE, 1);
@@ -372,7 +360,11 @@ static void test_warnings(void **state)
 		 "atmega328p holds the interrupt off until the flash is written (up to 4.5 ms), but "
 		 "simavr 1.6 ends an SPM at once, so avrr kept it pending\n",
 		 (ull)(w - spm));
+	const char *warnings = probe_warnings(p);
 	ck(&c, !strcmp(warnings, want), "warnings:\n%s", warnings);
+	probe_run(p, 300000);
+	warnings = probe_warnings(p);
+	ck(&c, !strcmp(warnings, ""), "said again:\n%s", warnings);
 	ck(&c, ee_byte(p, 3) == 0x77 && ee_byte(p, 4) == 0x66, "bytes 3, 4: %d %d", ee_byte(p, 3),
 	   ee_byte(p, 4));
 	ck(&c, probe_writes(p, "GPIOR0")->n == 1, "the last write did not end");

@@ -86,22 +86,6 @@ static void ck_raises(check *c, probe *p, const char *vect, uint64_t *want, unsi
 		   (ull)got->cycle[i], (ull)want[i], SLACK);
 }
 
-static char warnings[4096];
-
-static void on_warn(void *ud, const char *text)
-{
-	(void)ud;
-	size_t n = strlen(warnings);
-	snprintf(warnings + n, sizeof warnings - n, "%s\n", text);
-}
-
-static const char *check_modes(probe *p)
-{
-	warnings[0] = 0;
-	sim_check_modes(p->s, on_warn, NULL);
-	return warnings;
-}
-
 /* The clocks of a sleep mode that stops clk_IO (power-down: only the
  * asynchronous modules run), or of the CPU awake. */
 static void set_clocks(probe *p, int power_down)
@@ -437,7 +421,7 @@ static void test_clocks_m328(void **state)
 	ck_entries(&c, p, "INT0_vect", 1);
 	ck_entries(&c, p, "INT1_vect", 1);
 	ck_entries(&c, p, "PCINT0_vect", 1);
-	const char *warn = check_modes(p);
+	const char *warn = probe_warnings(p);
 	ck(&c, !strcmp(warn,
 		       "extint: EICRA selects INT0's falling edge, and PD2 went low while the CPU "
 		       "slept in power-down, where clk_IO is stopped: the chip sees INT0's edges "
@@ -473,7 +457,7 @@ static void test_clocks_m16(void **state)
 	uint64_t int0[1] = { 60000 }, int2[1] = { 40000 };
 	ck_raises(&c, p, "INT0_vect", int0, 1);
 	ck_raises(&c, p, "INT2_vect", int2, 1);
-	const char *warn = check_modes(p);
+	const char *warn = probe_warnings(p);
 	ck(&c, !strcmp(warn,
 		       "extint: MCUCR selects INT0's falling edge, and PD2 went low while the CPU "
 		       "slept in power-down, where clk_IO is stopped: the chip sees INT0's edges "
@@ -514,7 +498,7 @@ static void test_warnings(void **state)
 	probe *p = open_fw("pins_warn", M328, MHZ16);
 	probe_stimuli(p, "pin B1 at 1000 low\n");
 	probe_run(p, 5000);
-	assert_string_equal(check_modes(p),
+	assert_string_equal(probe_warnings(p),
 			    "the pins: DDRB makes PB1 an output driven high while the stimuli "
 			    "drive it low: on the chip the two drivers fight (a short, the level "
 			    "undefined); avrr gives the chip's output\n"
@@ -527,7 +511,7 @@ static void test_warnings(void **state)
 			    "as long as it is enabled\n");
 	ck_entries_once(p, "INT0_vect");
 	probe_run(p, 10000);
-	assert_string_equal(check_modes(p), "");  /* each said once */
+	assert_string_equal(probe_warnings(p), "");  /* each said once */
 	probe_close(p);
 }
 

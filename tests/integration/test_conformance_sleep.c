@@ -125,24 +125,6 @@ static uint32_t count_at(const stops *st, unsigned n, uint64_t w, uint64_t x, un
 
 /* ---- runs ------------------------------------------------------------ */
 
-typedef struct warnings {
-	char text[4096];
-} warnings;
-
-static void on_warn(void *ud, const char *text)
-{
-	warnings *w = ud;
-	size_t n = strlen(w->text);
-	snprintf(w->text + n, sizeof w->text - n, "%s\n", text);
-}
-
-/* The record-time warnings of the run so far (each said once). */
-static void check_modes(probe *p, warnings *w)
-{
-	w->text[0] = 0;
-	sim_check_modes(p->s, on_warn, w);
-}
-
 /* tests/chip/NAME.elf on mcu at 16 MHz, GPIOR0 set to `arg` before the
  * run (the firmware's parameter), the registers regs[] watched, run for
  * `cycles` (or until it sleeps with nothing to wake it). */
@@ -275,9 +257,8 @@ static void idle(check *c, uint8_t sm, const char *want_warn)
 		   "sm %02x: overflow %u at %llu: the handler's first instruction at %llu, want %llu "
 		   "(+ 4 + 4 + 3)", sm, k, (ull)tov8(64, w, k), (ull)first->cycle[k - 1],
 		   (ull)(tov8(64, w, k) + HALT + RESPONSE + JMP));
-	warnings wn;
-	check_modes(p, &wn);
-	ck(c, !strcmp(wn.text, want_warn), "sm %02x: warnings:\n%s", sm, wn.text);
+	const char *wn = probe_warnings(p);
+	ck(c, !strcmp(wn, want_warn), "sm %02x: warnings:\n%s", sm, wn);
 	probe_close(p);
 }
 
@@ -335,9 +316,8 @@ static void test_adc_noise_reduction(void **state)
 	}
 	ck(&c, probe_raises(p, "TIMER0_OVF_vect")->n == 0, "%u Timer0 overflows, want 0",
 	   probe_raises(p, "TIMER0_OVF_vect")->n);
-	warnings wn;
-	check_modes(p, &wn);
-	ck(&c, !strcmp(wn.text, ""), "warnings:\n%s", wn.text);
+	const char *wn = probe_warnings(p);
+	ck(&c, !strcmp(wn, ""), "warnings:\n%s", wn);
 	probe_close(p);
 	ck_done(&c);
 }
@@ -600,9 +580,7 @@ static void test_warnings(void **state)
 {
 	(void)state;
 	probe *p = run("sleep_warn", M328, 0, 5000, NULL);
-	warnings w;
-	check_modes(p, &w);
-	assert_string_equal(w.text,
+	assert_string_equal(probe_warnings(p),
 			    "timer 0: its registers were written while PRTIM0 shut it down: the "
 			    "atmega328p's registers of a shut-down module \"can not be read or "
 			    "written\", avrr took the writes (in force when the timer runs again)\n"
@@ -615,8 +593,7 @@ static void test_warnings(void **state)
 			    "atmega328p's synchronisation of a trigger without clk_ADC is not "
 			    "simulated\n");
 	probe_run(p, 10000);
-	check_modes(p, &w);
-	assert_string_equal(w.text, "");
+	assert_string_equal(probe_warnings(p), "");
 	probe_close(p);
 }
 

@@ -193,22 +193,6 @@ static void ck_sent(check *c, probe *p, const dev *d, const uint64_t *when, cons
 	}
 }
 
-static char warnings[4096];
-
-static void on_warn(void *ud, const char *text)
-{
-	(void)ud;
-	size_t n = strlen(warnings);
-	snprintf(warnings + n, sizeof warnings - n, "%s\n", text);
-}
-
-static const char *check_modes(probe *p)
-{
-	warnings[0] = 0;
-	sim_check_modes(p->s, on_warn, NULL);
-	return warnings;
-}
-
 /* ---- master: the byte time ------------------------------------------- */
 
 /* Eight bytes, SPR1:0 = 0..3 without then with SPI2X: each SPIF raise at
@@ -316,7 +300,7 @@ static void test_slave_sends_preloaded_byte(void **state)
 	   probe_entries(p, "SPI_STC_vect")->n);
 	ck_report(&c, p, "GPIOR1", "81 42 17 66");
 	ck_report(&c, p, "GPIOR0", "81 42 17 66");
-	const char *warn = check_modes(p);
+	const char *warn = probe_warnings(p);
 	ck(&c, !strcmp(warn, "spi: a byte came while SS (PB2) was high: the slave ignored it, as "
 		       "the chip does\n"), "%s: warnings:\n%s", p->elf, warn);
 	probe_close(p);
@@ -367,7 +351,7 @@ static void test_slave_clocked_by_a_stimulus(void **state)
 		ck(&c, ss.cycle[i] == edge[i] && ss.to[i] == !(i % 2),
 		   "%s: SS change %u at %llu to %u, want %llu to %u", p->elf, i + 1,
 		   (ull)ss.cycle[i], ss.to[i], (ull)edge[i], !(i % 2));
-	const char *warn = check_modes(p);
+	const char *warn = probe_warnings(p);
 	ck(&c, !strcmp(warn, ""), "%s: warnings:\n%s", p->elf, warn);
 	probe_close(p);
 	ck_done(&c);
@@ -492,7 +476,7 @@ static void test_warnings(void **state)
 	(void)state;
 	probe *p = open_fw("spi_warn", M328, MHZ16);
 	probe_run(p, 5000);
-	const char *warn = check_modes(p);
+	const char *warn = probe_warnings(p);
 	assert_string_equal(warn,
 			    "spi: the master's bytes, their timing and SPIF are simulated, not its "
 			    "SCK and MOSI waveforms: pins PB5 and PB3 show PORTB during a transfer\n"
@@ -512,7 +496,7 @@ static void test_warnings(void **state)
 			    "spi: SPCR or SPSR changed the clock (SPR, SPI2X, CPOL, CPHA, DORD) "
 			    "during a transfer: the byte kept the rate it began at\n");
 	probe_run(p, 10000);
-	assert_string_equal(check_modes(p), "");  /* each said once */
+	assert_string_equal(probe_warnings(p), "");  /* each said once */
 	probe_close(p);
 }
 

@@ -132,22 +132,6 @@ static uint64_t nth(check *c, probe *p, const probe_series *s, unsigned i, const
 	return i < s->n ? s->cycle[i] : 0;
 }
 
-static char warnings[4096];
-
-static void on_warn(void *ud, const char *text)
-{
-	(void)ud;
-	size_t n = strlen(warnings);
-	snprintf(warnings + n, sizeof warnings - n, "%s\n", text);
-}
-
-static const char *check_modes(probe *p)
-{
-	warnings[0] = 0;
-	sim_check_modes(p->s, on_warn, NULL);
-	return warnings;
-}
-
 /* ---- the transmitter --------------------------------------------------- */
 
 /* 9600 baud: a bit 1664 cycles, a frame 16,640.  'A' into the idle shift
@@ -363,7 +347,7 @@ static void test_stopped_clock_freezes(void **state)
 	probe_series *r = probe_raises(p, "USART_RX_vect");
 	ck(&c, r->n && r->cycle[0] == 45000, "%s: RXC0 first raised at %llu, want 45000", p->elf,
 	   r->n ? (ull)r->cycle[0] : 0ull);
-	const char *warn = check_modes(p);
+	const char *warn = probe_warnings(p);
 	ck(&c, !strcmp(warn, "usart0: a frame came on RxD0 while the USART0's clock was stopped "
 		       "(a sleep mode that stops clk_I/O, or PRUSART0): lost, as on the chip\n"),
 	   "%s: warnings:\n%s", p->elf, warn);
@@ -451,7 +435,7 @@ static void test_warnings(void **state)
 	probe *p = open_fw("uart_warn", M328, MHZ16);
 	probe_stimuli(p, "uart 0 at 20000 \"ABCD\"\n");
 	probe_run(p, 40000);
-	const char *warn = check_modes(p);
+	const char *warn = probe_warnings(p);
 	assert_string_equal(warn,
 			    "usart0: UCSR0C selects synchronous mode (UMSEL0), which is not "
 			    "simulated: XCK0 is not driven nor read, and avrr times frames as "
@@ -474,7 +458,7 @@ static void test_warnings(void **state)
 			    "it waited in the shift register: the chip loses the waiting frame "
 			    "(DOR0), avrr received it\n");
 	probe_run(p, 50000);
-	assert_string_equal(check_modes(p), "");  /* each said once */
+	assert_string_equal(probe_warnings(p), "");  /* each said once */
 	probe_close(p);
 }
 
