@@ -74,7 +74,6 @@ typedef struct power {
 	prr_reg prr[2];
 	unsigned nprr;
 	uint8_t prr_value[2];
-	sleep_mode slept;          /* the last sleep's mode, for check */
 	int reserved;              /* a sleep in a reserved mode was taken */
 	int unknown;               /* a sleep on a part whose bits are unknown */
 } power;
@@ -145,7 +144,6 @@ int power_sleep(periphs *p)
 		w->reserved = 1;  /* the datasheets reserve them: slept as idle */
 		mode = SLEEP_IDLE;
 	}
-	w->slept = mode;
 	set_clocks(w, mode);
 	return 1;
 }

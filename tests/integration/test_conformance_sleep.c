@@ -572,6 +572,27 @@ static void test_m2560_prr0_prr1(void **state)
 }
 /* ---- warnings ----------------------------------------------------------- */
 
+/* A part whose sleep bits avrr has no table for: every SLEEP sleeps as
+ * idle, so Timer0 (clk/1) goes on overflowing every 256 cycles and waking
+ * the CPU, and that is said once at record time. */
+static void test_unknown_part_warns(void **state)
+{
+	(void)state;
+	probe *p = probe_open("tests/chip/sleep_t2313.elf", "attiny2313", MHZ16);
+	probe_watch(p, "TCCR0B", NULL);
+	probe_run(p, 10000);
+	uint64_t start = probe_writes(p, "TCCR0B")->cycle[0];
+	unsigned want = (unsigned)((10000 - start) / 256);
+	unsigned got = probe_entries(p, "TIMER0_OVF_vect")->n;
+	if (got < want - 1 || got > want)
+		fail_msg("%u overflows entered, want %u (one may still be on its way)", got, want);
+	assert_string_equal(probe_warnings(p), "attiny2313: sleep modes not modelled on this "
+			    "part: every SLEEP is idle, SE not honoured, no clock stops\n");
+	probe_run(p, 20000);
+	assert_string_equal(probe_warnings(p), "");
+	probe_close(p);
+}
+
 /* sleep_warn: registers written while their module's PRR bit is set (the
  * datasheet: "the I/O registers can not be read or written"; avrr takes
  * the writes), and an auto trigger while the ADC's clock is stopped: each
@@ -626,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_prr_stops_each_module),
 		cmocka_unit_test(test_prtwi_freezes_a_byte),
 		cmocka_unit_test(test_m2560_prr0_prr1),
+		cmocka_unit_test(test_unknown_part_warns),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test_setup_teardown(test_sleeper_records_and_replays, setup, teardown),
 	};
