@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sim_avr.h>
-
 #include "db/db.h"
 #include "fingerprint/fingerprint.h"
 #include "fingerprint/instrument.h"
@@ -71,10 +69,9 @@ int devreplay_write_state(sim *s, const char *path)
 	for (unsigned r = 0; r < 32; r++)
 		fprintf(f, " %02x", d[r]);
 	fputs("\n", f);
-	/* SRAM: past the I/O registers (simavr's ioend), whose inputs the
-	 * firmware may never have read */
-	unsigned from = s->avr->ioend >= 0x5f && s->avr->ioend + 1u < s->data_size
-			? s->avr->ioend + 1u : 0x60;
+	/* SRAM: past the I/O registers, whose inputs the firmware may never
+	 * have read */
+	unsigned from = sim_sram_start(s);
 	for (unsigned a = from; a < s->data_size; a++) {
 		if (a == from || a % 32 == 0)
 			fprintf(f, "sram 0x%04x", a);

@@ -1266,6 +1266,13 @@ uint32_t sim_pc(const sim *s)
 	return s->avr->pc;
 }
 
+uint16_t sim_sram_start(const sim *s)
+{
+	/* simavr's ioend is the last I/O address; 1.6's ATtiny13 leaves it 0 */
+	unsigned ioend = s->avr->ioend;
+	return ioend >= 0x5f && ioend + 1u < s->data_size ? (uint16_t)(ioend + 1u) : 0x60;
+}
+
 void sim_flash_layout(const sim *s, uint32_t *flash_size, uint32_t *vectors_end)
 {
 	unsigned vectors = 0;

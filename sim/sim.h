@@ -371,6 +371,8 @@ unsigned sim_irq_depth(const sim *s);
 uint64_t sim_cycle(const sim *s);
 int sim_sleeping(const sim *s);
 uint32_t sim_pc(const sim *s);
+/* The first SRAM address: past the I/O registers (extended I/O included). */
+uint16_t sim_sram_start(const sim *s);
 
 /* The flash's size in bytes, and the byte address after the interrupt
  * vector table (0 when the MCU's tables name no vector). */
