@@ -133,6 +133,13 @@ $(BUILD)/cli/cmd_gdb.o: $(BUILD)/gen/avrr_gdb.h
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) tests/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lcmocka
+# The docs runner (tests/docs/): every command block of README.md and
+# docs/*.md run and its output compared, counted by tests/run.sh as an
+# integration suite; a link, so that it finds the pages from the tree.
+TEST_BIN  += $(BUILD)/tests/integration/test_docs
+$(BUILD)/tests/integration/test_docs: tests/docs/test_docs
+	@mkdir -p $(dir $@)
+	ln -sf $(abspath $<) $@
 
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(CORE_OBJ) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
