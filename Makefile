@@ -133,6 +133,17 @@ $(BUILD)/cli/cmd_gdb.o: $(BUILD)/gen/avrr_gdb.h
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) tests/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lcmocka
+# The docs runner (tests/docs/): every command block of README.md and
+# docs/*.md run and its output compared, counted by tests/run.sh as an
+# integration suite; a link, so that it finds the pages from the tree.
+# Not under SAN=1: it checks what the commands print, which the plain
+# build has checked, and the suites check the sanitized code paths.
+ifneq ($(SAN),1)
+TEST_BIN  += $(BUILD)/tests/integration/test_docs
+endif
+$(BUILD)/tests/integration/test_docs: tests/docs/test_docs
+	@mkdir -p $(dir $@)
+	ln -sf $(abspath $<) $@
 
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(CORE_OBJ) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(dir $@)

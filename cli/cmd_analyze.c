@@ -368,6 +368,11 @@ int cmd_export(int argc, char **argv)
 	if (uart >= 0) {
 		if (out || nvars || optind != argc - 1 || !uart_out)
 			return cli_fail("export", "usage: avrr export RUN.db --uart N -o FILE");
+		/* With -o - the bytes are stdout: a summary there would be taken
+		 * for the firmware's, and on stderr a script would miss it. */
+		if (json && !strcmp(uart_out, "-"))
+			return cli_fail("export", "--json with -o -: the bytes go to standard output, "
+					"which leaves no room for the summary; give -o FILE");
 		const char *in = argv[optind];
 		if (strcmp(uart_out, "-") &&
 		    cli_check_output("export", "-o", uart_out, &in, 1, CLI_OUT_RAW, force))
