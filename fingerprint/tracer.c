@@ -630,7 +630,7 @@ unsigned fp_tracer_hook_cycles(const fp_config *c, int log, uint32_t flash_size)
 	/* pushes and pops, IN and PUSH of SREG, the timer's LDS (or CLRs),
 	 * the vector's LDI/STS, IN, IN, ADIW, CLR, the call, POP, OUT, the jump */
 	return 4 * l.nsaved + 3 + (fp_counter_bytes(c, FP_COUNT_CYCLES) ? 4 : 2) +
-	       (log ? 3 : 0) + 5 + 1 + call + 3 + jmp;
+	       (log ? 3 : 0) + 5 + call + 3 + jmp;
 }
 
 /* What the device cannot record: NULL, or why. */

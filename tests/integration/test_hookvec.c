@@ -1,0 +1,210 @@
+/*
+ * test_hookvec.c — tracing a finished ELF with no source change (`avrr
+ * instrument FW.elf --log uart`, docs/tracer.md): tests/firmware/devmulti,
+ * three files built by their own Makefile with ISRs in two of them and no
+ * AVR_MCU section, instrumented, then the whole device loop (stamp →
+ * device → import → replay) must re-create every interrupt and read of
+ * the log and end in the device's state; the shell on the import stops at
+ * a line inside an ISR; the debug info is the original's; and what the
+ * rewrite cannot do is refused in one line, leaving no file.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/testlib.h"
+
+#define DM "tests/firmware/devmulti"
+#define INSTRUMENT "instrument %s/devmulti.elf --log uart --baud 500000 --send-masked " \
+	"--freq 16000000"
+
+/* Builds devmulti with its own Makefile into the scratch directory and
+ * instruments it as DIR/fw.elf; the command's line in s->out. */
+static void build(test_scratch *s)
+{
+	if (test_run(s->out, sizeof s->out, "make -s -C " DM " O=%s", s->dir))
+		fail_msg("make: %s", s->out);
+	if (test_run(s->out, sizeof s->out, "%s " INSTRUMENT " -o %s/fw.elf", test_avrr(), s->dir,
+		     s->dir))
+		fail_msg("instrument: %s", s->out);
+}
+
+static unsigned long num_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	if (!p)
+		fail_msg("no '%s' in: %s", key, text);
+	return strtoul(p + strlen(key), NULL, 0);
+}
+
+static void test_device_loop(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	build(s);
+	/* INT0 (button.c) and TIMER2_COMPA (tick.c), the reset, TIMER1_OVF
+	 * for the default cycles:32 counter, and button.c's one PIND read */
+	assert_non_null(strstr(s->out, "hooked 2 vectors (and the reset, and TIMER1_OVF), "
+			       "logged 1 input read in place; the tracer: "));
+	unsigned long flash = num_after(s->out, "the tracer: "),
+		      ram = num_after(s->out, "bytes of flash at 0x001b6-0x00829 (30678 free after "
+				       "it), "), cycles = num_after(s->out, "starts at 0x07ef), ");
+	assert_int_equal(flash, 0x82a - 0x1b6);
+	assert_int_equal(ram, 271);
+	/* the 14 registers a call may clobber pushed and popped (4 each),
+	 * SREG's IN and PUSH (3), the timer's two LDS (4), the vector's LDI
+	 * and STS (3), IN, IN, ADIW, CLR (5), CALL (4), SREG's POP and OUT
+	 * (3), the JMP (3) */
+	assert_int_equal(cycles, 56 + 3 + 4 + 3 + 5 + 4 + 3 + 3);
+	if (test_run(s->out, sizeof s->out, "%s stamp %s/fw.elf && %s device %s/fw.elf --stimuli "
+		     DM "/devmulti.stim --log-out %s/run.log --state-out %s/dev.state --stats",
+		     a, s->dir, a, s->dir, s->dir, s->dir))
+		fail_msg("device: %s", s->out);
+	unsigned long dev_irqs = num_after(s->out, "stats: interrupts "),
+		      dev_reads = num_after(s->out, "; reads ");
+	assert_true(dev_irqs > 200);
+	assert_true(dev_reads > 20);
+	/* the ELF names its part and clock now (instrument's --freq): import
+	 * and replay need no flags */
+	if (test_run(s->out, sizeof s->out, "%s import %s/run.log --elf %s/fw.elf -o %s/run.db && "
+		     "%s replay %s/run.db --state-out %s/rep.state", a, s->dir, s->dir, s->dir, a,
+		     s->dir, s->dir))
+		fail_msg("import/replay: %s", s->out);
+	assert_int_equal(num_after(s->out, " blocks, "), dev_irqs);
+	char want[160];
+	snprintf(want, sizeof want, "%lu of %lu device interrupts re-created, %lu of %lu input "
+		 "reads fed: every item of the log matched", dev_irqs, dev_irqs, dev_reads,
+		 dev_reads);
+	if (!strstr(s->out, want))
+		fail_msg("want '%s' in: %s", want, s->out);
+	if (test_run(s->out, sizeof s->out, "cmp %s/dev.state %s/rep.state", s->dir, s->dir))
+		fail_msg("final states differ: %s", s->out);
+	/* the shell on the import, at a line of an ISR in another file than
+	 * main's, with the interrupt and main behind it */
+	if (test_run(s->out, sizeof s->out, "printf 'break button.c:13\\ncontinue\\nwhere\\n"
+		     "p presses\\n' | %s shell %s/run.db", a, s->dir))
+		fail_msg("shell: %s", s->out);
+	assert_non_null(strstr(s->out, "Breakpoint 1, button.c:13\n"));
+	assert_non_null(strstr(s->out, "pc=0x00f6 __vector_1+0x20 at button.c:13"));
+	assert_non_null(strstr(s->out, "#1  interrupt 1 (INT0_vect) taken at "));
+	assert_non_null(strstr(s->out, "main, the outermost frame"));
+	assert_non_null(strstr(s->out, "$1 = 1\n"));
+}
+
+/* Only the vector entries, the stack's two LDIs and the read's word
+ * change in .text; the debug info, read by avr-gdb and avr-readelf, is
+ * the original's; the runtime's symbols are there. */
+static void test_debug_info_kept(void **state)
+{
+	test_scratch *s = *state;
+	build(s);
+	const char *d = s->dir;
+	if (test_run(s->out, sizeof s->out, "avr-objcopy -O binary -j .text %s/devmulti.elf "
+		     "%s/a.bin && avr-objcopy -O binary -j .text %s/fw.elf %s/b.bin && "
+		     "cmp -l %s/a.bin %s/b.bin | wc -l", d, d, d, d, d, d) != 0)
+		fail_msg("objcopy: %s", s->out);
+	/* four JMPs (reset, INT0, TIMER2_COMPA, TIMER1_OVF) differ in at most
+	 * their 2 address bytes each, the LDIs in 2 bytes, the IN -> RCALL in 2 */
+	unsigned long bytes = strtoul(s->out, NULL, 10);
+	assert_true(bytes >= 4 + 2 && bytes <= 4 * 2 + 2 + 2);
+	if (test_run(s->out, sizeof s->out, "cmp -l %s/a.bin %s/b.bin | awk '{print $1 - 1}' | "
+		     "tr '\\n' ' '", d, d))
+		fail_msg("cmp: %s", s->out);
+	/* every difference is in the vector table, the crt's LDIs or the read */
+	for (char *p = s->out, *e; *p; p = e) {
+		unsigned long at = strtoul(p, &e, 10);
+		if (e == p)
+			break;
+		assert_true(at < 0x68 || (at >= 0x6c && at < 0x70) || (at >= 0xf6 && at < 0xf8));
+	}
+	if (test_run(s->out, sizeof s->out, "for f in devmulti fw; do avr-readelf "
+		     "--debug-dump=decodedline,info %s/$f.elf | tail -n +3 | md5sum; done | uniq | "
+		     "wc -l", d) || strtoul(s->out, NULL, 10) != 1)
+		fail_msg("the line table or the DWARF differs: %s", s->out);
+	static const char gdb[] = "avr-gdb -batch -ex 'info line button.c:13' -ex 'p &presses' "
+		"-ex 'ptype ticks' -ex 'info symbol 0x1c' %s/%s.elf 2>&1 | head -3";
+	char orig[1024];
+	if (test_run(orig, sizeof orig, gdb, d, "devmulti") ||
+	    test_run(s->out, sizeof s->out, gdb, d, "fw"))
+		fail_msg("avr-gdb: %s", s->out);
+	assert_string_equal(s->out, orig);
+	assert_non_null(strstr(s->out, "Line 13 of \"button.c\" starts at address 0xf6 "
+			       "<__vector_1+32>"));
+	assert_non_null(strstr(s->out, "<presses>"));
+	if (test_run(s->out, sizeof s->out, "avr-nm %s/fw.elf", d))
+		fail_msg("nm: %s", s->out);
+	assert_non_null(strstr(s->out, " T avrr_hook_vector_1\n"));
+	assert_non_null(strstr(s->out, " T avrr_hook_vector_7\n"));
+	assert_non_null(strstr(s->out, " T avrr_read_at_000f6\n"));
+	assert_non_null(strstr(s->out, " B avrr_trace_ring\n"));
+}
+
+/* One line, exit 2, no file. */
+static void refused(test_scratch *s, const char *src, const char *args, const char *line)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/bad.c", s->dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(src, f);
+	fclose(f);
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega328p -Os -o %s/bad.elf %s",
+		     s->dir, path))
+		fail_msg("avr-gcc: %s", s->out);
+	int rc = test_run(s->out, sizeof s->out, "%s instrument %s/bad.elf %s -o %s/out.elf",
+			  test_avrr(), s->dir, args, s->dir);
+	assert_int_equal(rc, 2);
+	if (!strstr(s->out, line))
+		fail_msg("want '%s' in: %s", line, s->out);
+	assert_int_equal(strchr(s->out, '\n') - s->out, strlen(s->out) - 1);
+	snprintf(path, sizeof path, "%s/out.elf", s->dir);
+	assert_int_not_equal(access(path, F_OK), 0);
+}
+
+static void test_refusals(void **state)
+{
+	test_scratch *s = *state;
+	/* 32,600 bytes of constants: the runtime does not fit the 32 KB */
+	refused(s, "#include <avr/pgmspace.h>\n"
+		"const char big[32600] PROGMEM = { 1 };\n"
+		"int main(void) { return pgm_read_byte(&big[GPIOR0]); }\n",
+		"--log uart --fp 'sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=32'",
+		"avrr instrument: ");
+	assert_non_null(strstr(s->out, "no room in flash: the firmware's image ends at 0x"));
+	/* the firmware's own TIMER1_OVF under a 32-bit cycle counter */
+	refused(s, "#include <avr/interrupt.h>\nvolatile char n;\nISR(TIMER1_OVF_vect) { n++; }\n"
+		"int main(void) { for (;;) ; }\n", "--log uart",
+		"the firmware handles TIMER1_OVF (vector 13, at 0x");
+	/* sic:K's counter needs code that moves */
+	refused(s, "int main(void) { for (;;) ; }\n",
+		"--log uart --fp 'sel=SPL+SPH+SREG+sic:16,hash=jenkins,ra=8,width=32'",
+		"sic:K needs the counter's rewrite of the code");
+	/* a skip on an input register is not rewritten in place */
+	refused(s, "#include <avr/io.h>\nvolatile char n;\n"
+		"int main(void) { for (;;) if (PIND & 4) n++; }\n",
+		"--log uart --fp 'sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=32'",
+		"of an input register at 0x");
+	/* --baud without a clock */
+	refused(s, "int main(void) { for (;;) ; }\n", "--log uart --baud 9600",
+		"--baud needs the clock, which the ELF does not name");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_device_loop, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_debug_info_kept, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, test_scratch_setup,
+						test_scratch_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
