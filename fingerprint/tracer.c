@@ -311,7 +311,8 @@ unsigned fp_log_item_max(const fp_config *c)
  * share.  Everything runs inside the firmware's own execution, so the
  * simulation of the same ELF re-creates it exactly. */
 static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
-		     const fp_tracer_log *log, const char *spec, unsigned fp_bytes, unsigned ovf)
+		     const fp_tracer_log *log, const char *spec, unsigned fp_bytes, unsigned ovf,
+		     int runtime)
 {
 	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
 	size_t nm = strlen(mcu), ns = strlen(spec);
@@ -371,8 +372,14 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 		      "#define AVRR_UCSRB UCSRB\n#define AVRR_TXEN TXEN\n"
 		      "#define AVRR_UBRRL UBRRL\n#define AVRR_UBRRH UBRRH\n#endif\n"
 		      "/* The UART sink: blocking, one byte at a time. */\n"
-		      "static inline void avrr_log_sink(uint8_t byte)\n{\n"
-		      "\twhile (!(AVRR_UCSRA & _BV(AVRR_UDRE)))\n\t\t;\n\tAVRR_UDR = byte;\n}\n\n", o);
+		      "static inline void avrr_log_sink(uint8_t byte)\n{\n", o);
+	/* A firmware traced from its finished ELF may turn the transmitter
+	 * off after the runtime set it up (Arduino's init() clears UCSR0B):
+	 * with --baud, the runtime's sink turns it on again. */
+	if (log->sink == FP_LOG_UART && runtime && log->baud)
+		fputs("\tif (!(AVRR_UCSRB & _BV(AVRR_TXEN)))\n\t\tAVRR_UCSRB |= _BV(AVRR_TXEN);\n", o);
+	if (log->sink == FP_LOG_UART)
+		fputs("\twhile (!(AVRR_UCSRA & _BV(AVRR_UDRE)))\n\t\t;\n\tAVRR_UDR = byte;\n}\n\n", o);
 	fprintf(o, "/* At reset: an empty block, nothing lost%s. */\n"
 		"__attribute__((naked, used, section(\".init3\"))) void avrr_log_init(void)\n{\n"
 		"\tavrr_log_len = 0;\n\tavrr_log_seq = 0;\n\tavrr_log_busy = 0;\n"
@@ -759,7 +766,7 @@ static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slo
 	if (c->hash_bits)
 		fputs(HASHES, o);
 	if (logging)
-		emit_log(o, c, names, log, spec, bytes, ovf);
+		emit_log(o, c, names, log, spec, bytes, ovf, hooks != NULL);
 	fputs("/* Called by the stub: frame is its saved SREG, timer TCNT1 and sic the\n"
 	      " * software instruction counter as it read them. */\n"
 	      "void avrr_trace_record(const uint8_t *frame, uint16_t timer, uint32_t sic)\n"
