@@ -132,7 +132,7 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 	fp_hookvec_stats st;
 	uint8_t *rt = NULL;
 	size_t rt_size = 0;
-	char dir[4200] = "";
+	char dir[4096] = "";
 	int rc = EXIT_BAD_INPUT;
 	if (!s->names)
 		return cli_fail("instrument", "%s: no register tables for %s", fw->path, s->mcu);

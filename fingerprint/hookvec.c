@@ -147,10 +147,18 @@ int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_
 			(in.op == AVR_OP_SBIS || in.op == AVR_OP_SBIC) ? in.io + 0x20 : -1;
 		if (d < 0 || d >= FP_INPUT_SPACE || !inputs[d])
 			continue;
-		if (in.op == AVR_OP_SBIS || in.op == AVR_OP_SBIC)
-			return avrr_errf(err, "%s: %s of an input register at 0x%05x: a skip on an "
-					 "input is not rewritten in place; build with the tracer "
-					 "header (docs/tracer.md)", fw->path, in.mnemonic, (unsigned)a);
+		uint8_t skip = 0;
+		if (in.op == AVR_OP_SBIS || in.op == AVR_OP_SBIC) {
+			/* the copy returns past the next instruction to skip it */
+			avr_insn next;
+			if (p->flash_size > 131072 || a + 2 >= n || avr_decode(fw->flash, n, a + 2, &next))
+				return avrr_errf(err, "%s: %s of an input register at 0x%05x: a skip "
+						 "this rewrite cannot follow; build with the tracer "
+						 "header (docs/tracer.md)", fw->path, in.mnemonic,
+						 (unsigned)a);
+			skip = next.words;
+			in.rd = 24;
+		}
 		if (in.rd == 0)
 			return avrr_errf(err, "%s: an input read into r0 at 0x%05x, which its "
 					 "logging uses", fw->path, (unsigned)a);
@@ -161,9 +169,37 @@ int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_
 			p->reads = m;
 		}
 		p->reads[p->nreads++] = (struct fp_hookvec_read){ a, { in.raw[0], in.raw[1] },
-								  in.words, (uint8_t)in.rd };
+								  in.words, (uint8_t)in.rd, skip,
+								  (uint8_t)(in.op == AVR_OP_SBIS), in.bit,
+								  (uint8_t)(in.io < 0 ? 0 : in.io) };
 	}
 	return 0;
+}
+
+/* SBIS/SBIC A, b of an input: the copy reads A into r24 and logs it as
+ * any read, then decides the skip on the logged value: to skip, it adds
+ * the next instruction's words to the return address on the stack (16
+ * bytes up: the 13 saved registers, SREG, r0, then the address, its high
+ * byte first). */
+static void write_skip(FILE *o, const struct fp_hookvec_read *r, const uint8_t *saved, size_t ns)
+{
+	fprintf(o, "void " FP_HOOKVEC_READ_PREFIX "%05x(void) __attribute__((naked, used));\n"
+		"void " FP_HOOKVEC_READ_PREFIX "%05x(void)\n{\n"
+		"\t__asm__ volatile(\"push r0\\n\\tin r0, __SREG__\\n\\tcli\\n\\tpush r0\\n\\t\"\n"
+		"\t\t\"", (unsigned)r->at, (unsigned)r->at);
+	for (size_t k = 0; k < ns; k++)
+		fprintf(o, "push r%u\\n\\t", saved[k]);
+	fprintf(o, "\"\n\t\t\"in r24, 0x%02x  ; the read\\n\\tpush r24\\n\\tclr r1\\n\\t\" AVRR_CALL "
+		"\" " FP_LOG_READ_SYMBOL "\\n\\t\"\n"
+		"\t\t\"pop r24\\n\\t%s r24, %u\\n\\trjmp 1f\\n\\t\"\n"
+		"\t\t\"in r30, __SP_L__\\n\\tin r31, __SP_H__\\n\\t\"\n"
+		"\t\t\"ldd r25, Z+%u\\n\\tldd r24, Z+%u\\n\\tadiw r24, %u\\n\\t\"\n"
+		"\t\t\"std Z+%u, r25\\n\\tstd Z+%u, r24\\n\\t\"\n\t\t\"1: ",
+		r->io, r->sbis ? "sbrs" : "sbrc", r->bit, (unsigned)ns + 3, (unsigned)ns + 4, r->skip,
+		(unsigned)ns + 3, (unsigned)ns + 4);
+	for (size_t k = ns; k-- > 0;)
+		fprintf(o, "pop r%u\\n\\t", saved[k]);
+	fputs("\"\n\t\t\"pop r0\\n\\tout __SREG__, r0\\n\\tpop r0\\n\\tret\");\n}\n\n", o);
 }
 
 void fp_hookvec_write_reads(const fp_hookvec_plan *p, FILE *o)
@@ -173,6 +209,10 @@ void fp_hookvec_write_reads(const fp_hookvec_plan *p, FILE *o)
 		const struct fp_hookvec_read *r = &p->reads[i];
 		/* as instrument.h's rewrite: interrupts off from the read until
 		 * its value is appended, r0 the SREG before for avrr_log_read */
+		if (r->skip) {
+			write_skip(o, r, saved, sizeof saved);
+			continue;
+		}
 		fprintf(o, "void " FP_HOOKVEC_READ_PREFIX "%05x(void) __attribute__((naked, used));\n"
 			"void " FP_HOOKVEC_READ_PREFIX "%05x(void)\n{\n"
 			"\t__asm__ volatile(\"push r0\\n\\tin r0, __SREG__\\n\\tcli\\n\\tpush r0\\n\\t\"\n"

@@ -47,7 +47,13 @@ typedef struct fp_hookvec_plan {
 	 * register becomes an RCALL or CALL of the same size into a copy of
 	 * it in the runtime that logs the value (a 2-word LDS on a part
 	 * without CALL: RCALL and NOP). */
-	struct fp_hookvec_read { uint32_t at; uint16_t raw[2]; uint8_t words, rd; } *reads;
+	struct fp_hookvec_read {
+		uint32_t at;
+		uint16_t raw[2];
+		uint8_t words, rd;
+		uint8_t skip;        /* SBIS/SBIC: the next instruction's words, else 0 */
+		uint8_t sbis, bit, io;
+	} *reads;
 	unsigned nreads;
 } fp_hookvec_plan;
 
@@ -59,12 +65,12 @@ typedef struct fp_hookvec_plan {
 int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vectors_end,
 			 uint16_t ramend, int own_ovf, fp_hookvec_plan *p, avrr_err *err);
 
-/* With the device log: finds the input reads in fw's code (from the reset
+/* With the device log: finds the input reads (IN, LDS, SBIS, SBIC) in fw's code (from the reset
  * code to the end of .text: what lies before it, the progmem data and
  * tables, is not decoded), inputs[a] for data address a < 0x200 being 1
  * for an input register.  -1 (err): a read into r0, which the logging's
- * own use of r0 would undo, or SBIS/SBIC of an input (not rewritten in
- * place yet). */
+ * own use of r0 would undo, or a skip on an input on a part with a 3-byte
+ * PC. */
 int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
 			  avrr_err *err);
 

@@ -1,14 +1,18 @@
 /* tick.c — devmulti's 1 kHz tick: Timer2 in CTC mode (Timer1 stays free
- * for the tracer's cycle counter). */
+ * for the tracer's cycle counter); it counts the ticks that find the
+ * button down, a skip on an input bit (SBIS). */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include "shared.h"
 
 volatile uint16_t ticks;
+volatile uint8_t held;
 
 ISR(TIMER2_COMPA_vect)
 {
 	ticks++;
+	if (PIND & _BV(PD2))
+		held++;
 }
 
 void tick_init(void)
