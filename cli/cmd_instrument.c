@@ -216,7 +216,7 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 	       st.reads, st.reads == 1 ? "" : "s",
 	       (unsigned)st.flash_bytes, (unsigned)plan.base,
 	       (unsigned)(plan.base + st.flash_bytes - 1),
-	       (unsigned)(plan.flash_size - plan.base - st.flash_bytes), st.ram_bytes,
+	       (unsigned)(plan.flash_size - plan.base - st.flash_bytes), (unsigned)plan.ramend + 1 - plan.hooks.ram_base,
 	       (unsigned)plan.hooks.ram_base, (unsigned)plan.ramend,
 	       (unsigned)plan.hooks.ram_base - 1,
 	       fp_tracer_hook_cycles(&cfg, ho->log.sink != FP_LOG_NONE, plan.flash_size),

@@ -86,7 +86,7 @@ int fp_hookvec_ram(fp_hookvec_plan *p, unsigned bytes, avrr_err *err);
 
 typedef struct fp_hookvec_stats {
 	uint32_t flash_bytes;    /* the runtime's code and constants */
-	unsigned ram_bytes;      /* its variables at the top of RAM */
+	unsigned ram_bytes;      /* its variables (the top of RAM reserved for them is even-aligned) */
 	unsigned hooked;         /* vectors hooked (the reset and TIMER1_OVF aside) */
 	unsigned reads;          /* input reads logged in place */
 	unsigned stub_cycles;    /* a stub's own cycles, the record function aside */
