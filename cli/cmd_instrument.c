@@ -38,9 +38,11 @@ typedef struct hook_opts {
 /* Runs avr-gcc on dir/rt.c into dir/NAME, the runtime linked at the
  * plan's addresses; its first line of complaint in err. */
 static int compile_runtime(const char *dir, const char *gcc_mcu, const fp_hookvec_plan *p,
-			   uint16_t ram_base, uint32_t freq, const char *name, avrr_err *err)
+			   uint16_t ram_base, uint32_t freq, int64_t sink, const char *name,
+			   avrr_err *err)
 {
 	char mmcu[80], fcpu[40], text[64], data[64], src[4200], out[4200], log[4200];
+	char defsym[80] = "-Wl,--defsym=avrr_log_sink_unused=0";
 	snprintf(mmcu, sizeof mmcu, "-mmcu=%s", gcc_mcu);
 	snprintf(fcpu, sizeof fcpu, "-DF_CPU=%luUL", (unsigned long)(freq ? freq : 1000000));
 	snprintf(text, sizeof text, "-Wl,--section-start=.text=0x%lx", (unsigned long)p->base);
@@ -48,8 +50,12 @@ static int compile_runtime(const char *dir, const char *gcc_mcu, const fp_hookve
 	snprintf(src, sizeof src, "%s/rt.c", dir);
 	snprintf(out, sizeof out, "%s/%s", dir, name);
 	snprintf(log, sizeof log, "%s/cc.log", dir);
+	/* --log func: the firmware's own avrr_log_sink, at its address */
+	if (sink >= 0)
+		snprintf(defsym, sizeof defsym, "-Wl,--defsym=avrr_log_sink=0x%lx",
+			 (unsigned long)sink);
 	char *argv[] = { "avr-gcc", mmcu, fcpu, "-Os", "-std=gnu11", "-fno-toplevel-reorder",
-			 "-nostartfiles", text, data, "-o", out, src, NULL };
+			 "-nostartfiles", text, data, defsym, "-o", out, src, NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -76,7 +82,7 @@ static int compile_runtime(const char *dir, const char *gcc_mcu, const fp_hookve
 }
 
 /* Writes the runtime's C for ram_base and links it: its bytes. */
-static int build_runtime(const char *dir, const sim *s, const fp_config *cfg,
+static int build_runtime(const char *dir, const firmware *fw, const sim *s, const fp_config *cfg,
 			 const hook_opts *ho, fp_hookvec_plan *p, const char *name,
 			 uint8_t **bytes, size_t *n, avrr_err *err)
 {
@@ -95,7 +101,9 @@ static int build_runtime(const char *dir, const sim *s, const fp_config *cfg,
 	if (bad)
 		return -1;
 	const char *mcu = s->names->gcc_mcu ? s->names->gcc_mcu : s->names->mcu;
-	if (compile_runtime(dir, mcu, p, p->hooks.ram_base, ho->freq, name, err))
+	const fw_symbol *sink = fw_find_symbol(fw, "avrr_log_sink");
+	if (compile_runtime(dir, mcu, p, p->hooks.ram_base, ho->freq,
+			    ho->log.sink == FP_LOG_FUNC && sink ? (int64_t)sink->addr : -1, name, err))
 		return -1;
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *e = fopen(path, "rb");
@@ -147,6 +155,10 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 				"Timer1, which must be the tracer's: give --fp a spec without "
 				"cycles:K (docs/device.md)", fw->path, t1, (unsigned)at, spec_text);
 	}
+	const fw_symbol *sink = fw_find_symbol(fw, "avrr_log_sink");
+	if (ho->log.sink == FP_LOG_FUNC && (!sink || sink->space != FW_SYM_CODE))
+		return cli_fail("instrument", "%s: --log func sends to the firmware's own "
+				"void avrr_log_sink(uint8_t), which it does not have", fw->path);
 	if (ho->log.baud && !ho->freq)
 		return cli_fail("instrument", "%s: --baud needs the clock, which the ELF does not "
 				"name: give --freq HZ or --board NAME", fw->path);
@@ -179,15 +191,15 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 		goto done;
 	}
 	unsigned ram = 0, ram2 = 0;
-	plan.hooks.ram_base = (uint16_t)(s->data_size / 2);   /* a first guess: any will do */
-	if (build_runtime(dir, s, &cfg, ho, &plan, "rt1.elf", &rt, &rt_size, &err) ||
+	plan.hooks.ram_base = (uint16_t)(s->data_size / 2 & ~1u);   /* a first guess: any will do */
+	if (build_runtime(dir, fw, s, &cfg, ho, &plan, "rt1.elf", &rt, &rt_size, &err) ||
 	    fp_hookvec_runtime_ram(rt, rt_size, &ram, &err) || fp_hookvec_ram(&plan, ram, &err)) {
 		cli_fail("instrument", "%s", err.msg);
 		goto done;
 	}
 	free(rt);
 	rt = NULL;
-	if (build_runtime(dir, s, &cfg, ho, &plan, "rt2.elf", &rt, &rt_size, &err) ||
+	if (build_runtime(dir, fw, s, &cfg, ho, &plan, "rt2.elf", &rt, &rt_size, &err) ||
 	    fp_hookvec_runtime_ram(rt, rt_size, &ram2, &err)) {
 		cli_fail("instrument", "%s", err.msg);
 		goto done;

@@ -195,14 +195,51 @@ static void test_refusals(void **state)
 		"int main(void) { for (;;) { __asm__ volatile(\"in r0, 0x09\\n\\tsts n, r0\"); } }\n",
 		"--log uart --fp 'sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=32'",
 		"an input read into r0 at 0x");
+	/* --log func without the firmware's sink */
+	refused(s, "int main(void) { for (;;) ; }\n", "--log func",
+		"--log func sends to the firmware's own void avrr_log_sink(uint8_t), which it "
+		"does not have");
 	/* --baud without a clock */
 	refused(s, "int main(void) { for (;;) ; }\n", "--log uart --baud 9600",
 		"--baud needs the clock, which the ELF does not name");
 }
 
+/* --log func: the runtime calls the firmware's own avrr_log_sink (here
+ * to GPIOR0); the loop closes through it as through the UART. */
+static void test_func_sink(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr(), *d = s->dir;
+	char path[256];
+	snprintf(path, sizeof path, "%s/sink.c", d);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#include <avr/io.h>\n#include <avr/interrupt.h>\nvolatile unsigned n;\n"
+	      "void avrr_log_sink(uint8_t b) { GPIOR0 = b; }\n"
+	      "ISR(TIMER0_OVF_vect) { n++; }\n"
+	      "int main(void) { TCCR0B = 3; TIMSK0 = 1; sei(); for (;;) ; }\n", f);
+	fclose(f);
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega328p -Os -gdwarf-4 -o %s/sink.elf "
+		     "%s && %s instrument %s/sink.elf --log func --freq 16000000 -o %s/fw.elf && "
+		     "%s stamp %s/fw.elf && %s device %s/fw.elf --log-reg GPIOR0 --log-out %s/run.log "
+		     "--state-out %s/dev.state && %s import %s/run.log --elf %s/fw.elf -o %s/run.db "
+		     "--log-reg GPIOR0 && %s replay %s/run.db --state-out %s/rep.state && "
+		     "cmp %s/dev.state %s/rep.state", d, path, a, d, d, a, d, a, d, d, d, a, d, d, d,
+		     a, d, d, d, d))
+		fail_msg("func sink: %s", s->out);
+	assert_non_null(strstr(s->out, "hooked 1 vector (and the reset, and TIMER1_OVF)"));
+	unsigned long irqs = num_after(s->out, " blocks, ");
+	assert_true(irqs > 200);
+	char want[96];
+	snprintf(want, sizeof want, "%lu of %lu device interrupts re-created", irqs, irqs);
+	assert_non_null(strstr(s->out, want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_func_sink, test_scratch_setup,
+						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_device_loop, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_debug_info_kept, test_scratch_setup,
