@@ -54,8 +54,23 @@ static int compile_runtime(const char *dir, const char *gcc_mcu, const fp_hookve
 	if (sink >= 0)
 		snprintf(defsym, sizeof defsym, "-Wl,--defsym=avrr_log_sink=0x%lx",
 			 (unsigned long)sink);
-	char *argv[] = { "avr-gcc", mmcu, fcpu, "-Os", "-std=gnu11", "-fno-toplevel-reorder",
-			 "-nostartfiles", text, data, defsym, "-o", out, src, NULL };
+	/* the firmware's reset code and handlers, which the runtime jumps to */
+	char fwsym[129][64];
+	char *argv[12 + 129 + 3] = { "avr-gcc", mmcu, fcpu, "-Os", "-std=gnu11",
+				      "-fno-toplevel-reorder", "-nostartfiles", text, data, defsym };
+	unsigned k = 10;
+	snprintf(fwsym[0], sizeof fwsym[0], "-Wl,--defsym=" FP_RT_FW_RESET "=0x%lx",
+		 (unsigned long)p->hooks.reset_target);
+	argv[k++] = fwsym[0];
+	for (unsigned i = 0; i < p->hooks.nhooks && i < 128; i++) {
+		snprintf(fwsym[i + 1], sizeof fwsym[i + 1], "-Wl,--defsym=" FP_RT_FW_VECTOR_PREFIX
+			 "%u=0x%lx", p->hooks.hook[i].vector, (unsigned long)p->hooks.hook[i].target);
+		argv[k++] = fwsym[i + 1];
+	}
+	argv[k++] = "-o";
+	argv[k++] = out;
+	argv[k++] = src;
+	argv[k] = NULL;
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);

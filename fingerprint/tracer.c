@@ -589,8 +589,10 @@ static void emit_hooks(FILE *o, const layout *l, int cycles, int log, const fp_t
 		"\t__asm__ volatile(\"clr r1\\n\\tout __SREG__, r1\\n\\t\"\n"
 		"\t\t\"ldi r28, 0x%02x\\n\\tldi r29, 0x%02x\\n\\t\"\n"
 		"\t\t\"out __SP_H__, r29\\n\\tout __SP_L__, r28\");\n}\n\n"
+		"/* The firmware's reset code, at 0x%lx: the symbol is the link's\n"
+		" * (--defsym), as an RJMP to a number would be taken as relative. */\n"
 		"__attribute__((naked, used, section(\".init9\"))) void avrr_rt_start(void)\n{\n"
-		"\t__asm__ volatile(AVRR_JMP \" 0x%lx\");  /* the firmware's reset code */\n}\n\n",
+		"\t__asm__ volatile(AVRR_JMP \" " FP_RT_FW_RESET "\");\n}\n\n",
 		h->ram_base, (h->ram_base - 1) & 0xff, (h->ram_base - 1) >> 8,
 		(unsigned long)h->reset_target);
 	fputs("#define AVRR_SAVE", o);
@@ -619,13 +621,13 @@ static void emit_hooks(FILE *o, const layout *l, int cycles, int log, const fp_t
 			"\t\tAVRR_CALL \" avrr_trace_record\\n\\t\"\n"
 			"\t\t\"pop r0\\n\\tout __SREG__, r0\\n\\t\"\n"
 			"\t\tAVRR_RESTORE\n"
-			"\t\tAVRR_JMP \" 0x%lx\" :: %s);\n}\n\n",
+			"\t\tAVRR_JMP \" " FP_RT_FW_VECTOR_PREFIX "%u\" :: %s);\n}\n\n",
 			h->hook[i].vector, (unsigned long)h->hook[i].target, h->hook[i].vector,
 			h->hook[i].vector,
 			cycles ? "\t\t\"lds r22, %[tl]\\n\\tlds r23, %[th]\\n\\t\"\n"
 			       : "\t\t\"clr r22\\n\\tclr r23\\n\\t\"\n",
 			log ? "\t\t\"ldi r24, %[vn]\\n\\tsts avrr_log_vec, r24\\n\\t\"\n" : "",
-			(unsigned long)h->hook[i].target, ops);
+			h->hook[i].vector, ops);
 	}
 }
 

@@ -103,6 +103,10 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 #define FP_RT_RESET_SYMBOL "avrr_rt_reset"
 #define FP_RT_HOOK_PREFIX "avrr_hook_vector_"
 #define FP_RT_OVF_SYMBOL "avrr_trace_ovf_isr"
+/* What the runtime jumps to in the firmware: symbols the link defines
+ * (--defsym) at reset_target and each hook's target. */
+#define FP_RT_FW_RESET "avrr_fw_reset"
+#define FP_RT_FW_VECTOR_PREFIX "avrr_fw_vector_"
 typedef struct fp_tracer_hooks {
 	uint32_t reset_target;      /* byte address */
 	uint16_t ram_base;          /* data address of the runtime's first byte */

@@ -235,9 +235,51 @@ static void test_func_sink(void **state)
 	assert_non_null(strstr(s->out, want));
 }
 
+/* A part without JMP (the ATmega88, 8 KB): RJMP vectors to the stubs,
+ * RJMPs back to the handlers (the link resolves them, wrapping the 8 KB),
+ * RCALL to the read's copy. */
+static void test_rjmp_part(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr(), *d = s->dir;
+	char path[256];
+	snprintf(path, sizeof path, "%s/m88.c", d);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#include <avr/io.h>\n#include <avr/interrupt.h>\nvolatile unsigned n, e;\n"
+	      "volatile unsigned char lv;\nISR(TIMER0_OVF_vect) { n++; }\n"
+	      "ISR(INT0_vect) { e++; lv = PIND; }\n"
+	      "int main(void) { EICRA = 3; EIMSK = 1; TCCR0B = 3; TIMSK0 = 1; sei(); for (;;) ; }\n",
+	      f);
+	fclose(f);
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega88 -Os -gdwarf-4 -o %s/m88.elf "
+		     "%s && %s instrument %s/m88.elf --log uart --baud 500000 --send-masked --freq "
+		     "8000000 -o %s/fw.elf && %s stamp %s/fw.elf && %s device %s/fw.elf --stimuli "
+		     DM "/devmulti.stim --log-out %s/run.log --state-out %s/dev.state && "
+		     "%s import %s/run.log --elf %s/fw.elf -o %s/run.db && %s replay %s/run.db "
+		     "--state-out %s/rep.state && cmp %s/dev.state %s/rep.state && "
+		     "avr-objdump -d %s/fw.elf | grep -E '^ +[02]:'", d, path, a, d, d, a, d, a, d, d,
+		     d, a, d, d, d, a, d, d, d, d, d))
+		fail_msg("atmega88: %s", s->out);
+	/* 79 cycles: RCALL (3) for CALL, RJMP (2) for JMP */
+	assert_non_null(strstr(s->out, "hooked 2 vectors (and the reset, and TIMER1_OVF), logged 1 "
+			       "input read in place;"));
+	assert_non_null(strstr(s->out, "79 cycles per interrupt in the stub"));
+	assert_non_null(strstr(s->out, "rjmp\t.+358    \t; 0x168 <avrr_rt_reset>"));
+	assert_non_null(strstr(s->out, "<avrr_hook_vector_1>"));
+	unsigned long irqs = num_after(s->out, " blocks, "), reads = num_after(s->out, " interrupts, ");
+	assert_true(irqs > 200 && reads > 50);
+	char want[128];
+	snprintf(want, sizeof want, "%lu of %lu device interrupts re-created, %lu of %lu input reads "
+		 "fed", irqs, irqs, reads, reads);
+	assert_non_null(strstr(s->out, want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_rjmp_part, test_scratch_setup,
+						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_func_sink, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_device_loop, test_scratch_setup,
