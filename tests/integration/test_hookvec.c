@@ -279,9 +279,39 @@ static void test_rjmp_part(void **state)
 	assert_non_null(strstr(s->out, want));
 }
 
+/* A firmware whose simavr .mmcu section the link left in flash, after
+ * .text: it is part of the image, so the runtime goes after it, and it
+ * stays where it was (its MCU and clock still read by avrr, main still
+ * main to avr-gdb). */
+static void test_mmcu_in_flash(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr(), *d = s->dir;
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega328p -DF_CPU=16000000UL -Os "
+		     "-gdwarf-4 -I/usr/include/simavr -o %s/fw0.elf tests/firmware/int0_busy.c && "
+		     "%s instrument %s/fw0.elf --log uart --baud 500000 -o %s/fw.elf && "
+		     "avr-objdump -h %s/fw0.elf %s/fw.elf | grep -E '\\.mmcu|\\.avrr_text' && "
+		     "avr-gdb -batch -ex 'info symbol main' %s/fw.elf && %s stamp %s/fw.elf && "
+		     "%s device %s/fw.elf --stimuli tests/firmware/int0_busy.stim --log-out %s/run.log",
+		     d, a, d, d, d, d, d, a, d, a, d, d))
+		fail_msg("mmcu: %s", s->out);
+	const char *m = strstr(s->out, ".mmcu");
+	assert_non_null(m);
+	char orig[80];
+	snprintf(orig, sizeof orig, "%.42s", m);
+	/* the same name, size, VMA and LMA in the instrumented ELF (its file
+	 * offset aside) */
+	assert_non_null(strstr(m + 1, orig));
+	assert_non_null(strstr(s->out, ".avrr_text    0000060a  00000124  00000124"));  /* after .mmcu */
+	assert_non_null(strstr(s->out, "main in section .text\n"));
+	assert_non_null(strstr(s->out, "device: "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_mmcu_in_flash, test_scratch_setup,
+						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_rjmp_part, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_func_sink, test_scratch_setup,
