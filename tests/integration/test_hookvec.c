@@ -150,8 +150,10 @@ static void test_debug_info_kept(void **state)
 	assert_non_null(strstr(s->out, " B avrr_trace_ring\n"));
 }
 
-/* One line, exit 2, no file. */
-static void refused(test_scratch *s, const char *src, const char *args, const char *line)
+/* One line, exit 2, no file; src built with avr-gcc's crt unless
+ * `nostart`. */
+static void refused_built(test_scratch *s, const char *src, int nostart, const char *args,
+			  const char *line)
 {
 	char path[256];
 	snprintf(path, sizeof path, "%s/bad.c", s->dir);
@@ -159,8 +161,8 @@ static void refused(test_scratch *s, const char *src, const char *args, const ch
 	assert_non_null(f);
 	fputs(src, f);
 	fclose(f);
-	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega328p -Os -o %s/bad.elf %s",
-		     s->dir, path))
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega328p -Os %s -o %s/bad.elf %s",
+		     nostart ? "-nostartfiles" : "", s->dir, path))
 		fail_msg("avr-gcc: %s", s->out);
 	int rc = test_run(s->out, sizeof s->out, "%s instrument %s/bad.elf %s -o %s/out.elf",
 			  test_avrr(), s->dir, args, s->dir);
@@ -172,8 +174,25 @@ static void refused(test_scratch *s, const char *src, const char *args, const ch
 	assert_int_not_equal(access(path, F_OK), 0);
 }
 
+static void refused(test_scratch *s, const char *src, const char *args, const char *line)
+{
+	refused_built(s, src, 0, args, line);
+}
+
+/* A vector table of JMPs without avr-libc's crt: its own reset code. */
+#define OWN_VECTORS(reset) \
+	"__asm__(\".section .vectors,\\\"ax\\\",@progbits\\n" reset "\\n.rept 25\\n" \
+	"jmp bad\\n.endr\\n.text\\nstart: rjmp start\\nbad: rjmp bad\");\n"
+
 static void test_refusals(void **state)
 {
+	/* no stack set-up to move under the tracer's RAM */
+	refused_built(*state, OWN_VECTORS("jmp start"), 1, "--log uart --mcu atmega328p",
+		      "no avr-libc stack set-up (ldi r28/r29 with RAMEND 0x8ff, out SPH/SPL) in "
+		      "the reset code at 0x68: cannot reserve the tracer's RAM");
+	/* a vector entry that is no jump */
+	refused_built(*state, OWN_VECTORS("nop\\nnop"), 1, "--log uart --mcu atmega328p",
+		      "the reset vector at 0x0 is not a jump");
 	test_scratch *s = *state;
 	/* 32,600 bytes of constants: the runtime does not fit the 32 KB */
 	refused(s, "#include <avr/pgmspace.h>\n"
