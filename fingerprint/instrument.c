@@ -790,7 +790,8 @@ static int cut(rewrite *rw)
 					: e->in.op == AVR_OP_RJMP || e->in.op == AVR_OP_RCALL ||
 					  is_branch(e) ? K_REL : K_PLAIN;
 			else if (rw->have_log_read && rw->dev->inputs && addr >= 0 &&
-				 addr < FP_INPUT_SPACE && rw->dev->inputs[addr]) {
+				 addr < FP_INPUT_SPACE && rw->dev->inputs[addr] &&
+				 !in_tracer(rw, a)) {   /* the UART sink polls UCSRnA */
 				if (skipread) {
 					e->kind = K_SKIPREAD;
 					rw->st->reads++;
