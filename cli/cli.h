@@ -63,7 +63,17 @@ typedef struct cli_board {
 	const char *board_name; /* --board */
 	const char *board_mcu;
 	uint32_t board_frequency;
+	uint32_t freq;          /* --freq; 0: not given */
 } cli_board;
+/* The three options, one table and one parser for every command that
+ * opens a firmware to run it (record and those that record first, device,
+ * import, replay of an import): codes 'm', 'b' and 'f', as record's.
+ * cli_board_option applies one (0, or EXIT_BAD_INPUT after saying why);
+ * cli_board_frequency is the clock to simulate: --freq, else the board's,
+ * else 0 (the ELF's). */
+extern const struct option cli_board_options[];
+int cli_board_option(const char *cmd, cli_board *t, int c, const char *arg);
+uint32_t cli_board_frequency(const cli_board *t);
 int cli_board_set(const char *cmd, cli_board *t, const char *name);
 int cli_board_mcu(const char *cmd, const cli_board *t, const char **mcu);
 /* For the commands that read code and vectors only (tracer, instrument):
@@ -188,8 +198,7 @@ typedef struct cli_console_uart {  /* what the console's line sink is told */
 struct cli_record {
 	rec_options o;
 	const char *specs[CLI_MAX_FP];  /* --fp SPEC, in order */
-	uint64_t freq;
-	cli_board board;                /* --mcu, --board */
+	cli_board board;                /* --mcu, --board, --freq */
 	int force;                      /* --force: replace a file not ours */
 	const char *cmd;                /* for warnings */
 	cli_progress prog;
