@@ -63,7 +63,8 @@ int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **
 int devsite_in_tracer(const firmware *fw, uint32_t pc)
 {
 	const fw_symbol *f = fw_code_symbol_at(fw, pc);
-	return f && !strncmp(f->name, "avrr_", 5);
+	/* avrr_body_VECTOR: the firmware's ISR body, behind the tracer's stub */
+	return f && !strncmp(f->name, "avrr_", 5) && strncmp(f->name, "avrr_body_", 10);
 }
 
 void devsite_where(const firmware *fw, uint32_t pc, char *buf, size_t n)

@@ -23,8 +23,9 @@ int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **
 		    avrr_err *err);
 
 /* Whether code byte address pc is in one of the tracer's own functions
- * (avrr_*): their reads (the UART sink polls UCSRnA) are neither logged
- * by `avrr instrument` nor the device's, so a replay does not feed them. */
+ * (avrr_*, not the firmware's ISR bodies avrr_body_*): their reads (the
+ * UART sink polls UCSRnA) are neither logged by `avrr instrument` nor the
+ * device's, so a replay does not feed them. */
 int devsite_in_tracer(const firmware *fw, uint32_t pc);
 
 /* "PC 0x00554 (main+0x24, uart_poll_rx.c:38)": the code byte address pc,
