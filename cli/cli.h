@@ -74,6 +74,10 @@ typedef struct cli_board {
 extern const struct option cli_board_options[];
 int cli_board_option(const char *cmd, cli_board *t, int c, const char *arg);
 uint32_t cli_board_frequency(const cli_board *t);
+/* A recording holds the MCU and clock it ran with, and a replay runs
+ * those: the board options given to a replay must agree with them.  0,
+ * or EXIT_BAD_INPUT after saying which differs. */
+int cli_board_agrees(const char *cmd, const cli_board *t, const char *path);
 int cli_board_set(const char *cmd, cli_board *t, const char *name);
 int cli_board_mcu(const char *cmd, const cli_board *t, const char **mcu);
 /* For the commands that read code and vectors only (tracer, instrument):

@@ -9,8 +9,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
+#include "db/db.h"
 #include "timeline/travel.h"
 
 void cli_getopt_begin(cli_getopt *g, const char *cmd, int argc, char **argv,
@@ -97,6 +99,39 @@ int cli_board_option(const char *cmd, cli_board *t, int c, const char *arg)
 uint32_t cli_board_frequency(const cli_board *t)
 {
 	return t->freq ? t->freq : t->board_frequency;
+}
+
+int cli_board_agrees(const char *cmd, const cli_board *t, const char *path)
+{
+	const char *mcu;
+	if (cli_board_mcu(cmd, t, &mcu))
+		return EXIT_BAD_INPUT;
+	uint32_t hz = cli_board_frequency(t);
+	if (!mcu && !hz)
+		return 0;
+	db *d;
+	db_run run;
+	avrr_err err;
+	if (db_open_written(path, &d, &err))
+		return cli_fail(cmd, "%s", err.msg);
+	if (db_get_run(d, &run, &err)) {
+		db_close(d);
+		return cli_fail(cmd, "%s", err.msg);
+	}
+	int rc = 0;
+	const char *opt = t->mcu ? "--mcu" : "--board";
+	if (mcu && strcasecmp(mcu, run.mcu))
+		rc = cli_fail(cmd, "%s %s: %s is a run of the %s", opt, t->mcu ? t->mcu
+			      : t->board_name, path, run.mcu);
+	else if (hz && hz != run.frequency && t->freq)
+		rc = cli_fail(cmd, "--freq %u: %s ran at %u Hz", (unsigned)hz, path,
+			      (unsigned)run.frequency);
+	else if (hz && hz != run.frequency)
+		rc = cli_fail(cmd, "--board %s: %s ran at %u Hz, not the board's %u",
+			      t->board_name, path, (unsigned)run.frequency, (unsigned)hz);
+	db_run_free(&run);
+	db_close(d);
+	return rc;
 }
 
 const struct option cli_replay_options[] = {
