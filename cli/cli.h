@@ -226,9 +226,9 @@ int cli_record_run(const char *cmd, cli_record *r, const char *elf);
  * for a recording, whose opening says what is wrong with it). */
 int cli_is_elf(const char *path);
 
-/* The recording a debugging command opens: path itself, or, when path is
- * an ELF (by content, not name), a recording of it made first with r's
- * options — into r->o.out_path if given (kept), else into a temporary
+/* The recording a debugging command opens (target.c): path itself, or,
+ * when path is an ELF (by content, not name), a recording of it made first
+ * with r's options — into r->o.out_path if given (kept), else into a temporary
  * directory that cli_target_close removes.  record_opt names the first
  * record option given (NULL: none), refused with a recording.  0, or an
  * exit status after saying why. */
