@@ -63,7 +63,21 @@ typedef struct cli_board {
 	const char *board_name; /* --board */
 	const char *board_mcu;
 	uint32_t board_frequency;
+	uint32_t freq;          /* --freq; 0: not given */
 } cli_board;
+/* The three options, one table and one parser for every command that
+ * opens a firmware to run it (record and those that record first, device,
+ * import, replay of an import): codes 'm', 'b' and 'f', as record's.
+ * cli_board_option applies one (0, or EXIT_BAD_INPUT after saying why);
+ * cli_board_frequency is the clock to simulate: --freq, else the board's,
+ * else 0 (the ELF's). */
+extern const struct option cli_board_options[];
+int cli_board_option(const char *cmd, cli_board *t, int c, const char *arg);
+uint32_t cli_board_frequency(const cli_board *t);
+/* A recording holds the MCU and clock it ran with, and a replay runs
+ * those: the board options given to a replay must agree with them.  0,
+ * or EXIT_BAD_INPUT after saying which differs. */
+int cli_board_agrees(const char *cmd, const cli_board *t, const char *path);
 int cli_board_set(const char *cmd, cli_board *t, const char *name);
 int cli_board_mcu(const char *cmd, const cli_board *t, const char **mcu);
 /* For the commands that read code and vectors only (tracer, instrument):
@@ -188,8 +202,7 @@ typedef struct cli_console_uart {  /* what the console's line sink is told */
 struct cli_record {
 	rec_options o;
 	const char *specs[CLI_MAX_FP];  /* --fp SPEC, in order */
-	uint64_t freq;
-	cli_board board;                /* --mcu, --board */
+	cli_board board;                /* --mcu, --board, --freq */
 	int force;                      /* --force: replace a file not ours */
 	const char *cmd;                /* for warnings */
 	cli_progress prog;
@@ -213,9 +226,9 @@ int cli_record_run(const char *cmd, cli_record *r, const char *elf);
  * for a recording, whose opening says what is wrong with it). */
 int cli_is_elf(const char *path);
 
-/* The recording a debugging command opens: path itself, or, when path is
- * an ELF (by content, not name), a recording of it made first with r's
- * options — into r->o.out_path if given (kept), else into a temporary
+/* The recording a debugging command opens (target.c): path itself, or,
+ * when path is an ELF (by content, not name), a recording of it made first
+ * with r's options — into r->o.out_path if given (kept), else into a temporary
  * directory that cli_target_close removes.  record_opt names the first
  * record option given (NULL: none), refused with a recording.  0, or an
  * exit status after saying why. */

@@ -164,7 +164,9 @@ int cmd_replay(int argc, char **argv)
 	cli_getopt g;
 	uint64_t until = 0;
 	int json = 0, c, rc;
-	if (cli_options_join(opts, CLI_MAX_OPTIONS, cli_replay_options, own, NULL))
+	cli_board board = { 0 };
+	if (cli_options_join(opts, CLI_MAX_OPTIONS, cli_replay_options, own, cli_board_options,
+			     NULL))
 		return cli_fail("replay", "internal: too many options");
 	cli_getopt_begin(&g, "replay", argc, argv, ":h", opts);
 	while ((c = cli_getopt_next(&g)) > 0) {
@@ -176,6 +178,12 @@ int cmd_replay(int argc, char **argv)
 		case 'O': args.ro.oracle = 1; break;
 		case 'k': args.ro.keep_going = 1; break;
 		case 'j': json = 1; break;
+		case 'm':
+		case 'b':
+		case 'f':
+			if ((rc = cli_board_option("replay", &board, c, optarg)))
+				return rc;
+			break;
 		default:
 			if ((rc = cli_replay_option("replay", &args, c, optarg)))
 				return rc;
@@ -186,6 +194,8 @@ int cmd_replay(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_fail("replay", "usage: avrr replay RUN.db [--fp NAME] [--match sequence|set] "
 				"[--until ICOUNT] [--keep-going] [--json]");
+	if ((rc = cli_board_agrees("replay", &board, argv[optind])))
+		return rc;
 	/* A fingerprint replay is exact with sequence matching (the default
 	 * configuration is chosen so); the oracle measures the paper's rule. */
 	if (args.ro.oracle) {

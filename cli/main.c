@@ -83,6 +83,8 @@ const cli_command cli_commands[] = {
 	  "       avrr replay RUN.db --oracle [--fp SPEC ...] [--match set|sequence] [--json]\n"
 	  "       avrr replay IMPORT.db [--uart-out F] [--log-out F] [--state-out F]\n"
 	  "                          [--log-reg NAME] [--instructions N] [--force]\n"
+	  "  (each form also takes --mcu NAME, --board NAME, --freq HZ: they must agree\n"
+	  "   with the MCU and clock the recording ran with)\n"
 	  "\n"
 	  "A recording avrr import made from a device log is replayed from the log\n"
 	  "alone: each interrupt where the device's next fingerprint matches, each\n"
@@ -310,7 +312,8 @@ const cli_command cli_commands[] = {
 	  "      --log-out FILE      where the log's bytes go (required)\n"
 	  "      --uart-out FILE     where the other UART bytes go\n"
 	  "      --state-out FILE    the final registers, SP, PC and data space, as text\n"
-	  "      --log-reg NAME      the log's register (default UDR0, else UDR)\n"
+	  "      --log-reg NAME      the log's register (default: the one the firmware's\n"
+	  "                          avrr_log_sink writes, else UDR0, else UDR)\n"
 	  "      --mcu NAME          the MCU, when the ELF does not say\n"
 	  CLI_BOARD_HELP
 	  "      --freq HZ           the clock, when neither the ELF nor a board says\n"
@@ -322,7 +325,7 @@ const cli_command cli_commands[] = {
 	  "  -h, --help              this help\n" },
 	{ "import", cmd_import, "turn a device log into a recording (no ground truth, no stimuli)",
 	  "usage: avrr import DUMP --elf FW.elf -o RUN.db [--allow-gaps] [--log-reg NAME]\n"
-	  "                   [--instructions N]\n"
+	  "                   [--instructions N] [--mcu NAME | --board NAME] [--freq HZ]\n"
 	  "\n"
 	  "Checks the device log whole (header, SHA-256 against FW.elf, each block's\n"
 	  "CRC and sequence) and writes a recording of its fingerprints and input reads,\n"
@@ -337,9 +340,12 @@ const cli_command cli_commands[] = {
 	  "      --elf FW.elf        the firmware that ran (required)\n"
 	  "  -o, --output FILE       the recording to write (required)\n"
 	  "      --allow-gaps        import up to the first loss\n"
-	  "      --log-reg NAME      the register the firmware sent the log to (default\n"
-	  "                          UDR0, else UDR), as given to avrr device\n"
+	  "      --log-reg NAME      the register the firmware sent the log to (default:\n"
+	  "                          the one its avrr_log_sink writes, else UDR0, else UDR)\n"
 	  "      --instructions N    the replay's limit (default 100M)\n"
+	  "      --mcu NAME          the MCU (the log's header names it: they must agree)\n"
+	  CLI_BOARD_HELP
+	  "      --freq HZ           the clock, when neither the ELF nor a board says\n"
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "strip", cmd_strip, "copy a recording without its ground truth",

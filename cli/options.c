@@ -1,14 +1,18 @@
 /*
  * options.c — the option loop every command runs, and the replay options
  * (--fp, --match, --window, --checkpoint-memory) that replay, shell, serve,
- * gdb and analyze share: one table and one parser, as cmd_record.c has for
- * the record options, so that the commands say a bad option the same way.
+ * gdb and analyze share, and the board options (--mcu, --board, --freq)
+ * of every command that runs a firmware: one table and one parser each,
+ * as cmd_record.c has for the record options, so that the commands say a
+ * bad option the same way.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
+#include "db/db.h"
 #include "timeline/travel.h"
 
 void cli_getopt_begin(cli_getopt *g, const char *cmd, int argc, char **argv,
@@ -61,6 +65,72 @@ int cli_options_join(struct option *out, size_t n, ...)
 		}
 	va_end(ap);
 	out[k] = (struct option){ NULL, 0, NULL, 0 };
+	return rc;
+}
+
+const struct option cli_board_options[] = {
+	{ "mcu", required_argument, NULL, 'm' },
+	{ "board", required_argument, NULL, 'b' },
+	{ "freq", required_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cli_board_option(const char *cmd, cli_board *t, int c, const char *arg)
+{
+	uint64_t v;
+	switch (c) {
+	case 'm':
+		t->mcu = arg;
+		return 0;
+	case 'b':
+		return cli_board_set(cmd, t, arg);
+	case 'f':
+		if (cli_parse_u64(cmd, "--freq", arg, &v))
+			return EXIT_BAD_INPUT;
+		if (v == 0 || v > 1000000000)
+			return cli_fail(cmd, "--freq: %s Hz is not a plausible AVR clock", arg);
+		t->freq = (uint32_t)v;
+		return 0;
+	default:
+		return cli_fail(cmd, "internal: '%c' is not a board option", c);
+	}
+}
+
+uint32_t cli_board_frequency(const cli_board *t)
+{
+	return t->freq ? t->freq : t->board_frequency;
+}
+
+int cli_board_agrees(const char *cmd, const cli_board *t, const char *path)
+{
+	const char *mcu;
+	if (cli_board_mcu(cmd, t, &mcu))
+		return EXIT_BAD_INPUT;
+	uint32_t hz = cli_board_frequency(t);
+	if (!mcu && !hz)
+		return 0;
+	db *d;
+	db_run run;
+	avrr_err err;
+	if (db_open_written(path, &d, &err))
+		return cli_fail(cmd, "%s", err.msg);
+	if (db_get_run(d, &run, &err)) {
+		db_close(d);
+		return cli_fail(cmd, "%s", err.msg);
+	}
+	int rc = 0;
+	const char *opt = t->mcu ? "--mcu" : "--board";
+	if (mcu && strcasecmp(mcu, run.mcu))
+		rc = cli_fail(cmd, "%s %s: %s is a run of the %s", opt, t->mcu ? t->mcu
+			      : t->board_name, path, run.mcu);
+	else if (hz && hz != run.frequency && t->freq)
+		rc = cli_fail(cmd, "--freq %u: %s ran at %u Hz", (unsigned)hz, path,
+			      (unsigned)run.frequency);
+	else if (hz && hz != run.frequency)
+		rc = cli_fail(cmd, "--board %s: %s ran at %u Hz, not the board's %u",
+			      t->board_name, path, (unsigned)run.frequency, (unsigned)hz);
+	db_run_free(&run);
+	db_close(d);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "fingerprint/fingerprint.h"
 #include "fingerprint/instrument.h"
 #include "device/devlog.h"
+#include "device/devsite.h"
 #include "sim/firmware.h"
 #include "trace/log.h"
 #include "trace/uart.h"
@@ -272,7 +273,8 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 	run *r = ud;
 	if (r->done)
 		return value;
-	if (addr >= FP_INPUT_SPACE || !r->device_input[addr]) {
+	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] ||
+	    devsite_in_tracer(r->s->fw, sim_pc(r->s))) {
 		note(r, sim_running_vector(r->s), TRACE_READ, sim_pc(r->s), addr, value);
 		return value;
 	}
@@ -291,9 +293,11 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 	} else {
 		snprintf(next, sizeof next, "its end");
 	}
-	diverge(r->res, "a read of %s at PC 0x%05x that the device's "
+	char where[256];
+	devsite_where(r->s->fw, sim_pc(r->s), where, sizeof where);
+	diverge(r->res, "a read of %s at %s that the device's "
 		 "log does not have (read %llu; next in the log: %s)", name ? name : "?",
-		 (unsigned)sim_pc(r->s), (unsigned long long)r->reads + 1, next);
+		 where, (unsigned long long)r->reads + 1, next);
 	r->done = 1;
 	return value;
 }
@@ -397,9 +401,11 @@ static int go(run *r, avrr_err *err)
 	for (size_t i = 0; i < r->nitems; i++)
 		res->reads_expected += r->items[i].read;
 	if (!res->diverged && r->at < r->nitems && r->items[r->at].read) {
+		char where[256];
+		devsite_where(r->s->fw, sim_pc(r->s), where, sizeof where);
 		diverge(res, "the device's input read %llu never came "
-			 "(%llu instructions)", (unsigned long long)r->reads + 1,
-			 (unsigned long long)r->s->icount);
+			 "(%llu instructions; the firmware was at %s)", (unsigned long long)r->reads + 1,
+			 (unsigned long long)r->s->icount, where);
 	}
 	if (!res->diverged && r->next < r->nfp) {
 		const db_fingerprint *f = &r->fp[r->next];
@@ -543,7 +549,8 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	size_t k = 0;
 	for (size_t i = 0, n = 0; i < nev; i++) {
 		if (ev[i].type == TRACE_READ && (!positioned || (ev[i].addr < FP_INPUT_SPACE &&
-							      r.device_input[ev[i].addr])))
+							      r.device_input[ev[i].addr] &&
+							      !devsite_in_tracer(fw, ev[i].pc))))
 			items[r.nitems++] = (item){ .read = 1, .value = (uint8_t)ev[i].value };
 		if (ev[i].type != TRACE_IRQ || n >= nfp)
 			continue;

@@ -24,6 +24,7 @@
 #include "db/db.h"
 #include "device/devlog.h"
 #include "device/devreplay.h"
+#include "device/devsite.h"
 #include "fingerprint/fingerprint.h"
 #include "fingerprint/instrument.h"
 #include "recorder/fingerprints.h"
@@ -279,7 +280,8 @@ static void describe_device_item(const replay *r, char *buf, size_t n)
  * log): the device's log must have this read next, with this value. */
 static void check_device_read(replay *r, uint16_t addr, uint8_t value)
 {
-	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] || addr == r->log_reg || r->diverged)
+	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] || addr == r->log_reg || r->diverged ||
+	    devsite_in_tracer(r->s->fw, sim_pc(r->s)))   /* the tracer's own: not logged */
 		return;
 	const devlog_item *it = r->dev_at < r->ndev ? &r->dev.items[r->dev_at] : NULL;
 	if (it && it->kind == DEVLOG_ITEM_READ && it->value == value) {
@@ -1620,7 +1622,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	if (trace_watch_io(r->s, err))
 		goto out;
 	/* An import's log also holds the device's reads of inputs trace/log.h
-	 * does not trace (devlog_input_names: ICRn, ...), but for the log's
+	 * does not trace (devlog_input_table: ICRn, ...), but for the log's
 	 * own register, which the import's replay watched only if traced. */
 	uint8_t inputs[FP_INPUT_SPACE];
 	if (r->import && r->s->names && devlog_inputs(r->s->names, inputs))
