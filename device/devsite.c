@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dwarf/lines.h"
+#include "fingerprint/tracer.h"
 #include "sim/avr_decode.h"
 
 /* The I/O register avrr_log_sink writes (OUT, or STS to an address the
@@ -63,8 +64,7 @@ int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **
 int devsite_in_tracer(const firmware *fw, uint32_t pc)
 {
 	const fw_symbol *f = fw_code_symbol_at(fw, pc);
-	/* avrr_body_VECTOR: the firmware's ISR body, behind the tracer's stub */
-	return f && !strncmp(f->name, "avrr_", 5) && strncmp(f->name, "avrr_body_", 10);
+	return f && fp_tracer_own_symbol(f->name);
 }
 
 void devsite_where(const firmware *fw, uint32_t pc, char *buf, size_t n)

@@ -26,7 +26,6 @@
 #include "sim/firmware.h"
 #include "util/err.h"
 
-#define FP_HOOKVEC_READ_PREFIX "avrr_read_at_"   /* + the read's address, 5 hex digits */
 
 typedef struct fp_hookvec_plan {
 	uint32_t flash_size;     /* the part's, bytes */

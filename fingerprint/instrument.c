@@ -38,6 +38,7 @@
 
 #include "sim/avr_decode.h"
 #include "fingerprint/cost.h"
+#include "fingerprint/tracer.h"
 #include "util/le.h"
 
 #define ELF_DATA_BASE 0x800000u
@@ -547,8 +548,7 @@ static int in_tracer(const rewrite *rw, uint32_t a)
 		const Elf32_Sym *y = &rw->syms[i];
 		if (y->st_shndx == rw->text && ELF32_ST_TYPE(y->st_info) == STT_FUNC &&
 		    a >= y->st_value && a < y->st_value + y->st_size &&
-		    !strncmp(sym_name(rw, y), "avrr_", 5) &&
-		    strncmp(sym_name(rw, y), "avrr_body_", 10))
+		    fp_tracer_own_symbol(sym_name(rw, y)))
 			return 1;
 	}
 	return 0;
