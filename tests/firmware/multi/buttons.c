@@ -27,7 +27,7 @@ static uint8_t count;
  * set up, and INT0 stays masked until the counters are cleared. */
 void buttons_init(void)
 {
-	presses = 0;
+	presses = 0;                            /* buttons: clear */
 	EICRA = _BV(ISC01) | _BV(ISC00);        /* rising edge */
 	EIFR = _BV(INTF0);
 	EIMSK = _BV(INT0);
@@ -35,7 +35,7 @@ void buttons_init(void)
 
 ISR(INT0_vect, ISR_NOBLOCK)
 {
-	EIMSK &= (uint8_t)~_BV(INT0);
+	EIMSK &= (uint8_t)~_BV(INT0);           /* button: debounce */
 	_delay_ms(2);
 	if (PIND & _BV(BUTTON_PIN)) {
 		count++;
