@@ -310,6 +310,7 @@ table1: $(AVRR) $(FIRMWARE)
 	sh scripts/table1.sh $(AVRR) results
 
 clean:
-	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf tests/chip/*.elf
+	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf tests/chip/*.elf \
+		tests/firmware/multi/*.elf
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
