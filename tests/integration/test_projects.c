@@ -193,13 +193,12 @@ static const char *line_has(const char *p, const char *eol, const char *needle)
 }
 
 /* An ELF symbol's value, from avr-nm. */
-static unsigned long symbol(fixture *f, const char *elf, const char *name)
+static unsigned long symbol(const char *elf, const char *name)
 {
 	char out[256];
 	if (test_run(out, sizeof out, "avr-nm '%s' | awk '$3 == \"%s\" { print $1 }'", elf, name) ||
 	    !isxdigit((unsigned char)out[0]))
 		fail_msg("no symbol %s in %s: %s", name, elf, out);
-	(void)f;
 	return strtoul(out, NULL, 16);
 }
 
@@ -450,7 +449,7 @@ static void test_pump_shell_extern_struct(void **state)
 	if (strncmp(v, "{level = ", 9) || !strstr(v, ", valve = 1 '\\001', alarm = 0 '\\000'}"))
 		fail_msg("p tank: %s", v);
 	snprintf(want, sizeof want, "(volatile struct tank *) 0x%lx <tank>",
-		 symbol(f, PUMPS[0].elf, "tank"));
+		 symbol(PUMPS[0].elf, "tank"));
 	assert_string_equal(value_of(f->out, 2, v, sizeof v), want);
 	assert_string_equal(value_of(f->out, 3, v, sizeof v), "1 '\\001'");
 }
@@ -564,7 +563,7 @@ static void test_pump_gdb_frames_at_every_isr_instruction(void **state)
 static void pump_races(fixture *f, int i, int enable_bits)
 {
 	char want[1024];
-	unsigned long addr = symbol(f, PUMPS[i].elf, "presses") & 0xffff;
+	unsigned long addr = symbol(PUMPS[i].elf, "presses") & 0xffff;
 	int rc = test_run(f->out, sizeof f->out, "%s analyze '%s' races", test_avrr(), f->db[i]);
 	assert_int_equal(rc, 0);
 	int read = src_line(MULTI "main.c", "main: presses");
@@ -721,7 +720,7 @@ static void test_flow_races(void **state)
 	snprintf(want, sizeof want, "potential races, never witnessed in this run:\n"
 		 "intFunc[0] (0x%04lx, 2 bytes): split write in main at WInterrupts.c:%d .. "
 		 "WInterrupts.c:%d, 1 time\n  against the read in INT0_vect at WInterrupts.c:%d\n",
-		 symbol(f, FLOW ".elf", "intFunc") & 0xffff, store, store, isr);
+		 symbol(FLOW ".elf", "intFunc") & 0xffff, store, store, isr);
 	assert_string_equal(f->out, want);
 }
 
