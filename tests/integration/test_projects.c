@@ -14,7 +14,7 @@
  * Lines are found in the sources by the marker comments they carry, so the
  * expectations follow the firmware.  What issue 43 has still to build
  * (frames inside ISRs, break on a vector's name, conditions, member
- * watches, extern globals, C++ objects, the enable-bit rule for races,
+ * and struct watches, extern globals, C++ objects, the enable-bit rule for races,
  * the device loop from a finished ELF) is written as it must behave and
  * skipped with a reason that starts "pending:".
  */
@@ -432,6 +432,22 @@ static void test_pump_shell_member_watch(void **state)
 	test_assert_contains(f->out, "\n$1 = 1 '\\001'\n$2 = 1 '\\001'\n");
 }
 
+/* The tank's first change is main's 'f' opening the valve (the level
+ * cannot move before: it is 0 and the valve closed); a watch on the whole
+ * struct shows its values as structs. */
+static void test_pump_shell_struct_watch(void **state)
+{
+	PENDING("watch on a struct (issue 43 item 5): Old value = 0, New value = 256");
+	fixture *f = *state;
+	char want[64];
+	assert_int_equal(shell(f, f->db[0], "watch tank\ncontinue\n"), 0);
+	test_assert_contains(f->out, "\nOld value = {level = 0 '\\000', valve = 0 '\\000', alarm = "
+			     "0 '\\000'}\nNew value = {level = 0 '\\000', valve = 1 '\\001', alarm = 0 "
+			     "'\\000'}\n");
+	snprintf(want, sizeof want, " at main.c:%d\n", src_line(MULTI "main.c", "main: open"));
+	test_assert_contains(f->out, want);
+}
+
 /* buttons.c declares tank extern (pump.h); the definition's DWARF entry is
  * tank.c's.  At the first press the valve is open (the first 'f' came at
  * 12 ms at the latest, the press counts 2 ms after 15 ms at the earliest)
@@ -812,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_pump_shell_break_on_vector_name),
 		cmocka_unit_test(test_pump_shell_conditions),
 		cmocka_unit_test(test_pump_shell_member_watch),
+		cmocka_unit_test(test_pump_shell_struct_watch),
 		cmocka_unit_test(test_pump_shell_extern_struct),
 		cmocka_unit_test(test_pump_gdb_328p),
 		cmocka_unit_test(test_pump_gdb_2560),
