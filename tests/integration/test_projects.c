@@ -13,10 +13,10 @@
  *
  * Lines are found in the sources by the marker comments they carry, so the
  * expectations follow the firmware.  What issue 43 has still to build
- * (frames inside ISRs, break on a vector's name, conditions, member
- * and struct watches, extern globals, C++ objects, the enable-bit rule for races,
- * the device loop from a finished ELF) is written as it must behave and
- * skipped with a reason that starts "pending:".
+ * (frames inside ISRs, break on a vector's name, conditions, member and
+ * struct watches, extern globals, C++ objects, the enable-bit rule for
+ * races, the device loop from a finished ELF) is written as it must
+ * behave and skipped with a reason that starts "pending:".
  */
 #include "tests/testlib.h"
 
