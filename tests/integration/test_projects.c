@@ -752,33 +752,39 @@ static void test_flow_races_judge_the_enable_bit(void **state)
 
 /* ---- the device loop from the finished ELF ------------------------------ */
 
-/* instrument the ELF as built (no source change) -> run it as the device
- * -> import its log -> replay the import to the device's final state ->
- * the shell and avr-gdb on the import stop at FILE:LINE inside an ISR with
- * source lines, their backtraces reaching main. */
-static void device_loop(fixture *f, const char *elf, const char *board, const char *stim,
+/* The device loop as issue 43 asks for it: instrument the ELF as built
+ * (no source change, the default spec), stamp it, run it as the device,
+ * import its log, replay the import to the device's final state; then the
+ * shell and avr-gdb on the import stop at FILE:LINE inside an ISR with
+ * source lines, their backtraces reaching main.  The instrumented ELF
+ * names its part and clock, and the log its register: device, import and
+ * replay take no flags.  target: instrument's options beyond --log. */
+static void device_loop(fixture *f, const char *elf, const char *target, const char *stim,
 			const char *file, int line, const char *isr)
 {
-	char traced[300], log[300], dstate[300], rstate[300], db[300], text[256], want[160];
+	char traced[300], log[300], uart[300], dstate[300], rstate[300], db[300];
+	char text[256], want[160];
 	snprintf(traced, sizeof traced, "%s/traced.elf", f->s.dir);
 	snprintf(log, sizeof log, "%s/run.log", f->s.dir);
+	snprintf(uart, sizeof uart, "%s/uart.txt", f->s.dir);
 	snprintf(dstate, sizeof dstate, "%s/device.state", f->s.dir);
 	snprintf(rstate, sizeof rstate, "%s/replay.state", f->s.dir);
 	snprintf(db, sizeof db, "%s/import.db", f->s.dir);
-	if (test_run(f->out, sizeof f->out, "%s instrument %s %s --log uart -o '%s' --force",
-		     test_avrr(), elf, board, traced))
+	if (test_run(f->out, sizeof f->out, "%s instrument %s --log uart %s -o '%s' && %s stamp '%s'",
+		     test_avrr(), elf, target, traced, test_avrr(), traced))
 		fail_msg("instrument: %s", f->out);
-	if (test_run(f->out, sizeof f->out, "%s device '%s' %s --stimuli %s --log-out '%s' "
-		     "--state-out '%s' --instructions 2M --stats --force", test_avrr(), traced,
-		     board, stim, log, dstate))
+	if (test_run(f->out, sizeof f->out, "%s device '%s' --stimuli %s --log-out '%s' "
+		     "--uart-out '%s' --state-out '%s' --instructions 2M", test_avrr(), traced, stim,
+		     log, uart, dstate))
 		fail_msg("device: %s", f->out);
-	if (test_run(f->out, sizeof f->out, "%s import '%s' --elf '%s' %s -o '%s' --force",
-		     test_avrr(), log, traced, board, db))
+	if (test_run(f->out, sizeof f->out, "%s import '%s' --elf '%s' -o '%s'", test_avrr(), log,
+		     traced, db) || !strstr(f->out, " losses 0\n"))
 		fail_msg("import: %s", f->out);
-	if (test_run(f->out, sizeof f->out, "%s replay '%s' --state-out '%s' --force", test_avrr(),
-		     db, rstate) || !strstr(f->out, "diverged             no\n"))
+	if (test_run(f->out, sizeof f->out, "%s replay '%s' --state-out '%s'", test_avrr(), db,
+		     rstate) || !strstr(f->out, "every item of the log matched"))
 		fail_msg("replay of the import: %s", f->out);
-	assert_int_equal(test_run(f->out, sizeof f->out, "cmp '%s' '%s'", dstate, rstate), 0);
+	if (test_run(f->out, sizeof f->out, "cmp '%s' '%s'", dstate, rstate))
+		fail_msg("the replay's final state is not the device's: %s", f->out);
 	snprintf(text, sizeof text, "break %s:%d\ncontinue\nwhere\n", file, line);
 	assert_int_equal(shell(f, db, text), 0);
 	snprintf(want, sizeof want, "\nBreakpoint 1, %s:%d\n", file, line);
@@ -791,23 +797,28 @@ static void device_loop(fixture *f, const char *elf, const char *board, const ch
 	snprintf(want, sizeof want, " at %s:%d\n", file, line);
 	test_assert_contains(f->out, want);
 	test_assert_contains(f->out, " in main () at ");
-	if (strstr(f->out, "?? ()"))
+	if (strstr(f->out, "?? ()") || strstr(f->out, "Backtrace stopped"))
 		fail_msg("%s", f->out);
 }
 
+/* The pump's reports use USART0, so on the ATmega2560 the log goes out on
+ * USART1. */
 static void test_pump_device_loop(void **state)
 {
-	PENDING("avrr instrument FW.elf --log uart (issue 43 items 1-3); the log must not mix "
-		"with the pump's own reports on UDR0");
-	device_loop(*state, PUMPS[0].elf, "--board uno", PUMPS[0].stim, "buttons.c",
-		    src_line(MULTI "buttons.c", "button: pressed"), "INT0_vect");
+	PENDING("instrument --log from a finished ELF (issue 43 items 1-3): the default spec is "
+		"refused on a firmware that owns Timer1, and the log cannot be sent on UDR1");
+	device_loop(*state, PUMPS[1].elf, "--log-reg UDR1 --baud 500000 --send-masked --board mega",
+		    PUMPS[1].stim, "buttons.c", src_line(MULTI "buttons.c", "button: pressed"),
+		    "INT0_vect");
 }
 
+/* On the Uno the log and Serial share the one USART. */
 static void test_flow_device_loop(void **state)
 {
-	PENDING("avrr instrument FW.elf --log uart (issue 43 items 1-3); the log must not mix "
-		"with Serial's bytes on UDR0");
-	device_loop(*state, FLOW ".elf", "--board uno", FLOW "/flow_meter.stim", "flow_meter.ino",
+	PENDING("instrument --log from a finished ELF (issue 43 items 1-3): the default spec is "
+		"refused (init() owns Timer1); the log shares UDR0 with Serial");
+	device_loop(*state, FLOW ".elf", "--baud 500000 --send-masked --board uno",
+		    FLOW "/flow_meter.stim", "flow_meter.ino",
 		    src_line(FLOW "/flow_meter.ino", "flow: pulse"), "INT0_vect");
 }
 
