@@ -507,7 +507,10 @@ static void pump_gdb(fixture *f, int i)
 static void test_pump_gdb_328p(void **state) { pump_gdb(*state, 0); }
 static void test_pump_gdb_2560(void **state) { pump_gdb(*state, 1); }
 
-/* Frames `where` names (FILE:LINE), in order, in gdb's bt. */
+/* The frames `where` names, in order, in gdb's bt: each function (gdb's
+ * " in FUNC (") and its file; a call's line too.  An interrupted frame's
+ * line may differ: gdb looks a caller's line up at pc - 1, and an
+ * interrupt's return address may begin a line. */
 static void assert_bt_has_frames(const char *bt, const char *where)
 {
 	const char *at = bt;
@@ -518,12 +521,21 @@ static void assert_bt_has_frames(const char *bt, const char *where)
 			loc = q;
 		if (!loc || !strncmp(loc, " at 0x", 6))
 			continue;   /* main's own line: the outermost frame */
-		char fl[128];
-		snprintf(fl, sizeof fl, "%.*s", (int)(strcspn(loc + 4, " \n")), loc + 4);
-		const char *q = strstr(at, fl);
+		const char *fn = line_has(p + 1, eol, " 0x");   /* "0xADDR FUNC+0xOFF" */
+		assert_non_null(fn);
+		fn = strchr(fn + 1, ' ') + 1;
+		char func[96], file[96], fl[128];
+		snprintf(func, sizeof func, " in %.*s (", (int)strcspn(fn, "+( "), fn);
+		snprintf(fl, sizeof fl, "%.*s", (int)strcspn(loc + 4, " \n"), loc + 4);
+		snprintf(file, sizeof file, "%.*s", (int)strcspn(fl, ":"), fl);
+		const char *q = strstr(at, func);
 		if (!q)
-			fail_msg("gdb's bt lacks %s (as the shell's where has it), in order:\n%s", fl, bt);
-		at = q;
+			fail_msg("gdb's bt lacks%s) (as the shell's where has it), in order:\n%s", func,
+				 bt);
+		const char *qe = q + strcspn(q, "\n");
+		if (!line_has(q, qe, line_has(p + 1, eol, "called from") ? fl : file))
+			fail_msg("gdb's bt has%s) not at %s:\n%s", func, fl, bt);
+		at = qe;
 	}
 	if (strstr(bt, "?? ()") || strstr(bt, "Backtrace stopped"))
 		fail_msg("gdb's bt is broken:\n%s", bt);
