@@ -192,6 +192,17 @@ static const char *line_has(const char *p, const char *eol, const char *needle)
 	return NULL;
 }
 
+/* The end of the frame that starts at p ("#N  ..."): the next line that
+ * starts another frame or a position, or the end.  A frame may take more
+ * than one line (an interrupt's, then the code it interrupted). */
+static const char *frame_end(const char *p)
+{
+	const char *e = strchr(p, '\n');
+	while (e && e[1] && e[1] != '#' && strncmp(e + 1, "icount=", 7))
+		e = strchr(e + 1, '\n');
+	return e ? e : p + strlen(p);
+}
+
 /* An ELF symbol's value, from avr-nm. */
 static unsigned long symbol(const char *elf, const char *name)
 {
@@ -342,13 +353,12 @@ static void test_pump_shell_up_from_isr_body(void **state)
 	snprintf(line, sizeof line, "%.*s", (int)strcspn(at + 4, " \n"), at + 4);
 	const char *up = strstr(f->out, "main, the outermost frame");
 	up = strchr(up, '\n') + 1;
-	size_t len = strcspn(up, "\n");
+	const char *end = frame_end(up);
 	char a8[16], a4[16];
 	snprintf(a8, sizeof a8, "0x%08lx", pc);
 	snprintf(a4, sizeof a4, "0x%04lx", pc);
-	if (strncmp(up, "#1  ", 4) || !line_has(up, up + len, "uart_put") ||
-	    !line_has(up, up + len, line) ||
-	    !(line_has(up, up + len, a8) || line_has(up, up + len, a4)))
+	if (strncmp(up, "#1  ", 4) || !line_has(up, end, "uart_put") || !line_has(up, end, line) ||
+	    !(line_has(up, end, a8) || line_has(up, end, a4)))
 		fail_msg("up is not uart_put at %s, %s:\n%s", a8, line, f->out);
 	test_assert_contains(up, "report");
 	test_assert_contains(up, " at main.c:");
@@ -381,7 +391,7 @@ static void test_pump_shell_frames_at_every_isr_instruction(void **state)
 		}
 		/* frame 1, as where shows it or as gdb does: main where the tick
 		 * was taken, never the vector table */
-		const char *fr = eol + 1, *end = fr + strcspn(fr, "\n");
+		const char *fr = eol + 1, *end = frame_end(fr);
 		if (strncmp(fr, "#1  ", 4) || !line_has(fr, end, "main") ||
 		    !line_has(fr, end, " at main.c:") || line_has(fr, end, "__vectors") ||
 		    !(line_has(fr, end, a8) || line_has(fr, end, a4)))
@@ -557,7 +567,9 @@ static void test_pump_gdb_bt_in_isr_body(void **state)
 	assert_int_equal(gdb(f, f->db[0], text), 0);
 	assert_bt_has_frames(f->out, strstr(where, "\n#1"));
 	test_assert_contains(f->out, " in main () at main.c:");
-	test_assert_contains(f->out, "Run till exit from #0 ");
+	/* finish: out of the handler, back in uart_put where it was taken */
+	const char *fin = strstr(f->out, " in main () at main.c:");
+	test_assert_contains(strchr(fin, '\n'), " in uart_put (");
 }
 
 /* gdb's bt at every instruction of the first tick ends in main. */
@@ -565,17 +577,34 @@ static void test_pump_gdb_frames_at_every_isr_instruction(void **state)
 {
 	PENDING("frames at every ISR instruction for avr-gdb (issue 43 item 4)");
 	fixture *f = *state;
-	char text[4096] = "goto irq 1\n";
+	/* goto prints its frame; the bts come after the mark */
+	char text[4096] = "goto irq 1\necho ==bt==\\n\nbt\n";
 	for (int k = 0; k < 60; k++)
 		strcat(text, "stepi\nbt\n");
 	assert_int_equal(gdb(f, f->db[0], text), 0);
 	if (strstr(f->out, "?? ()") || strstr(f->out, "Backtrace stopped") ||
 	    strstr(f->out, "corrupt stack"))
 		fail_msg("a broken backtrace:\n%s", f->out);
-	int mains = 0;
-	for (const char *p = f->out; (p = strstr(p, " in main () at main.c:")); p++)
-		mains++;
-	assert_true(mains >= 60);
+	/* each bt while in the vector or the handler, up to the first after it */
+	int checked = 0, left = 0;
+	const char *mark = strstr(f->out, "==bt==\n");
+	assert_non_null(mark);
+	for (const char *p = strstr(mark, "\n#0  "); p; p = strstr(p + 1, "\n#0  ")) {
+		const char *eol = strchr(p + 1, '\n'), *next = strstr(p + 1, "\n#0  ");
+		if (!eol)
+			break;
+		if (!line_has(p, eol, "__vector_11") && !line_has(p, eol, "__vectors")) {
+			left = 1;
+			break;
+		}
+		const char *end = next ? next : p + strlen(p);
+		if (!line_has(eol, end, " in main () at main.c:"))
+			fail_msg("bt does not reach main:\n%.*s", (int)(end - p), p);
+		checked++;
+	}
+	assert_true(left);
+	assert_true(checked >= 20);
+	printf("# %d instructions of the first tick checked\n", checked);
 }
 
 /* ---- the pump: races and replay ---------------------------------------- */
