@@ -429,7 +429,9 @@ static void test_pump_shell_conditions(void **state)
 	test_assert_contains(f->out, "\n$2 = 250\n");
 }
 
-/* The level first moves 0 -> 1 in tank_step's fill, the valve open. */
+/* The level first moves 0 -> 1 in tank_step's fill, the valve open.  A
+ * watch stops after the write: avr-gcc -Os stores the level once for
+ * both branches, so the next instruction is the next statement's. */
 static void test_pump_shell_member_watch(void **state)
 {
 	PENDING("watch on a member (issue 43 item 5): no symbol \"tank.level\"");
@@ -437,7 +439,8 @@ static void test_pump_shell_member_watch(void **state)
 	char want[64];
 	assert_int_equal(shell(f, f->db[0], "watch tank.level\ncontinue\np tank.level\np tank.valve\n"),
 			 0);
-	snprintf(want, sizeof want, " at tank.c:%d\n", src_line(MULTI "tank.c", "step: fill"));
+	test_assert_contains(f->out, " tank_step+0x");
+	snprintf(want, sizeof want, " at tank.c:%d\n", src_line(MULTI "tank.c", "step: alarm"));
 	test_assert_contains(f->out, want);
 	test_assert_contains(f->out, "\n$1 = 1 '\\001'\n$2 = 1 '\\001'\n");
 }

@@ -16,6 +16,6 @@ void tank_step(void)
 	} else if (tank.level > 0) {
 		tank.level--;
 	}
-	if (tank.level >= ALARM_LEVEL)
+	if (tank.level >= ALARM_LEVEL)          /* step: alarm */
 		tank.alarm = 1;
 }
