@@ -201,6 +201,17 @@ tests/firmware/sensors.elf: tests/firmware/sensors.c Makefile
 	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL -Os -gdwarf-4 -std=gnu11 -Wall -Wextra \
 		-Werror -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 -o $@ $<
 
+# The pump controller (tests/firmware/multi/): a project of several units
+# built by its own plain Makefile, as a user's is, with no simulator
+# section (MCU and clock are given to record), for two parts; the objects
+# go under build/multi/MCU, the ELF beside the sources.
+MULTI_MCUS := atmega328p atmega2560
+MULTI_ELF  := $(MULTI_MCUS:%=tests/firmware/multi/pump_%.elf)
+TEST_FIRMWARE += $(MULTI_ELF)
+tests/firmware/multi/pump_%.elf: $(wildcard tests/firmware/multi/*.[ch]) tests/firmware/multi/Makefile
+	$(MAKE) -s -C tests/firmware/multi MCU=$* F_CPU=16000000 OBJDIR=$(abspath build/multi/$*) >/dev/null
+	cp build/multi/$*/pump.elf $@
+
 # Arduino sketches (tests/firmware/arduino/NAME/NAME.ino), built as a user
 # would with Debian's arduino-mk through tests/firmware/arduino/arduino.mk
 # (DWARF, no LTO); each sketch's first line names its board's arduino-mk
@@ -310,6 +321,7 @@ table1: $(AVRR) $(FIRMWARE)
 	sh scripts/table1.sh $(AVRR) results
 
 clean:
-	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf tests/chip/*.elf
+	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf tests/chip/*.elf \
+		tests/firmware/multi/*.elf
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
