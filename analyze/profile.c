@@ -133,9 +133,9 @@ static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
 	p->next = p->kind[w];
 	uint16_t sp = sim_sp(p->a->s);
 	const sim *s = p->a->s;
-	if (sp < p->lowest_sp && sp >= 0x60 && sp < s->data_size) {
+	if (sp < p->lowest_sp && sp >= 0x60 && sp < sim_data_size(s)) {
 		p->lowest_sp = sp;
-		p->lowest_icount = s->icount;
+		p->lowest_icount = sim_icount(s);
 		/* After a CALL the return address on the stack is the callee's
 		 * frame, which the next instruction (or interrupt) settles. */
 		p->lowest_unsettled = 1;
@@ -275,7 +275,8 @@ static int fill(prof *p, an_profile *out, names *nm, avrr_err *err)
 	out->instruction_cycles = p->insn_cycles;
 	out->cycles = sim_cycle(p->a->s);
 	out->stack_lowest_sp = p->lowest_sp;
-	out->stack_bytes = p->lowest_sp < p->a->s->data_size ? p->a->s->data_size - 1 - p->lowest_sp : 0;
+	uint32_t size = sim_data_size(p->a->s);
+	out->stack_bytes = p->lowest_sp < size ? size - 1 - p->lowest_sp : 0;
 	out->stack_icount = p->lowest_icount;
 	if (!(out->backtrace = calloc(p->nlowest + 1, sizeof *out->backtrace)))
 		return avrr_errf(err, "out of memory");

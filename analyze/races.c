@@ -190,7 +190,7 @@ static void on_irq(void *ud, uint8_t vector, uint32_t ra)
 	span *sp = &x->spans[running(x)];
 	if (sp->var && sp->np < 4) {
 		sp->pvec[sp->np] = vector;
-		sp->picount[sp->np++] = x->a->s->icount;
+		sp->picount[sp->np++] = sim_icount(x->a->s);
 	}
 	if (x->depth < sizeof x->stack)
 		x->stack[x->depth++] = vector;
@@ -269,7 +269,7 @@ static int report(races *x, an_race **out, size_t *n, avrr_err *err)
 int an_races(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t total),
 	     void *ud, an_race **out, size_t *n, avrr_err *err)
 {
-	races x = { .a = a, .data_size = a->s->data_size, .sites = { .size = sizeof(site) } };
+	races x = { .a = a, .data_size = sim_data_size(a->s), .sites = { .size = sizeof(site) } };
 	src_members mem = { 0 };
 	int rc = -1;
 	if (members_load(a->fw, &mem, err))

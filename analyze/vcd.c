@@ -67,7 +67,7 @@ static void make_id(unsigned k, char id[4])
 
 static uint64_t cycle_ns(const vcd *v, uint64_t cycle)
 {
-	uint64_t f = v->a->s->frequency;
+	uint64_t f = sim_frequency(v->a->s);
 	return cycle / f * 1000000000ull + cycle % f * 1000000000ull / f;
 }
 
@@ -207,7 +207,7 @@ static int reset_values(vcd *v)
 	const uint8_t *data = sim_live_data(s);
 	for (unsigned a = 0; a < 256; a++)
 		if (v->traced[a])
-			emit(v, &v->reg[a], a < s->data_size ? data[a] : 0);
+			emit(v, &v->reg[a], a < sim_data_size(s) ? data[a] : 0);
 	for (unsigned c = 1; c < 256; c++)
 		if (v->used_vec[c])
 			emit(v, &v->vec[c], 0);
@@ -226,7 +226,7 @@ static void header(vcd *v, FILE *f, const char *path)
 	sim *s = v->a->s;
 	fprintf(f, "$version avrr $end\n$comment recording %s, %s at %" PRIu32 " Hz $end\n"
 		"$timescale 1ns $end\n$scope module avrr $end\n$scope module io $end\n",
-		path, s->mcu, s->frequency);
+		path, sim_mcu(s), sim_frequency(s));
 	for (unsigned a = 0; a < 256; a++) {
 		if (!v->traced[a])
 			continue;
@@ -345,7 +345,7 @@ int an_vcd_check_vars(const an_session *a, const char *const *vars, unsigned nva
 		return avrr_errf(err, "at most %d --var", MAX_VARS);
 	for (unsigned i = 0; i < nvars; i++) {
 		var_loc l;
-		if (find_var(a, vars[i], &l) || l.addr + l.size > a->s->data_size)
+		if (find_var(a, vars[i], &l) || l.addr + l.size > sim_data_size(a->s))
 			return avrr_errf(err, "--var %s: no variable of that name in the firmware",
 					 vars[i]);
 		if (l.size > 8)

@@ -106,7 +106,7 @@ static int build_runtime(const char *dir, const firmware *fw, const sim *s, cons
 	FILE *f = fopen(src, "w");
 	if (!f)
 		return avrr_errf(err, "%s: %s", src, strerror(errno));
-	int bad = fp_tracer_write_runtime(cfg, s->names, ho->slots,
+	int bad = fp_tracer_write_runtime(cfg, sim_names(s), ho->slots,
 					  ho->log.sink != FP_LOG_NONE ? &ho->log : NULL,
 					  &p->hooks, f, err);
 	if (!bad)
@@ -115,7 +115,8 @@ static int build_runtime(const char *dir, const firmware *fw, const sim *s, cons
 		bad = avrr_errf(err, "%s: %s", src, strerror(errno));
 	if (bad)
 		return -1;
-	const char *mcu = s->names->gcc_mcu ? s->names->gcc_mcu : s->names->mcu;
+	const mcu_names *names = sim_names(s);
+	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
 	const fw_symbol *sink = fw_find_symbol(fw, "avrr_log_sink");
 	if (compile_runtime(dir, mcu, p, p->hooks.ram_base, ho->freq,
 			    ho->log.sink == FP_LOG_FUNC && sink ? (int64_t)sink->addr : -1, name, err))
@@ -157,13 +158,14 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 	size_t rt_size = 0;
 	char dir[4096] = "";
 	int rc = EXIT_BAD_INPUT;
-	if (!s->names)
-		return cli_fail("instrument", "%s: no register tables for %s", fw->path, s->mcu);
-	if (fp_parse(ho->spec, s->names, fw, s->data_size, FP_DEFAULT_NAME, &cfg, &err))
+	if (!sim_names(s))
+		return cli_fail("instrument", "%s: no register tables for %s", fw->path, sim_mcu(s));
+	if (fp_parse(ho->spec, sim_names(s), fw, sim_data_size(s), FP_DEFAULT_NAME, &cfg, &err))
 		return cli_fail("instrument", "%s", err.msg);
 	uint32_t at;
 	const char *t1;
-	if (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) && fp_tracer_timer1_write(fw, s->names, &at, &t1)) {
+	if (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) &&
+	    fp_tracer_timer1_write(fw, sim_names(s), &at, &t1)) {
 		char spec_text[600];
 		fp_format(&cfg, spec_text, sizeof spec_text);
 		return cli_fail("instrument", "%s: writes %s at 0x%05x, but %s counts cycles with "
@@ -187,17 +189,17 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 	uint32_t flash, vend;
 	sim_flash_layout(s, &flash, &vend);
 	if (!vend)
-		return cli_fail("instrument", "%s: no vector table known for %s", fw->path, s->mcu);
-	if (fp_hookvec_plan_make(fw, flash, vend, (uint16_t)(s->data_size - 1), ovf, &plan, &err))
+		return cli_fail("instrument", "%s: no vector table known for %s", fw->path, sim_mcu(s));
+	if (fp_hookvec_plan_make(fw, flash, vend, (uint16_t)(sim_data_size(s) - 1), ovf, &plan, &err))
 		return cli_fail("instrument", "%s", err.msg);
 	uint8_t inputs[FP_INPUT_SPACE];
-	if (ho->log.sink != FP_LOG_NONE && devlog_inputs(s->names, inputs) &&
+	if (ho->log.sink != FP_LOG_NONE && devlog_inputs(sim_names(s), inputs) &&
 	    fp_hookvec_find_reads(fw, inputs, &plan, &err)) {
 		cli_fail("instrument", "%s", err.msg);
 		goto done;
 	}
 	plan.mmcu_freq = ho->freq;
-	snprintf(plan.mmcu_name, sizeof plan.mmcu_name, "%s", s->mcu);
+	snprintf(plan.mmcu_name, sizeof plan.mmcu_name, "%s", sim_mcu(s));
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(dir, sizeof dir, "%s/avrr-instrument-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(dir)) {
@@ -206,7 +208,7 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 		goto done;
 	}
 	unsigned ram = 0, ram2 = 0;
-	plan.hooks.ram_base = (uint16_t)(s->data_size / 2 & ~1u);   /* a first guess: any will do */
+	plan.hooks.ram_base = (uint16_t)(sim_data_size(s) / 2 & ~1u);   /* a first guess: any will do */
 	if (build_runtime(dir, fw, s, &cfg, ho, &plan, "rt1.elf", &rt, &rt_size, &err) ||
 	    fp_hookvec_runtime_ram(rt, rt_size, &ram, &err) || fp_hookvec_ram(&plan, ram, &err)) {
 		cli_fail("instrument", "%s", err.msg);
@@ -364,10 +366,10 @@ int cmd_instrument(int argc, char **argv)
 	}
 	sim_flash_layout(s, &dev.flash_size, &dev.vectors_end);
 	uint8_t inputs[FP_INPUT_SPACE];
-	dev.inputs = s->names && devlog_inputs(s->names, inputs) ? inputs : NULL;
+	dev.inputs = sim_names(s) && devlog_inputs(sim_names(s), inputs) ? inputs : NULL;
 	dev.log_loads = loads;
 	if (!dev.vectors_end) {
-		cli_fail("instrument", "%s: no vector table known for %s", fw->path, s->mcu);
+		cli_fail("instrument", "%s: no vector table known for %s", fw->path, sim_mcu(s));
 		goto done;
 	}
 	char tmp[4096];

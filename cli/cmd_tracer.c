@@ -94,17 +94,18 @@ int cmd_tracer(int argc, char **argv)
 	fp_config cfg;
 	int rc = EXIT_BAD_INPUT;
 	if (fw_load_file(argv[optind], &fw, &err) || sim_open(fw, mcu, cli_board_clock(fw, &board), &s, &err) ||
-	    fp_parse(spec, s->names, fw, s->data_size, FP_DEFAULT_NAME, &cfg, &err)) {
+	    fp_parse(spec, sim_names(s), fw, sim_data_size(s), FP_DEFAULT_NAME, &cfg, &err)) {
 		cli_fail("tracer", "%s", err.msg);
 		goto done;
 	}
-	if (!s->names) {
-		cli_fail("tracer", "%s: no register tables for %s", argv[optind], s->mcu);
+	if (!sim_names(s)) {
+		cli_fail("tracer", "%s: no register tables for %s", argv[optind], sim_mcu(s));
 		goto done;
 	}
 	uint32_t at;
 	const char *t1;
-	if (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) && fp_tracer_timer1_write(fw, s->names, &at, &t1)) {
+	if (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) &&
+	    fp_tracer_timer1_write(fw, sim_names(s), &at, &t1)) {
 		char spec_text[600];
 		fp_format(&cfg, spec_text, sizeof spec_text);
 		cli_fail("tracer", "%s: writes %s at 0x%05x, but %s counts cycles with Timer1, "
@@ -119,7 +120,7 @@ int cmd_tracer(int argc, char **argv)
 		cli_fail("tracer", "%s: %s", out, strerror(errno));
 		goto done;
 	}
-	int bad = fp_tracer_write_log(&cfg, s->names, (unsigned)slots, &log, f, &err);
+	int bad = fp_tracer_write_log(&cfg, sim_names(s), (unsigned)slots, &log, f, &err);
 	if (util_close_temp(f, tmp, out, !bad)) {
 		if (bad)
 			cli_fail("tracer", "%s", err.msg);

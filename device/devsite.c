@@ -44,7 +44,7 @@ int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **
 	if (name) {
 		reg = sim_ioreg_addr(s, name);
 		how = "--log-reg";
-	} else if ((reg = sink_store(s, s->fw)) >= 0) {
+	} else if ((reg = sink_store(s, sim_firmware(s))) >= 0) {
 		how = "the register the firmware's avrr_log_sink writes";
 	} else {
 		reg = sim_ioreg_addr(s, "UDR0");
@@ -54,7 +54,7 @@ int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **
 	}
 	if (reg < 0)
 		return avrr_errf(err, "no register %s on the %s", name ? name : "UDR0 or UDR",
-				 s->mcu);
+				 sim_mcu(s));
 	*chosen = sim_ioreg_name(s, (uint16_t)reg);
 	if (from)
 		*from = how;

@@ -82,7 +82,7 @@ static int load(work *w, avrr_err *err)
 		return avrr_errf(err, "%s: the log's header names the %s, not the %s", o->dump_path,
 				 w->log.mcu, o->mcu);
 	if (sim_open(w->fw, w->log.mcu, o->frequency, &w->s, err) ||
-	    fp_parse(w->log.spec, w->s->names, w->fw, w->s->data_size, DEVIMPORT_FP_NAME,
+	    fp_parse(w->log.spec, sim_names(w->s), w->fw, sim_data_size(w->s), DEVIMPORT_FP_NAME,
 		     &w->cfg, err)) 
 		return prefixed(err, o->dump_path);
 	if ((w->cfg.ra_bits + w->cfg.state_bits + 7) / 8 != w->log.fp_bytes)
@@ -123,7 +123,7 @@ static int items(work *w, avrr_err *err)
 		if (!v || !sim_vector_name(w->s, v))
 			return avrr_errf(err, "%s: byte %zu (block %u): vector %u, which the %s "
 					 "does not have", o->dump_path, log->items[i].offset,
-					 log->items[i].block, v, w->s->mcu);
+					 log->items[i].block, v, sim_mcu(w->s));
 		res->interrupts++;
 	}
 	w->items = calloc(w->use ? w->use : 1, sizeof *w->items);
@@ -156,7 +156,7 @@ static int position(work *w, avrr_err *err)
 		return prefixed(err, o->elf_path);
 	snprintf(res->log_reg, sizeof res->log_reg, "%s", reg);
 	devreplay_opts ro = { .max_instructions = o->max_instructions, .log_reg = res->log_reg };
-	devreplay_log dl = { .fw = w->fw, .mcu = w->s->mcu, .frequency = w->s->frequency,
+	devreplay_log dl = { .fw = w->fw, .mcu = sim_mcu(w->s), .frequency = sim_frequency(w->s),
 			     .spec = w->log.spec, .fp = w->fps, .nfp = res->interrupts,
 			     .items = w->items, .nitems = w->use, .blocks = (uint8_t)w->log.blocks };
 	devreplay_result rr;
@@ -168,7 +168,7 @@ static int position(work *w, avrr_err *err)
 	 * elsewhere, the firmware's own reads of it are what stopped. */
 	uint8_t inputs[FP_INPUT_SPACE];
 	int a = sim_ioreg_addr(w->s, res->log_reg);
-	int suspect = !o->log_reg && w->s->names && devlog_inputs(w->s->names, inputs) &&
+	int suspect = !o->log_reg && sim_names(w->s) && devlog_inputs(sim_names(w->s), inputs) &&
 		      a >= 0 && a < FP_INPUT_SPACE && inputs[a];
 	char hint[128] = "";
 	if (suspect)
@@ -245,8 +245,8 @@ static int write(work *w, avrr_err *err)
 	db_run run = {
 		.firmware_path = (char *)o->elf_path,
 		.firmware_sha256 = w->fw->sha256,
-		.mcu = w->s->mcu,
-		.frequency = w->s->frequency,
+		.mcu = (char *)sim_mcu(w->s),
+		.frequency = sim_frequency(w->s),
 		/* No stimuli, so no seed: it holds the number of blocks, which
 		 * the replay needs to stop where the device stopped. */
 		.seed = w->log.blocks,
@@ -254,7 +254,7 @@ static int write(work *w, avrr_err *err)
 		.stimuli = NULL,
 		.tool_version = AVRR_VERSION,
 		.interrupt_rule = (char *)DEVREPLAY_RULE,
-		.data_size = w->s->data_size,
+		.data_size = sim_data_size(w->s),
 		.instructions = res->positioned ? w->pos.instructions : 0,
 		.cycles = res->positioned ? w->pos.cycles : 0,
 		.transfers = 0,

@@ -39,7 +39,7 @@ static int on_step(void *ud)
 	capture *c = ud;
 	devstandin_result *r = c->res;
 	uint64_t now = sim_cycle(c->s);
-	const fw_symbol *f = fw_code_symbol_at(c->s->fw, c->pc);
+	const fw_symbol *f = fw_code_symbol_at(sim_firmware(c->s), c->pc);
 	uint64_t took = now - c->cycle;
 	if (f && !strncmp(f->name, "avrr_log_", 9)) {
 		r->log_cycles += took;
@@ -83,15 +83,15 @@ static void on_write(void *ud, uint16_t addr, uint8_t value)
 /* Whether the tracer is sending a block (its avrr_log_busy flag). */
 static int sending(sim *s, const fw_symbol *busy)
 {
-	return busy && busy->addr < s->data_size && sim_live_data(s)[busy->addr];
+	return busy && busy->addr < sim_data_size(s) && sim_live_data(s)[busy->addr];
 }
 
 /* Watches the log's register and the UARTs' data registers. */
 static int watch(sim *s, const devstandin_opts *o, capture *cap, avrr_err *err)
 {
 	const char *name;
-	if (!s->names)
-		return avrr_errf(err, "%s: no register tables for %s", o->elf_path, s->mcu);
+	if (!sim_names(s))
+		return avrr_errf(err, "%s: no register tables for %s", o->elf_path, sim_mcu(s));
 	int reg = devsite_log_reg(s, o->log_reg, &name, &cap->res->log_reg_from, err);
 	if (reg < 0) {
 		char why[sizeof err->msg];
@@ -103,7 +103,7 @@ static int watch(sim *s, const devstandin_opts *o, capture *cap, avrr_err *err)
 	if (sim_watch_write(s, cap->log_reg, err))
 		return -1;
 	for (unsigned u = 0; u < TRACE_UARTS; u++) {
-		int a = trace_uart_register(s->names, u, NULL);
+		int a = trace_uart_register(sim_names(s), u, NULL);
 		if (a >= 0 && a != reg && sim_watch_write(s, (uint16_t)a, err))
 			return -1;
 	}
@@ -138,7 +138,7 @@ int devstandin_run(const devstandin_opts *o, devstandin_result *res, avrr_err *e
 	if (script && sim_attach_stimuli(s, script, o->seed_given ? o->seed
 					 : stim_default_seed(script), err))
 		goto done;
-	s->hooks = (sim_hooks){ .ud = &cap, .on_write = on_write };
+	sim_set_hooks(s, &(sim_hooks){ .ud = &cap, .on_write = on_write });
 	if (o->stats) {
 		const fw_symbol *rec = fw_find_symbol(fw, "avrr_trace_record");
 		const fw_symbol *rd = fw_find_symbol(fw, "avrr_log_read");
@@ -149,7 +149,7 @@ int devstandin_run(const devstandin_opts *o, devstandin_result *res, avrr_err *e
 		cap.ld_at = ld ? ld->addr : UINT32_MAX;
 		cap.pc = sim_pc(s);
 		cap.cycle = sim_cycle(s);
-		s->hooks.on_step = on_step;
+		sim_set_step_hook(s, on_step);
 	}
 	sim_stop why = sim_run(s, limit, 0, NULL);
 	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
@@ -172,7 +172,7 @@ int devstandin_run(const devstandin_opts *o, devstandin_result *res, avrr_err *e
 	 * search for a clean block ran on past it and gave up while no block
 	 * was being sent (the state is written there; the log has nothing
 	 * after it). */
-	res->end_icount = s->icount;
+	res->end_icount = sim_icount(s);
 	res->end_cycle = sim_cycle(s);
 	int wrote_state = 0;
 	/* A block is begun only in the first half of DEVICE_DRAIN_MAX, so
@@ -181,13 +181,13 @@ int devstandin_run(const devstandin_opts *o, devstandin_result *res, avrr_err *e
 	do {
 		for (; why == SIM_STOP_LIMIT && busy && !sending(s, busy) &&
 		     extra < DEVICE_DRAIN_MAX / 2; extra++)
-			why = sim_run(s, s->icount + 1, 0, NULL);
+			why = sim_run(s, sim_icount(s) + 1, 0, NULL);
 		int sent = why == SIM_STOP_LIMIT && sending(s, busy);
 		for (; why == SIM_STOP_LIMIT && sending(s, busy) && extra < DEVICE_DRAIN_MAX;
 		     extra++)
-			why = sim_run(s, s->icount + 1, 0, NULL);
+			why = sim_run(s, sim_icount(s) + 1, 0, NULL);
 		if (sent && why == SIM_STOP_LIMIT && !sending(s, busy)) {
-			res->end_icount = s->icount;
+			res->end_icount = sim_icount(s);
 			res->end_cycle = sim_cycle(s);
 			if (state(s, o, err))
 				goto done;
@@ -197,11 +197,11 @@ int devstandin_run(const devstandin_opts *o, devstandin_result *res, avrr_err *e
 		 extra < DEVICE_DRAIN_MAX / 2);
 	if (why == SIM_STOP_CRASHED) {
 		avrr_errf(err, "%s: the CPU crashed at PC 0x%05x after %llu instructions",
-			  o->elf_path, (unsigned)sim_pc(s), (unsigned long long)s->icount);
+			  o->elf_path, (unsigned)sim_pc(s), (unsigned long long)sim_icount(s));
 		goto done;
 	}
 	if (!wrote_state) {
-		res->end_icount = s->icount;
+		res->end_icount = sim_icount(s);
 		res->end_cycle = sim_cycle(s);
 		if (state(s, o, err))
 			goto done;

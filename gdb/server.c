@@ -214,7 +214,7 @@ static void read_memory(server *sv, uint64_t addr, uint64_t len, char *out)
 		off = (uint32_t)addr;
 	} else if (addr < EEPROM_BASE) {
 		base = sim_live_data(sv->s);
-		size = sv->s->data_size;
+		size = sim_data_size(sv->s);
 		off = (uint32_t)(addr - DATA_BASE);
 	} else if (addr < SPACE_END) {
 		base = sim_eeprom(sv->s, &size);
@@ -246,7 +246,7 @@ static const char *insert_remove(server *sv, const gdb_request *rq)
 		if (rq->addr >= sv->fw->flash_size)
 			return "E01";
 	} else {
-		if (rq->addr < DATA_BASE || rq->addr >= DATA_BASE + sv->s->data_size || !rq->len ||
+		if (rq->addr < DATA_BASE || rq->addr >= DATA_BASE + sim_data_size(sv->s) || !rq->len ||
 		    rq->len > 8)
 			return "E01";
 		addr -= DATA_BASE;

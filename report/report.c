@@ -104,11 +104,11 @@ void report_uart(FILE *out, replay *r, int want)
 	int shown = 0;
 	for (unsigned n = 0; n < TRACE_UARTS; n++) {
 		const char *reg;
-		int udr = trace_uart_register(s->names, n, &reg);
+		int udr = trace_uart_register(sim_names(s), n, &reg);
 		if ((want >= 0 && n != (unsigned)want) || (udr < 0 && want < 0))
 			continue;
 		if (udr < 0) {
-			fprintf(out, "The %s has no UART %u.\n", s->mcu, n);
+			fprintf(out, "The %s has no UART %u.\n", sim_mcu(s), n);
 			return;
 		}
 		size_t len = trace_uart_bytes(ev, nev, (uint16_t)udr, now, NULL);

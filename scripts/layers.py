@@ -14,7 +14,9 @@ that go up a layer: from a folder to one in a later layer of LAYERS below
 (or to a peer in its own), which is the layer order of README.md's Layout
 section and docs/layout.md, lowest first.  Also counts
 includes not written root-relative ("x/y.h" from the root) — the house's one
-include style — and those that name a folder outside LAYERS.
+include style — those that name a folder outside LAYERS, simavr's headers
+included outside sim/, and a folder's private headers (PRIVATE) included
+from another folder.
 """
 import os
 import re
@@ -50,6 +52,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SIMAVR = re.compile(r'^\s*#\s*include\s+[<"]((?:simavr/)?(?:sim_\w+|avr_(?:acomp|adc|bitbang|'
                     r'eeprom|extint|flash|ioport|lin|spi|timer|twi|uart|usb|watchdog)|'
                     r'fifo_declare)\.h)[>"]', re.M)
+# Headers private to their folder: the inside of a type the folder's public
+# header keeps opaque (struct sim's fields and the rules between them).
+PRIVATE = {"sim/sim_impl.h"}
 
 
 def sources(root):
@@ -135,7 +140,7 @@ def main():
     rank = {f: i for i, layer in enumerate(LAYERS) for f in layer}
     graph = defaultdict(set)
     edges = defaultdict(list)
-    up, style, unknown, simavr = [], [], [], []
+    up, style, unknown, simavr, private = [], [], [], [], []
     module_deps = defaultdict(set)   # "shell/engine" -> {"shell/ui", ...}
     for src in sources(root):
         with open(os.path.join(root, src), encoding="utf-8", errors="replace") as fh:
@@ -149,6 +154,8 @@ def main():
             if not style_ok:
                 style.append(f"{src}: \"{name}\"")
             a, b = folder(src), folder(target)
+            if target in PRIVATE and a != b:
+                private.append(f"{src} -> {target}")
             if a == b:
                 mod, dep = os.path.splitext(src)[0], os.path.splitext(target)[0]
                 if mod != dep:
@@ -187,15 +194,19 @@ def main():
     print(f"simavr headers included outside sim/: {len(simavr)}")
     for u in simavr:
         print("  " + u)
+    print(f"private headers included from outside their folder: {len(private)}")
+    for u in private:
+        print("  " + u)
     mutual = sorted({tuple(sorted((m, d))) for m, ds in module_deps.items() for d in ds
                      if m in module_deps.get(d, ())})
     print(f"modules including each other within a folder: {len(mutual)}")
     for a, b in mutual:
         print(f"  {a} <-> {b}")
     # test_conventions runs this: any cycle, upward include, other include
-    # style, unplaced folder or simavr header outside sim/ breaks the
-    # house's layering; mutual modules are counted, not yet refused
-    sys.exit(1 if cyc or comps or up or style or unknown or simavr else 0)
+    # style, unplaced folder, simavr header outside sim/ or private header
+    # outside its folder breaks the house's layering; mutual modules are
+    # counted, not yet refused
+    sys.exit(1 if cyc or comps or up or style or unknown or simavr or private else 0)
 
 
 if __name__ == "__main__":

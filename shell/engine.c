@@ -66,8 +66,8 @@ static void reply(const travel *t, const char *msg)
 
 static mview view_of(engine *e)
 {
-	return (mview){ .data = sim_live_data(e->s), .data_size = e->s->data_size, .fw = e->fw,
-			.names = e->s->names, .pc = sim_pc(e->s), .icount = rp_icount(e->r) };
+	return (mview){ .data = sim_live_data(e->s), .data_size = sim_data_size(e->s), .fw = e->fw,
+			.names = sim_names(e->s), .pc = sim_pc(e->s), .icount = rp_icount(e->r) };
 }
 
 static void print_pc_line(engine *e, uint32_t pc)

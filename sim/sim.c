@@ -1221,6 +1221,53 @@ uint64_t sim_cycle(const sim *s)
 	return s->avr->cycle;
 }
 
+const char *sim_mcu(const sim *s)
+{
+	return s->mcu;
+}
+
+uint32_t sim_frequency(const sim *s)
+{
+	return s->frequency;
+}
+
+const firmware *sim_firmware(const sim *s)
+{
+	return s->fw;
+}
+
+const mcu_names *sim_names(const sim *s)
+{
+	return s->names;
+}
+
+void sim_set_hooks(sim *s, const sim_hooks *h)
+{
+	s->hooks = h ? *h : (sim_hooks){ 0 };
+}
+
+void sim_set_step_hook(sim *s, int (*on_step)(void *ud))
+{
+	s->hooks.on_step = on_step;
+}
+
+void sim_set_boundary(sim *s, uint32_t pc_mask, uint32_t pc_match, uint64_t cycle_mask,
+		      uint64_t cycle_match)
+{
+	s->boundary_mask = pc_mask;
+	s->boundary_match = pc_match;
+	s->boundary_cycle_mask = cycle_mask;
+	s->boundary_cycle_match = cycle_match;
+	s->boundary_gap = 0;  /* new bits: boundary_check looks afresh */
+}
+
+/* A skip simavr misdecodes is found by the same lookup that counts: it
+ * stays on for a program that has one. */
+void sim_count_transfers(sim *s, int on)
+{
+	s->count_transfers = on || s->nskip_fix;
+}
+
 void sim_check_modes(sim *s, void (*warn)(void *ud, const char *text), void *ud)
 {
 	periphs_check(s->periphs, warn, ud);

@@ -265,6 +265,43 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	     sim **out, avrr_err *err);
 void sim_close(sim *s);
 
+/* What the sim was opened with: the MCU's name (simavr's), its clock, the
+ * firmware, and the MCU's register and vector names (NULL when there are
+ * no tables for it). */
+const char *sim_mcu(const sim *s);
+uint32_t sim_frequency(const sim *s);
+const firmware *sim_firmware(const sim *s);
+const mcu_names *sim_names(const sim *s);
+
+/* Instructions retired so far (see the top). */
+static inline uint64_t sim_icount(const sim *s)
+{
+	return s->icount;
+}
+
+/* The data space's size: ramend + 1. */
+static inline uint32_t sim_data_size(const sim *s)
+{
+	return s->data_size;
+}
+
+/* Installs the callbacks (a copy of *h; NULL: none).  Between runs only:
+ * a run reads some of them once as it starts (sim_hooks' on_step). */
+void sim_set_hooks(sim *s, const sim_hooks *h);
+/* Changes on_step alone, keeping the other hooks and their ud; between
+ * runs only, as sim_set_hooks. */
+void sim_set_step_hook(sim *s, int (*on_step)(void *ud));
+
+/* Replay mode: calls on_boundary only at the boundaries where the PC's
+ * word address, masked by pc_mask, equals pc_match (mask 0: at every
+ * boundary), and the cycles since the last reset (sim_timer_cycles),
+ * masked by cycle_mask, equal cycle_match (mask 0: any cycle).  A replay
+ * waiting for one interrupt knows the low bits of its return address,
+ * and of its cycle counter when its fingerprint counts cycles, and skips
+ * the call elsewhere.  Kept until changed. */
+void sim_set_boundary(sim *s, uint32_t pc_mask, uint32_t pc_match, uint64_t cycle_mask,
+		      uint64_t cycle_match);
+
 /* Reports every CPU read (or write) of the I/O register at data address
  * `addr` to hooks.on_read (on_write).  Call before running. */
 int sim_watch_read(sim *s, uint16_t addr, avrr_err *err);
@@ -397,10 +434,7 @@ static inline uint64_t sim_transfers(const sim *s)
  * reads no sim_transfers (no `sic:K` counter) can switch it off.  On by
  * default, and always where the program has a skip simavr misdecodes:
  * the same lookup finds those (sim.c's fix_skip). */
-static inline void sim_count_transfers(sim *s, int on)
-{
-	s->count_transfers = on || s->nskip_fix;
-}
+void sim_count_transfers(sim *s, int on);
 
 /* What a free-running clk/1 timer started at reset reads: cycles since the
  * last reset (a watchdog reset restarts it, as it restarts the SIC). */

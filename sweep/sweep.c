@@ -104,7 +104,7 @@ static const char *selector_of(const sweep *sw, const point *p)
  * `all` when the code cannot be decoded. */
 static void paper_selector(const trace_replica *rep, char *out, size_t cap)
 {
-	if (fp_frequency_selector(rep->fw, rep->s->names, 0, 3, "SPL+SPH+SREG", out, cap))
+	if (fp_frequency_selector(rep->fw, sim_names(rep->s), 0, 3, "SPL+SPH+SREG", out, cap))
 		snprintf(out, cap, "all");
 }
 
@@ -115,7 +115,7 @@ static int parse_selector(const trace_replica *rep, const char *sel, fp_config *
 	char spec[SPEC_MAX + 32];
 	avrr_err ignored;
 	snprintf(spec, sizeof spec, "sel=%s,ra=0,width=64", sel);
-	return fp_parse(spec, rep->s->names, rep->fw, rep->s->data_size, NULL, c, &ignored);
+	return fp_parse(spec, sim_names(rep->s), rep->fw, sim_data_size(rep->s), NULL, c, &ignored);
 }
 
 /* Appends recording `rec`'s points, in grid order: match, selector, width

@@ -76,7 +76,7 @@ static void track_frames(timeline *tl, unsigned depth)
 	 * which `info irqs` and the log name too. */
 	tl->entered = depth > after_insn;
 	if (tl->entered)
-		push_frame(tl, (tl_frame){ .pos = tl->s->icount ? tl->s->icount - 1 : 0,
+		push_frame(tl, (tl_frame){ .pos = sim_icount(tl->s) ? sim_icount(tl->s) - 1 : 0,
 					   .from = sim_stacked_pc(tl->s),
 					   .vector = sim_running_vector(tl->s) });
 }
@@ -91,7 +91,7 @@ static data_span reads_of_next(const timeline *tl)
 	data_span none = { 0, 0 };
 	if (avr_decode(tl->fw->flash, tl->fw->flash_size, sim_pc(tl->s), &in))
 		return none;
-	uint32_t sp = tl->s->data_size > 0x5e ? (uint32_t)(d[0x5d] | d[0x5e] << 8) : 0;
+	uint32_t sp = sim_data_size(tl->s) > 0x5e ? (uint32_t)(d[0x5d] | d[0x5e] << 8) : 0;
 	unsigned ra_bytes = tl->fw->flash_size > 0x20000 ? 3 : 2;
 	switch (in.op) {
 	case AVR_OP_LD: case AVR_OP_LDD: case AVR_OP_XCH: case AVR_OP_LAS: case AVR_OP_LAC:
@@ -121,7 +121,7 @@ static uint64_t watch_value(const timeline *tl, const tl_break *b)
 {
 	const uint8_t *d = sim_live_data(tl->s);
 	uint64_t v = 0;
-	for (unsigned i = 0; i < b->size && b->addr + i < tl->s->data_size; i++)
+	for (unsigned i = 0; i < b->size && b->addr + i < sim_data_size(tl->s); i++)
 		v |= (uint64_t)d[b->addr + i] << (8 * i);
 	return v;
 }
@@ -204,7 +204,7 @@ static int on_step(void *ud)
 		tl->prev_pc = told.pc;
 		tl->prev_depth = told.depth;
 	}
-	if (tl->s->icount == tl->prev_icount)
+	if (sim_icount(tl->s) == tl->prev_icount)
 		return 0;  /* asleep */
 	unsigned depth = sim_irq_depth(tl->s);
 	track_frames(tl, depth);
@@ -229,7 +229,7 @@ static int on_step(void *ud)
 		if (check_breaks(tl, &rep)) {
 			/* Backward, gdb stops before the access, as if the
 			 * instruction were undone. */
-			uint64_t at = tl->s->icount;
+			uint64_t at = sim_icount(tl->s);
 			if (tl->watch_before && rep.kind >= TL_WATCH && rep.kind <= TL_AWATCH)
 				at--;
 			if (at < tl->scout_limit) {
@@ -243,7 +243,7 @@ static int on_step(void *ud)
 	case MO_SCOUT_NEXT:
 		if ((tl->mo == MO_SCOUT_STEP || depth_of(tl) <= tl->mo_depth) && new_line(tl)) {
 			tl->found = 1;
-			tl->found_pos = tl->s->icount;
+			tl->found_pos = sim_icount(tl->s);
 		}
 		break;
 	}
@@ -256,7 +256,7 @@ static int on_step(void *ud)
 			stop = 1;
 		}
 	}
-	tl->prev_icount = tl->s->icount;
+	tl->prev_icount = sim_icount(tl->s);
 	tl->prev_pc = sim_pc(tl->s);
 	tl->prev_depth = depth;
 	if (tl->want_reads)

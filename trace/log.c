@@ -19,12 +19,12 @@ static unsigned registers_matching(const sim *s, const char *const *pats, unsign
 				   uint16_t *addrs, unsigned max)
 {
 	unsigned n = 0;
-	if (!s->names)
+	if (!sim_names(s))
 		return 0;
-	for (unsigned i = 0; i < s->names->nregs && n < max; i++)
+	for (unsigned i = 0; i < sim_names(s)->nregs && n < max; i++)
 		for (unsigned p = 0; p < npats; p++)
-			if (fnmatch(pats[p], s->names->regs[i].name, 0) == 0) {
-				addrs[n++] = s->names->regs[i].addr;
+			if (fnmatch(pats[p], sim_names(s)->regs[i].name, 0) == 0) {
+				addrs[n++] = sim_names(s)->regs[i].addr;
 				break;
 			}
 	return n;

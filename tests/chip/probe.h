@@ -137,9 +137,9 @@ static inline probe *probe_open(const char *elf, const char *mcu, uint32_t hz)
 	probe_list *l[] = { &p->raise, &p->irq, &p->write, &p->pin, &p->sleep, &p->wake };
 	for (unsigned i = 0; i < sizeof l / sizeof *l; i++)
 		assert_non_null(l[i]->ev = calloc(PROBE_MAX, sizeof *l[i]->ev));
-	p->s->hooks = (sim_hooks){ .ud = p, .on_raise = probe_on_raise, .on_irq = probe_on_irq,
-				   .on_write = probe_on_write, .on_sleep = probe_on_sleep,
-				   .on_wake = probe_on_wake };
+	sim_set_hooks(p->s, &(sim_hooks){ .ud = p, .on_raise = probe_on_raise,
+					  .on_irq = probe_on_irq, .on_write = probe_on_write,
+					  .on_sleep = probe_on_sleep, .on_wake = probe_on_wake });
 	return p;
 }
 
@@ -148,7 +148,7 @@ static inline uint16_t probe_reg(const probe *p, const char *name)
 {
 	int a = sim_ioreg_addr(p->s, name);
 	if (a < 0)
-		fail_msg("%s: no register %s on the %s", p->elf, name, p->s->mcu);
+		fail_msg("%s: no register %s on the %s", p->elf, name, sim_mcu(p->s));
 	return (uint16_t)a;
 }
 
@@ -160,7 +160,7 @@ static inline uint8_t probe_vector(const probe *p, const char *name)
 		if (n && !strcmp(n, name))
 			return (uint8_t)v;
 	}
-	fail_msg("%s: no vector %s on the %s", p->elf, name, p->s->mcu);
+	fail_msg("%s: no vector %s on the %s", p->elf, name, sim_mcu(p->s));
 	return 0;
 }
 

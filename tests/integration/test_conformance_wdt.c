@@ -89,8 +89,8 @@ static wrun *wrun_open(const char *name, const char *mcu, uint32_t hz, const uin
 	for (; *watch; watch++)
 		if (sim_watch_write(r->s, *watch, &err))
 			fail_msg("%s", err.msg);
-	r->s->hooks = (sim_hooks){ .ud = r, .on_irq = on_irq, .on_reset = on_reset,
-				   .on_write = on_write };
+	sim_set_hooks(r->s, &(sim_hooks){ .ud = r, .on_irq = on_irq, .on_reset = on_reset,
+					  .on_write = on_write });
 	return r;
 }
 

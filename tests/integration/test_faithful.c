@@ -85,12 +85,12 @@ static void counters_equal_brute_force(scratch *s, const char *fw)
 	assert_int_equal(nsic, ncyc);
 	assert_true(nsic > 100);
 	brute b = { .prev_pc = sim_pc(rep.s) };
-	rep.s->hooks = (sim_hooks){ .ud = &b, .on_irq = brute_irq };
+	sim_set_hooks(rep.s, &(sim_hooks){ .ud = &b, .on_irq = brute_irq });
 	/* One step at a time: an instruction retires, then maybe an entry. */
-	while (rep.s->icount < rep.run.instructions) {
-		sim_stop why = sim_run(rep.s, rep.s->icount + 1, 0, NULL);
+	while (sim_icount(rep.s) < rep.run.instructions) {
+		sim_stop why = sim_run(rep.s, sim_icount(rep.s) + 1, 0, NULL);
 		assert_int_equal(why, SIM_STOP_LIMIT);
-		if (rep.s->icount == b.prev_icount + 1) {
+		if (sim_icount(rep.s) == b.prev_icount + 1) {
 			avr_insn in;
 			uint32_t to = b.irq ? b.irq_ra : sim_pc(rep.s);
 			assert_int_equal(avr_decode(rep.fw->flash, rep.fw->flash_size, b.prev_pc, &in), 0);
@@ -108,7 +108,7 @@ static void counters_equal_brute_force(scratch *s, const char *fw)
 			}
 			b.irq = 0;
 		}
-		b.prev_icount = rep.s->icount;
+		b.prev_icount = sim_icount(rep.s);
 		b.prev_pc = sim_pc(rep.s);
 	}
 	assert_int_equal(b.n, nsic);

@@ -97,7 +97,7 @@ typedef struct machine {
 
 static void snapshot(sim *s, machine *m)
 {
-	m->size = s->data_size;
+	m->size = sim_data_size(s);
 	assert_true(m->size <= sizeof m->data);
 	memcpy(m->data, sim_live_data(s), m->size);
 	m->pc = sim_pc(s);
@@ -202,7 +202,7 @@ static void ref_boundary(void *ud)
 			loop |= r->rec[i].ra == ra;
 			dup |= r->rec[i].sreg == sreg;
 		}
-	if (r->next < r->n && r->truth[r->next].icount == r->s->icount) {
+	if (r->next < r->n && r->truth[r->next].icount == sim_icount(r->s)) {
 		r->hits += hit;
 		r->correct += hit;
 		r->missed += !hit;
@@ -245,13 +245,13 @@ static void test_oracle_matches_reference(void **state)
 			fail_msg("%s", err.msg);
 		ref.truth = truth;
 		ref.rec = calloc(ref.n, sizeof *ref.rec);
-		uint8_t **context = load_contexts(path, truth, ref.n, rep.s->data_size);
+		uint8_t **context = load_contexts(path, truth, ref.n, sim_data_size(rep.s));
 		for (size_t i = 0; i < ref.n; i++)
 			ref.rec[i] = (ref_irq){ .ra = truth[i].ra, .sreg = context[i][0x5f] };
 		free_contexts(context, ref.n);
 		ref.s = rep.s;
 		sim_set_replay(rep.s, 1);
-		rep.s->hooks = (sim_hooks){ .ud = &ref, .on_boundary = ref_boundary };
+		sim_set_hooks(rep.s, &(sim_hooks){ .ud = &ref, .on_boundary = ref_boundary });
 		sim_run(rep.s, rep.run.instructions, 0, NULL);
 		assert_int_equal(ref.next, ref.n);
 		trace_replica_close(&rep);
@@ -397,14 +397,14 @@ static void bf_boundary(void *ud)
 	brute *b = ud;
 	const uint8_t *data = sim_live_data(b->s);
 	uint32_t ra = sim_pc(b->s);
-	int at_truth = b->next < b->n && b->truth[b->next].icount == b->s->icount;
+	int at_truth = b->next < b->n && b->truth[b->next].icount == sim_icount(b->s);
 	if (at_truth) {
 		/* Otherwise the counts below would be of some other run. */
 		assert_int_equal(ra, b->truth[b->next].ra);
-		assert_memory_equal(data, b->context[b->next], b->s->data_size);
+		assert_memory_equal(data, b->context[b->next], sim_data_size(b->s));
 	}
 	for (size_t k = 0; k < b->nspecs; k++) {
-		bf_point p = bf_point_of(&b->cfg[k], data, b->s->data_size, ra);
+		bf_point p = bf_point_of(&b->cfg[k], data, sim_data_size(b->s), ra);
 		int hit = 0, loop = 0, dup = 0;
 		for (size_t i = 0; i < b->n; i++) {
 			const bf_point *q = &b->rec[k][i];
@@ -441,20 +441,20 @@ static void brute_force(const char *path, brute *b)
 		fail_msg("%s", err.msg);
 	b->s = rep.s;
 	b->truth = truth;
-	b->context = load_contexts(path, truth, b->n, rep.s->data_size);
+	b->context = load_contexts(path, truth, b->n, sim_data_size(rep.s));
 	for (size_t k = 0; k < b->nspecs; k++) {
-		if (fp_parse(b->specs[k], rep.s->names, rep.fw, rep.s->data_size, NULL, &b->cfg[k],
+		if (fp_parse(b->specs[k], sim_names(rep.s), rep.fw, sim_data_size(rep.s), NULL, &b->cfg[k],
 			     &err))
 			fail_msg("%s", err.msg);
 		/* Else the oracle would not batch it, and g(s) would not fit a bf_point. */
 		assert_true(fp_exact_keys(&b->cfg[k]));
 		b->rec[k] = calloc(b->n, sizeof *b->rec[k]);
 		for (size_t i = 0; i < b->n; i++)
-			b->rec[k][i] = bf_point_of(&b->cfg[k], b->context[i], rep.s->data_size,
+			b->rec[k][i] = bf_point_of(&b->cfg[k], b->context[i], sim_data_size(rep.s),
 						   truth[i].ra);
 	}
 	sim_set_replay(rep.s, 1);
-	rep.s->hooks = (sim_hooks){ .ud = b, .on_boundary = bf_boundary };
+	sim_set_hooks(rep.s, &(sim_hooks){ .ud = b, .on_boundary = bf_boundary });
 	sim_run(rep.s, rep.run.instructions, 0, NULL);
 	assert_int_equal(b->next, b->n);
 	for (size_t k = 0; k < b->nspecs; k++)

@@ -137,7 +137,7 @@ static sample here(run *r)
 	uint64_t w = 0;
 	for (unsigned i = 0; i < r->set.n; i++)
 		w |= (uint64_t)d[r->set.addr[i]] << 8 * i;
-	return (sample){ .icount = r->s->icount, .word = w, .pc = sim_pc(r->s) };
+	return (sample){ .icount = sim_icount(r->s), .word = w, .pc = sim_pc(r->s) };
 }
 
 /* Replay mode leaves entries to the caller.  Without any the firmware would
@@ -207,7 +207,7 @@ static void on_boundary(void *ud)
 {
 	run *r = ud;
 	if (r->tapped)
-		assert_true(r->s->icount >= r->tap.until);
+		assert_true(sim_icount(r->s) >= r->tap.until);
 	push(&r->hooked, here(r));
 	enter_pending(r);
 }
@@ -222,10 +222,10 @@ static void run_one(const chip *c, unsigned k, unsigned cap, uint64_t until, run
 	    sim_attach_stimuli(r->s, c->script, c->seed, &err))
 		fail_msg("%s", err.msg);
 	addr_set sets[NSETS];
-	make_sets(r->s->data_size, sets);
+	make_sets(sim_data_size(r->s), sets);
 	r->set = sets[k];
 	sim_set_replay(r->s, 1);
-	r->s->hooks = (sim_hooks){ .ud = r, .on_boundary = on_boundary, .on_step = on_step };
+	sim_set_hooks(r->s, &(sim_hooks){ .ud = r, .on_boundary = on_boundary, .on_step = on_step });
 	if (cap) {
 		r->tapped = 1;
 		r->tap = (sim_tap){
@@ -242,7 +242,7 @@ static void run_one(const chip *c, unsigned k, unsigned cap, uint64_t until, run
 		sim_set_tap(r->s, &r->tap);
 	}
 	assert_int_equal(sim_run(r->s, N_INSN, 0, NULL), SIM_STOP_LIMIT);
-	assert_int_equal(r->s->icount, N_INSN);
+	assert_int_equal(sim_icount(r->s), N_INSN);
 	if (cap) {
 		drain(r);
 		free(r->tap.pc);
