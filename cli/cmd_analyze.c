@@ -300,6 +300,8 @@ static int export_uart(const char *path, unsigned n, const char *out, int json)
 			goto out;
 		}
 		int ok = !len || fwrite(bytes, 1, len, f) == len;
+		if (ok)
+			cli_mark_output(f, CLI_OUT_RAW);
 		if (util_close_temp(f, tmp, out, ok)) {
 			cli_fail("export", "%s: %s", out, strerror(errno));
 			goto out;

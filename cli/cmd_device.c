@@ -300,6 +300,10 @@ int cmd_device(int argc, char **argv)
 		printf("stats: loads below 0x200 %llu, their test's cycles %llu\n",
 		       (unsigned long long)cap.ld_calls, (unsigned long long)cap.ld_cycles);
 done:
+	if (!rc) {
+		cli_mark_output(cap.log, CLI_OUT_DEVLOG);
+		cli_mark_output(cap.uart, CLI_OUT_RAW);
+	}
 	if (cap.log && util_close_temp(cap.log, ltmp, log_out, !rc) && !rc)
 		rc = cli_fail("device", "%s: %s", log_out, strerror(errno));
 	if (cap.uart && util_close_temp(cap.uart, utmp, uart_out, !rc) && !rc)

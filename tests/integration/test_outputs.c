@@ -8,14 +8,17 @@
  * line, exit status 2, and leave every file byte for byte as it was and the
  * directory without anything new.  Positive controls: an output of the
  * command's own kind, and an empty file, are replaced; --force replaces
- * anything.  And `record` removes the hidden temporaries of dead processes
+ * anything; raw bytes (export --uart) are replaced only under avrr's mark.
+ * And `record` removes the hidden temporaries of dead processes
  * beside its output (kill -9 leaves them) while a live process's stays.
  */
 #include "tests/testlib.h"
 
 #include <dirent.h>
 #include <limits.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -219,6 +222,40 @@ static void test_own_kind_and_force(void **state)
 	assert_string_equal(f->s.out, "/*");
 }
 
+/* Raw bytes say nothing of who wrote them: export --uart marks its file
+ * (user.avrr.output), so a re-run replaces it; a copy of the same bytes,
+ * which has no mark, and any other file are refused; a file marked as
+ * another kind (a device log) is refused too. */
+static void test_raw_output_mark(void **state)
+{
+	fixture *f = *state;
+	char out[1024], path[512], v[16];
+	assert_int_equal(test_run(out, sizeof out, "cp traces/adcapp.elf traces/adcapp.stim '%s'",
+				  f->s.dir), 0);
+	ok(f, "record adcapp.elf --stimuli adcapp.stim --instructions 200k -o a.db > /dev/null");
+	ok(f, "export a.db --uart 0 -o u.bin > /dev/null");
+	snprintf(path, sizeof path, "%s/u.bin", f->s.dir);
+	ssize_t n = getxattr(path, "user.avrr.output", v, sizeof v);
+	if (n < 0 && errno == ENOTSUP)
+		skip();  /* no extended attributes here: only --force replaces */
+	assert_int_equal(n, 4);
+	assert_memory_equal(v, "uart", 4);
+	ok(f, "export a.db --uart 0 -o u.bin > /dev/null");
+	/* 123 bytes: adcapp's banner and readings in its first 200k. */
+	assert_int_equal(test_run(out, sizeof out, "wc -c < '%s'", path), 0);
+	assert_string_equal(out, "123\n");
+	assert_int_equal(test_run(out, sizeof out, "cd '%s' && cp u.bin copy.bin", f->s.dir), 0);
+	refused(f, "export a.db --uart 0 -o copy.bin", "avrr export: -o copy.bin: exists and is not "
+		"a UART capture avrr wrote; use --force to replace it", "copy.bin");
+	refused(f, "export a.db --uart 0 -o notes.txt", "avrr export: -o notes.txt: exists and is "
+		"not a UART capture avrr wrote; use --force to replace it", "notes.txt");
+	snprintf(path, sizeof path, "%s/copy.bin", f->s.dir);
+	assert_int_equal(setxattr(path, "user.avrr.output", "devlog", 6, 0), 0);
+	refused(f, "export a.db --uart 0 -o copy.bin", "avrr export: -o copy.bin: exists and is not "
+		"a UART capture avrr wrote; use --force to replace it", "copy.bin");
+	ok(f, "export a.db --uart 0 -o copy.bin --force > /dev/null");
+}
+
 /* A PID no process has: a child's, once reaped. */
 static pid_t dead_pid(void)
 {
@@ -282,6 +319,7 @@ int main(void)
 		T(test_foreign_file_needs_force),
 		T(test_zero_stop_condition),
 		T(test_own_kind_and_force),
+		T(test_raw_output_mark),
 		T(test_stale_temporaries_removed),
 		T(test_killed_record_cleaned_up),
 	};
