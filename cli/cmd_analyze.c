@@ -379,8 +379,8 @@ int cmd_export(int argc, char **argv)
 	if (uart_out)
 		return cli_fail("export", "-o is for --uart; a VCD goes to --vcd OUT.vcd");
 	if (optind != argc - 1 || !out)
-		return cli_fail("export", "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]...\n"
-				"       avrr export RUN.db --uart N -o FILE");
+		return cli_fail("export", "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]..., "
+				"or avrr export RUN.db --uart N -o FILE");
 	const char *in = argv[optind];
 	if (cli_check_output("export", "--vcd", out, &in, 1, CLI_OUT_VCD, force))
 		return EXIT_BAD_INPUT;
