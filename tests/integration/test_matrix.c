@@ -168,7 +168,7 @@ typedef struct fixture {
 	char db[256], imp[256], script[256];
 	unsigned seq;            /* for {out} and {copy} */
 	unsigned runs;
-	char fails[MAX_FAIL][600];
+	char fails[MAX_FAIL][800];
 	unsigned nfail;
 } fixture;
 
@@ -336,7 +336,7 @@ static void run(fixture *f, const cmdspec *c, const char *args, const char *spec
 	if (why && f->nfail < MAX_FAIL) {
 		char first[200];
 		snprintf(first, sizeof first, "%.199s", big);
-		snprintf(f->fails[f->nfail++], sizeof f->fails[0], "avrr %s %s: %s (exit %d): %s",
+		snprintf(f->fails[f->nfail++], sizeof f->fails[0], "avrr %s %.300s: %s (exit %d): %s",
 			 c->run, line, why, rc, first);
 	} else if (why) {
 		f->nfail++;
