@@ -256,6 +256,38 @@ static void test_raw_output_mark(void **state)
 	ok(f, "export a.db --uart 0 -o copy.bin --force > /dev/null");
 }
 
+/* The device loop re-run: device's --log-out and --uart-out, the import's
+ * replay --uart-out and --log-out, and instrument -o each replace what the
+ * same command wrote the run before, without --force. */
+static void test_pipeline_rerun(void **state)
+{
+	fixture *f = *state;
+	char out[2048];
+	if (test_run(out, sizeof out, "cd '%s' && \"%s\" tracer \"$OLDPWD\"/tests/firmware/"
+		     "arduino_blink.elf --log func --ring 64 -o ab.h && avr-gcc -mmcu=atmega328p "
+		     "-DF_CPU=16000000UL -Os -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 "
+		     "-Wl,--emit-relocs -include ab.h -include \"$OLDPWD\"/tests/firmware/log_sink.h "
+		     "-o ab.elf \"$OLDPWD\"/tests/firmware/arduino_blink.c", f->s.dir, f->avrr))
+		fail_msg("build: %s", out);
+	const char *twice[] = {
+		"instrument ab.elf -o inst.elf > /dev/null",
+		"stamp ab.elf > /dev/null",
+		"device ab.elf --log-reg GPIOR0 --log-out ab.log --uart-out ab.uart --state-out "
+		"ab.state --instructions 300k > /dev/null",
+		"import ab.log --elf ab.elf -o ab.db > /dev/null",
+		"replay ab.db --log-reg GPIOR0 --uart-out r.uart --log-out r.log --state-out r.state "
+		"> /dev/null",
+	};
+	for (size_t i = 0; i < sizeof twice / sizeof twice[0]; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "%s && \"$A\" %s", twice[i], twice[i]);
+		ok(f, cmd);
+	}
+	/* the same bytes both times, and the device's log is the replay's */
+	assert_int_equal(test_run(out, sizeof out, "cd '%s' && cmp ab.log r.log && cmp ab.uart "
+				  "r.uart", f->s.dir), 0);
+}
+
 /* A PID no process has: a child's, once reaped. */
 static pid_t dead_pid(void)
 {
@@ -320,6 +352,7 @@ int main(void)
 		T(test_zero_stop_condition),
 		T(test_own_kind_and_force),
 		T(test_raw_output_mark),
+		T(test_pipeline_rerun),
 		T(test_stale_temporaries_removed),
 		T(test_killed_record_cleaned_up),
 	};
