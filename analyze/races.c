@@ -93,6 +93,14 @@ typedef struct races {
 	vecset en_after[256];       /* vectors enabled then (while a span is open) */
 	gate gates[MAX_GATES];
 	unsigned ngates;
+	/* The gates' registers as last read, and the vectors they enabled:
+	 * recomputed only when one of those bytes changed (they rarely do,
+	 * and a span reads them at every instruction). */
+	const uint8_t *data;
+	uint16_t regs[2 * MAX_GATES];
+	uint8_t snap[2 * MAX_GATES];
+	unsigned nregs;
+	vecset enabled;
 	uint8_t stack[TRACE_MAX_NESTING + 1];  /* running contexts, innermost last */
 	unsigned depth;
 	growbuf sites;              /* site */
@@ -104,16 +112,38 @@ static unsigned running(const races *x)
 	return x->depth ? x->stack[x->depth - 1] : 0;
 }
 
-/* The vectors whose sources are enabled now: all but those a gate shuts. */
-static void enabled_now(races *x, vecset *out)
+/* x->enabled from the gates' registers: all vectors but those shut. */
+static void apply_gates(races *x)
 {
-	const uint8_t *d = sim_live_data(x->a->s);
-	memset(out, 0xff, sizeof *out);
+	memset(&x->enabled, 0xff, sizeof x->enabled);
 	for (unsigned i = 0; i < x->ngates; i++) {
 		const gate *g = &x->gates[i];
-		if (!(d[g->addr] & g->mask) || (g->pcmsk >= 0 && !d[g->pcmsk]))
-			out->w[g->vector >> 6] &= ~(1ull << (g->vector & 63));
+		if (!(x->data[g->addr] & g->mask) || (g->pcmsk >= 0 && !x->data[g->pcmsk]))
+			x->enabled.w[g->vector >> 6] &= ~(1ull << (g->vector & 63));
 	}
+}
+
+/* The vectors whose sources are enabled now. */
+static void enabled_now(races *x, vecset *out)
+{
+	int changed = 0;
+	for (unsigned r = 0; r < x->nregs; r++)
+		if (x->data[x->regs[r]] != x->snap[r]) {
+			x->snap[r] = x->data[x->regs[r]];
+			changed = 1;
+		}
+	if (changed)
+		apply_gates(x);
+	*out = x->enabled;
+}
+
+static void add_reg(races *x, int addr)
+{
+	for (unsigned r = 0; r < x->nregs; r++)
+		if (x->regs[r] == addr)
+			return;
+	x->regs[x->nregs] = (uint16_t)addr;
+	x->snap[x->nregs++] = x->data[addr];
 }
 
 /* Reads the MCU's enable bit of each vector (simavr's description of the
@@ -121,6 +151,9 @@ static void enabled_now(races *x, vecset *out)
  * ACSR ...); a pin-change group is also shut while its PCMSKn is 0. */
 static void find_gates(races *x)
 {
+	/* SREG is no gate, so only the data space's address is kept: the
+	 * simulator's own array, for its whole life. */
+	x->data = sim_live_data(x->a->s);
 	for (unsigned v = 1; v < 256 && x->ngates < MAX_GATES; v++) {
 		gate g = { .vector = (uint8_t)v, .pcmsk = -1 };
 		if (sim_vector_enable(x->a->s, (uint8_t)v, &g.addr, &g.mask) ||
@@ -138,7 +171,11 @@ static void find_gates(races *x)
 		if (g.pcmsk >= (int)x->data_size)
 			g.pcmsk = -1;
 		x->gates[x->ngates++] = g;
+		add_reg(x, g.addr);
+		if (g.pcmsk >= 0)
+			add_reg(x, g.pcmsk);
 	}
+	apply_gates(x);
 }
 
 static void note_use(races *x, var *v, unsigned ctx, int write, uint32_t pc)
