@@ -158,8 +158,8 @@ static void test_foreign_file_needs_force(void **state)
 	refused(f, "tracer fw.elf -o notes.txt", "avrr tracer: -o notes.txt: exists and is not a "
 		"tracer.h avrr tracer wrote; use --force to replace it", "notes.txt");
 	refused(f, "instrument fw.elf -o notes.txt", "avrr instrument: -o notes.txt: exists and is "
-		"not an AVR ELF with avrr_sic (a traced build); use --force to replace it",
-		"notes.txt");
+		"not an ELF avrr instrument wrote, nor a traced build (with avrr_sic); use --force "
+		"to replace it", "notes.txt");
 	/* Another firmware, and an SQLite file that is not avrr's. */
 	char out[256];
 	assert_int_equal(test_run(out, sizeof out, "cp traces/adcapp.elf '%s/other.elf'", f->s.dir), 0);
