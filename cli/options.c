@@ -23,9 +23,10 @@ void cli_getopt_begin(cli_getopt *g, const char *cmd, int argc, char **argv,
 }
 
 /* The command's first operand — its input — as getopt would find it: not
- * an option, nor an option's value (an unknown option is taken to have
- * one when a word follows it).  NULL when there is none, or it is "-". */
-static const char *first_operand(const cli_getopt *g)
+ * an option, nor an option's value; an unknown option is taken to have
+ * one when a word follows it if `valued`.  NULL when there is none, or it
+ * is "-". */
+static const char *first_operand(const cli_getopt *g, int valued)
 {
 	for (int i = 1; i < g->argc; i++) {
 		const char *a = g->argv[i];
@@ -42,7 +43,7 @@ static const char *first_operand(const cli_getopt *g)
 			while (o->name && strcmp(o->name, a + 2))
 				o++;
 			if (o->name ? o->has_arg == required_argument
-				    : i + 1 < g->argc && g->argv[i + 1][0] != '-')
+				    : valued && i + 1 < g->argc && g->argv[i + 1][0] != '-')
 				i++;
 			continue;
 		}
@@ -75,9 +76,10 @@ int cli_getopt_next(cli_getopt *g)
 		if (g->pass_unknown)
 			return c;
 		/* The option may be one the input would have made valid (an
-		 * import's --state-out): a missing input is said first. */
-		const char *in = first_operand(g);
-		if (in && access(in, F_OK) != 0) {
+		 * import's --state-out): a missing input is said first — when
+		 * it is the input whether the option takes a value or not. */
+		const char *in = first_operand(g, 0);
+		if (in && in == first_operand(g, 1) && access(in, F_OK) != 0) {
 			g->rc = cli_fail(g->cmd, "%s: %s", in, strerror(errno));
 			return -1;
 		}

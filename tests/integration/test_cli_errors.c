@@ -408,6 +408,10 @@ static void test_missing_input_before_options(void **state)
 			 front[i], f->s.dir);
 		assert_string_equal(f->s.out, want);
 	}
+	/* Where the unknown option may have taken the missing file as its
+	 * value, the option is what is said. */
+	snprintf(args, sizeof args, "--bogus '%s/nope.db' races", f->s.dir);
+	expect_bad(f, "analyze", args, "unknown option '--bogus'", NULL);
 	/* On a recording that is there, the option is what is wrong. */
 	record_ok(f);
 	snprintf(args, sizeof args, "'%s/x.db' --state-out '%s/s'", f->s.dir, f->s.dir);
