@@ -126,7 +126,7 @@ static uint64_t watch_value(const timeline *tl, const tl_break *b)
 	return v;
 }
 
-void tli_refresh_watches(timeline *tl)
+static void tli_refresh_watches(timeline *tl)
 {
 	tl->want_reads = 0;
 	for (unsigned i = 0; i < tl->st.nb; i++)
@@ -264,7 +264,7 @@ static int on_step(void *ud)
 	return stop;
 }
 
-int tli_filterable(const timeline *tl)
+static int tli_filterable(const timeline *tl)
 {
 	if (tl->mo == MO_NONE)
 		return 1;
@@ -276,7 +276,7 @@ int tli_filterable(const timeline *tl)
 	return 1;
 }
 
-void tli_filter_steps(timeline *tl, int on)
+static void tli_filter_steps(timeline *tl, int on)
 {
 	sim_step last = { tl->prev_icount, tl->prev_pc, tl->prev_depth };
 	/* The bytes the value watches cover: any change is a step to hear of. */
@@ -297,7 +297,7 @@ void tli_filter_steps(timeline *tl, int on)
 
 /* Reports a motion's end here, and deletes the temporary breakpoint that
  * ended it. */
-void tli_emit(timeline *tl, tl_stop rep)
+static void tli_emit(timeline *tl, tl_stop rep)
 {
 	rep.icount = rp_icount(tl->r);
 	rep.pc = sim_pc(tl->s);
@@ -321,7 +321,7 @@ static tl_stop stop_of(timeline *tl, rp_stop why)
 	return (tl_stop){ .kind = TL_STEPPED };
 }
 
-void tli_fail(timeline *tl, const char *why)
+static void tli_fail(timeline *tl, const char *why)
 {
 	tl_stop rep = { .kind = TL_FAILED };
 	snprintf(rep.what, sizeof rep.what, "%s", why);
@@ -538,6 +538,14 @@ int tl_irq_position(const timeline *tl, uint64_t n, uint64_t *icount)
 
 /* ---- the session ---------------------------------------------------------------- */
 
+static const ck_host host = {
+	.emit = tli_emit,
+	.fail = tli_fail,
+	.filterable = tli_filterable,
+	.filter_steps = tli_filter_steps,
+	.refresh_watches = tli_refresh_watches,
+};
+
 int tl_open(const char *db_path, const rp_options *o, travel *t, timeline **out, avrr_err *err)
 {
 	/* Heap, not stack: the state must survive longjmp and fork alike. */
@@ -585,6 +593,7 @@ void tl_carry(timeline *tl, void *data, size_t size)
 int tl_main(timeline *tl, const tl_frontend *fe, void *ud)
 {
 	tl->fe = fe;
+	tl->host = &host;
 	tl->ud = ud;
 	signal(SIGCHLD, SIG_IGN);  /* checkpoints and scouts reap themselves */
 	sigaction(SIGINT, NULL, &tl->sigint);
