@@ -1,0 +1,296 @@
+/*
+ * test_frames.c — frames at every instruction of every interrupt handler,
+ * checked against the shadow call stack, on tests/firmware/isr_frames.elf
+ * (a plain handler calling a function chain, an ISR_NOBLOCK one with a
+ * frame pointer, an 80-byte frame that re-enables interrupts, a naked one
+ * and an empty one, nesting inside each other).
+ *
+ *  - The shell: stepping from the entry of the first interrupt of each
+ *    vector to its reti (and through every interrupt nested in it), at
+ *    each instruction `frame K` for every K `where` lists lands on the
+ *    frame `where` names: an interrupt's frame on the interrupted pc (and
+ *    says it is an interrupt of that vector), a call's on its return
+ *    address; past main's, "No frame".  Every instruction of every
+ *    handler is visited at least once.
+ *  - dwarf/cfi.c's rows, on the same firmware: the saved registers and
+ *    CFA offsets of a handler's prologue and epilogue, instruction by
+ *    instruction, as the code pushes and pops them.
+ */
+#include "tests/testlib.h"
+
+#include <inttypes.h>
+
+#include "dwarf/cfi.h"
+#include "sim/avr_decode.h"
+
+#define ELF "tests/firmware/isr_frames.elf"
+#define STIM "tests/firmware/isr_frames.stim"
+#define MAX_WINDOWS 16
+
+typedef struct window {
+	uint64_t from, to;    /* entry icount .. its reti's icount */
+} window;
+
+typedef struct fixture {
+	test_scratch s;
+	char db[256];
+	firmware *fw;
+	cfi_table *cfi;
+	window w[MAX_WINDOWS];
+	unsigned nw;
+} fixture;
+
+/* The first interrupt of each vector, entry to reti. */
+static void find_windows(fixture *f)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+		"SELECT e.icount, (SELECT min(r.icount) FROM events r WHERE r.type = 3 "
+		"AND r.ctx = e.ctx AND r.icount > e.icount) FROM events e WHERE e.type = 2 "
+		"AND e.seq = (SELECT min(seq) FROM events x WHERE x.type = 2 AND x.ctx = e.ctx) "
+		"ORDER BY e.icount", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW && f->nw < MAX_WINDOWS) {
+		window w = { (uint64_t)sqlite3_column_int64(st, 0),
+			     (uint64_t)sqlite3_column_int64(st, 1) };
+		/* one window for nested ones */
+		if (f->nw && w.from <= f->w[f->nw - 1].to) {
+			if (w.to > f->w[f->nw - 1].to)
+				f->w[f->nw - 1].to = w.to;
+		} else {
+			f->w[f->nw++] = w;
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static int setup(void **state)
+{
+	fixture *f = test_fixture_new(sizeof *f);
+	if (!f)
+		return -1;
+	*state = f;
+	test_record(&f->s, f->db, sizeof f->db, "frames.db",
+		    ELF " --stimuli " STIM " --instructions 30k --quiet");
+	avrr_err err;
+	if (fw_load_file(ELF, &f->fw, &err) || cfi_build(f->fw, 2, &f->cfi, &err))
+		fail_msg("%s", err.msg);
+	find_windows(f);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+	cfi_free(f->cfi);
+	fw_free(f->fw);
+	return test_fixture_teardown(state);
+}
+
+/* Whether pc is an instruction of a handler (not a vector slot). */
+static const cfi_row *isr_row(const fixture *f, uint32_t pc)
+{
+	const cfi_row *r = cfi_at(f->cfi, pc);
+	return r && r->interrupt && r->func && r->pc == pc ? r : NULL;
+}
+
+#define MAX_DEPTH 12
+
+typedef struct where_line {
+	int kind;             /* 0 none, 'i' interrupt, 'c' call, 'm' main's start-up */
+	uint32_t from;
+	unsigned vector;
+} where_line;
+
+static void test_shell_frames_at_every_handler_instruction(void **state)
+{
+	fixture *f = *state;
+	assert_true(f->nw >= 3);
+	char script[512];
+	snprintf(script, sizeof script, "%s/frames.gdb", f->s.dir);
+	FILE *out = fopen(script, "w");
+	assert_non_null(out);
+	unsigned steps = 0;
+	for (unsigned i = 0; i < f->nw; i++) {
+		fprintf(out, "goto %" PRIu64 "\n", f->w[i].from);
+		for (uint64_t k = f->w[i].from; k <= f->w[i].to + 1; k++, steps++) {
+			if (k > f->w[i].from)
+				fprintf(out, "stepi\n");
+			fprintf(out, "where\n");
+			for (unsigned d = 1; d <= 8; d++)
+				fprintf(out, "frame %u\n", d);
+		}
+	}
+	fclose(out);
+	char cmd[2048], result[256];
+	snprintf(result, sizeof result, "%s/frames.out", f->s.dir);
+	snprintf(cmd, sizeof cmd, "%s shell '%s' -x '%s' > '%s' 2>&1", test_avrr(), f->db, script,
+		 result);
+	assert_int_equal(system(cmd), 0);
+
+	FILE *in = fopen(result, "r");
+	assert_non_null(in);
+	char line[1024];
+	where_line wl[MAX_DEPTH + 1];
+	memset(wl, 0, sizeof wl);
+	unsigned isr_insns = 0, checked = 0, bad = 0, ninsn = 0;
+	uint32_t pc0 = 0;
+	char first_bad[2048] = "";
+	unsigned char *seen = calloc(f->fw->flash_size, 1);
+	assert_non_null(seen);
+	unsigned pending = 0;      /* a frame K whose "    0x..." line comes next */
+	while (fgets(line, sizeof line, in)) {
+		unsigned long long ic;
+		unsigned k, v, pc;
+		char rest[600];
+		if (sscanf(line, "icount=%llu pc=0x%x", &ic, &pc) == 2) {
+			/* the motion's stop line, then where's own */
+			pc0 = pc;
+			memset(wl, 0, sizeof wl);
+			ninsn++;
+			if (isr_row(f, pc)) {
+				seen[pc] = 1;
+				isr_insns++;
+			}
+			continue;
+		}
+		if (sscanf(line, "#%u  interrupt %u %*s taken at 0x%x", &k, &v, &pc) == 3 &&
+		    k <= MAX_DEPTH) {
+			wl[k] = (where_line){ 'i', pc, v };
+			continue;
+		}
+		if (sscanf(line, "#%u  called from 0x%x", &k, &pc) == 2 && k <= MAX_DEPTH) {
+			avr_insn insn;
+			assert_int_equal(avr_decode(f->fw->flash, f->fw->flash_size, pc, &insn), 0);
+			wl[k] = (where_line){ 'c', pc + 2u * insn.words, 0 };
+			continue;
+		}
+		int end = 0;
+		if (sscanf(line, "#%u  main, the outermost%n", &k, &end) == 1 && end &&
+		    k <= MAX_DEPTH) {
+			wl[k] = (where_line){ 'm', 0, 0 };
+			continue;
+		}
+		const char *why = NULL;
+		if (pending) {
+			k = pending;
+			pending = 0;
+			if (sscanf(line, "    0x%x in %599s", &pc, rest) != 2 || pc != wl[k].from)
+				why = "the interrupted frame's pc";
+			else
+				checked++;
+		} else if (sscanf(line, "#%u  <interrupt %*s (vector %u)", &k, &v) == 2) {
+			if (k > MAX_DEPTH || wl[k].kind != 'i' || wl[k].vector != v)
+				why = "an interrupt frame where was none";
+			else
+				pending = k;
+		} else if (sscanf(line, "#%u  0x%x in", &k, &pc) == 2) {
+			if (k > MAX_DEPTH || wl[k].kind != 'c' || wl[k].from != pc)
+				why = "a caller's frame pc";
+			else
+				checked++;
+		} else if (sscanf(line, "No frame at level %u.", &k) == 1) {
+			if (k <= MAX_DEPTH && (wl[k].kind == 'i' || wl[k].kind == 'c'))
+				why = "no frame where one is";
+		}
+		if (why) {
+			if (!bad++)
+				snprintf(first_bad, sizeof first_bad,
+					 "%s at pc 0x%x (step %u): %s", why, pc0, ninsn, line);
+		}
+	}
+	fclose(in);
+	unsigned total = 0, missed = 0;
+	unsigned nrows;
+	const cfi_row *rows = cfi_rows(f->cfi, &nrows);
+	char missing[256] = "";
+	for (unsigned i = 0; i < nrows; i++)
+		if (rows[i].interrupt && rows[i].func) {
+			total++;
+			if (!seen[rows[i].pc] && !missed++)
+				snprintf(missing, sizeof missing, "0x%x", rows[i].pc);
+		}
+	free(seen);
+	/* each position prints two lines: the motion's and where's */
+	print_message("# shell: %u positions, %u of them in handlers, covering %u of the %u "
+		      "handler instructions; %u frames checked, %u wrong\n",
+		      steps, isr_insns / 2, total - missed, total, checked, bad);
+	if (bad)
+		fail_msg("%u wrong frames; the first: %s", bad, first_bad);
+	assert_int_equal(ninsn, 2 * steps);
+	if (missed)
+		fail_msg("%u handler instructions never stepped, the first at %s", missed, missing);
+	assert_true(checked > steps);
+}
+
+/* The rows of TIMER2_COMPA's handler: an 80-byte frame set up through Y. */
+static void test_rows_follow_the_prologue_and_epilogue(void **state)
+{
+	fixture *f = *state;
+	const fw_symbol *s = fw_find_symbol(f->fw, "__vector_7");
+	assert_non_null(s);
+	const cfi_row *r = cfi_at(f->cfi, s->addr);
+	assert_non_null(r);
+	/* at the entry: the return address on top, nothing saved */
+	assert_int_equal(r->base, CFI_SP);
+	assert_int_equal(r->off, 2);
+	assert_true(r->interrupt);
+	/* push r1; push r0; in r0, SREG; push r0; eor r1, r1: after them r1
+	 * at CFA-2, r0 at CFA-3 and SREG at CFA-4 (what avr-gcc's own
+	 * .debug_frame leaves out) */
+	r = cfi_at(f->cfi, s->addr + 10);
+	assert_non_null(r);
+	assert_int_equal(r->off, 5);
+	assert_int_equal(r->saved[1], 2);
+	assert_int_equal(r->saved[0], 3);
+	assert_int_equal(r->saved[CFI_SREG], 4);
+	/* every instruction has a row up to the reti, where SP + 2 again */
+	unsigned n = 0, on_y = 0;
+	uint32_t pc = s->addr;
+	avr_insn in;
+	for (;;) {
+		r = cfi_at(f->cfi, pc);
+		assert_non_null(r);
+		assert_int_equal(r->func, s->addr);
+		on_y += r->base == CFI_Y;
+		n++;
+		assert_int_equal(avr_decode(f->fw->flash, f->fw->flash_size, pc, &in), 0);
+		if (in.op == AVR_OP_RETI)
+			break;
+		pc += 2u * in.words;
+	}
+	assert_int_equal(r->base, CFI_SP);
+	assert_int_equal(r->off, 2);
+	for (unsigned k = 0; k <= CFI_SREG; k++)
+		assert_int_equal(r->saved[k], 0);
+	/* SP is half-written (out SPH done, out SPL not) before one
+	 * instruction of the prologue and two of the epilogue (out SREG in
+	 * between): Y holds the CFA there */
+	assert_int_equal(on_y, 3);
+	/* the naked INT0 handler: push r24; in r24, SREG; push r24 */
+	s = fw_find_symbol(f->fw, "__vector_1");
+	assert_non_null(s);
+	r = cfi_at(f->cfi, s->addr + 12);   /* after subi: SREG differs now */
+	assert_non_null(r);
+	assert_int_equal(r->off, 4);
+	assert_int_equal(r->saved[24], 2);
+	assert_int_equal(r->saved[CFI_SREG], 3);
+	r = cfi_at(f->cfi, s->addr + 18);   /* pop r24 took SREG back into r24 */
+	assert_non_null(r);
+	assert_int_equal(r->saved[CFI_SREG], 0);
+	assert_int_equal(r->sreg_in, 24 + 1);
+	unsigned followed, failed;
+	cfi_counts(f->cfi, &followed, &failed);
+	assert_int_equal(failed, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_follow_the_prologue_and_epilogue),
+		cmocka_unit_test(test_shell_frames_at_every_handler_instruction),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
