@@ -451,7 +451,8 @@ int cfi_build(const firmware *fw, unsigned pc_bytes, cfi_table **out, avrr_err *
 	 * work, ISR_ALIASOF) is followed once. */
 	for (size_t i = 0; i < fw->nsyms && rc >= 0; i++) {
 		const fw_symbol *s = &fw->syms[i];
-		if (s->space != FW_SYM_CODE || !s->is_func || s->size < 2 || s->addr == last ||
+		/* libgcc's routines are NOTYPE symbols with a size */
+		if (s->space != FW_SYM_CODE || s->size < 2 || s->addr == last ||
 		    s->addr + s->size > fw->flash_size)
 			continue;
 		last = s->addr;

@@ -31,6 +31,20 @@ typedef struct window {
 	uint64_t from, to;    /* entry icount .. its reti's icount */
 } window;
 
+#define MAX_DEPTH 12
+
+typedef struct where_line {
+	int kind;             /* 0 none, 'i' interrupt, 'c' call, 'm' main's start-up */
+	uint32_t from;
+	unsigned vector;
+} where_line;
+
+/* What the shell's where said at one position. */
+typedef struct position {
+	uint32_t pc;
+	where_line wl[MAX_DEPTH + 1];
+} position;
+
 typedef struct fixture {
 	test_scratch s;
 	char db[256];
@@ -38,6 +52,8 @@ typedef struct fixture {
 	cfi_table *cfi;
 	window w[MAX_WINDOWS];
 	unsigned nw;
+	position *pos;        /* each position the shell stepped to, in order */
+	unsigned npos;
 } fixture;
 
 /* The first interrupt of each vector, entry to reti. */
@@ -85,6 +101,7 @@ static int teardown(void **state)
 {
 	fixture *f = *state;
 	cfi_free(f->cfi);
+	free(f->pos);
 	fw_free(f->fw);
 	return test_fixture_teardown(state);
 }
@@ -95,14 +112,6 @@ static const cfi_row *isr_row(const fixture *f, uint32_t pc)
 	const cfi_row *r = cfi_at(f->cfi, pc);
 	return r && r->interrupt && r->func && r->pc == pc ? r : NULL;
 }
-
-#define MAX_DEPTH 12
-
-typedef struct where_line {
-	int kind;             /* 0 none, 'i' interrupt, 'c' call, 'm' main's start-up */
-	uint32_t from;
-	unsigned vector;
-} where_line;
 
 static void test_shell_frames_at_every_handler_instruction(void **state)
 {
@@ -140,6 +149,8 @@ static void test_shell_frames_at_every_handler_instruction(void **state)
 	char first_bad[2048] = "";
 	unsigned char *seen = calloc(f->fw->flash_size, 1);
 	assert_non_null(seen);
+	f->pos = calloc(steps, sizeof *f->pos);
+	assert_non_null(f->pos);
 	unsigned pending = 0;      /* a frame K whose "    0x..." line comes next */
 	while (fgets(line, sizeof line, in)) {
 		unsigned long long ic;
@@ -148,6 +159,12 @@ static void test_shell_frames_at_every_handler_instruction(void **state)
 		if (sscanf(line, "icount=%llu pc=0x%x", &ic, &pc) == 2) {
 			/* the motion's stop line, then where's own */
 			pc0 = pc;
+			if (ninsn % 2 && ninsn / 2 < steps) {
+				/* where's own: the table is complete */
+				f->pos[ninsn / 2].pc = pc0;
+			}
+			if (ninsn && ninsn % 2 == 0 && ninsn / 2 <= steps)
+				memcpy(f->pos[ninsn / 2 - 1].wl, wl, sizeof wl);
 			memset(wl, 0, sizeof wl);
 			ninsn++;
 			if (isr_row(f, pc)) {
@@ -194,6 +211,8 @@ static void test_shell_frames_at_every_handler_instruction(void **state)
 		} else if (sscanf(line, "No frame at level %u.", &k) == 1) {
 			if (k <= MAX_DEPTH && (wl[k].kind == 'i' || wl[k].kind == 'c'))
 				why = "no frame where one is";
+		} else if (!(line[0] >= '1' && line[0] <= '9' && strchr(line, '\t'))) {
+			why = "not a frame";   /* a source line aside */
 		}
 		if (why) {
 			if (!bad++)
@@ -202,6 +221,9 @@ static void test_shell_frames_at_every_handler_instruction(void **state)
 		}
 	}
 	fclose(in);
+	if (ninsn == 2 * steps)
+		memcpy(f->pos[steps - 1].wl, wl, sizeof wl);
+	f->npos = steps;
 	unsigned total = 0, missed = 0;
 	unsigned nrows;
 	const cfi_row *rows = cfi_rows(f->cfi, &nrows);
@@ -223,6 +245,102 @@ static void test_shell_frames_at_every_handler_instruction(void **state)
 	if (missed)
 		fail_msg("%u handler instructions never stepped, the first at %s", missed, missing);
 	assert_true(checked > steps);
+}
+
+/* avr-gdb through `avrr gdb` at the same positions: `bt` lists the frames
+ * the shell's where names, each at its pc (an interrupted frame at the
+ * interrupted pc, a caller at the return address), down to main. */
+static void test_gdb_frames_at_every_handler_instruction(void **state)
+{
+	fixture *f = *state;
+	char out[256];
+	if (test_run(out, sizeof out, "command -v avr-gdb") != 0)
+		skip();
+	assert_true(f->npos > 0);   /* the shell's test ran first */
+	char script[512], result[256], cmd[2048];
+	snprintf(script, sizeof script, "%s/frames-gdb.gdb", f->s.dir);
+	snprintf(result, sizeof result, "%s/frames-gdb.out", f->s.dir);
+	FILE *sc = fopen(script, "w");
+	assert_non_null(sc);
+	fputs("python\n"
+	      "def avrr_dump():\n"
+	      "    try:\n"
+	      "        text = gdb.execute('bt', to_string=True)\n"
+	      "    except gdb.error as e:\n"
+	      "        text = 'ERROR %s\\n' % e\n"
+	      "    gdb.write('@@\\n' + text)\n"
+	      "end\n", sc);
+	for (unsigned i = 0; i < f->nw; i++)
+		fprintf(sc, "monitor goto %" PRIu64 "\n"
+			    "maintenance flush register-cache\n"
+			    "python avrr_unwinder.forget()\n"
+			    "python avrr_dump()\n"
+			    "python\n"
+			    "for i in range(%" PRIu64 "):\n"
+			    "    gdb.execute('stepi', to_string=True)\n"
+			    "    avrr_dump()\n"
+			    "end\n", f->w[i].from, f->w[i].to + 1 - f->w[i].from);
+	fclose(sc);
+	snprintf(cmd, sizeof cmd, "%s gdb '%s' -batch -x '%s' > '%s' 2>&1", test_avrr(), f->db,
+		 script, result);
+	assert_int_equal(system(cmd), 0);
+	FILE *in = fopen(result, "r");
+	assert_non_null(in);
+	char line[1024], first_bad[1200] = "";
+	int idx = -1;
+	unsigned depth = 0, checked = 0, bad = 0, in_isr = 0;
+	for (;;) {
+		char *got = fgets(line, sizeof line, in);
+		if (!got || !strcmp(line, "@@\n")) {
+			if (idx >= 0 && (unsigned)idx < f->npos) {
+				/* the frames where lists, main's start-up aside */
+				unsigned want = 0;
+				for (unsigned k = 1; k <= MAX_DEPTH; k++)
+					if (f->pos[idx].wl[k].kind == 'i' || f->pos[idx].wl[k].kind == 'c')
+						want = k;
+				if (depth != want + 1 && !bad++)
+					snprintf(first_bad, sizeof first_bad,
+						 "position %d (pc 0x%x): %u frames, where has %u", idx,
+						 f->pos[idx].pc, depth, want + 1);
+				in_isr += isr_row(f, f->pos[idx].pc) != NULL;
+			}
+			if (!got)
+				break;
+			idx++;
+			depth = 0;
+			continue;
+		}
+		if (idx < 0 || (unsigned)idx >= f->npos)
+			continue;
+		unsigned k, pc;
+		if (!strncmp(line, "ERROR", 5) || !strncmp(line, "Backtrace stopped", 17)) {
+			if (!bad++)
+				snprintf(first_bad, sizeof first_bad, "position %d (pc 0x%x): %s", idx,
+					 f->pos[idx].pc, line);
+			continue;
+		}
+		if (sscanf(line, "#%u", &k) != 1)
+			continue;
+		depth = k + 1;
+		const position *p = &f->pos[idx];
+		int ok;
+		if (k == 0)
+			ok = sscanf(line, "#0  0x%x in", &pc) != 1 || pc == p->pc;
+		else
+			ok = k <= MAX_DEPTH && sscanf(line, "#%*u  0x%x in", &pc) == 1 &&
+			     (p->wl[k].kind == 'i' || p->wl[k].kind == 'c') && pc == p->wl[k].from;
+		if (ok)
+			checked++;
+		else if (!bad++)
+			snprintf(first_bad, sizeof first_bad, "position %d (pc 0x%x): %s", idx, p->pc,
+				 line);
+	}
+	fclose(in);
+	print_message("# avr-gdb: %d positions, %u of them in handlers; %u frames checked, %u "
+		      "wrong\n", idx + 1, in_isr, checked, bad);
+	if (bad)
+		fail_msg("%u wrong; the first: %s", bad, first_bad);
+	assert_int_equal((unsigned)(idx + 1), f->npos);
 }
 
 /* The rows of TIMER2_COMPA's handler: an 80-byte frame set up through Y. */
@@ -291,6 +409,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_follow_the_prologue_and_epilogue),
 		cmocka_unit_test(test_shell_frames_at_every_handler_instruction),
+		cmocka_unit_test(test_gdb_frames_at_every_handler_instruction),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
