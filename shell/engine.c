@@ -424,6 +424,29 @@ static tl_break *new_break(engine *e, tl_break_kind kind, uint32_t addr, unsigne
 	return b;
 }
 
+/* The handler of the vector named `name` (TIMER1_COMPA_vect, as ISR()
+ * names it and where prints it): avr-gcc's __vector_N.  0; -1 when no
+ * vector has that name; -2 (said) when the firmware has no handler. */
+static int vector_handler(engine *e, const char *name, uint32_t *addr)
+{
+	for (unsigned v = 1; v < 256; v++) {
+		const char *vn = sim_vector_name(e->s, (uint8_t)v);
+		if (!vn || strcmp(vn, name))
+			continue;
+		char sym[32];
+		snprintf(sym, sizeof sym, "__vector_%u", v);
+		const fw_symbol *s = fw_find_symbol(e->fw, sym);
+		if (!s || s->space != FW_SYM_CODE) {
+			/* its slot jumps to __bad_interrupt: nothing to stop in */
+			printf("%s (vector %u) has no handler in the firmware\n", name, v);
+			return -2;
+		}
+		*addr = s->addr;
+		return 0;
+	}
+	return -1;
+}
+
 static int add_break(engine *e, const char *args, int temp)
 {
 	if (!*args) {
@@ -476,8 +499,11 @@ static int add_break(engine *e, const char *args, int temp)
 		 * A static function may be known only by its DWARF name. */
 		if (view_address(&m, args + (*args == '*'), 1, &addr, &is_code, &err) &&
 		    (*args == '*' || dw_function_addr(e->dw, args, &addr))) {
-			printf("%s\n", err.msg);
-			return 0;
+			int v = *args == '*' ? -1 : vector_handler(e, args, &addr);
+			if (v == -1)
+				printf("%s\n", err.msg);
+			if (v)
+				return 0;
 		}
 		if (!is_code) {
 			printf("'%s' is a data address; use watch for data\n", args);

@@ -343,6 +343,27 @@ static void test_gdb_frames_at_every_handler_instruction(void **state)
 	assert_int_equal((unsigned)(idx + 1), f->npos);
 }
 
+/* A vector's name, as ISR() names it and where prints it, breaks on its
+ * handler; a vector the firmware has no handler for says so. */
+static void test_break_on_a_vector_name(void **state)
+{
+	fixture *f = *state;
+	char script[512];
+	snprintf(script, sizeof script, "%s/vector.gdb", f->s.dir);
+	FILE *sc = fopen(script, "w");
+	assert_non_null(sc);
+	fputs("break TIMER2_COMPA_vect\nbreak USART_RX_vect\nbreak NOPE_vect\ncontinue\n", sc);
+	fclose(sc);
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s shell '%s' -x '%s'", test_avrr(),
+				  f->db, script), 0);
+	assert_string_equal(f->s.out,
+			    "Breakpoint 1 at 0x0272: __vector_7 at isr_frames.c:66\n"
+			    "USART_RX_vect (vector 18) has no handler in the firmware\n"
+			    "no symbol \"NOPE_vect\" in the firmware\n"
+			    "Breakpoint 1, TIMER2_COMPA_vect\n"
+			    "icount=8846 pc=0x0272 __vector_7 at isr_frames.c:66\n");
+}
+
 /* The rows of TIMER2_COMPA's handler: an 80-byte frame set up through Y. */
 static void test_rows_follow_the_prologue_and_epilogue(void **state)
 {
@@ -410,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_rows_follow_the_prologue_and_epilogue),
 		cmocka_unit_test(test_shell_frames_at_every_handler_instruction),
 		cmocka_unit_test(test_gdb_frames_at_every_handler_instruction),
+		cmocka_unit_test(test_break_on_a_vector_name),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
