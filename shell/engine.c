@@ -317,19 +317,11 @@ static const tl_frame *shadow_frame(engine *e, unsigned n)
 	return &fr[nfr + unkept - n];
 }
 
-static int called_by_crt(const engine *e, const tl_frame *fr, unsigned nfr, unsigned unkept,
-			 unsigned i, uint32_t pc);
-
-/* The outermost frame up, down and frame select: where's last line, but
- * for the C runtime's call of main, which gdb does not show either. */
+/* The outermost frame up, down and frame select: where's last line (past
+ * main, the C runtime's frame that called it). */
 static unsigned frames_shown(engine *e)
 {
-	unsigned nfr, unkept, lost;
-	const tl_frame *fr = tl_frames(e->tl, &nfr, &unkept, &lost);
-	unsigned depth = nfr + unkept;
-	if (nfr && called_by_crt(e, fr, nfr, unkept, 0, sim_pc(e->s)))
-		depth--;
-	return depth;
+	return depth_of(e);
 }
 
 static int cmd_finish(engine *e, const char *args)
