@@ -94,6 +94,7 @@ import bisect
 import struct
 
 import gdb
+from gdb.FrameDecorator import FrameDecorator
 from gdb.unwinder import Unwinder, register_unwinder
 
 
@@ -115,7 +116,7 @@ class AvrrUnwinder(Unwinder):
         self.interrupted = set()
 
     def load(self):
-        self.rows, self.pcs, self.pc_bytes = [], [], 2
+        self.rows, self.pcs, self.pc_bytes, self.vectors = [], [], 2, {}
         try:
             text = gdb.execute("monitor frame-rows", to_string=True)
         except gdb.error:
@@ -124,9 +125,12 @@ class AvrrUnwinder(Unwinder):
         if not lines or not lines[0].startswith("avrr-frame-rows 1 "):
             return
         self.pc_bytes = int(lines[0].split()[2])
+        self.vectors = {}
         for line in lines[1:]:
             f = line.split()
-            if len(f) == 2:
+            if len(f) == 3 and f[0] == "vector":
+                self.vectors[int(f[1])] = f[2]
+            elif len(f) == 2:
                 self.rows.append((int(f[0], 16), None))
             elif len(f) >= 6:
                 saved = {}
@@ -190,7 +194,100 @@ class AvrrUnwinder(Unwinder):
         return info
 
 
+class AvrrInterruptFrame(FrameDecorator):
+    """The interrupt between a handler and the code it stopped, as gdb
+    shows a signal handler: a line of its own, with no level."""
+
+    def __init__(self, handler, name):
+        super().__init__(handler)
+        self.name = name
+
+    def function(self):
+        return "<interrupt %s>" % self.name
+
+    def address(self):
+        return None
+
+    def filename(self):
+        return None
+
+    def line(self):
+        return None
+
+    def frame_args(self):
+        return None
+
+    def frame_locals(self):
+        return None
+
+
+class AvrrInterruptedFrame(FrameDecorator):
+    """The code an interrupt stopped: named by its own pc, not pc - 1 as
+    gdb names a caller (whose pc is a return address)."""
+
+    def function(self):
+        pc = self.inferior_frame().pc()
+        block = gdb.block_for_pc(pc)
+        while block is not None and block.function is None:
+            block = block.superblock
+        return block.function.print_name if block is not None else pc
+
+    def filename(self):
+        sal = gdb.find_pc_line(self.inferior_frame().pc())
+        return sal.symtab.filename if sal.symtab else None
+
+    def line(self):
+        sal = gdb.find_pc_line(self.inferior_frame().pc())
+        return sal.line if sal.symtab else None
+
+
+class AvrrInterruptFilter:
+    def __init__(self, unwinder):
+        self.name = "avrr interrupts"
+        self.priority = 100
+        self.enabled = True
+        self.unwinder = unwinder
+        gdb.frame_filters[self.name] = self
+
+    def vector_of(self, frame):
+        fn = frame.name() or ""
+        if fn.startswith("__vector_"):
+            try:
+                return int(fn[9:])
+            except ValueError:
+                return None
+        row = self.unwinder.row(frame.pc())
+        if row is not None and row[3] and row[0] == 0:
+            # a vector slot: a jmp (4 bytes) on parts over 8 KiB, else an rjmp
+            w = bytes(gdb.selected_inferior().read_memory(frame.pc(), 2))
+            jmp = (w[0] | w[1] << 8) & 0xfe0e == 0x940c
+            return frame.pc() // (4 if jmp else 2)
+        return None
+
+    def filter(self, frames):
+        for d in frames:
+            yield d
+            f = d.inferior_frame()
+            try:
+                up = f.older()
+            except gdb.error:
+                up = None
+            if up is None:
+                continue
+            sp = int(up.read_register("SP")) & 0xffff
+            if (up.pc(), sp) not in self.unwinder.interrupted:
+                continue
+            v = self.vector_of(f)
+            name = self.unwinder.vectors.get(v, "vector %s" % v) if v else "interrupt"
+            yield AvrrInterruptFrame(f, name)
+            nxt = next(frames, None)
+            if nxt is None:
+                return
+            yield AvrrInterruptedFrame(nxt)
+
+
 avrr_unwinder = AvrrUnwinder()
+AvrrInterruptFilter(avrr_unwinder)
 register_unwinder(None, avrr_unwinder, replace=True)
 # The frames of one stop are unwound partly before its stop event (stepping
 # looks at the caller): what they learnt lasts until the target resumes.

@@ -294,7 +294,8 @@ static int parse_u64(const char *s, uint64_t *out)
  * its way in interrupt handlers.  A line per change, each holding until the
  * next ("PC -": no row from PC on):
  *   avrr-frame-rows 1 PC_BYTES
- *   PC FUNC sp|y OFF call|irq SREG_IN [R:D ...]   (hex PCs; SREG is R 32) */
+ *   PC FUNC sp|y OFF call|irq SREG_IN [R:D ...]   (hex PCs; SREG is R 32)
+ *   vector N NAME                                 (the MCU's vector names) */
 static void frame_rows(server *sv, FILE *out)
 {
 	cfi_table *t;
@@ -325,6 +326,11 @@ static void frame_rows(server *sv, FILE *out)
 	}
 	if (prev)
 		fprintf(out, "%x -\n", prev->pc + prev->len);
+	for (unsigned v = 1; v < 256; v++) {
+		const char *name = sim_vector_name(sv->s, (uint8_t)v);
+		if (name)
+			fprintf(out, "vector %u %s\n", v, name);
+	}
 	cfi_free(t);
 }
 

@@ -3,18 +3,24 @@
  * checked against the shadow call stack, on tests/firmware/isr_frames.elf
  * (a plain handler calling a function chain, an ISR_NOBLOCK one with a
  * frame pointer, an 80-byte frame that re-enables interrupts, a naked one
- * and an empty one, nesting inside each other).
+ * and an empty one, nesting inside each other), and on atmega88.elf
+ * (handlers nested in an ISR_NOBLOCK tick) and atmega2560.elf (3-byte
+ * return addresses).
  *
  *  - The shell: stepping from the entry of the first interrupt of each
  *    vector to its reti (and through every interrupt nested in it), at
  *    each instruction `frame K` for every K `where` lists lands on the
  *    frame `where` names: an interrupt's frame on the interrupted pc (and
  *    says it is an interrupt of that vector), a call's on its return
- *    address, and past main the C runtime's frame that called it.  Every instruction of every
- *    handler is visited at least once.
- *  - dwarf/cfi.c's rows, on the same firmware: the saved registers and
- *    CFA offsets of a handler's prologue and epilogue, instruction by
- *    instruction, as the code pushes and pops them.
+ *    address, and past main the C runtime's frame that called it.  On
+ *    isr_frames every instruction of every handler is visited.
+ *  - avr-gdb through `avrr gdb`, at the same positions: `bt` lists the
+ *    frames where names, each at its pc, down to main.
+ *  - dwarf/cfi.c's rows: the saved registers and CFA offsets of a
+ *    handler's prologue and epilogue, instruction by instruction, as the
+ *    code pushes and pops them.
+ *  - `break VECTOR_vect`, and avr-gdb's way round its internal error on a
+ *    condition over a variable in a register pair.
  */
 #include "tests/testlib.h"
 
@@ -37,6 +43,8 @@ typedef struct where_line {
 	int kind;             /* 0 none, 'i' interrupt, 'c' call, 'm' main's start-up */
 	uint32_t from;
 	unsigned vector;
+	unsigned line;        /* the source line where names, 0 none */
+	char name[32];        /* an interrupt's vector name */
 } where_line;
 
 /* What the shell's where said at one position. */
@@ -45,8 +53,16 @@ typedef struct position {
 	where_line wl[MAX_DEPTH + 1];
 } position;
 
+/* A firmware the frame tests run on. */
+typedef struct subject {
+	const char *elf, *stim, *length;
+	unsigned pc_bytes;
+	int every_insn;       /* its first interrupts run every handler instruction */
+} subject;
+
 typedef struct fixture {
 	test_scratch s;
+	const subject *sub;
 	char db[256];
 	firmware *fw;
 	cfi_table *cfi;
@@ -82,16 +98,17 @@ static void find_windows(fixture *f)
 	sqlite3_close(db);
 }
 
-static int setup(void **state)
+static int setup(void **state, const subject *sub)
 {
 	fixture *f = test_fixture_new(sizeof *f);
 	if (!f)
 		return -1;
 	*state = f;
-	test_record(&f->s, f->db, sizeof f->db, "frames.db",
-		    ELF " --stimuli " STIM " --instructions 30k --quiet");
+	f->sub = sub;
+	test_record(&f->s, f->db, sizeof f->db, "frames.db", "%s --stimuli %s --instructions %s --quiet",
+		    sub->elf, sub->stim, sub->length);
 	avrr_err err;
-	if (fw_load_file(ELF, &f->fw, &err) || cfi_build(f->fw, 2, &f->cfi, &err))
+	if (fw_load_file(sub->elf, &f->fw, &err) || cfi_build(f->fw, sub->pc_bytes, &f->cfi, &err))
 		fail_msg("%s", err.msg);
 	find_windows(f);
 	return 0;
@@ -173,21 +190,26 @@ static void test_shell_frames_at_every_handler_instruction(void **state)
 			}
 			continue;
 		}
-		if (sscanf(line, "#%u  interrupt %u %*s taken at 0x%x", &k, &v, &pc) == 3 &&
+		char vname[32];
+		if (sscanf(line, "#%u  interrupt %u (%31[^)]) taken at 0x%x", &k, &v, vname, &pc) == 4 &&
 		    k <= MAX_DEPTH) {
-			wl[k] = (where_line){ 'i', pc, v };
+			wl[k] = (where_line){ 'i', pc, v, 0, "" };
+			snprintf(wl[k].name, sizeof wl[k].name, "%s", vname);
+			const char *at = strstr(line, ".c:");
+			if (at)
+				wl[k].line = (unsigned)atoi(at + 3);
 			continue;
 		}
 		if (sscanf(line, "#%u  called from 0x%x", &k, &pc) == 2 && k <= MAX_DEPTH) {
 			avr_insn insn;
 			assert_int_equal(avr_decode(f->fw->flash, f->fw->flash_size, pc, &insn), 0);
-			wl[k] = (where_line){ 'c', pc + 2u * insn.words, 0 };
+			wl[k] = (where_line){ 'c', pc + 2u * insn.words, 0, 0, "" };
 			continue;
 		}
 		int end = 0;
 		if (sscanf(line, "#%u  main, the outermost%n", &k, &end) == 1 && end &&
 		    k <= MAX_DEPTH) {
-			wl[k] = (where_line){ 'm', 0, 0 };
+			wl[k] = (where_line){ 'm', 0, 0, 0, "" };
 			continue;
 		}
 		const char *why = NULL;
@@ -244,14 +266,16 @@ static void test_shell_frames_at_every_handler_instruction(void **state)
 	if (bad)
 		fail_msg("%u wrong frames; the first: %s", bad, first_bad);
 	assert_int_equal(ninsn, 2 * steps);
-	if (missed)
+	if (missed && f->sub->every_insn)
 		fail_msg("%u handler instructions never stepped, the first at %s", missed, missing);
 	assert_true(checked > steps);
 }
 
 /* avr-gdb through `avrr gdb` at the same positions: `bt` lists the frames
  * the shell's where names, each at its pc (an interrupted frame at the
- * interrupted pc, a caller at the return address), down to main. */
+ * interrupted pc, a caller at the return address), down to main; an
+ * interrupted frame comes under a line `<interrupt VECTOR> ()` and shows
+ * the source line of its own pc, as where does. */
 static void test_gdb_frames_at_every_handler_instruction(void **state)
 {
 	fixture *f = *state;
@@ -290,7 +314,8 @@ static void test_gdb_frames_at_every_handler_instruction(void **state)
 	assert_non_null(in);
 	char line[1024], first_bad[1200] = "";
 	int idx = -1;
-	unsigned depth = 0, checked = 0, bad = 0, in_isr = 0;
+	unsigned depth = 0, checked = 0, bad = 0, in_isr = 0, marks = 0;
+	char mark[64] = "";       /* the <interrupt NAME> line just seen */
 	for (;;) {
 		char *got = fgets(line, sizeof line, in);
 		if (!got || !strcmp(line, "@@\n")) {
@@ -315,6 +340,8 @@ static void test_gdb_frames_at_every_handler_instruction(void **state)
 		if (idx < 0 || (unsigned)idx >= f->npos)
 			continue;
 		unsigned k, pc;
+		if (sscanf(line, "<interrupt %63[^>]> ()", mark) == 1)
+			continue;
 		if (!strncmp(line, "ERROR", 5) || !strncmp(line, "Backtrace stopped", 17)) {
 			if (!bad++)
 				snprintf(first_bad, sizeof first_bad, "position %d (pc 0x%x): %s", idx,
@@ -331,6 +358,17 @@ static void test_gdb_frames_at_every_handler_instruction(void **state)
 		else
 			ok = k <= MAX_DEPTH && sscanf(line, "#%*u  0x%x in", &pc) == 1 &&
 			     (p->wl[k].kind == 'i' || p->wl[k].kind == 'c') && pc == p->wl[k].from;
+		if (ok && k && k <= MAX_DEPTH && p->wl[k].kind == 'i') {
+			/* the interrupt on a line of its own, then the code it
+			 * stopped at the line of its own pc */
+			const char *at = strstr(line, ".c:");
+			ok = !strcmp(mark, p->wl[k].name) &&
+			     (!p->wl[k].line || (at && (unsigned)atoi(at + 3) == p->wl[k].line));
+			marks += ok;
+		} else if (ok && *mark) {
+			ok = 0;   /* an interrupt line where was none */
+		}
+		mark[0] = 0;
 		if (ok)
 			checked++;
 		else if (!bad++)
@@ -338,8 +376,8 @@ static void test_gdb_frames_at_every_handler_instruction(void **state)
 				 line);
 	}
 	fclose(in);
-	print_message("# avr-gdb: %d positions, %u of them in handlers; %u frames checked, %u "
-		      "wrong\n", idx + 1, in_isr, checked, bad);
+	print_message("# avr-gdb: %d positions, %u of them in handlers; %u frames checked (%u "
+		      "under an <interrupt> line), %u wrong\n", idx + 1, in_isr, checked, marks, bad);
 	if (bad)
 		fail_msg("%u wrong; the first: %s", bad, first_bad);
 	assert_int_equal((unsigned)(idx + 1), f->npos);
@@ -448,6 +486,29 @@ static void test_rows_follow_the_prologue_and_epilogue(void **state)
 	assert_int_equal(failed, 0);
 }
 
+static const subject ISR_FRAMES = { ELF, STIM, "30k", 2, 1 };
+/* ISR_NOBLOCK timer tick with the UART's handlers nested in it, the
+ * watchdog's; and a part with a 22-bit PC (3-byte return addresses). */
+static const subject M88 = { "tests/firmware/atmega88.elf", "tests/firmware/atmega88.stim",
+			     "200k", 2, 0 };
+static const subject M2560 = { "tests/firmware/atmega2560.elf",
+			       "tests/firmware/atmega2560.stim", "100k", 3, 0 };
+
+static int setup_isr_frames(void **state)
+{
+	return setup(state, &ISR_FRAMES);
+}
+
+static int setup_m88(void **state)
+{
+	return setup(state, &M88);
+}
+
+static int setup_m2560(void **state)
+{
+	return setup(state, &M2560);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,5 +518,12 @@ int main(void)
 		cmocka_unit_test(test_break_on_a_vector_name),
 		cmocka_unit_test(test_gdb_condition_over_a_register_pair),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	const struct CMUnitTest others[] = {
+		cmocka_unit_test(test_shell_frames_at_every_handler_instruction),
+		cmocka_unit_test(test_gdb_frames_at_every_handler_instruction),
+	};
+	int rc = cmocka_run_group_tests_name("isr_frames", tests, setup_isr_frames, teardown);
+	rc |= cmocka_run_group_tests_name("atmega88", others, setup_m88, teardown);
+	rc |= cmocka_run_group_tests_name("atmega2560", others, setup_m2560, teardown);
+	return rc;
 }
