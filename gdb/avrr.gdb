@@ -265,25 +265,20 @@ class AvrrInterruptFilter:
         return None
 
     def filter(self, frames):
+        interrupted = False
         for d in frames:
-            yield d
+            yield AvrrInterruptedFrame(d) if interrupted else d
             f = d.inferior_frame()
             try:
                 up = f.older()
+                sp = int(up.read_register("SP")) & 0xffff if up is not None else 0
             except gdb.error:
                 up = None
-            if up is None:
-                continue
-            sp = int(up.read_register("SP")) & 0xffff
-            if (up.pc(), sp) not in self.unwinder.interrupted:
-                continue
-            v = self.vector_of(f)
-            name = self.unwinder.vectors.get(v, "vector %s" % v) if v else "interrupt"
-            yield AvrrInterruptFrame(f, name)
-            nxt = next(frames, None)
-            if nxt is None:
-                return
-            yield AvrrInterruptedFrame(nxt)
+            interrupted = up is not None and (up.pc(), sp) in self.unwinder.interrupted
+            if interrupted:
+                v = self.vector_of(f)
+                name = self.unwinder.vectors.get(v, "vector %s" % v) if v else "interrupt"
+                yield AvrrInterruptFrame(f, name)
 
 
 avrr_unwinder = AvrrUnwinder()
