@@ -306,7 +306,9 @@ static void row_of(const state *s, uint32_t pc, uint32_t func, unsigned len, int
 	}
 	for (unsigned d = 0; d < SLOTS; d++) {
 		uint8_t tag = s->slot[d];
-		if (tag < 32 && s->reg[tag] != tag && !r->saved[tag])
+		/* a pushed register is saved from its push on, as avr-gcc's
+		 * CFI says, though it still holds the same value until changed */
+		if (tag < 32 && !r->saved[tag])
 			r->saved[tag] = (uint16_t)d;
 		else if (tag == T_SREG && !s->sreg_callers && !r->saved[CFI_SREG])
 			r->saved[CFI_SREG] = (uint16_t)d;

@@ -317,13 +317,6 @@ static const tl_frame *shadow_frame(engine *e, unsigned n)
 	return &fr[nfr + unkept - n];
 }
 
-/* The outermost frame up, down and frame select: where's last line (past
- * main, the C runtime's frame that called it). */
-static unsigned frames_shown(engine *e)
-{
-	return depth_of(e);
-}
-
 static int cmd_finish(engine *e, const char *args)
 {
 	(void)args;
@@ -939,7 +932,7 @@ static int cmd_up(engine *e, const char *args)
 	uint64_t n;
 	if (frame_count_arg(args, &n))
 		return 0;
-	unsigned depth = frames_shown(e);
+	unsigned depth = depth_of(e);
 	if (e->carry.frame >= depth) {
 		printf("Initial frame selected; you cannot go up.\n");
 		return 0;
@@ -948,8 +941,8 @@ static int cmd_up(engine *e, const char *args)
 	mview m = view_of(e);
 	dw_frame f;
 	avrr_err err;
-	/* The CFI ends where the firmware's own code does (main has no
-	 * frame description): that is the outermost frame gdb shows. */
+	/* Past the code the frame rows and the CFI can follow (the C
+	 * runtime's start-up) there is no frame to show. */
 	while (want > e->carry.frame && frames_get(e->cfi, e->dw, &m, want, &f, &err))
 		want--;
 	if (want == e->carry.frame) {
@@ -976,7 +969,7 @@ static int cmd_down(engine *e, const char *args)
 static int cmd_frame(engine *e, const char *args)
 {
 	uint64_t n = e->carry.frame;
-	if (*args && (parse_count(args, &n) || n > frames_shown(e))) {
+	if (*args && (parse_count(args, &n) || n > depth_of(e))) {
 		printf("No frame at level %s.\n", args);
 		return 0;
 	}
@@ -994,7 +987,7 @@ static int info_frame(engine *e, const char *args)
 	if (context_of(e, &m, &f, &c))
 		return 0;
 	unsigned n = e->carry.frame;
-	int has_caller = n < frames_shown(e) &&
+	int has_caller = n < depth_of(e) &&
 			 !frames_get(e->cfi, e->dw, &m, n + 1, &caller, &err);
 	int has_callee = n > 0 && !frames_get(e->cfi, e->dw, &m, n - 1, &callee, &err);
 	scope_info_frame(stdout, &c, n, has_caller ? &caller : NULL, has_callee ? &callee : NULL,
@@ -1005,7 +998,7 @@ static int info_frame(engine *e, const char *args)
 		printf(" Interrupted by %s (vector %u) at icount %" PRIu64 "\n", v ? v : "an interrupt",
 		       sh->vector, sh->pos + 1);
 	}
-	if (has_caller && n < frames_shown(e)) {
+	if (has_caller) {
 		const tl_frame *up = shadow_frame(e, n + 1);
 		if (up && up->vector)
 			printf(" Returns by reti to the interrupted pc 0x%x\n", caller.pc);
