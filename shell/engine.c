@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "shell/expr.h"
+#include "shell/frames.h"
 #include "report/report.h"
 #include "shell/scope.h"
 #include "trace/uart.h"
@@ -52,6 +53,7 @@ typedef struct engine {
 	const src_lines *lines;
 	travel *t;
 	dwinfo *dw;           /* DWARF types, scopes and CFI (may have none) */
+	cfi_table *cfi;       /* each function's frame at each instruction, from its code */
 	shell_carry carry;
 } engine;
 
@@ -96,7 +98,7 @@ static void print_location(engine *e)
 static int context_of(engine *e, const mview *m, dw_frame *f, xctx *c)
 {
 	avrr_err err;
-	if (scope_frame(e->dw, m, e->carry.frame, f, &err)) {
+	if (frames_get(e->cfi, e->dw, m, e->carry.frame, f, &err)) {
 		printf("%s\n", err.msg);
 		return -1;
 	}
@@ -304,6 +306,17 @@ static unsigned depth_of(engine *e)
 	return n + unkept;
 }
 
+/* The shadow stack's entry that frame n (0 innermost) was entered by —
+ * where's line #n — or NULL for frame 0 and frames not kept. */
+static const tl_frame *shadow_frame(engine *e, unsigned n)
+{
+	unsigned nfr, unkept, lost;
+	const tl_frame *fr = tl_frames(e->tl, &nfr, &unkept, &lost);
+	if (!n || n > nfr + unkept || nfr + unkept - n >= nfr)
+		return NULL;
+	return &fr[nfr + unkept - n];
+}
+
 static int cmd_finish(engine *e, const char *args)
 {
 	(void)args;
@@ -396,6 +409,29 @@ static tl_break *new_break(engine *e, tl_break_kind kind, uint32_t addr, unsigne
 	return b;
 }
 
+/* The handler of the vector named `name` (TIMER1_COMPA_vect, as ISR()
+ * names it and where prints it): avr-gcc's __vector_N.  0; -1 when no
+ * vector has that name; -2 (said) when the firmware has no handler. */
+static int vector_handler(engine *e, const char *name, uint32_t *addr)
+{
+	for (unsigned v = 1; v < 256; v++) {
+		const char *vn = sim_vector_name(e->s, (uint8_t)v);
+		if (!vn || strcmp(vn, name))
+			continue;
+		char sym[32];
+		snprintf(sym, sizeof sym, "__vector_%u", v);
+		const fw_symbol *s = fw_find_symbol(e->fw, sym);
+		if (!s || s->space != FW_SYM_CODE) {
+			/* its slot jumps to __bad_interrupt: nothing to stop in */
+			printf("%s (vector %u) has no handler in the firmware\n", name, v);
+			return -2;
+		}
+		*addr = s->addr;
+		return 0;
+	}
+	return -1;
+}
+
 static int add_break(engine *e, const char *args, int temp)
 {
 	if (!*args) {
@@ -448,8 +484,11 @@ static int add_break(engine *e, const char *args, int temp)
 		 * A static function may be known only by its DWARF name. */
 		if (view_address(&m, args + (*args == '*'), 1, &addr, &is_code, &err) &&
 		    (*args == '*' || dw_function_addr(e->dw, args, &addr))) {
-			printf("%s\n", err.msg);
-			return 0;
+			int v = *args == '*' ? -1 : vector_handler(e, args, &addr);
+			if (v == -1)
+				printf("%s\n", err.msg);
+			if (v)
+				return 0;
 		}
 		if (!is_code) {
 			printf("'%s' is a data address; use watch for data\n", args);
@@ -857,7 +896,25 @@ static void select_frame(engine *e, unsigned n)
 		return;
 	}
 	e->carry.list_file = NULL;
-	scope_frame_line(stdout, &c, n, e->lines);
+	const tl_frame *sh = shadow_frame(e, n);
+	if (!sh || !sh->vector) {
+		scope_frame_line(stdout, &c, n, e->lines);
+		return;
+	}
+	/* The interrupt as a frame of its own, as gdb shows a signal
+	 * handler's, over the code it stopped (its locals are this frame's). */
+	const char *v = sim_vector_name(e->s, sh->vector);
+	printf("#%-3u<interrupt %s (vector %u), taken at icount %" PRIu64 ">\n", n,
+	       v ? v : "?", sh->vector, sh->pos + 1);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	if (!out)
+		return;
+	scope_frame_line(out, &c, n, e->lines);
+	fclose(out);
+	printf("    %s", text + (len > 4 ? 4 : len));
+	free(text);
 }
 
 static int frame_count_arg(const char *args, uint64_t *n)
@@ -884,9 +941,9 @@ static int cmd_up(engine *e, const char *args)
 	mview m = view_of(e);
 	dw_frame f;
 	avrr_err err;
-	/* The CFI ends where the firmware's own code does (main has no
-	 * frame description): that is the outermost frame gdb shows. */
-	while (want > e->carry.frame && scope_frame(e->dw, &m, want, &f, &err))
+	/* Past the code the frame rows and the CFI can follow (the C
+	 * runtime's start-up) there is no frame to show. */
+	while (want > e->carry.frame && frames_get(e->cfi, e->dw, &m, want, &f, &err))
 		want--;
 	if (want == e->carry.frame) {
 		printf("Initial frame selected; you cannot go up.\n");
@@ -930,10 +987,22 @@ static int info_frame(engine *e, const char *args)
 	if (context_of(e, &m, &f, &c))
 		return 0;
 	unsigned n = e->carry.frame;
-	int has_caller = n < depth_of(e) && !scope_frame(e->dw, &m, n + 1, &caller, &err);
-	int has_callee = n > 0 && !scope_frame(e->dw, &m, n - 1, &callee, &err);
+	int has_caller = n < depth_of(e) &&
+			 !frames_get(e->cfi, e->dw, &m, n + 1, &caller, &err);
+	int has_callee = n > 0 && !frames_get(e->cfi, e->dw, &m, n - 1, &callee, &err);
 	scope_info_frame(stdout, &c, n, has_caller ? &caller : NULL, has_callee ? &callee : NULL,
 			 e->lines);
+	const tl_frame *sh = shadow_frame(e, n);
+	if (sh && sh->vector) {
+		const char *v = sim_vector_name(e->s, sh->vector);
+		printf(" Interrupted by %s (vector %u) at icount %" PRIu64 "\n", v ? v : "an interrupt",
+		       sh->vector, sh->pos + 1);
+	}
+	if (has_caller) {
+		const tl_frame *up = shadow_frame(e, n + 1);
+		if (up && up->vector)
+			printf(" Returns by reti to the interrupted pc 0x%x\n", caller.pc);
+	}
 	return 0;
 }
 
@@ -982,7 +1051,7 @@ static int cmd_list(engine *e, const char *args)
 			mview m = view_of(e);
 			dw_frame f;
 			unsigned line;
-			if (scope_frame(e->dw, &m, e->carry.frame, &f, &err) ||
+			if (frames_get(e->cfi, e->dw, &m, e->carry.frame, &f, &err) ||
 			    lines_at(e->lines, (f.outer ? f.pc - 1 : f.pc) & ~1u, &file, &line)) {
 				printf("no source file here; say list FUNCTION\n");
 				return 0;
@@ -1002,7 +1071,7 @@ static int cmd_list(engine *e, const char *args)
 	} else if (!file) {
 		mview m = view_of(e);
 		dw_frame f;
-		if (scope_frame(e->dw, &m, e->carry.frame, &f, &err)) {
+		if (frames_get(e->cfi, e->dw, &m, e->carry.frame, &f, &err)) {
 			printf("%s\n", err.msg);
 			return 0;
 		}
@@ -1388,7 +1457,9 @@ int engine_main(const engine_options *o, travel *t)
 	e->s = tl_sim(e->tl);
 	e->fw = tl_firmware(e->tl);
 	e->lines = tl_lines(e->tl);
-	if (dwi_open(e->fw, &e->dw, &err)) {
+	/* Parts with a 22-bit PC push 3 bytes of return address. */
+	unsigned pc_bytes = strncmp(e->s->mcu, "atmega256", 9) ? 2 : 3;
+	if (dwi_open(e->fw, &e->dw, &err) || cfi_build(e->fw, pc_bytes, &e->cfi, &err)) {
 		snprintf(msg, sizeof msg, "error %s\n", err.msg);
 		reply(t, msg);
 		return 2;
