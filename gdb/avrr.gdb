@@ -221,6 +221,29 @@ class AvrrInterruptFrame(FrameDecorator):
         return None
 
 
+def avrr_without_params(name):
+    """A C++ function's print name without its parameter list, as gdb
+    names a frame ("loop", not "loop()")."""
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            return name[:i]
+    return name
+
+
+class AvrrNamedFrame(FrameDecorator):
+    """Any frame, named as gdb names it without a frame filter: a filter's
+    frames are printed by the function name, which for C++ carries its
+    parameters ("loop()"), where gdb's own printing drops them."""
+
+    def function(self):
+        name = super().function()
+        return avrr_without_params(name) if isinstance(name, str) else name
+
+
 class AvrrInterruptedFrame(FrameDecorator):
     """The code an interrupt stopped: named by its own pc, not pc - 1 as
     gdb names a caller (whose pc is a return address)."""
@@ -230,7 +253,7 @@ class AvrrInterruptedFrame(FrameDecorator):
         block = gdb.block_for_pc(pc)
         while block is not None and block.function is None:
             block = block.superblock
-        return block.function.print_name if block is not None else pc
+        return avrr_without_params(block.function.print_name) if block is not None else pc
 
     def filename(self):
         sal = gdb.find_pc_line(self.inferior_frame().pc())
@@ -267,7 +290,7 @@ class AvrrInterruptFilter:
     def filter(self, frames):
         interrupted = False
         for d in frames:
-            yield AvrrInterruptedFrame(d) if interrupted else d
+            yield AvrrInterruptedFrame(d) if interrupted else AvrrNamedFrame(d)
             f = d.inferior_frame()
             try:
                 up = f.older()
