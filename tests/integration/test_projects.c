@@ -338,7 +338,6 @@ static void test_pump_shell_nested_2560(void **state) { pump_shell_nested(*state
  * calls #1, at the address it was taken at. */
 static void test_pump_shell_up_from_isr_body(void **state)
 {
-	PENDING("frames in ISR bodies (issue 43 item 4): up lands in __vectors ()");
 	fixture *f = *state;
 	int press = src_line(MULTI "buttons.c", "button: pressed");
 	char text[256];
@@ -370,7 +369,6 @@ static void test_pump_shell_up_from_isr_body(void **state)
  * main, where the tick was taken. */
 static void test_pump_shell_frames_at_every_isr_instruction(void **state)
 {
-	PENDING("frames at every ISR instruction (issue 43 item 4)");
 	fixture *f = *state;
 	char text[4096] = "goto irq 1\nwhere\n";
 	for (int k = 0; k < 80; k++)
@@ -407,7 +405,6 @@ static void test_pump_shell_frames_at_every_isr_instruction(void **state)
 /* The shell as gdb users write it. */
 static void test_pump_shell_break_on_vector_name(void **state)
 {
-	PENDING("break VECTOR_vect (issue 43 item 5): no symbol \"TIMER1_COMPA_vect\"");
 	fixture *f = *state;
 	assert_int_equal(shell(f, f->db[0], "break TIMER1_COMPA_vect\ncontinue\nwhere\n"), 0);
 	test_assert_contains(f->out, "Breakpoint 1, ");
@@ -559,7 +556,6 @@ static void assert_bt_has_frames(const char *bt, const char *where)
  * interrupted uart_put and report, as the shell's where does. */
 static void test_pump_gdb_bt_in_isr_body(void **state)
 {
-	PENDING("frames in ISR bodies for avr-gdb (issue 43 item 4): bt gives #1 0x00000000 in ?? ()");
 	fixture *f = *state;
 	int press = src_line(MULTI "buttons.c", "button: pressed");
 	static char where[1 << 16];
@@ -579,7 +575,6 @@ static void test_pump_gdb_bt_in_isr_body(void **state)
 /* gdb's bt at every instruction of the first tick ends in main. */
 static void test_pump_gdb_frames_at_every_isr_instruction(void **state)
 {
-	PENDING("frames at every ISR instruction for avr-gdb (issue 43 item 4)");
 	fixture *f = *state;
 	/* goto prints its frame; the bts come after the mark */
 	char text[4096] = "goto irq 1\necho ==bt==\\n\nbt\n";
@@ -729,7 +724,6 @@ static void test_flow_gdb(void **state)
 /* gdb's bt from onPulse goes through the interrupt to loop() and main. */
 static void test_flow_gdb_bt_through_the_interrupt(void **state)
 {
-	PENDING("frames through ISRs for avr-gdb (issue 43 item 4): bt stops at __vector_1");
 	fixture *f = *state;
 	int pulse = src_line(FLOW "/flow_meter.ino", "flow: pulse");
 	static char where[1 << 16];
