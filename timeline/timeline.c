@@ -164,9 +164,11 @@ static int check_breaks(timeline *tl, tl_stop *rep)
 			if (k != TL_STEPPED && !hit)
 				*rep = (tl_stop){ .kind = k, .addr = b->addr, .old = b->old, .now = v };
 			b->old = v;
-		} else if ((b->kind == TL_BK_CODE && pc == b->addr) ||
-			   (b->kind == TL_BK_IRQ && tl->entered &&
-			    (b->vector < 0 || b->vector == sim_running_vector(tl->s)))) {
+		} else if (((b->kind == TL_BK_CODE && pc == b->addr) ||
+			    (b->kind == TL_BK_IRQ && tl->entered &&
+			     (b->vector < 0 || b->vector == sim_running_vector(tl->s)))) &&
+			   (!b->cond[0] || !tl->fe->condition ||
+			    tl->fe->condition(tl, b->cond, tl->ud) != 0)) {
 			k = b->kind == TL_BK_IRQ ? TL_IRQ : TL_BREAK;
 			if (!hit)
 				*rep = (tl_stop){ .kind = k };
