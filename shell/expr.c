@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/avrspace.h"
 #include "util/le.h"
 
-#define ELF_DATA_BASE 0x800000u
 
 #define MAX_DEPTH 64     /* nesting of parentheses and unary operators */
 
@@ -95,9 +95,30 @@ static int is_integral(const dtype *t)
 	return t->kind == DT_INT || t->kind == DT_BOOL || t->kind == DT_ENUM;
 }
 
-/* A scalar's value, sign-extended by its type. */
-static int get_int(const xctx *c, const xval *v, int64_t *out, avrr_err *err)
+/* A C++ reference is its referent wherever it is used. */
+static int coerce_ref(const xctx *c, xval *v, avrr_err *err)
 {
+	if (v->t.kind != DT_REF || v->optimized_out)
+		return 0;
+	dtype to;
+	const uint8_t *p = expr_bytes(c, v, err);
+	if (!p || dt_target(&v->t, &to, err))
+		return -1;
+	uint32_t a = (uint32_t)le_get(p, 2);
+	memset(v, 0, sizeof *v);
+	v->t = to;
+	v->lval = 1;
+	v->addr = a;
+	return 0;
+}
+
+/* A scalar's value, sign-extended by its type. */
+static int get_int(const xctx *c, const xval *v0, int64_t *out, avrr_err *err)
+{
+	xval ref = *v0;
+	const xval *v = &ref;
+	if (coerce_ref(c, &ref, err))
+		return -1;
 	if (!is_scalar(&v->t) || !v->t.size || v->t.size > 8)
 		return avrr_errf(err, "not a number");
 	const uint8_t *p = expr_bytes(c, v, err);
@@ -156,10 +177,11 @@ static dtype common(const dtype *a, const dtype *b)
 static int load_var(const xctx *c, Dwarf_Die *var, xval *v, avrr_err *err)
 {
 	memset(v, 0, sizeof *v);
-	if (dt_of(var, &v->t, err))
+	if (dt_of(c->d, var, &v->t, err))
 		return -1;
 	dw_loc loc;
-	if (dw_locate(c->d, c->m, c->f, var, v->t.size, &loc, err))
+	dw_mem mem = expr_mem(c->m);
+	if (dw_locate(c->d, &mem, c->f, var, v->t.size, &loc, err))
 		return -1;
 	if (loc.kind == LOC_MEM) {
 		v->lval = 1;
@@ -183,6 +205,8 @@ static int deref(const xctx *c, xval *v, avrr_err *err)
 		return 0;
 	}
 	int64_t a;
+	if (coerce_ref(c, v, err))
+		return -1;
 	if (v->t.kind != DT_PTR)
 		return avrr_errf(err, "Attempt to take contents of a non-pointer value.");
 	dtype to;
@@ -357,22 +381,19 @@ static int field(parser *ps, xval *v)
 	char name[128];
 	if (!ident(ps, name, sizeof name))
 		return syntax(ps);
+	if (coerce_ref(ps->c, v, ps->err))
+		return -1;
 	if (v->t.kind != DT_STRUCT && v->t.kind != DT_UNION) {
 		char tn[160];
 		dt_name(&v->t, tn, sizeof tn);
 		return avrr_errf(ps->err, "Attempt to extract a component of a value that is not a structure.");
 	}
-	for (unsigned i = 0;; i++) {
-		const char *mn;
-		dtype mt;
-		unsigned off;
-		int r = dt_member(&v->t, i, &mn, &mt, &off, ps->err);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			break;
-		if (!mn || strcmp(mn, name))
-			continue;
+	dtype mt;
+	unsigned off;
+	int r = dt_find_member(&v->t, name, &mt, &off, ps->err);
+	if (r < 0)
+		return -1;
+	if (r == 0) {
 		if (v->lval) {
 			v->addr += off;
 		} else if (off + mt.size <= sizeof v->bytes) {
@@ -383,8 +404,6 @@ static int field(parser *ps, xval *v)
 		v->t = mt;
 		return 0;
 	}
-	char tn[160];
-	dt_name(&v->t, tn, sizeof tn);
 	return avrr_errf(ps->err, "There is no member named %s.", name);
 }
 
@@ -395,6 +414,8 @@ static int parse_postfix(parser *ps, xval *v)
 	for (;;) {
 		if (accept(ps, "[")) {
 			xval ix;
+			if (coerce_ref(ps->c, v, ps->err))
+				return -1;
 			int64_t i;
 			if (parse_expr(ps, &ix, 0))
 				return -1;
@@ -833,7 +854,21 @@ int expr_type(FILE *out, const xctx *c, const char *text, int expand, avrr_err *
 		plain.ptr_to_named = 0;
 		dt_name(&plain, name, sizeof name);
 		t = base;
-		fprintf(out, "type = %s {\n", name);
+		fprintf(out, "type = %s", name);
+		for (unsigned i = 0, k = 0;; i++) {
+			const char *mn;
+			dtype mt;
+			unsigned off;
+			int is_base;
+			if (dt_member(&t, i, &mn, &mt, &off, &is_base, &ignored))
+				break;
+			if (!is_base)
+				continue;
+			char bn[160];
+			dt_name(&mt, bn, sizeof bn);
+			fprintf(out, "%s public %s", k++ ? "," : " :", bn);
+		}
+		fputs(" {\n", out);
 		if (t.kind == DT_ENUM) {
 			Dwarf_Die d = t.die, e;
 			int k = 0;
@@ -849,11 +884,14 @@ int expr_type(FILE *out, const xctx *c, const char *text, int expand, avrr_err *
 			const char *mn;
 			dtype mt;
 			unsigned off;
-			int r = dt_member(&t, i, &mn, &mt, &off, err);
+			int is_base;
+			int r = dt_member(&t, i, &mn, &mt, &off, &is_base, err);
 			if (r < 0)
 				return -1;
 			if (r > 0)
 				break;
+			if (is_base)
+				continue;   /* named in the header, ": public Base" */
 			dt_declare(&mt, mn ? mn : "", name, sizeof name);
 			fprintf(out, "    %s;\n", name);
 		}
@@ -897,5 +935,21 @@ int expr_format(const char *args, char *fmt, const char **rest, avrr_err *err)
 	while (*p == ' ' || *p == '\t')
 		p++;
 	*rest = p;
+	return 0;
+}
+
+int expr_lvalue(const xctx *c, const char *text, uint32_t *addr, unsigned *size, dtype *t,
+		avrr_err *err)
+{
+	xval v;
+	if (expr_eval(c, text, &v, err) || coerce_ref(c, &v, err))
+		return -1;
+	if (!v.lval || v.is_pc)
+		return avrr_errf(err, "Cannot watch constant value `%s'.", text);
+	if (!v.t.size)
+		return avrr_errf(err, "cannot watch `%s': it has no size", text);
+	*addr = v.addr;
+	*size = v.t.size;
+	*t = v.t;
 	return 0;
 }

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/avrspace.h"
 #include "util/le.h"
 
-#define ELF_DATA_BASE 0x800000u
 #define PRINT_ELEMENTS 200   /* gdb's `print elements` */
 #define REPEAT_THRESHOLD 10  /* gdb's `print repeats` */
 
@@ -236,14 +236,22 @@ static int put_struct(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, 
 		const char *name;
 		dtype mt;
 		unsigned off;
-		int r = dt_member(t, i, &name, &mt, &off, err);
+		int is_base;
+		int r = dt_member(t, i, &name, &mt, &off, &is_base, err);
 		if (r < 0)
 			return -1;
 		if (r > 0)
 			break;
 		if (off + mt.size > t->size)
 			return avrr_errf(err, "damaged DWARF: a member outside its struct");
-		fprintf(f, "%s%s = ", i ? ", " : "", name ? name : "<anonymous>");
+		if (is_base) {
+			/* gdb's C++ base class: "<Print> = {...}". */
+			char bn[160];
+			dt_name(&mt, bn, sizeof bn);
+			fprintf(f, "%s<%s> = ", i ? ", " : "", bn);
+		} else {
+			fprintf(f, "%s%s = ", i ? ", " : "", name ? name : "<anonymous>");
+		}
 		if (put_value(f, c, &mt, p + off, fmt, 0, err))
 			return -1;
 	}
@@ -296,6 +304,22 @@ static int put_value(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, c
 		return put_array(f, c, t, p, fmt, err);
 	case DT_PTR:
 		return put_pointer(f, c, t, le_get(p, t->size > 8 ? 8 : t->size), fmt, top, err);
+	case DT_REF: {
+		/* gdb: "(int &) @0x800100: 5", the type only at the top. */
+		dtype to;
+		uint32_t a = (uint32_t)le_get(p, 2);
+		if (dt_target(t, &to, err))
+			return -1;
+		if (top) {
+			char tn[200];
+			dt_name(t, tn, sizeof tn);
+			fprintf(f, "(%s) ", tn);
+		}
+		fprintf(f, "@0x%llx: ", (unsigned long long)a + ELF_DATA_BASE);
+		if (a >= c->m->data_size || to.size > c->m->data_size - a)
+			return avrr_errf(err, "Cannot access memory at address 0x%x", a + ELF_DATA_BASE);
+		return put_value(f, c, &to, c->m->data + a, fmt, 0, err);
+	}
 	case DT_INT:
 	case DT_BOOL:
 	case DT_ENUM: {
@@ -353,4 +377,14 @@ int expr_print(FILE *out, const xctx *c, const xval *v, char fmt, int typed, avr
 		fwrite(text, 1, len, out);
 	free(text);
 	return rc;
+}
+
+int expr_print_bytes(FILE *out, const xctx *c, const dtype *t, const uint8_t *bytes,
+		     avrr_err *err)
+{
+	xval v;
+	memset(&v, 0, sizeof v);
+	v.t = *t;
+	memcpy(v.bytes, bytes, sizeof v.bytes);
+	return expr_print(out, c, &v, 0, 1, err);
 }
