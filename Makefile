@@ -190,6 +190,13 @@ tests/firmware/sensors.elf: tests/firmware/sensors.c Makefile
 	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL -Os -gdwarf-4 -std=gnu11 -Wall -Wextra \
 		-Werror -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 -o $@ $<
 
+# The shell's multi-file firmware: globals defined in one unit and declared
+# extern in another, statics of one name in two units (test_expr).
+TEST_FIRMWARE += tests/firmware/shellmulti.elf
+SHELLMULTI_SRC := $(wildcard tests/firmware/shellmulti/*.c)
+tests/firmware/shellmulti.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
+	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(TEST_FW_FLAGS) -o $@ $(SHELLMULTI_SRC)
+
 # Arduino sketches (tests/firmware/arduino/NAME/NAME.ino), built as a user
 # would with Debian's arduino-mk through tests/firmware/arduino/arduino.mk
 # (DWARF, no LTO); each sketch's first line names its board's arduino-mk

@@ -628,6 +628,23 @@ int dt_lookup(const dwinfo *d, const char *name, dtype *t, avrr_err *err)
 	return avrr_errf(err, "No symbol \"%s\" in current context.", name);
 }
 
+/* C++'s qualification of a name declared inside a class or namespace:
+ * "Stream::" for Stream's MultiTarget. */
+static void cplus_scope(Dwarf_Die *d, char *buf, size_t n)
+{
+	Dwarf_Die *sc = NULL;
+	int k = dwarf_getscopes_die(d, &sc);
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = k - 1; i >= 1; i--) {
+		int tag = dwarf_tag(&sc[i]);
+		const char *nm = dwarf_diename(&sc[i]);
+		if (nm && (is_record(tag) || tag == DW_TAG_namespace))
+			len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s::", nm);
+	}
+	free(sc);
+}
+
 /* gdb's declarator syntax: the name of DIE d around `inner` (what is
  * already built outside it: "*", "* volatile", "(*)[24]"). */
 static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int depth,
@@ -736,7 +753,10 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 			       : tag == DW_TAG_class_type ? "class "
 			       : tag == DW_TAG_union_type ? "union "
 			       : tag == DW_TAG_enumeration_type ? "enum " : "";
-		snprintf(buf, n, "%s%s%s%s", kw, nm ? nm : "{...}", *inner ? " " : "", inner);
+		char scope[160] = "";
+		if (in_cplus(d))
+			cplus_scope(d, scope, sizeof scope);
+		snprintf(buf, n, "%s%s%s%s%s", kw, scope, nm ? nm : "{...}", *inner ? " " : "", inner);
 		return;
 	}
 	}

@@ -259,6 +259,29 @@ static int put_struct(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, 
 	return 0;
 }
 
+/* Whether gdb leaves a char pointer's type out ("0x800115 <line> \"S2\""):
+ * only an unnamed pointer to a (qualified) plain `char`, whose string shows
+ * the type; `uint8_t *` and `unsigned char *` keep theirs. */
+static int plain_char_pointer(const dtype *t)
+{
+	Dwarf_Die d = t->named, to;
+	Dwarf_Attribute a;
+	if (!t->has_die && !t->ptr_to_named)
+		return 0;
+	if (!t->ptr_to_named) {
+		if (dwarf_tag(&d) != DW_TAG_pointer_type || !dwarf_attr(&d, DW_AT_type, &a) ||
+		    !dwarf_formref_die(&a, &to))
+			return 0;
+		d = to;
+	}
+	for (int k = 0; k < 8 && (dwarf_tag(&d) == DW_TAG_const_type ||
+				  dwarf_tag(&d) == DW_TAG_volatile_type); k++)
+		if (!dwarf_attr(&d, DW_AT_type, &a) || !dwarf_formref_die(&a, &d))
+			return 0;
+	const char *nm = die_name(&d);
+	return dwarf_tag(&d) == DW_TAG_base_type && nm && !strcmp(nm, "char");
+}
+
 static int put_pointer(FILE *f, const xctx *c, const dtype *t, uint64_t raw, char fmt, int top,
 		       avrr_err *err)
 {
@@ -274,6 +297,11 @@ static int put_pointer(FILE *f, const xctx *c, const dtype *t, uint64_t raw, cha
 		return 0;
 	}
 	if (to.is_char && to.size == 1 && !fmt) {
+		if (top && !plain_char_pointer(t)) {
+			char tn[200];
+			dt_name(t, tn, sizeof tn);
+			fprintf(f, "(%s) ", tn);
+		}
 		fprintf(f, "0x%llx", (unsigned long long)shown);
 		data_label(f, c->m->fw, a);
 		fputc(' ', f);

@@ -1,0 +1,15 @@
+/* tank.c — the tank's state, defined here for main.c to declare extern. */
+#include "tank.h"
+
+struct tank tank = { 3, 1, 0 };
+struct log history = { { 9, 8, 7 }, { 1, 2, 3, 4 }, 500 };
+
+void tank_step(uint8_t in)
+{
+	tank.level += in & 1;
+	if (tank.level > 200) {
+		tank.alarm = 1;
+		history.last = tank;
+		history.n++;
+	}
+}
