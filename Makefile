@@ -196,6 +196,11 @@ TEST_FIRMWARE += tests/firmware/shellmulti.elf
 SHELLMULTI_SRC := $(wildcard tests/firmware/shellmulti/*.c)
 tests/firmware/shellmulti.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
 	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(TEST_FW_FLAGS) -o $@ $(SHELLMULTI_SRC)
+# The same as DWARF 2, whose member offsets are DW_OP_plus_uconst expressions.
+TEST_FIRMWARE += tests/firmware/shellmulti_dwarf2.elf
+tests/firmware/shellmulti_dwarf2.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
+	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(subst -gdwarf-4,-gdwarf-2,$(TEST_FW_FLAGS)) \
+		-o $@ $(SHELLMULTI_SRC)
 
 # Arduino sketches (tests/firmware/arduino/NAME/NAME.ino), built as a user
 # would with Debian's arduino-mk through tests/firmware/arduino/arduino.mk

@@ -510,16 +510,16 @@ static int cmd_tbreak(engine *e, const char *args)
 
 /* The object an lvalue expression names in the selected frame. */
 static int watch_lvalue(engine *e, const mview *m, const char *args, uint32_t *addr,
-			unsigned *size)
+			unsigned *size, avrr_err *err)
 {
 	dw_frame f;
 	xctx c;
 	dtype t;
-	avrr_err err;
-	if (!dwi_has_types(e->dw) || scope_frame(e->dw, m, e->carry.frame, &f, &err))
+	avrr_err ignored;
+	if (!dwi_has_types(e->dw) || scope_frame(e->dw, m, e->carry.frame, &f, &ignored))
 		return -1;
 	c = (xctx){ m, e->dw, &f, NULL, 0, 0 };
-	return expr_lvalue(&c, args, addr, size, &t, &err);
+	return expr_lvalue(&c, args, addr, size, &t, err);
 }
 
 static int add_watch(engine *e, const char *args, tl_break_kind kind)
@@ -535,9 +535,10 @@ static int add_watch(engine *e, const char *args, tl_break_kind kind)
 	/* An lvalue over the DWARF types (`tank.level`, `buf[3]`, `*p`): its
 	 * object's address and size; else an address expression. */
 	unsigned size = 0;
-	if (watch_lvalue(e, &m, args, &addr, &size)) {
+	avrr_err typed = { "" };
+	if (watch_lvalue(e, &m, args, &addr, &size, &typed)) {
 		if (view_address(&m, args, 0, &addr, &is_code, &err)) {
-			printf("%s\n", err.msg);
+			printf("%s\n", *typed.msg ? typed.msg : err.msg);
 			return 0;
 		}
 		if (is_code) {

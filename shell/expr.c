@@ -1070,7 +1070,7 @@ int expr_lvalue(const xctx *c, const char *text, uint32_t *addr, unsigned *size,
 	xval v;
 	if (expr_eval(c, text, &v, err) || coerce_ref(c, &v, err))
 		return -1;
-	if (!v.lval || v.is_pc)
+	if (!v.lval || v.is_pc || v.t.kind == DT_FUNC)
 		return avrr_errf(err, "Cannot watch constant value `%s'.", text);
 	if (!v.t.size)
 		return avrr_errf(err, "cannot watch `%s': it has no size", text);
