@@ -196,6 +196,11 @@ TEST_FIRMWARE += tests/firmware/shellmulti.elf
 SHELLMULTI_SRC := $(wildcard tests/firmware/shellmulti/*.c)
 tests/firmware/shellmulti.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
 	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(TEST_FW_FLAGS) -o $@ $(SHELLMULTI_SRC)
+# C++ for the shell: a class with a base, references (test_scope); no
+# simavr section (C++ cannot compile its initializer): --mcu and --freq.
+TEST_FIRMWARE += tests/firmware/shellcpp.elf
+tests/firmware/shellcpp.elf: tests/firmware/shellcpp/shellcpp.cpp Makefile
+	avr-g++ -mmcu=atmega328p -DF_CPU=16000000UL -Os -gdwarf-4 -Wall -Wextra -Werror -o $@ $<
 # The same as DWARF 2, whose member offsets are DW_OP_plus_uconst expressions.
 TEST_FIRMWARE += tests/firmware/shellmulti_dwarf2.elf
 tests/firmware/shellmulti_dwarf2.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile

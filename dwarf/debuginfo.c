@@ -679,7 +679,12 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 	case DW_TAG_volatile_type: {
 		const char *q = tag == DW_TAG_const_type ? "const" : "volatile";
 		int tt = has_t ? dwarf_tag(&t) : 0;
-		if (tt == DW_TAG_pointer_type || tt == DW_TAG_reference_type) {
+		if (tt == DW_TAG_reference_type || tt == DW_TAG_rvalue_reference_type) {
+			/* A reference is const by nature: gdb names no qualifier. */
+			name_die(&t, inner, buf, n, depth + 1, through);
+			return;
+		}
+		if (tt == DW_TAG_pointer_type) {
 			snprintf(in2, sizeof in2, "%s%s%s", q, *inner ? " " : "", inner);
 			name_die(&t, in2, buf, n, depth + 1, through);
 		} else {

@@ -142,7 +142,8 @@ static void set_int(xval *v, dtype t, int64_t x)
 /* An array used as a value is a pointer to its first element. */
 static int decay(const xctx *c, xval *v, avrr_err *err)
 {
-	(void)c;
+	if (coerce_ref(c, v, err))
+		return -1;
 	if (v->t.kind != DT_ARRAY)
 		return 0;
 	if (!v->lval)
@@ -593,7 +594,7 @@ static int parse_unary1(parser *ps, xval *v)
 			return 0;
 		}
 		ps->p = paren;
-		if (parse_unary(ps, v))
+		if (parse_unary(ps, v) || coerce_ref(ps->c, v, ps->err))
 			return -1;
 		set_int(v, dt_int(2, 0), v->t.size);
 		return 0;
@@ -602,7 +603,7 @@ static int parse_unary1(parser *ps, xval *v)
 	if (!strchr("-+!~*&", op) || !op)
 		return parse_postfix(ps, v);
 	ps->p++;
-	if (parse_unary(ps, v))
+	if (parse_unary(ps, v) || coerce_ref(ps->c, v, ps->err))
 		return -1;
 	if (op == '*')
 		return deref(ps->c, v, ps->err);

@@ -141,6 +141,8 @@ static void put_int(FILE *f, const xctx *c, const dtype *t, int64_t x, char fmt)
 	}
 }
 
+/* top: 1 a value printed with its type (print, display), 0 without it
+ * (info locals), -1 a member or element of one. */
 static int put_value(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, char fmt,
 		     int top, avrr_err *err);
 
@@ -213,7 +215,7 @@ static int put_array(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, c
 			fputs("...", f);
 			break;
 		}
-		if (put_value(f, c, &el, p + (size_t)i * el.size, fmt, 0, err))
+		if (put_value(f, c, &el, p + (size_t)i * el.size, fmt, -1, err))
 			return -1;
 		if (reps > REPEAT_THRESHOLD) {
 			fprintf(f, " <repeats %u times>", reps);
@@ -252,7 +254,7 @@ static int put_struct(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, 
 		} else {
 			fprintf(f, "%s%s = ", i ? ", " : "", name ? name : "<anonymous>");
 		}
-		if (put_value(f, c, &mt, p + off, fmt, 0, err))
+		if (put_value(f, c, &mt, p + off, fmt, -1, err))
 			return -1;
 	}
 	fputc('}', f);
@@ -297,7 +299,7 @@ static int put_pointer(FILE *f, const xctx *c, const dtype *t, uint64_t raw, cha
 		return 0;
 	}
 	if (to.is_char && to.size == 1 && !fmt) {
-		if (top && !plain_char_pointer(t)) {
+		if (top > 0 && !plain_char_pointer(t)) {
 			char tn[200];
 			dt_name(t, tn, sizeof tn);
 			fprintf(f, "(%s) ", tn);
@@ -308,7 +310,7 @@ static int put_pointer(FILE *f, const xctx *c, const dtype *t, uint64_t raw, cha
 		put_string(f, c->m, a);
 		return 0;
 	}
-	if (top && !fmt) {
+	if (top > 0 && !fmt) {
 		char tn[200];
 		dt_name(t, tn, sizeof tn);
 		fprintf(f, "(%s) ", tn);
@@ -338,12 +340,15 @@ static int put_value(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, c
 		uint32_t a = (uint32_t)le_get(p, 2);
 		if (dt_target(t, &to, err))
 			return -1;
-		if (top) {
+		if (top > 0) {
 			char tn[200];
 			dt_name(t, tn, sizeof tn);
 			fprintf(f, "(%s) ", tn);
 		}
-		fprintf(f, "@0x%llx: ", (unsigned long long)a + ELF_DATA_BASE);
+		fprintf(f, "@0x%llx", (unsigned long long)a + ELF_DATA_BASE);
+		if (top < 0)
+			return 0;   /* a member or element: gdb shows where only */
+		fputs(": ", f);
 		if (a >= c->m->data_size || to.size > c->m->data_size - a)
 			return avrr_errf(err, "Cannot access memory at address 0x%x", a + ELF_DATA_BASE);
 		return put_value(f, c, &to, c->m->data + a, fmt, 0, err);

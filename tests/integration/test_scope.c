@@ -31,10 +31,11 @@
 
 #define MULTI "tests/firmware/shellmulti.elf"
 #define ECHO "tests/firmware/arduino/serial_echo.elf"
+#define CPP "tests/firmware/shellcpp.elf"
 
 typedef struct fixture {
 	test_scratch s;
-	char multi[256], echo[256];
+	char multi[256], echo[256], cpp[256];
 	char gdb[65536];
 } fixture;
 
@@ -47,7 +48,9 @@ static int group_setup(void **state)
 			    MULTI " --instructions 100k") ||
 	    test_try_record(&f->s, f->echo, sizeof f->echo, "echo.db",
 			    ECHO " --board uno --stimuli tests/firmware/arduino/serial_echo/"
-			    "serial_echo.stim --instructions 2M")) {
+			    "serial_echo.stim --instructions 2M") ||
+	    test_try_record(&f->s, f->cpp, sizeof f->cpp, "cpp.db",
+			    CPP " --mcu atmega328p --freq 16M --instructions 100k")) {
 		fprintf(stderr, "%s", f->s.out);
 		test_fixture_free(f);
 		return -1;
@@ -218,6 +221,37 @@ static size_t members_agree(const char *path, const char *var, uint32_t *addr_of
 	return checked;
 }
 
+/* C++ references, as arguments, a global and a struct's member, and a
+ * class with a base: avr-gdb's text on the same recording, and the values
+ * of tests/firmware/shellcpp/shellcpp.cpp at account()'s first call
+ * (thermo's id 5, offset -3, nothing read yet; total 1000; probe's port 2;
+ * avr-nm: total at 0x800103, thermo at 0x80010e). */
+static void test_cplus_references(void **state)
+{
+	fixture *f = *state;
+	static const char cmds[] =
+		"break account\ncontinue\np 12345\ninfo args\np s\np sum\np s.id_\np thermo\n"
+		"p probe\np total_ref\np total_ref + 1\nwhatis total_ref\nwhatis s\nptype Thermo\n"
+		"p probe.t.offset\nwhatis probe.t\np &total_ref\np sizeof(s)\np *&s\nwhatis &s\n";
+	const char *x = script(f, cmds);
+	assert_int_equal(test_run(f->gdb, sizeof f->gdb, "%s gdb '%s' -batch -x '%s'", test_avrr(),
+				  f->cpp, x), 0);
+	shell(f, f->cpp, cmds);
+	char *g = strstr(f->gdb, "$1 = 12345\n");
+	assert_non_null(g);
+	char *end = strstr(g, "[Inferior 1");
+	if (end)
+		*end = 0;
+	assert_string_equal(strstr(f->s.out, "$1 = 12345\n"), g);
+	test_assert_contains(f->s.out,
+		"s = @0x80010e: {_vptr.Sensor = 0x80010b <vtable for Thermo+4>, id_ = 5 '\\005', "
+		"reads_ = 0}\n"
+		"sum = @0x800103: 1000\n");
+	test_assert_contains(f->s.out, "$3 = (volatile uint16_t &) @0x800103: 1000\n");
+	test_assert_contains(f->s.out, "{t = @0x80010e, port = 2 '\\002'}\n");
+	test_assert_contains(f->s.out, " = 1001\ntype = volatile uint16_t &\ntype = Sensor &\n");
+}
+
 /* The race analysis's members and the shell's print agree on every leaf:
  * one reading of the types, through C++ base classes and through DWARF 2's
  * member offsets (DW_OP_plus_uconst, which print once read as 0). */
@@ -245,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_statics_by_scope),
 		cmocka_unit_test(test_member_watches),
 		cmocka_unit_test(test_cplus_matches_avr_gdb),
+		cmocka_unit_test(test_cplus_references),
 		cmocka_unit_test(test_members_agree_with_print),
 	};
 	return cmocka_run_group_tests(tests, group_setup, test_fixture_teardown);
