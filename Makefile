@@ -193,7 +193,7 @@ tests/firmware/sensors.elf: tests/firmware/sensors.c Makefile
 # The shell's multi-file firmware: globals defined in one unit and declared
 # extern in another, statics of one name in two units (test_expr).
 TEST_FIRMWARE += tests/firmware/shellmulti.elf
-SHELLMULTI_SRC := $(wildcard tests/firmware/shellmulti/*.c)
+SHELLMULTI_SRC := $(wildcard tests/firmware/shellmulti/*.c tests/firmware/shellmulti/*.S)
 tests/firmware/shellmulti.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
 	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(TEST_FW_FLAGS) -o $@ $(SHELLMULTI_SRC)
 # C++ for the shell: a class with a base, references (test_scope); no

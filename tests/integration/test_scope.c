@@ -7,11 +7,13 @@
  * Where the expected text comes from:
  *  - shellmulti's values are its initializers in tests/firmware/shellmulti/
  *    (tank = { 3, 1, 0 }, history = { { 9, 8, 7 }, { 1, 2, 3, 4 }, 500 },
- *    buf = { 10 .. 17 }, main.c's count 42, clock.c's 7), at main's entry
+ *    buf = { 10 .. 17 }, main.c's count 42, clock.c's 7, asmvar.S's
+ *    asm_counter 0x1234), at main's entry
  *    before any interrupt (sei comes after); addresses from avr-nm -S
  *    tests/firmware/shellmulti.elf (link order clock.c, main.c, tank.c:
  *    clock.c's count 0x800100, buf 0x800101, main.c's count 0x800109,
- *    history 0x80010a, tank 0x800113, millis_count 0x800116);
+ *    history 0x80010a, tank 0x800113, asm_counter 0x800116, millis_count
+ *    0x800118);
  *  - the watches' stops follow main's loop: tank_step gets clock.c's count
  *    (7, odd) and adds 1 to tank.level (3 -> 4) before tank.c:10's test;
  *    main writes buf[42 & 7 = 2] first and buf[3] the turn after, with
@@ -88,7 +90,7 @@ static void test_extern_globals(void **state)
 		"$1 = {level = 3 '\\003', valve = 1 '\\001', alarm = 0 '\\000'}\n"
 		"$2 = (struct tank *) 0x800113 <tank>\n"
 		"$3 = 0\n"
-		"$4 = (volatile uint32_t *) 0x800116 <millis_count>\n"
+		"$4 = (volatile uint32_t *) 0x800118 <millis_count>\n"
 		"$5 = {last = {level = 9 '\\t', valve = 8 '\\b', alarm = 7 '\\a'}, "
 		"bytes = \"\\001\\002\\003\\004\", n = 500}\n"
 		"$6 = {last = {level = 0x9, valve = 0x8, alarm = 0x7}, bytes = {0x1, 0x2, 0x3, 0x4}, "
@@ -105,6 +107,18 @@ static void test_extern_globals(void **state)
 		"    uint8_t bytes[4];\n"
 		"    uint16_t n;\n"
 		"}\n");
+}
+
+/* A variable only assembly defines: main.c's extern declaration, placed
+ * by its ELF symbol as gdb places it. */
+static void test_extern_without_dwarf(void **state)
+{
+	fixture *f = *state;
+	shell(f, f->multi, "break main\ncontinue\np/x asm_counter\np &asm_counter\n"
+	      "whatis asm_counter\n");
+	test_assert_contains(f->s.out, "$1 = 0x1234\n"
+			     "$2 = (volatile uint16_t *) 0x800116 <asm_counter>\n"
+			     "type = volatile uint16_t\n");
 }
 
 /* Two statics named count: the current unit's, as gdb chooses. */
@@ -276,6 +290,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_extern_globals),
+		cmocka_unit_test(test_extern_without_dwarf),
 		cmocka_unit_test(test_statics_by_scope),
 		cmocka_unit_test(test_member_watches),
 		cmocka_unit_test(test_cplus_matches_avr_gdb),

@@ -23,6 +23,6 @@ int main(void)
 		count++;
 		tank_step(clock_count());
 		if (millis_count > 100000)
-			PORTB = history.bytes[0];
+			PORTB = history.bytes[0] + asm_counter;
 	}
 }

@@ -20,6 +20,7 @@ struct log {
 extern struct tank tank;              /* defined in tank.c */
 extern volatile uint32_t millis_count; /* defined in clock.c */
 extern struct log history;            /* defined in tank.c */
+extern volatile uint16_t asm_counter; /* defined in asmvar.S, without DWARF */
 
 void tank_step(uint8_t in);
 void clock_start(void);
