@@ -1336,26 +1336,29 @@ int dw_find_var(const dwinfo *d, const dw_frame *f, const char *name, Dwarf_Die 
 	 * unit that only declares one `extern` has no location for it, and
 	 * another unit's static of the name comes after the current unit's,
 	 * which the scopes above found, as in gdb. */
-	Dwarf_Off off = 0, next;
-	size_t hsize;
 	int found = 0;
-	while (d->dw && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, c;
-		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0)
-			do {
-				if (dwarf_tag(&c) != DW_TAG_variable)
-					continue;
-				Dwarf_Die spec;
-				int named = has_name(&c, name) ||
-					    (!die_ref(&c, DW_AT_specification, &spec) && has_name(&spec, name));
-				if (!named)
-					continue;
-				*var = c;
-				found = 1;
-				if (dwarf_hasattr(&c, DW_AT_location))
-					return 0;
-			} while (dwarf_siblingof(&c, &c) == 0);
-		off = next;
+	/* gdb's order past the current unit: the globals (DW_AT_external)
+	 * of every unit, then the other units' statics. */
+	for (int pass = 0; pass < 2; pass++) {
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		while (d->dw && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die cu, c;
+			if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0)
+				do {
+					if (dwarf_tag(&c) != DW_TAG_variable || !has_name(&c, name))
+						continue;
+					if (!found)
+						*var = c;
+					found = 1;
+					if (dwarf_hasattr(&c, DW_AT_location) &&
+					    (pass || dwarf_hasattr_integrate(&c, DW_AT_external))) {
+						*var = c;
+						return 0;
+					}
+				} while (dwarf_siblingof(&c, &c) == 0);
+			off = next;
+		}
 	}
 	return found ? 0 : -1;
 }

@@ -294,8 +294,10 @@ static int put_pointer(FILE *f, const xctx *c, const dtype *t, uint64_t raw, cha
 	uint32_t a = (uint32_t)raw;
 	uint64_t shown = code ? a : a + ELF_DATA_BASE;
 	if (fmt && fmt != 'a') {
-		dtype it = dt_int(4, 0);
-		put_int(f, c, &it, (int64_t)shown, fmt);
+		/* A format shows a data pointer's own 16 bits, as avr-gdb
+		 * does: the address without avr-gcc's 0x800000. */
+		dtype it = dt_int(code ? 4 : 2, 0);
+		put_int(f, c, &it, (int64_t)a, fmt);
 		return 0;
 	}
 	if (to.is_char && to.size == 1 && !fmt) {

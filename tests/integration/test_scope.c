@@ -1,21 +1,24 @@
 /*
  * test_scope.c — the shell's variables across compilation units, C++
  * objects and watches on members and elements, on two many-unit builds:
- * tests/firmware/shellmulti (three C files) and the Arduino sketch
- * serial_echo (the core's HardwareSerial).
+ * tests/firmware/shellmulti (three C files and an assembly one),
+ * tests/firmware/shellcpp and the Arduino sketch serial_echo (the core's
+ * HardwareSerial).
  *
  * Where the expected text comes from:
  *  - shellmulti's values are its initializers in tests/firmware/shellmulti/
  *    (tank = { 3, 1, 0 }, history = { { 9, 8, 7 }, { 1, 2, 3, 4 }, 500 },
- *    buf = { 10 .. 17 }, main.c's count 42, clock.c's 7, asmvar.S's
- *    asm_counter 0x1234), at main's entry
- *    before any interrupt (sei comes after); addresses from avr-nm -S
- *    tests/firmware/shellmulti.elf (link order clock.c, main.c, tank.c:
- *    clock.c's count 0x800100, buf 0x800101, main.c's count 0x800109,
- *    history 0x80010a, tank 0x800113, asm_counter 0x800116, millis_count
- *    0x800118);
+ *    buf = { 10 .. 17 }, main.c's count 42, clock.c's 7, tank.c's global
+ *    mode 5, clock.c's static mode 9, asmvar.S's asm_counter 0x1234), at
+ *    main's entry before any interrupt (sei comes after); addresses from
+ *    avr-nm -S tests/firmware/shellmulti.elf (link order clock.c, main.c,
+ *    tank.c, asmvar.S: clock.c's mode 0x800100 and count 0x800101, buf
+ *    0x800102, main.c's count 0x80010a, tank.c's mode 0x80010b, history
+ *    0x80010c, tank 0x800115, asm_counter 0x800118, millis_count
+ *    0x80011a); a pointer printed with /x shows its 16 bits, as avr-gdb
+ *    does;
  *  - the watches' stops follow main's loop: tank_step gets clock.c's count
- *    (7, odd) and adds 1 to tank.level (3 -> 4) before tank.c:10's test;
+ *    (7, odd) and adds 1 to tank.level (3 -> 4) before tank.c:11's test;
  *    main writes buf[42 & 7 = 2] first and buf[3] the turn after, with
  *    the level then 4;
  *  - the C++ lines are compared with stock avr-gdb's on the same recording
@@ -88,9 +91,9 @@ static void test_extern_globals(void **state)
 	      "whatis tank\nwhatis buf[3]\nptype history\n");
 	test_assert_contains(f->s.out,
 		"$1 = {level = 3 '\\003', valve = 1 '\\001', alarm = 0 '\\000'}\n"
-		"$2 = (struct tank *) 0x800113 <tank>\n"
+		"$2 = (struct tank *) 0x800115 <tank>\n"
 		"$3 = 0\n"
-		"$4 = (volatile uint32_t *) 0x800118 <millis_count>\n"
+		"$4 = (volatile uint32_t *) 0x80011a <millis_count>\n"
 		"$5 = {last = {level = 9 '\\t', valve = 8 '\\b', alarm = 7 '\\a'}, "
 		"bytes = \"\\001\\002\\003\\004\", n = 500}\n"
 		"$6 = {last = {level = 0x9, valve = 0x8, alarm = 0x7}, bytes = {0x1, 0x2, 0x3, 0x4}, "
@@ -98,7 +101,7 @@ static void test_extern_globals(void **state)
 		"$7 = 7 '\\a'\n"
 		"$8 = \"\\n\\v\\f\\r\\016\\017\\020\\021\"\n"
 		"$9 = 13 '\\r'\n");
-	test_assert_contains(f->s.out, "$10 = (uint8_t *) 0x800104 <buf+3> \"\\r\\016\\017\\020\\021");
+	test_assert_contains(f->s.out, "$10 = (uint8_t *) 0x800105 <buf+3> \"\\r\\016\\017\\020\\021");
 	test_assert_contains(f->s.out,
 		"type = struct tank\n"
 		"type = uint8_t\n"
@@ -117,22 +120,24 @@ static void test_extern_without_dwarf(void **state)
 	shell(f, f->multi, "break main\ncontinue\np/x asm_counter\np &asm_counter\n"
 	      "whatis asm_counter\n");
 	test_assert_contains(f->s.out, "$1 = 0x1234\n"
-			     "$2 = (volatile uint16_t *) 0x800116 <asm_counter>\n"
+			     "$2 = (volatile uint16_t *) 0x800118 <asm_counter>\n"
 			     "type = volatile uint16_t\n");
 }
 
-/* Two statics named count: the current unit's, as gdb chooses. */
+/* Two statics named count: the current unit's, as gdb chooses; a global
+ * mode and another unit's static mode: the global where the current unit
+ * has neither, the static in its own unit. */
 static void test_statics_by_scope(void **state)
 {
 	fixture *f = *state;
 	shell(f, f->multi, "break main\nbreak clock_count\ncontinue\np count\np/x &count\n"
-	      "continue\np count\np/x &count\n");
+	      "p mode\np/x &mode\ncontinue\np count\np/x &count\np mode\np/x &mode\n");
 	const char *main_at = strstr(f->s.out, "main at main.c:");
 	const char *clock_at = strstr(f->s.out, "clock_count at clock.c:");
 	assert_non_null(main_at);
 	assert_non_null(clock_at);
-	test_assert_contains(main_at, "$1 = 42 '*'\n$2 = 0x800109\n");
-	test_assert_contains(clock_at, "$3 = 7 '\\a'\n$4 = 0x800100\n");
+	test_assert_contains(main_at, "$1 = 42 '*'\n$2 = 0x10a\n$3 = 5 '\\005'\n$4 = 0x10b\n");
+	test_assert_contains(clock_at, "$5 = 7 '\\a'\n$6 = 0x101\n$7 = 9 '\\t'\n$8 = 0x100\n");
 }
 
 /* watch on a member, an element and a whole struct: the object's address
@@ -143,15 +148,15 @@ static void test_member_watches(void **state)
 	shell(f, f->multi, "break main\ncontinue\nwatch tank.level\nwatch buf[3]\ncontinue\n"
 	      "continue\n");
 	test_assert_contains(f->s.out,
-		"Watchpoint 2: tank.level (1 byte at 0x113)\n"
-		"Watchpoint 3: buf[3] (1 byte at 0x104)\n"
+		"Watchpoint 2: tank.level (1 byte at 0x115)\n"
+		"Watchpoint 3: buf[3] (1 byte at 0x105)\n"
 		"Watchpoint 2: tank.level\nOld value = 3 '\\003'\nNew value = 4 '\\004'\n");
-	test_assert_contains(f->s.out, "at tank.c:10\n");
+	test_assert_contains(f->s.out, "at tank.c:11\n");
 	test_assert_contains(f->s.out,
 		"Watchpoint 3: buf[3]\nOld value = 13 '\\r'\nNew value = 4 '\\004'\n");
 	shell(f, f->multi, "break main\ncontinue\nwatch tank\ncontinue\n");
 	test_assert_contains(f->s.out,
-		"Watchpoint 2: tank (3 bytes at 0x113)\n"
+		"Watchpoint 2: tank (3 bytes at 0x115)\n"
 		"Watchpoint 2: tank\n"
 		"Old value = {level = 3 '\\003', valve = 1 '\\001', alarm = 0 '\\000'}\n"
 		"New value = {level = 4 '\\004', valve = 1 '\\001', alarm = 0 '\\000'}\n");
@@ -282,8 +287,8 @@ static void test_members_agree_with_print(void **state)
 	/* struct log: last (3 bytes), bytes[4], n: 3 + 4 + 1 leaves. */
 	assert_int_equal(members_agree("tests/firmware/shellmulti_dwarf2.elf", "history", &base,
 				       ".n", &at), 8);
-	assert_int_equal(base, 0x10a);
-	assert_int_equal(at, 0x10a + 7);
+	assert_int_equal(base, 0x10c);
+	assert_int_equal(at, 0x10c + 7);
 }
 
 int main(void)

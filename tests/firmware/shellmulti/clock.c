@@ -1,5 +1,6 @@
-/* clock.c — a millisecond tick on Timer0's compare match, and a static
- * `count` that main.c's static of the same name must not hide here. */
+/* clock.c — a millisecond tick on Timer0's compare match; a static `count`
+ * that main.c's static of the same name must not hide here, and a static
+ * `mode` that must not hide tank.c's global `mode` elsewhere. */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 
@@ -7,6 +8,7 @@
 
 volatile uint32_t millis_count;
 static volatile uint8_t count = 7;
+static volatile uint8_t mode = 9;     /* tank.c's global `mode` is another */
 
 ISR(TIMER0_COMPA_vect)
 {
@@ -17,7 +19,7 @@ ISR(TIMER0_COMPA_vect)
 void clock_start(void)
 {
 	TCCR0A = _BV(WGM01);
-	OCR0A = 249;                       /* 16 MHz / 64 / 250: 1 kHz */
+	OCR0A = 240 + mode;                /* 249: 16 MHz / 64 / 250, 1 kHz */
 	TIMSK0 = _BV(OCIE0A);
 	TCCR0B = _BV(CS01) | _BV(CS00);
 }
