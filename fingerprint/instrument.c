@@ -38,9 +38,9 @@
 
 #include "sim/avr_decode.h"
 #include "fingerprint/cost.h"
+#include "util/avrspace.h"
 #include "util/le.h"
 
-#define ELF_DATA_BASE 0x800000u
 #define SEQ_FIXED 14u   /* the sequence's words besides 5 per counter byte */
 
 /* avr-gcc's relocation types that can carry a code address (binutils'

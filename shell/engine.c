@@ -20,6 +20,7 @@
 #include "shell/scope.h"
 #include "trace/uart.h"
 #include "shell/view.h"
+#include "util/le.h"
 
 #define MAX_DISPLAYS 8
 #define HISTORY_KEPT 8
@@ -161,6 +162,29 @@ static void show_displays(engine *e)
 	}
 }
 
+/* A watched value as gdb prints it, in the type of the watched
+ * expression (`tank` a struct, `level` a char); an integer when the
+ * expression no longer names that object here. */
+static void print_watched(engine *e, const tl_stop *st, uint64_t value)
+{
+	mview m = view_of(e);
+	dw_frame f;
+	xctx c;
+	avrr_err err;
+	uint32_t addr;
+	unsigned size;
+	dtype t;
+	uint8_t bytes[16] = { 0 };
+	le_put(bytes, value, 8);
+	if (dwi_has_types(e->dw) && !scope_frame(e->dw, &m, 0, &f, &err)) {
+		c = (xctx){ &m, e->dw, &f, NULL, 0, 0 };
+		if (!expr_lvalue(&c, st->what, &addr, &size, &t, &err) && addr == st->addr &&
+		    size <= 8 && !expr_print_bytes(stdout, &c, &t, bytes, &err))
+			return;
+	}
+	printf("%" PRIu64, value);
+}
+
 /* Prints how a motion ended, then where it is (tl_frontend.stopped). */
 static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 {
@@ -174,14 +198,19 @@ static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 		printf("Breakpoint %d, interrupt %s\n", st->id, st->what);
 		break;
 	case TL_WATCH:
-		printf("Watchpoint %d: %s\nOld value = %" PRIu64 "\nNew value = %" PRIu64 "\n", st->id,
-		       st->what, st->old, st->now);
+		printf("Watchpoint %d: %s\nOld value = ", st->id, st->what);
+		print_watched(e, st, st->old);
+		printf("\nNew value = ");
+		print_watched(e, st, st->now);
+		printf("\n");
 		break;
 	case TL_RWATCH:
 	case TL_AWATCH:
-		printf("%s %d: %s\nValue = %" PRIu64 "\n",
+		printf("%s %d: %s\nValue = ",
 		       st->kind == TL_RWATCH ? "Read watchpoint" : "Access watchpoint", st->id,
-		       st->what, st->now);
+		       st->what);
+		print_watched(e, st, st->now);
+		printf("\n");
 		break;
 	case TL_START:
 		printf("Start of recording.\n");
@@ -518,6 +547,20 @@ static int cmd_tbreak(engine *e, const char *args)
 	return add_break(e, args, 1);
 }
 
+/* The object an lvalue expression names in the selected frame. */
+static int watch_lvalue(engine *e, const mview *m, const char *args, uint32_t *addr,
+			unsigned *size, avrr_err *err)
+{
+	dw_frame f;
+	xctx c;
+	dtype t;
+	avrr_err ignored;
+	if (!dwi_has_types(e->dw) || scope_frame(e->dw, m, e->carry.frame, &f, &ignored))
+		return -1;
+	c = (xctx){ m, e->dw, &f, NULL, 0, 0 };
+	return expr_lvalue(&c, args, addr, size, &t, err);
+}
+
 static int add_watch(engine *e, const char *args, tl_break_kind kind)
 {
 	uint32_t addr;
@@ -528,17 +571,24 @@ static int add_watch(engine *e, const char *args, tl_break_kind kind)
 		printf("usage: watch SYMBOL|ADDR\n");
 		return 0;
 	}
-	if (view_address(&m, args, 0, &addr, &is_code, &err)) {
-		printf("%s\n", err.msg);
-		return 0;
-	}
-	if (is_code) {
-		printf("'%s' is in flash, which the firmware cannot write\n", args);
-		return 0;
+	/* An lvalue over the DWARF types (`tank.level`, `buf[3]`, `*p`): its
+	 * object's address and size; else an address expression. */
+	unsigned size = 0;
+	avrr_err typed = { "" };
+	if (watch_lvalue(e, &m, args, &addr, &size, &typed)) {
+		if (view_address(&m, args, 0, &addr, &is_code, &err)) {
+			printf("%s\n", *typed.msg ? typed.msg : err.msg);
+			return 0;
+		}
+		if (is_code) {
+			printf("'%s' is in flash, which the firmware cannot write\n", args);
+			return 0;
+		}
 	}
 	const char *name = args[0] == '&' ? args + 1 : args;
 	const fw_symbol *sym = fw_find_symbol(e->fw, name);
-	unsigned size = sym && sym->space == FW_SYM_DATA && sym->addr == addr && sym->size ? sym->size : 1;
+	if (!size)
+		size = sym && sym->space == FW_SYM_DATA && sym->addr == addr && sym->size ? sym->size : 1;
 	if (size > 8)
 		size = 8;
 	tl_break *b = new_break(e, kind, addr, size, args);
