@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "shell/expr.h"
+
 static unsigned byte_at(const mview *m, uint32_t a)
 {
 	return a < m->data_size ? m->data[a] : 0;
@@ -51,12 +53,13 @@ static int unwind_row(const cfi_table *t, const mview *m, dw_frame *f, dw_frame 
 int frames_get(const cfi_table *t, const dwinfo *d, const mview *m, unsigned n, dw_frame *f,
 	       avrr_err *err)
 {
-	dw_frame0(d, m, f);
+	dw_mem mem = expr_mem(m);
+	dw_frame0(d, &mem, m->pc, f);
 	for (unsigned i = 0;; i++) {
 		dw_frame caller;
 		int rc = unwind_row(t, m, f, &caller, err);
 		if (rc == 1)
-			rc = dw_unwind(d, m, f, &caller, err);
+			rc = dw_unwind(d, &mem, f, &caller, err);
 		if (i == n)
 			return 0;   /* this frame's CFA is known where it could be */
 		if (rc)

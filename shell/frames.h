@@ -9,7 +9,8 @@
 #define AVRR_SHELL_FRAMES_H
 
 #include "dwarf/cfi.h"
-#include "shell/dwarf.h"
+#include "dwarf/debuginfo.h"
+#include "shell/view.h"
 
 /* Frame n (0 innermost): its registers, pc and, where known, its CFA and
  * where it saved its caller's registers.  f->outer is 0 for frame 0 and
