@@ -431,7 +431,6 @@ static void test_pump_shell_conditions(void **state)
  * both branches, so the next instruction is the next statement's. */
 static void test_pump_shell_member_watch(void **state)
 {
-	PENDING("watch on a member (issue 43 item 5): no symbol \"tank.level\"");
 	fixture *f = *state;
 	char want[64];
 	assert_int_equal(shell(f, f->db[0], "watch tank.level\ncontinue\np tank.level\np tank.valve\n"),
@@ -447,7 +446,6 @@ static void test_pump_shell_member_watch(void **state)
  * struct shows its values as structs. */
 static void test_pump_shell_struct_watch(void **state)
 {
-	PENDING("watch on a struct (issue 43 item 5): Old value = 0, New value = 256");
 	fixture *f = *state;
 	char want[64];
 	assert_int_equal(shell(f, f->db[0], "watch tank\ncontinue\n"), 0);
@@ -464,7 +462,6 @@ static void test_pump_shell_struct_watch(void **state)
  * and the level is under ALARM_LEVEL. */
 static void test_pump_shell_extern_struct(void **state)
 {
-	PENDING("extern globals (issue 43 item 5): p tank in buttons.c prints <optimized out>");
 	fixture *f = *state;
 	int line = src_line(MULTI "buttons.c", "button: pressed");
 	char text[256], want[128], v[128];
@@ -739,7 +736,6 @@ static void test_flow_gdb_bt_through_the_interrupt(void **state)
 
 static void test_flow_shell_cxx_objects(void **state)
 {
-	PENDING("C++ objects in the shell (issue 43 item 5): unsupported DWARF type (tag 0x2)");
 	fixture *f = *state;
 	int reset = src_line(FLOW "/flow_meter.ino", "flow: reset");
 	char text[256];
