@@ -56,6 +56,9 @@ typedef struct engine {
 	dwinfo *dw;           /* DWARF types, scopes and CFI (may have none) */
 	cfi_table *cfi;       /* each function's frame at each instruction, from its code */
 	shell_carry carry;
+	/* Why the last breakpoint condition could not be evaluated ("": it
+	 * could); said at the stop it causes, as gdb does. */
+	char cond_error[512];
 } engine;
 
 static void reply(const travel *t, const char *msg)
@@ -192,6 +195,11 @@ static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 	(void)tl;
 	switch (st->kind) {
 	case TL_BREAK:
+		if (e->cond_error[0]) {
+			printf("Error in testing condition for breakpoint %d:\n%s\n", st->id,
+			       e->cond_error);
+			e->cond_error[0] = 0;
+		}
 		printf("Breakpoint %d, %s\n", st->id, st->what);
 		break;
 	case TL_IRQ:
@@ -461,10 +469,46 @@ static int vector_handler(engine *e, const char *name, uint32_t *addr)
 	return -1;
 }
 
-static int add_break(engine *e, const char *args, int temp)
+/* `break LOC if COND`: LOC into loc, and COND, or NULL.  -1 (printed) when
+ * the condition is missing. */
+static int split_condition(const char *args, char *loc, size_t n, const char **cond)
 {
+	const char *iff = strstr(args, " if ");
+	size_t len = strlen(args);
+	*cond = NULL;
+	if (!iff && len >= 3 && !strcmp(args + len - 3, " if"))
+		iff = args + len - 3;
+	if (!iff) {
+		snprintf(loc, n, "%s", args);
+		return 0;
+	}
+	snprintf(loc, n, "%.*s", (int)(iff - args), args);
+	*cond = iff + 3 + strspn(iff + 3, " ");
+	if (!**cond) {
+		printf("Argument required (boolean expression).\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Gives a new breakpoint its condition, or deletes it when too long. */
+static int set_condition(engine *e, tl_break *b, const char *cond)
+{
+	if (!cond || !tl_break_condition(e->tl, b->id, cond))
+		return 0;
+	printf("condition too long (at most %zu characters)\n", sizeof b->cond - 1);
+	tl_break_delete(e->tl, b->id);
+	return -1;
+}
+
+static int add_break(engine *e, const char *text, int temp)
+{
+	char args[256];
+	const char *cond;
+	if (split_condition(text, args, sizeof args, &cond))
+		return 0;
 	if (!*args) {
-		printf("usage: break ADDR|SYMBOL|FILE:LINE | break irq [VECTOR]\n");
+		printf("usage: break ADDR|SYMBOL|FILE:LINE [if COND] | break irq [VECTOR] [if COND]\n");
 		return 0;
 	}
 	if (!strncmp(args, "irq", 3) && (args[3] == ' ' || !args[3])) {
@@ -480,7 +524,7 @@ static int add_break(engine *e, const char *args, int temp)
 		const char *name = *a ? sim_vector_name(e->s, (uint8_t)v) : NULL;
 		snprintf(what, sizeof what, "%s", name ? name : "any");
 		tl_break *b = new_break(e, TL_BK_IRQ, 0, 0, what);
-		if (b) {
+		if (b && !set_condition(e, b, cond)) {
 			b->vector = *a ? (int)v : -1;
 			b->temp = temp;
 			printf("Breakpoint %d at interrupt %s\n", b->id, what);
@@ -525,7 +569,7 @@ static int add_break(engine *e, const char *args, int temp)
 		}
 	}
 	tl_break *b = new_break(e, TL_BK_CODE, addr, 0, args);
-	if (!b)
+	if (!b || set_condition(e, b, cond))
 		return 0;
 	b->temp = temp;
 	char where[128];
@@ -615,6 +659,60 @@ static int cmd_awatch(engine *e, const char *args)
 	return add_watch(e, args, TL_BK_AWATCH);
 }
 
+/* gdb's `condition N [EXPR]`: sets breakpoint N's condition, or clears it. */
+static int cmd_condition(engine *e, const char *args)
+{
+	char *end;
+	long id = strtol(args, &end, 10);
+	if (end == args || (*end && *end != ' ')) {
+		printf("Argument required (breakpoint number).\n");
+		return 0;
+	}
+	const char *cond = end + strspn(end, " ");
+	int rc = tl_break_condition(e->tl, (int)id, cond);
+	if (rc == -1)
+		printf("No breakpoint number %ld.\n", id);
+	else if (rc == -2)
+		printf("condition too long (at most %zu characters)\n",
+		       sizeof ((tl_break *)0)->cond - 1);
+	else if (!*cond)
+		printf("Breakpoint %ld now unconditional.\n", id);
+	return 0;
+}
+
+/* Keeps why a condition could not be evaluated, for the stop it causes. */
+static int condition_error(engine *e, const char *why)
+{
+	snprintf(e->cond_error, sizeof e->cond_error, "%s", why);
+	return -1;
+}
+
+/* tl_frontend.condition: a breakpoint's condition where it would stop,
+ * in the innermost frame (as gdb evaluates it): any non-zero byte of the
+ * value holds. */
+static int on_condition(timeline *tl, const char *cond, void *ud)
+{
+	(void)tl;
+	engine *e = ud;
+	mview m = view_of(e);
+	dw_frame f;
+	xval v;
+	avrr_err err;
+	if (frames_get(e->cfi, e->dw, &m, 0, &f, &err))
+		return condition_error(e, err.msg);
+	xctx c = { &m, e->dw, &f, NULL, 0, 0 };
+	if (expr_eval(&c, cond, &v, &err))
+		return condition_error(e, err.msg);
+	if (v.optimized_out)
+		return condition_error(e, "value has been optimized out");
+	e->cond_error[0] = 0;
+	unsigned n = v.t.size < sizeof v.bytes ? v.t.size : (unsigned)sizeof v.bytes;
+	for (unsigned i = 0; i < n; i++)
+		if (v.bytes[i])
+			return 1;
+	return 0;
+}
+
 static int cmd_delete(engine *e, const char *args)
 {
 	uint64_t id;
@@ -646,6 +744,8 @@ static int info_breakpoints(engine *e, const char *args)
 			printf("%-4d %-11s %-8s %s\n", b->id, type, "", b->what);
 		else
 			printf("%-4d %-11s 0x%04x   %s\n", b->id, type, b->addr, b->what);
+		if (b->cond[0])
+			printf("\tstop only if %s\n", b->cond);
 	}
 	return 0;
 }
@@ -1346,7 +1446,8 @@ static const command COMMANDS[] = {
 	{ { "reverse-finish", NULL }, cmd_reverse_finish, "reverse-finish: back to the call of this function" },
 	{ { "goto", NULL }, cmd_goto, "goto ICOUNT | goto irq N: jump to a position" },
 	{ { "run", "r" }, cmd_run, "run: back to the start" },
-	{ { "break", "b" }, cmd_break, "break ADDR|SYMBOL|FILE:LINE | break irq [VECTOR]" },
+	{ { "break", "b" }, cmd_break, "break ADDR|SYMBOL|FILE:LINE [if COND] | break irq [VECTOR] [if COND]" },
+	{ { "condition", NULL }, cmd_condition, "condition N [COND]: stop at breakpoint N only where COND holds" },
 	{ { "tbreak", NULL }, cmd_tbreak, "tbreak ...: a breakpoint deleted when hit" },
 	{ { "delete", "d" }, cmd_delete, "delete [N]: breakpoints and watchpoints" },
 	{ { "watch", NULL }, cmd_watch, "watch SYMBOL|ADDR: stop when it changes" },
@@ -1523,7 +1624,7 @@ int engine_main(const engine_options *o, travel *t)
 	send_names(e);
 	reply(e->t, "ready\n");
 	static const tl_frontend fe = { .command = on_command, .stopped = on_stopped,
-					.resumed = on_resumed };
+					.resumed = on_resumed, .condition = on_condition };
 	tl_main(e->tl, &fe, e);
 	reply(e->t, "bye\n");
 	_exit(0);

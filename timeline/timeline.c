@@ -482,6 +482,20 @@ tl_break *tl_break_add(timeline *tl, tl_break_kind kind, uint32_t addr, unsigned
 	return b;
 }
 
+int tl_break_condition(timeline *tl, int id, const char *cond)
+{
+	for (unsigned i = 0; i < tl->st.nb; i++) {
+		tl_break *b = &tl->st.b[i];
+		if (b->id != id || b->kind >= TL_BK_WATCH)
+			continue;
+		if (strlen(cond) >= sizeof b->cond)
+			return -2;
+		snprintf(b->cond, sizeof b->cond, "%s", cond);
+		return 0;
+	}
+	return -1;
+}
+
 int tl_break_delete(timeline *tl, int id)
 {
 	for (unsigned i = 0; i < tl->st.nb; i++)

@@ -163,6 +163,9 @@ uint64_t tl_checkpoint_memory(timeline *tl);
 tl_break *tl_break_add(timeline *tl, tl_break_kind kind, uint32_t addr, unsigned size,
 		       const char *what);
 int tl_break_delete(timeline *tl, int id);        /* 0, or -1 if none */
+/* Sets breakpoint id's condition ("": none).  0, -1 if no such code or
+ * irq breakpoint, -2 if the text is longer than tl_break.cond holds. */
+int tl_break_condition(timeline *tl, int id, const char *cond);
 void tl_break_clear(timeline *tl);
 const tl_break *tl_breaks(const timeline *tl, unsigned *n);
 

@@ -415,15 +415,25 @@ static void test_pump_shell_break_on_vector_name(void **state)
  * stop where it is over 100 shows 101; `condition` changes it. */
 static void test_pump_shell_conditions(void **state)
 {
-	PENDING("break LOC if EXPR, condition N EXPR (issue 43 item 5): bad line number");
 	fixture *f = *state;
 	int tick = src_line(MULTI "clock.c", "tick: millis");
 	char text[256];
 	snprintf(text, sizeof text, "break clock.c:%d if millis_count > 100\ncontinue\n"
-		 "p millis_count\ncondition 1 millis_count == 250\ncontinue\np millis_count\n", tick);
+		 "p millis_count\ncondition 1 millis_count == 250\ncontinue\np millis_count\n"
+		 "condition 1 millis_count == 200\nreverse-continue\np millis_count\n"
+		 "info breakpoints\ncondition 1 no_such_name > 1\ncontinue\n"
+		 "condition 1\ncondition 9 1\n", tick);
 	assert_int_equal(shell(f, f->db[0], text), 0);
 	test_assert_contains(f->out, "\n$1 = 101\n");
 	test_assert_contains(f->out, "\n$2 = 250\n");
+	/* backward, the condition is judged where the breakpoint would stop */
+	test_assert_contains(f->out, "\n$3 = 200\n");
+	test_assert_contains(f->out, "\tstop only if millis_count == 200\n");
+	/* a condition that cannot be evaluated stops, saying why, as gdb's */
+	test_assert_contains(f->out, "Error in testing condition for breakpoint 1:\n"
+			     "no symbol \"no_such_name\" in the current context\nBreakpoint 1, ");
+	test_assert_contains(f->out, "Breakpoint 1 now unconditional.\n");
+	test_assert_contains(f->out, "No breakpoint number 9.\n");
 }
 
 /* The level first moves 0 -> 1 in tank_step's fill, the valve open.  A
