@@ -206,10 +206,12 @@ static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 		printf("Breakpoint %d, interrupt %s\n", st->id, st->what);
 		break;
 	case TL_WATCH:
+		/* Backward, as gdb: stopped before the write, so the value known
+		 * last (Old) is the later one. */
 		printf("Watchpoint %d: %s\nOld value = ", st->id, st->what);
-		print_watched(e, st, st->old);
+		print_watched(e, st, st->reverse ? st->now : st->old);
 		printf("\nNew value = ");
-		print_watched(e, st, st->now);
+		print_watched(e, st, st->reverse ? st->old : st->now);
 		printf("\n");
 		break;
 	case TL_RWATCH:
@@ -375,7 +377,7 @@ static int cmd_reverse_stepi(engine *e, const char *args)
 static int cmd_reverse_continue(engine *e, const char *args)
 {
 	(void)args;
-	tl_reverse_continue(e->tl, 0);
+	tl_reverse_continue(e->tl, 1);
 	return 0;
 }
 
