@@ -212,6 +212,23 @@ tests/firmware/multi/pump_%.elf: $(wildcard tests/firmware/multi/*.[ch]) tests/f
 	$(MAKE) -s -C tests/firmware/multi MCU=$* F_CPU=16000000 OBJDIR=$(abspath build/multi/$*) >/dev/null
 	cp build/multi/$*/pump.elf $@
 
+# The shell's multi-file firmware: globals defined in one unit and declared
+# extern in another, statics of one name in two units (test_expr).
+TEST_FIRMWARE += tests/firmware/shellmulti.elf
+SHELLMULTI_SRC := $(wildcard tests/firmware/shellmulti/*.c tests/firmware/shellmulti/*.S)
+tests/firmware/shellmulti.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
+	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(TEST_FW_FLAGS) -o $@ $(SHELLMULTI_SRC)
+# C++ for the shell: a class with a base, references (test_scope); no
+# simavr section (C++ cannot compile its initializer): --mcu and --freq.
+TEST_FIRMWARE += tests/firmware/shellcpp.elf
+tests/firmware/shellcpp.elf: tests/firmware/shellcpp/shellcpp.cpp Makefile
+	avr-g++ -mmcu=atmega328p -DF_CPU=16000000UL -Os -gdwarf-4 -Wall -Wextra -Werror -o $@ $<
+# The same as DWARF 2, whose member offsets are DW_OP_plus_uconst expressions.
+TEST_FIRMWARE += tests/firmware/shellmulti_dwarf2.elf
+tests/firmware/shellmulti_dwarf2.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
+	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(subst -gdwarf-4,-gdwarf-2,$(TEST_FW_FLAGS)) \
+		-o $@ $(SHELLMULTI_SRC)
+
 # Arduino sketches (tests/firmware/arduino/NAME/NAME.ino), built as a user
 # would with Debian's arduino-mk through tests/firmware/arduino/arduino.mk
 # (DWARF, no LTO); each sketch's first line names its board's arduino-mk

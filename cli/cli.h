@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "recorder/recorder.h"
@@ -154,7 +155,8 @@ int cli_replay_finish(const char *cmd, cli_replay *p, cli_record *rec);
 	"                          beyond it the older ones are thinned\n"
 
 /* What a command writes, for cli_check_output: an existing file of the
- * same kind (one avrr wrote) may be replaced; any other needs --force. */
+ * same kind (one avrr wrote: by its content, or by the mark
+ * cli_mark_output left on it) may be replaced; any other needs --force. */
 typedef enum cli_output_kind {
 	CLI_OUT_RECORDING,  /* an avrr recording (db_is_recording) */
 	CLI_OUT_CSV,        /* avrr sweep's CSV, or a shard of one */
@@ -164,7 +166,7 @@ typedef enum cli_output_kind {
 	CLI_OUT_ELF,        /* an AVR ELF with the tracer's counter avrr_sic */
 	CLI_OUT_DEVLOG,     /* a device log's bytes, from its "AVRL" header (docs/device.md) */
 	CLI_OUT_STATE,      /* avrr device's or replay's --state-out: "pc 0x..." text */
-	CLI_OUT_RAW,        /* bytes with no mark of ours (export --uart): never replaced */
+	CLI_OUT_RAW,        /* a UART's bytes (export --uart, --uart-out): only the mark says */
 } cli_output_kind;
 
 /* Every command that writes a file asks this first, before any work: the
@@ -176,9 +178,15 @@ typedef enum cli_output_kind {
  * left to the writer, which says so. */
 int cli_check_output(const char *cmd, const char *opt, const char *out,
 		     const char *const *inputs, int n, cli_output_kind kind, int force);
+/* Marks the temporary file f, before it is renamed into place, as an
+ * output of `kind` (an extended attribute; see cli_check_output): for the
+ * kinds whose content cannot say avrr wrote them.  Fails silently where
+ * the file system keeps no such attributes. */
+void cli_mark_output(FILE *f, cli_output_kind kind);
 #define CLI_FORCE_HELP \
 	"      --force             replace an existing file that is not what this\n" \
-	"                          command writes\n"
+	"                          command writes (by its content, or for raw bytes,\n" \
+	"                          logs and ELFs the mark user.avrr.output avrr sets)\n"
 
 /* Progress of a long run on stderr, "WHAT: 42%", only on a terminal and
  * only once the run has taken a second; cli_progress_end clears the line. */

@@ -91,6 +91,10 @@ int cmd_device(int argc, char **argv)
 	avrr_err err = { "" };
 	devstandin_result r;
 	rc = devstandin_run(&o, &r, &err) ? cli_fail("device", "%s", err.msg) : 0;
+	if (!rc) {
+		cli_mark_output(o.log, CLI_OUT_DEVLOG);
+		cli_mark_output(o.uart, CLI_OUT_RAW);
+	}
 	if (util_close_temp(o.log, ltmp, log_out, !rc) && !rc)
 		rc = cli_fail("device", "%s: %s", log_out, strerror(errno));
 	if (o.uart && util_close_temp(o.uart, utmp, uart_out, !rc) && !rc)

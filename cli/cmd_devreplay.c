@@ -83,6 +83,10 @@ int cmd_replay_device(int argc, char **argv)
 	devreplay_result res;
 	int bad = devreplay_run(in, &o, &res, &err);
 	int rc = bad ? cli_fail("replay", "%s", err.msg) : res.diverged ? 1 : 0;
+	if (!bad) {
+		cli_mark_output(o.uart_out, CLI_OUT_RAW);
+		cli_mark_output(o.log_out, CLI_OUT_DEVLOG);
+	}
 	if (o.uart_out && util_close_temp(o.uart_out, ut, uart_out, !bad) && !bad)
 		rc = cli_fail("replay", "%s: %s", uart_out, strerror(errno));
 	if (o.log_out && util_close_temp(o.log_out, lt, log_out, !bad) && !bad)

@@ -380,6 +380,8 @@ int cmd_instrument(int argc, char **argv)
 	}
 	fflush(f);
 	int bad = fp_instrument(fw->elf, fw->elf_size, fw->path, &dev, fileno(f), &st, &err);
+	if (!bad)
+		cli_mark_output(f, CLI_OUT_ELF);
 	if (util_close_temp(f, tmp, out, !bad)) {
 		if (bad)
 			cli_fail("instrument", "%s", err.msg);

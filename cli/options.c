@@ -6,10 +6,12 @@
  * as cmd_record.c has for the record options, so that the commands say a
  * bad option the same way.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "db/db.h"
@@ -22,6 +24,42 @@ void cli_getopt_begin(cli_getopt *g, const char *cmd, int argc, char **argv,
 			   .opts = opts, .index = -1 };
 	opterr = 0;  /* the messages are ours */
 	optind = 1;
+}
+
+/* The command's first operand — its input — as getopt would find it: not
+ * an option, nor an option's value; an unknown option is taken to have
+ * one when a word follows it if `valued`.  NULL when there is none, or it
+ * is "-". */
+static const char *first_operand(const cli_getopt *g, int valued)
+{
+	for (int i = 1; i < g->argc; i++) {
+		const char *a = g->argv[i];
+		if (!strcmp(a, "--"))
+			return i + 1 < g->argc ? g->argv[i + 1] : NULL;
+		if (a[0] != '-')
+			return a;
+		if (!a[1])
+			return NULL;
+		if (a[1] == '-') {
+			if (strchr(a, '='))
+				continue;
+			const struct option *o = g->opts;
+			while (o->name && strcmp(o->name, a + 2))
+				o++;
+			if (o->name ? o->has_arg == required_argument
+				    : valued && i + 1 < g->argc && g->argv[i + 1][0] != '-')
+				i++;
+			continue;
+		}
+		for (const char *c = a + 1; *c; c++) {
+			const char *s = strchr(g->shortopts, *c);
+			if (s && *c != ':' && s[1] == ':') {
+				i += !c[1];  /* "-o OUT", not "-oOUT" */
+				break;
+			}
+		}
+	}
+	return NULL;
 }
 
 int cli_getopt_next(cli_getopt *g)
@@ -41,6 +79,14 @@ int cli_getopt_next(cli_getopt *g)
 	case '?':
 		if (g->pass_unknown)
 			return c;
+		/* The option may be one the input would have made valid (an
+		 * import's --state-out): a missing input is said first — when
+		 * it is the input whether the option takes a value or not. */
+		const char *in = first_operand(g, 0);
+		if (in && in == first_operand(g, 1) && access(in, F_OK) != 0) {
+			g->rc = cli_fail(g->cmd, "%s: %s", in, strerror(errno));
+			return -1;
+		}
 		g->rc = cli_fail(g->cmd, "unknown option '%s'; see 'avrr %s --help'",
 				 g->argv[optind - 1], g->cmd);
 		return -1;

@@ -17,6 +17,8 @@ int cli_target_open(const char *cmd, const char *path, cli_record *r, const char
 		    cli_target *t)
 {
 	memset(t, 0, sizeof *t);
+	if (access(path, F_OK) != 0)  /* missing, before the options it would allow */
+		return cli_fail(cmd, "%s: %s", path, strerror(errno));
 	if (!cli_is_elf(path)) {
 		if (record_opt)
 			return cli_fail(cmd, "%s is for recording a FIRMWARE.elf first; %s is not an ELF",

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "dwarf/lines.h"
-#include "fingerprint/tracer.h"
+#include "fingerprint/instrument.h"
 #include "sim/avr_decode.h"
 
 /* The I/O register avrr_log_sink writes (OUT, or STS to an address the

@@ -38,10 +38,9 @@
 
 #include "sim/avr_decode.h"
 #include "fingerprint/cost.h"
-#include "fingerprint/tracer.h"
+#include "util/avrspace.h"
 #include "util/le.h"
 
-#define ELF_DATA_BASE 0x800000u
 #define SEQ_FIXED 14u   /* the sequence's words besides 5 per counter byte */
 
 /* avr-gcc's relocation types that can carry a code address (binutils'
@@ -534,6 +533,12 @@ static int write_load(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 		put(rw, &at, (uint16_t)(0x900f | saved[k] << 4));
 	put_leave(rw, &at);
 	return at == end ? 0 : fail(rw, "a load's sequence of the wrong size", in->addr);
+}
+
+int fp_tracer_own_symbol(const char *name)
+{
+	return !strncmp(name, "avrr_", 5) && strncmp(name, "avrr_body_", 10) &&
+	       strncmp(name, FP_HOOKVEC_READ_PREFIX, strlen(FP_HOOKVEC_READ_PREFIX));
 }
 
 static const char *sym_name(const rewrite *rw, const Elf32_Sym *sym);

@@ -225,12 +225,6 @@ static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes, 
 		log ? (cycles ? ", [vn] \"M\"(AVRR_VNUM(vector))" : "[vn] \"M\"(AVRR_VNUM(vector))") : "");
 }
 
-int fp_tracer_own_symbol(const char *name)
-{
-	return !strncmp(name, "avrr_", 5) && strncmp(name, "avrr_body_", 10) &&
-	       strncmp(name, FP_HOOKVEC_READ_PREFIX, strlen(FP_HOOKVEC_READ_PREFIX));
-}
-
 /* The data address a store writes, or -1: OUT, STS, SBI and CBI, and a
  * store through X, Y or Z whose value the LDIs just before it set (how
  * avr-gcc writes the extended I/O, and how Arduino's init() sets Timer1

@@ -33,14 +33,6 @@
 
 #define FP_TRACER_SLOTS 32   /* ring buffer entries, by default */
 
-/* Whether a code symbol is the tracer's own (avrr_*): its reads are not
- * the device's inputs and are neither logged nor fed.  Not the firmware's
- * code the tracer moved: avrr_body_* (an ISR body behind the header
- * route's stub) and avrr_read_at_* (an input read the vector route logs
- * in place). */
-int fp_tracer_own_symbol(const char *name);
-#define FP_HOOKVEC_READ_PREFIX "avrr_read_at_"   /* + the read's address, 5 hex digits */
-
 /* Writes the tracer for configuration c (parsed for MCU `names`) to out,
  * with `slots` ring buffer entries.  Returns 0, or -1 (err) for what the
  * device cannot record. */

@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "timeline/timeline.h"
 #include "trace/uart.h"
+#include "dwarf/cfi.h"
 
 #define DATA_BASE 0x800000u
 #define EEPROM_BASE 0x810000u
@@ -275,7 +276,8 @@ static const char MONITOR_HELP[] =
 	"monitor errors            the replay's counters up to here\n"
 	"monitor fingerprint       the fingerprint here under each configuration\n"
 	"monitor divergence        where and how the replay diverged, if it did\n"
-	"monitor uart [N]          the text the UARTs (UART N) sent before here\n";
+	"monitor uart [N]          the text the UARTs (UART N) sent before here\n"
+	"monitor frame-rows        each function's frame at each instruction (avrr.gdb's unwinder)\n";
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -285,6 +287,51 @@ static int parse_u64(const char *s, uint64_t *out)
 		return -1;
 	*out = strtoull(s, &end, 0);
 	return errno || *end ? -1 : 0;
+}
+
+/* The firmware's frame rows (dwarf/cfi.h) for avrr.gdb's unwinder, which
+ * avr-gdb needs: it reads no .debug_frame, and its prologue scanner loses
+ * its way in interrupt handlers.  A line per change, each holding until the
+ * next ("PC -": no row from PC on):
+ *   avrr-frame-rows 1 PC_BYTES
+ *   PC FUNC sp|y OFF call|irq SREG_IN [R:D ...]   (hex PCs; SREG is R 32)
+ *   vector N NAME                                 (the MCU's vector names) */
+static void frame_rows(server *sv, FILE *out)
+{
+	cfi_table *t;
+	avrr_err err;
+	/* Parts with a 22-bit PC push 3 bytes of return address. */
+	unsigned pc_bytes = strncmp(sim_mcu(sv->s), "atmega256", 9) ? 2 : 3;
+	if (cfi_build(sv->fw, pc_bytes, &t, &err)) {
+		fprintf(out, "%s\n", err.msg);
+		return;
+	}
+	unsigned n;
+	const cfi_row *r = cfi_rows(t, &n), *prev = NULL;
+	fprintf(out, "avrr-frame-rows 1 %u\n", pc_bytes);
+	for (unsigned i = 0; i < n; i++, prev = &r[i - 1]) {
+		int gap = prev && prev->pc + prev->len != r[i].pc;
+		if (gap)
+			fprintf(out, "%x -\n", prev->pc + prev->len);
+		if (prev && !gap && prev->func == r[i].func && prev->base == r[i].base &&
+		    prev->off == r[i].off && prev->sreg_in == r[i].sreg_in &&
+		    !memcmp(prev->saved, r[i].saved, sizeof r[i].saved))
+			continue;
+		fprintf(out, "%x %x %s %d %s %u", r[i].pc, r[i].func, r[i].base == CFI_SP ? "sp" : "y",
+			r[i].off, r[i].interrupt ? "irq" : "call", r[i].sreg_in);
+		for (unsigned k = 0; k <= CFI_SREG; k++)
+			if (r[i].saved[k])
+				fprintf(out, " %u:%u", k, r[i].saved[k]);
+		fputc('\n', out);
+	}
+	if (prev)
+		fprintf(out, "%x -\n", prev->pc + prev->len);
+	for (unsigned v = 1; v < 256; v++) {
+		const char *name = sim_vector_name(sv->s, (uint8_t)v);
+		if (name)
+			fprintf(out, "vector %u %s\n", v, name);
+	}
+	cfi_free(t);
 }
 
 /* qRcmd: what gdb has no command for.  Output goes to the console; a goto
@@ -335,6 +382,8 @@ static void monitor(server *sv, char *text)
 			fprintf(out, "usage: monitor uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
 		else
 			report_uart(out, sv->r, *arg ? (int)v : -1);
+	} else if (!strcmp(cmd, "frame-rows")) {
+		frame_rows(sv, out);
 	} else if (!strcmp(cmd, "help") || !*cmd) {
 		fputs(MONITOR_HELP, out);
 	} else {

@@ -20,6 +20,7 @@ from another folder.
 """
 import os
 import re
+import subprocess
 import sys
 from collections import defaultdict
 
@@ -133,6 +134,32 @@ def sccs(graph):
     return [c for c in out if len(c) > 1]
 
 
+def mutual_calls(root):
+    """Pairs of object files in one folder of build/ that each use a symbol
+    the other defines (nm), or None without a build."""
+    build = os.path.join(root, "build")
+    objs = sorted(os.path.relpath(os.path.join(d, f), build)
+                  for d, _, fs in os.walk(build) for f in fs if f.endswith(".o")
+                  and os.path.relpath(d, build).split(os.sep)[0] in {x for l in LAYERS for x in l})
+    if not objs:
+        return None
+    defined, used = {}, {}
+    for o in objs:
+        try:
+            out = subprocess.run(["nm", os.path.join(build, o)], capture_output=True, text=True,
+                                 check=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        defined[o] = {ln.split()[-1] for ln in out.splitlines() if re.match(r"\S+ [TDBR] ", ln)}
+        used[o] = {ln.split()[-1] for ln in out.splitlines() if re.match(r"\s+U ", ln)}
+    pairs = []
+    for i, a in enumerate(objs):
+        for b in objs[i + 1:]:
+            if folder(a) == folder(b) and used[a] & defined[b] and used[b] & defined[a]:
+                pairs.append((a[:-2], b[:-2], len(used[a] & defined[b]), len(used[b] & defined[a])))
+    return pairs
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("-")]
     verbose = "-v" in sys.argv
@@ -197,11 +224,19 @@ def main():
     print(f"private headers included from outside their folder: {len(private)}")
     for u in private:
         print("  " + u)
+    # a module with no .c (a header of types or shared state) calls
+    # nothing: a circle needs code on both sides
+    coded = {os.path.splitext(s)[0] for s in sources(root) if s.endswith(".c")}
     mutual = sorted({tuple(sorted((m, d))) for m, ds in module_deps.items() for d in ds
-                     if m in module_deps.get(d, ())})
+                     if m in module_deps.get(d, ()) and m in coded and d in coded})
     print(f"modules including each other within a folder: {len(mutual)}")
     for a, b in mutual:
         print(f"  {a} <-> {b}")
+    calls = mutual_calls(root)
+    if calls is not None:
+        print(f"modules calling each other within a folder (nm on build/): {len(calls)}")
+        for a, b, ab, ba in calls:
+            print(f"  {a} <-> {b}  ({ab} names one way, {ba} the other)")
     # test_conventions runs this: any cycle, upward include, other include
     # style, unplaced folder, simavr header outside sim/ or private header
     # outside its folder breaks the house's layering; mutual modules are

@@ -1344,3 +1344,17 @@ const char *sim_vector_name(const sim *s, uint8_t vector)
 {
 	return ioregs_vector_name(s->names, vector);
 }
+
+int sim_vector_enable(const sim *s, uint8_t vector, uint16_t *addr, uint8_t *mask)
+{
+	const avr_t *avr = s->avr;
+	for (int i = 0; i < avr->interrupts.vector_count; i++) {
+		const avr_int_vector_t *v = avr->interrupts.vector[i];
+		if (v->vector != vector || !v->enable.reg || !v->enable.mask)
+			continue;
+		*addr = (uint16_t)v->enable.reg;
+		*mask = (uint8_t)(v->enable.mask << v->enable.bit);
+		return 0;
+	}
+	return -1;
+}

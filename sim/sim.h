@@ -445,6 +445,12 @@ int sim_ioreg_addr(const sim *s, const char *name);
 const char *sim_ioreg_name(const sim *s, uint16_t addr);  /* NULL if none */
 const char *sim_vector_name(const sim *s, uint8_t vector); /* NULL if none */
 
+/* Where `vector`'s own enable bits are (TOIE0 in TIMSK0, INT0 in EIMSK,
+ * PCIE0 in PCICR, ...), as the MCU's description carries them: *addr the
+ * register's data address, *mask its bits.  Returns 0, or -1 when the
+ * description gives the vector none (then only SREG's I gates it). */
+int sim_vector_enable(const sim *s, uint8_t vector, uint16_t *addr, uint8_t *mask);
+
 /* Calls warn(ud, text) once for each configuration found selected that
  * sim/ does not simulate for this MCU (a reserved WGM mode, a timer on
  * its Tn pin's clock, ...: each peripheral model's own check, periph.h),

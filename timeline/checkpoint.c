@@ -352,7 +352,7 @@ static int runs_through(const timeline *tl)
  * the checkpoint below, replaying at most 1/SPARSE of the distance run.
  * Such a run, and a scout or motion that checks only value watches and
  * interrupt breakpoints, has the step hook told only of the steps that
- * change the call stack or a watched value (tli_filter_steps): the rest
+ * change the call stack or a watched value (the host's filter_steps): the rest
  * run at the replay's own speed. */
 static rp_stop run_forward(timeline *tl, uint64_t target, int lay);
 
@@ -367,7 +367,7 @@ static rp_stop run_forward(timeline *tl, uint64_t target, int lay)
 {
 	uint64_t near = 0, ck, aim = target == TO_END ? rp_length(tl->r) : target;
 	uint64_t start = rp_icount(tl->r), last = start, interval = tl->t->interval;
-	int sparse = runs_through(tl), filtered = tli_filterable(tl);
+	int sparse = runs_through(tl), filtered = tl->host->filterable(tl);
 	/* The step hook, told of few steps, cannot poll for a stop request
 	 * (the active timeline's motions, not a copy's run to its target). */
 	int polls = filtered && tl->mo == MO_BREAKS && tl->fe && tl->fe->poll;
@@ -405,10 +405,10 @@ static rp_stop run_forward(timeline *tl, uint64_t target, int lay)
 		if (polls && until - now > POLL_SLICE)
 			until = now + POLL_SLICE;
 		if (filtered)
-			tli_filter_steps(tl, 1);
+			tl->host->filter_steps(tl, 1);
 		rp_stop why = rp_run(tl->r, until);
 		if (filtered)
-			tli_filter_steps(tl, 0);
+			tl->host->filter_steps(tl, 0);
 		tl->work.replayed += rp_icount(tl->r) - now;
 		if (why != RP_LIMIT)
 			return why;
@@ -454,7 +454,7 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 	if (target >= now && ck <= now) {
 		tl->mo = MO_NONE;
 		ck_run_forward(tl, target, LAY_SPARE);
-		tli_emit(tl, rep);
+		tl->host->emit(tl, rep);
 		return;
 	}
 	/* The spare, when it is the way, is taken over whole: it leaves no
@@ -477,7 +477,7 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 			close(fd);
 			travel_unregister(tl->t, now);
 		}
-		tli_fail(tl, why);
+		tl->host->fail(tl, why);
 		return;
 	}
 	if (fd >= 0) {
@@ -545,7 +545,7 @@ static void run_scout(timeline *tl, const travel_req *q)
 	tl->found = 0;
 	tl->watch_before = q->watch_before;
 	tl->scout_limit = q->target;
-	tli_refresh_watches(tl);
+	tl->host->refresh_watches(tl);
 	scout_result res = { 0 };
 	uint64_t ran_before = tl->work.replayed;
 	uint64_t last = q->watch_before ? q->target : q->target - 1;
@@ -635,8 +635,8 @@ void ck_serve(timeline *tl)
 		/* Taken over, the spare runs a few thousand instructions at
 		 * most, laying nothing on the clock. */
 		ck_run_forward(tl, q.target, q.op == REQ_TAKE ? LAY_NONE : q.lay);
-		tli_refresh_watches(tl);
-		tli_emit(tl, q.rep);
+		tl->host->refresh_watches(tl);
+		tl->host->emit(tl, q.rep);
 		return;
 	}
 }
