@@ -17,10 +17,10 @@
 #include "db/db.h"
 #include "sim/sim.h"
 #include "sim/stimuli.h"
-#include "util/digest.h"
 #include "util/file.h"
 #include "util/version.h"
-#include "recorder/fingerprints.h"
+#include "rerun/fingerprints.h"
+#include "rerun/replica.h"
 #include "trace/log.h"
 #include "trace/uart.h"
 
@@ -33,7 +33,7 @@ typedef struct recorder {
 	volatile int stop;
 	trace_writer log;
 	uint64_t interrupts;
-	trace_fpset fps;
+	rerun_fpset fps;
 	int udr[TRACE_UARTS];      /* each UART's data register, or -1 */
 	/* The longest gaps so far, and where the current one began: the last
 	 * interrupt point or reset (its icount, and the cycles and transfers
@@ -94,8 +94,6 @@ static void on_irq(void *ud, const sim_irq_point *p)
 	recorder *r = ud;
 	end_gap(r, p);
 	log_event(r, p->vector, TRACE_IRQ, p->ra);
-	uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
-			     (uint8_t)(p->ra >> 24) };
 	db_interrupt q = {
 		.idx = ++r->interrupts,
 		.icount = p->icount,
@@ -106,8 +104,7 @@ static void on_irq(void *ud, const sim_irq_point *p)
 		.context = r->o->store_contexts ? p->data : NULL,
 		.context_size = p->data_size,
 	};
-	_Static_assert(DB_DIGEST_SIZE == DIGEST_CONTEXT_SIZE, "the digest is stored whole");
-	if (!r->failed && digest_context(p->data, p->data_size, ra_le, sizeof ra_le, q.digest)) {
+	if (!r->failed && rerun_digest(p, q.digest)) {
 		avrr_errf(r->err, "out of memory");
 		fail(r);
 	}
@@ -115,7 +112,7 @@ static void on_irq(void *ud, const sim_irq_point *p)
 		fail(r);
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
 			.cycle = p->timer, .transfers = p->transfers };
-	if (!r->failed && trace_fpset_add(&r->fps, trace_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
+	if (!r->failed && rerun_fpset_add(&r->fps, rerun_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
 		fail(r);
 	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)
 		r->stop = 1;
@@ -237,12 +234,12 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		goto out;
 	for (unsigned n = 0; n < TRACE_UARTS; n++)
 		r.udr[n] = trace_uart_register(r.s->names, n, NULL);
-	if (trace_watch_io(r.s, err) || trace_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
+	if (trace_watch_io(r.s, err) || rerun_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
 		goto out;
 	if (db_create(o->out_path, &r.d, err))
 		goto out;
 	if (db_put_firmware(r.d, fw->sha256, fw->elf, fw->elf_size, err) ||
-	    trace_fpset_store(&r.fps, r.d, err))
+	    rerun_fpset_store(&r.fps, r.d, err))
 		goto out;
 	r.s->hooks = (sim_hooks){
 		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
@@ -302,11 +299,36 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	r.d = NULL;
 out:
 	db_discard(r.d);
-	trace_fpset_free(&r.fps);
+	rerun_fpset_free(&r.fps);
 	sim_close(r.s);
 	if (script)
 		stim_free(script);
 	free(stimuli);
 	fw_free(fw);
+	return rc;
+}
+
+/* ---- adding configurations to a finished recording ---------------- */
+
+int rec_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
+			 volatile int *interrupted, int *used_rerun, avrr_err *err)
+{
+	db *d = NULL;
+	rerun_replica r = { 0 };
+	rerun_fpset set = { 0 };
+	int rc = -1;
+	*used_rerun = 0;
+	if (db_open(path, 1, &d, err))
+		return -1;
+	/* The replica gives the names and symbols the specs are parsed with. */
+	if (rerun_replica_open(d, &r, err) || rerun_fpset_parse(specs, nspecs, r.s, &set, err) ||
+	    rerun_fpset_store(&set, d, err) ||
+	    rerun_fingerprints(d, &set, rerun_fp_to_db, d, interrupted, used_rerun, err))
+		goto out;
+	rc = db_commit(d, err);
+out:
+	rerun_replica_close(&r);
+	rerun_fpset_free(&set);
+	db_close(d);
 	return rc;
 }

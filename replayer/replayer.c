@@ -21,19 +21,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/cursor.h"
 #include "db/db.h"
 #include "device/devlog.h"
 #include "device/devreplay.h"
 #include "fingerprint/fingerprint.h"
 #include "fingerprint/instrument.h"
-#include "recorder/fingerprints.h"
+#include "rerun/fingerprints.h"
 #include "trace/log.h"
-#include "recorder/replica.h"
+#include "rerun/replica.h"
 #include "util/digest.h"
 #include "util/extsort.h"
 #include "util/grow.h"
 #include "replayer/batch.h"
-#include "replayer/cursor.h"
+#include "rerun/cursor.h"
 #include "replayer/fpindex.h"
 #include "replayer/score.h"
 
@@ -59,10 +60,10 @@ typedef struct sel_group {
 struct replay {
 	rp_options o;
 	db *d;
-	trace_replica rep;
+	rerun_replica rep;
 	sim *s;
 
-	trace_cursor log;             /* the log, read a chunk at a time as it is consumed */
+	rerun_cursor log;             /* the log, read a chunk at a time as it is consumed */
 	trace_event *ev;              /* the whole log, read only when asked (rp_events) */
 	size_t nev;
 	uint8_t *irq_vector;          /* irq_vector[n-1]: the n-th interrupt's */
@@ -86,9 +87,7 @@ struct replay {
 	fp_index full;
 	int have_full;
 	FILE *irq_file;               /* the oracle's: list_irqs_once */
-	db_fingerprint *keys;         /* the chunk of fingerprints read last */
-	size_t keys_cap, nkeys;
-	uint64_t keys_first;
+	db_fps keys;                  /* key_of's, when streamed */
 	uint64_t next_key;            /* the next_n-th's key, when next_n <= nirq */
 	uint64_t next_n;              /* the next interrupt expected, in log order */
 	/* Fail loud (replayer.h): the seq of the next_n-th irq event (past
@@ -100,6 +99,7 @@ struct replay {
 	 * in log order: per configuration, the keys of the interrupts
 	 * expected next, read from the recording a chunk at a time. */
 	struct oracle_ahead *ahead;
+	db_fps ahead_fps;             /* oracle_key's, for each configuration in turn */
 	rp_oracle_result *results;
 	sel_group *groups;
 	size_t nconfigs, ngroups;
@@ -189,7 +189,7 @@ static uint64_t transfers_now(const replay *r)
 static void describe_irq(replay *r, uint64_t n, char *buf, size_t len)
 {
 	char irq[160];
-	const trace_event *q = trace_cursor_irq(&r->log, n);
+	const trace_event *q = rerun_cursor_irq(&r->log, n);
 	if (q)
 		trace_describe(r->s, q->type, q->addr, q->value, 1, irq, sizeof irq);
 	else
@@ -204,13 +204,13 @@ static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_
 {
 	if (r->diverged)
 		return NULL;
-	const trace_event *e = trace_cursor_next(&r->log, ctx);
+	const trace_event *e = rerun_cursor_next(&r->log, ctx);
 	/* The log's total order: this context's next event comes after an
 	 * interrupt the replay has not injected, which was missed (or another
 	 * taken in its place).  That names the cause, whatever happened. */
 	int late = e && e->seq > r->pending_seq;
-	if (e && !late && trace_matches(e, type, addr, value, check_value)) {
-		trace_cursor_consume(&r->log, ctx);
+	if (e && !late && rerun_matches(e, type, addr, value, check_value)) {
+		rerun_cursor_consume(&r->log, ctx);
 		return e;
 	}
 	/* Only a divergence is put into words: events are on the hot path. */
@@ -404,16 +404,12 @@ static uint64_t key_of(replay *r, uint64_t n)
 {
 	if (!r->streamed)
 		return r->fp.key_of[n - 1];
-	if (n < r->keys_first || n >= r->keys_first + r->nkeys) {
-		avrr_err err;
-		if (db_fingerprint_chunk(r->d, r->fp_config_id, n, &r->keys, &r->keys_cap,
-					 &r->keys_first, &r->nkeys, &err)) {
-			r->nkeys = 0;
-			diverge(r, 0, "the recorded fingerprints", err.msg);
-			return 0;
-		}
+	avrr_err err;
+	const db_fingerprint *f = db_fps_at(&r->keys, r->fp_config_id, n, &err);
+	if (!f) {
+		diverge(r, 0, "the recorded fingerprints", err.msg);
+		return 0;
 	}
-	const db_fingerprint *f = &r->keys[n - r->keys_first];
 	return fpi_key(&r->fp.cfg, f->ra_part, f->hash_part);
 }
 
@@ -426,7 +422,7 @@ static void expect_next(replay *r, uint64_t n)
 	r->next_n = n;
 	r->next_key = n <= r->nirq ? key_of(r, n) : 0;
 	const trace_event *q = !r->o.keep_going && !r->o.oracle && n <= r->nirq
-			       ? trace_cursor_irq(&r->log, n) : NULL;
+			       ? rerun_cursor_irq(&r->log, n) : NULL;
 	r->pending_seq = q ? q->seq : UINT64_MAX;
 	if (r->o.oracle || r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
 		return;
@@ -455,7 +451,7 @@ static void inject(replay *r, uint8_t vector)
 	uint32_t ra = sim_pc(r->s);
 	if (!r->strayed) {
 		const trace_event *q = r->inj_prefix < r->nirq
-				       ? trace_cursor_irq(&r->log, r->inj_prefix + 1) : NULL;
+				       ? rerun_cursor_irq(&r->log, r->inj_prefix + 1) : NULL;
 		if (q && q->icount == r->s->icount && q->addr == vector)
 			r->inj_prefix++;
 		else
@@ -516,7 +512,7 @@ static unsigned false_hit_kind(const fp_index *x, uint64_t key, uint32_t ra, uin
  * interrupts are due there); UINT64_MAX when the log cannot give it. */
 static uint64_t import_irq_icount(replay *r, uint64_t n)
 {
-	const trace_event *e = trace_cursor_irq(&r->log, n);
+	const trace_event *e = rerun_cursor_irq(&r->log, n);
 	return e ? e->icount : UINT64_MAX;
 }
 
@@ -579,7 +575,7 @@ static uint64_t expected_with_key(replay *r, const fp_index *x, uint64_t next,
 				  uint64_t key)
 {
 	for (uint64_t n = next; n < next + r->o.window && n <= r->nirq; n++)
-		if (x->key_of[n - 1] == key && trace_cursor_in_order(&r->log, n, sim_running_vector(r->s)))
+		if (x->key_of[n - 1] == key && rerun_cursor_in_order(&r->log, n, sim_running_vector(r->s)))
 			return n;
 	return 0;
 }
@@ -603,7 +599,7 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	if (r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1) {
 		/* The one key that can match: no need to ask D. */
 		if (key != r->next_key ||
-		    !trace_cursor_in_order(&r->log, r->next_n, sim_running_vector(r->s)))
+		    !rerun_cursor_in_order(&r->log, r->next_n, sim_running_vector(r->s)))
 			return;
 		n = r->next_n;
 	} else if (!(slot = fpi_find(&r->fp, key))) {
@@ -621,7 +617,7 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	}
 	uint8_t vector;
 	if (r->streamed) {
-		const trace_event *q = trace_cursor_irq(&r->log, n);
+		const trace_event *q = rerun_cursor_irq(&r->log, n);
 		if (!q)
 			return;
 		vector = (uint8_t)q->addr;
@@ -699,13 +695,12 @@ static int oracle_key(replay *r, size_t i, uint64_t n, uint64_t *key)
 		a->first = a->n ? from + drop : n;
 		avrr_err err;
 		uint64_t want = a->first + a->n;
-		if (db_fingerprint_chunk(r->d, a->config, want, &r->keys, &r->keys_cap, &r->keys_first,
-					 &r->nkeys, &err)) {
-			r->nkeys = 0;
+		if (!db_fps_at(&r->ahead_fps, a->config, want, &err)) {
 			diverge(r, 0, "the recorded fingerprints", err.msg);
 			return -1;
 		}
-		size_t add = (size_t)(r->keys_first + r->nkeys - want);
+		const db_fps *c = &r->ahead_fps;
+		size_t add = (size_t)(c->first + c->count - want);
 		if (a->n + add > a->cap) {
 			uint64_t *p = realloc(a->key, (a->n + add) * sizeof *p);
 			if (!p) {
@@ -716,7 +711,7 @@ static int oracle_key(replay *r, size_t i, uint64_t n, uint64_t *key)
 			a->cap = a->n + add;
 		}
 		for (size_t k = 0; k < add; k++) {
-			const db_fingerprint *f = &r->keys[want - r->keys_first + k];
+			const db_fingerprint *f = &c->buf[want - c->first + k];
 			a->key[a->n++] = fpi_key(&x->cfg, f->ra_part, f->hash_part);
 		}
 	}
@@ -735,7 +730,7 @@ static int oracle_expected(replay *r, size_t i, uint64_t key)
 		uint64_t k;
 		if (oracle_key(r, i, n, &k))
 			return 0;
-		if (k == key && trace_cursor_in_order(&r->log, n, sim_running_vector(r->s)))
+		if (k == key && rerun_cursor_in_order(&r->log, n, sim_running_vector(r->s)))
 			return 1;
 	}
 	return 0;
@@ -936,7 +931,7 @@ static int add_irq(void *ud, uint8_t vector, uint32_t ra)
  * reset, and every context is a vector. */
 static int index_log(replay *r, avrr_err *err)
 {
-	if (trace_cursor_init(&r->log, r->d, err))
+	if (rerun_cursor_init(&r->log, r->d, err))
 		return -1;
 	r->nirq = r->log.nirq;
 	r->c.interrupts_recorded = r->nirq;
@@ -1009,13 +1004,11 @@ static int counted_fits(const replay *r, const fp_config *c, int stored)
 typedef int (*row_fn)(void *ud, const db_fingerprint *f, uint32_t ra, avrr_err *err);
 
 typedef struct row_walk {
-	db *d;
+	db_fps fps;
 	uint32_t config;
 	row_fn fn;
 	void *ud;
-	db_fingerprint *buf;          /* the chunk of fingerprints read last */
-	size_t cap, count;
-	uint64_t first, n, nirq;      /* n: irq events met */
+	uint64_t n, nirq;             /* n: irq events met */
 	int rc;
 	avrr_err err;
 } row_walk;
@@ -1023,11 +1016,10 @@ typedef struct row_walk {
 /* Interrupt k's row, with its irq event's vector and return address. */
 static int walk_row(row_walk *w, uint64_t k, uint8_t vector, uint32_t ra)
 {
-	if (k >= w->first + w->count &&
-	    db_fingerprint_chunk(w->d, w->config, k, &w->buf, &w->cap, &w->first, &w->count,
-				 &w->err))
+	const db_fingerprint *at = db_fps_at(&w->fps, w->config, k, &w->err);
+	if (!at)
 		return -1;
-	db_fingerprint f = w->buf[k - w->first];
+	db_fingerprint f = *at;
 	f.vector = vector;
 	return w->fn(w->ud, &f, ra, &w->err) ? -1 : 0;
 }
@@ -1038,7 +1030,7 @@ static int walk_irq(void *ud, uint8_t vector, uint32_t ra)
 	row_walk *w = ud;
 	uint64_t k = ++w->n;
 	if (k > w->nirq)
-		return w->rc = avrr_errf(&w->err, "%s: the log changed while read", db_name(w->d));
+		return w->rc = avrr_errf(&w->err, "%s: the log changed while read", db_name(w->fps.d));
 	return w->rc = walk_row(w, k, vector, ra);
 }
 
@@ -1062,12 +1054,13 @@ static int walk_irq_file(const replay *r, row_walk *w)
 
 static int each_row(const replay *r, db *d, uint32_t config, row_fn fn, void *ud, avrr_err *err)
 {
-	row_walk w = { .d = d, .config = config, .fn = fn, .ud = ud, .nirq = r->nirq };
+	row_walk w = { .config = config, .fn = fn, .ud = ud, .nirq = r->nirq };
+	db_fps_open(&w.fps, d);
 	if (db_read_begin(d, err))
 		return -1;
 	int rc = r->irq_file ? walk_irq_file(r, &w) : each_irq(d, walk_irq, &w, err);
 	db_read_end(d);
-	free(w.buf);
+	db_fps_close(&w.fps);
 	if (w.rc)
 		*err = w.err;
 	if (rc || w.rc)
@@ -1233,14 +1226,14 @@ static int collect_row(void *ud, const db_fingerprint *row, avrr_err *err)
 static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_index *x,
 		      avrr_err *err)
 {
-	trace_fpset set;
+	rerun_fpset set;
 	row_sink sink = { 0 };
 	int rerun, rc = -1;
-	if (list_irqs(r, err) || trace_fpset_parse(specs, nspecs, r->s, &set, err))
+	if (list_irqs(r, err) || rerun_fpset_parse(specs, nspecs, r->s, &set, err))
 		return -1;
 	for (unsigned i = 0; i < set.n; i++)
 		set.ids[i] = i;
-	if (trace_compute_fingerprints(r->d, &set, collect_row, &sink, r->o.interrupted, &rerun, err))
+	if (rerun_fingerprints(r->d, &set, collect_row, &sink, r->o.interrupted, &rerun, err))
 		goto out;
 	/* Rows arrive interrupt by interrupt; split them by configuration. */
 	db_fingerprint *mine = malloc((r->nirq + 1) * sizeof *mine);
@@ -1265,7 +1258,7 @@ static int load_specs(replay *r, const char *const *specs, unsigned nspecs, fp_i
 	free(mine);
 out:
 	free(sink.rows);
-	trace_fpset_free(&set);
+	rerun_fpset_free(&set);
 	return rc;
 }
 
@@ -1577,6 +1570,8 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 		return avrr_errf(err, "out of memory");
 	}
 	r->d = d;
+	db_fps_open(&r->keys, d);
+	db_fps_open(&r->ahead_fps, d);
 	r->o = *o;
 	if (!r->o.window)
 		r->o.window = RP_DEFAULT_WINDOW;
@@ -1585,7 +1580,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	db_fp_config *cfgs = NULL;
 	size_t ncfgs = 0;
 	int rc = -1;
-	if (trace_replica_open_cached(r->d, o->fw_cache, &r->rep, err))
+	if (rerun_replica_open_cached(r->d, o->fw_cache, &r->rep, err))
 		goto out;
 	r->s = r->rep.s;
 	/* An import of a device log has positions when its replay at import
@@ -1670,14 +1665,15 @@ void rp_close(replay *r)
 	free(r->groups);
 	fpi_free(&r->fp);
 	fpi_free(&r->full);
-	free(r->keys);
-	trace_cursor_free(&r->log);
+	db_fps_close(&r->keys);
+	db_fps_close(&r->ahead_fps);
+	rerun_cursor_free(&r->log);
 	free(r->ev);
 	free(r->irq_vector);
 	free(r->irq_ra);
 	score_free(r->scorer);
 	free(r->inj);
-	trace_replica_close(&r->rep);
+	rerun_replica_close(&r->rep);
 	devlog_free(&r->dev);
 	db_close(r->d);
 	free(r);
@@ -1689,12 +1685,12 @@ void rp_close(replay *r)
 static void check_log_consumed(replay *r)
 {
 	unsigned ctx = 0;
-	const trace_event *first = trace_cursor_first_left(&r->log, &ctx);
+	const trace_event *first = rerun_cursor_first_left(&r->log, &ctx);
 	if (first) {
 		char want[200];
 		trace_event f = *first;
 		const trace_event *q = f.type == TRACE_IRQ && r->next_n <= r->nirq
-				       ? trace_cursor_irq(&r->log, r->next_n) : NULL;
+				       ? rerun_cursor_irq(&r->log, r->next_n) : NULL;
 		if (q && q->seq == f.seq)
 			describe_irq(r, r->next_n, want, sizeof want);
 		else
@@ -1991,7 +1987,7 @@ size_t rp_consumed(const replay *r, unsigned ctx)
 
 int rp_recorded_interrupt(replay *r, uint64_t n, db_interrupt *q)
 {
-	const trace_event *e = trace_cursor_irq(&r->log, n);
+	const trace_event *e = rerun_cursor_irq(&r->log, n);
 	if (!e) {
 		char why[200];
 		snprintf(why, sizeof why, "the log: %.180s",

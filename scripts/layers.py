@@ -32,6 +32,7 @@ LAYERS = [
     ["trace"],
     ["fingerprint"],
     ["db"],
+    ["rerun"],
     ["recorder"],
     ["device"],
     ["replayer"],
