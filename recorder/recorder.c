@@ -19,6 +19,7 @@
 #include "sim/stimuli.h"
 #include "util/file.h"
 #include "util/version.h"
+#include "rerun/events.h"
 #include "rerun/fingerprints.h"
 #include "rerun/replica.h"
 #include "trace/log.h"
@@ -64,36 +65,22 @@ static void fail(recorder *r)
 	r->stop = 1;
 }
 
-static void log_stamped(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc,
-			uint32_t addr, uint32_t value)
+/* The sink of the hooks' events (rerun/events.h): the log. */
+static void log_stamped(recorder *r, rerun_event x)
 {
 	if (r->failed)
 		return;
-	trace_event e = trace_stamp(&r->log, ctx, type, r->s->icount, sim_cycle(r->s), pc, addr,
-				    value);
+	trace_event e = trace_stamp(&r->log, x.ctx, x.type, r->s->icount, sim_cycle(r->s), x.pc,
+				    x.addr, x.value);
 	if (db_add_event(r->d, &e, r->err))
 		fail(r);
-}
-
-/* An event whose addr and value follow from its kind (trace_implied). */
-static void log_event(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc)
-{
-	uint32_t addr, value;
-	trace_implied(type, ctx, pc, &addr, &value);
-	log_stamped(r, ctx, type, pc, addr, value);
-}
-
-/* A read or write of a traced register by the running context. */
-static void log_access(recorder *r, trace_kind type, uint32_t addr, uint32_t value)
-{
-	log_stamped(r, sim_running_vector(r->s), type, sim_pc(r->s), addr, value);
 }
 
 static void on_irq(void *ud, const sim_irq_point *p)
 {
 	recorder *r = ud;
 	end_gap(r, p);
-	log_event(r, p->vector, TRACE_IRQ, p->ra);
+	log_stamped(r, rerun_irq(p->vector, p->ra));
 	db_interrupt q = {
 		.idx = ++r->interrupts,
 		.icount = p->icount,
@@ -121,19 +108,19 @@ static void on_irq(void *ud, const sim_irq_point *p)
 static void on_reti(void *ud, uint8_t vector)
 {
 	recorder *r = ud;
-	log_event(r, vector, TRACE_RETI, sim_pc(r->s));
+	log_stamped(r, rerun_reti(r->s, vector));
 }
 
 static void on_sleep(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), TRACE_SLEEP, sim_pc(r->s));
+	log_stamped(r, rerun_sleep(r->s));
 }
 
 static void on_reset(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, 0, TRACE_RESET, sim_pc(r->s));
+	log_stamped(r, rerun_reset(r->s));
 	/* The counters restart: a gap begins here. */
 	r->gap_icount = r->s->icount;
 	r->gap_timer = r->gap_transfers = 0;
@@ -142,20 +129,20 @@ static void on_reset(void *ud)
 static void on_wake(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), TRACE_WAKE, sim_pc(r->s));
+	log_stamped(r, rerun_wake(r->s));
 }
 
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
-	log_access(r, TRACE_READ, addr, value);
+	log_stamped(r, rerun_read(r->s, addr, value));
 	return value;
 }
 
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
-	log_access(r, TRACE_WRITE, addr, value);
+	log_stamped(r, rerun_write(r->s, addr, value));
 	if (r->o->uart_tx)
 		for (unsigned n = 0; n < TRACE_UARTS; n++)
 			if (r->udr[n] == addr)
@@ -245,7 +232,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
 		.on_wake = on_wake, .on_reset = on_reset, .on_read = on_read, .on_write = on_write,
 	};
-	log_event(&r, 0, TRACE_RESET, sim_pc(r.s));
+	log_stamped(&r, rerun_reset(r.s));  /* the run starts at one */
 
 	sim_stop why = run(&r);
 	if (r.failed)

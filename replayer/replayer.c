@@ -35,6 +35,7 @@
 #include "util/grow.h"
 #include "replayer/batch.h"
 #include "rerun/cursor.h"
+#include "rerun/events.h"
 #include "replayer/fpindex.h"
 #include "replayer/score.h"
 
@@ -197,25 +198,26 @@ static void describe_irq(replay *r, uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "interrupt %" PRIu64 " (%s)", n, irq);
 }
 
-/* Checks an event of the replay against the next recorded one of its
- * context; returns that recorded event, or NULL after diverging. */
-static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_t addr,
-			      uint32_t value, int check_value)
+/* The source the hooks' events (rerun/events.h) are checked against:
+ * the next recorded event of x's context, returned, or NULL after
+ * diverging. */
+static const trace_event *expect(replay *r, const rerun_event *x, int check_value)
 {
 	if (r->diverged)
 		return NULL;
+	unsigned ctx = x->ctx;
 	const trace_event *e = rerun_cursor_next(&r->log, ctx);
 	/* The log's total order: this context's next event comes after an
 	 * interrupt the replay has not injected, which was missed (or another
 	 * taken in its place).  That names the cause, whatever happened. */
 	int late = e && e->seq > r->pending_seq;
-	if (e && !late && rerun_matches(e, type, addr, value, check_value)) {
+	if (e && !late && rerun_is(e, x, check_value)) {
 		rerun_cursor_consume(&r->log, ctx);
 		return e;
 	}
 	/* Only a divergence is put into words: events are on the hot path. */
 	char want[200], got[160], irq[160];
-	trace_describe(r->s, type, addr, value, check_value, got, sizeof got);
+	trace_describe(r->s, x->type, x->addr, x->value, check_value, got, sizeof got);
 	if (r->log.failed) {
 		snprintf(want, sizeof want, "the log: %.180s", r->log.err.msg);
 		diverge(r, ctx, want, got);
@@ -231,12 +233,11 @@ static const trace_event *expect(replay *r, unsigned ctx, unsigned type, uint32_
 	return NULL;
 }
 
-/* expect() for an event whose addr and value its kind implies. */
-static void expect_implied(replay *r, unsigned ctx, unsigned type, uint32_t pc)
+
+/* expect() for an event checked whole. */
+static void expect_all(replay *r, rerun_event x)
 {
-	uint32_t addr, value;
-	trace_implied(type, ctx, pc, &addr, &value);
-	expect(r, ctx, type, addr, value, 1);
+	expect(r, &x, 1);
 }
 
 /* ---- hooks ------------------------------------------------------------ */
@@ -334,27 +335,29 @@ static int check_device_irq(replay *r, uint8_t vector, const fp_value *v)
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	replay *r = ud;
-	const trace_event *e = expect(r, sim_running_vector(r->s), TRACE_READ, addr, 0, 0);
+	rerun_event x = rerun_read(r->s, addr, value);
+	const trace_event *e = expect(r, &x, 0);
 	uint8_t seen = e ? (uint8_t)e->value : value;
 	if (r->import)
 		check_device_read(r, addr, seen);
 	if (r->nobs)
-		tell_access(r, 0, addr, seen, 0, sim_pc(r->s));
+		tell_access(r, 0, addr, seen, 0, x.pc);
 	return seen;
 }
 
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	replay *r = ud;
-	expect(r, sim_running_vector(r->s), TRACE_WRITE, addr, value, 1);
+	rerun_event x = rerun_write(r->s, addr, value);
+	expect(r, &x, 1);
 	if (r->nobs)
-		tell_access(r, 0, addr, value, 1, sim_pc(r->s));
+		tell_access(r, 0, addr, value, 1, x.pc);
 }
 
 static void on_reti(void *ud, uint8_t vector)
 {
 	replay *r = ud;
-	expect_implied(r, vector, TRACE_RETI, 0);
+	expect_all(r, rerun_reti(r->s, vector));
 	for (unsigned i = 0; i < r->nobs; i++)
 		if (r->obs[i].on_reti)
 			r->obs[i].on_reti(r->obs[i].ud, vector);
@@ -382,19 +385,19 @@ static void on_raise(void *ud, uint8_t vector)
 static void on_sleep(void *ud)
 {
 	replay *r = ud;
-	expect_implied(r, sim_running_vector(r->s), TRACE_SLEEP, 0);
+	expect_all(r, rerun_sleep(r->s));
 }
 
 static void on_wake(void *ud)
 {
 	replay *r = ud;
-	expect_implied(r, sim_running_vector(r->s), TRACE_WAKE, 0);
+	expect_all(r, rerun_wake(r->s));
 }
 
 static void on_reset(void *ud)
 {
 	replay *r = ud;
-	expect_implied(r, 0, TRACE_RESET, 0);
+	expect_all(r, rerun_reset(r->s));
 }
 
 /* The n-th recorded interrupt's key (1 <= n <= nirq) under the replayed
@@ -480,7 +483,7 @@ static void inject(replay *r, uint8_t vector)
 		diverge(r, vector, "an interrupt the MCU can take", got);
 		return;
 	}
-	expect_implied(r, vector, TRACE_IRQ, ra);
+	expect_all(r, rerun_irq(vector, ra));
 	for (unsigned i = 0; i < r->nobs; i++)
 		if (r->obs[i].on_irq)
 			r->obs[i].on_irq(r->obs[i].ud, vector, ra);

@@ -82,14 +82,6 @@ static inline void rerun_cursor_consume(rerun_cursor *c, unsigned ctx)
 /* The n-th irq event (1 <= n <= nirq), or NULL when it cannot be read. */
 const trace_event *rerun_cursor_irq(rerun_cursor *c, uint64_t n);
 
-/* Whether recorded event e is the one observed (its value compared only
- * when check_value: an input read takes the recorded value). */
-static inline int rerun_matches(const trace_event *e, unsigned type, uint32_t addr,
-				uint32_t value, int check_value)
-{
-	return e->type == type && e->addr == addr && (!check_value || e->value == value);
-}
-
 /* Whether the n-th recorded interrupt can happen now by the log's
  * happens-before order, context `running` being the one running: it is its
  * own context's next event, and falls between the running context's last

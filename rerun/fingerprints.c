@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "db/cursor.h"
+#include "rerun/events.h"
 #include "rerun/replica.h"
 
 int rerun_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, rerun_fpset *out,
@@ -126,7 +127,7 @@ static const trace_event *next_irq_event(adder *a)
 }
 
 /* At each interrupt of the re-run: it must be the recorded one. */
-static void rerun_irq(void *ud, const sim_irq_point *p)
+static void check_irq(void *ud, const sim_irq_point *p)
 {
 	adder *a = ud;
 	if (a->failed)
@@ -141,7 +142,8 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 		rerun_failed(a);
 		return;
 	}
-	if (e->icount != p->icount || e->addr != p->vector || e->value != p->ra) {
+	rerun_event x = rerun_irq(p->vector, p->ra);
+	if (e->icount != p->icount || !rerun_is(e, &x, 1)) {
 		avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
 			  ": recorded vector %u at icount %" PRIu64 " (ra 0x%04x), re-run vector %u"
 			  " at icount %" PRIu64 " (ra 0x%04x)", n, e->addr, e->icount, e->value,
@@ -190,7 +192,7 @@ static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
 	if (db_log_counts(a->d, &nev, &a->nirq_events, err) ||
 	    (r.run.has_ground_truth && db_digests_open(a->d, &a->truth, err)))
 		goto out;
-	r.s->hooks = (sim_hooks){ .ud = a, .on_irq = rerun_irq };
+	r.s->hooks = (sim_hooks){ .ud = a, .on_irq = check_irq };
 	/* In slices, so that an interruption is noticed. */
 	while (r.s->icount < r.run.instructions && !a->failed) {
 		if (interrupted && *interrupted) {
