@@ -7,6 +7,7 @@
  * replay: one fingerprint and one probe per boundary.
  */
 #include "replayer/internal.h"
+#include "replayer/score.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -29,7 +30,7 @@
 /* The n-th recorded interrupt's key (1 <= n <= nirq) under the replayed
  * configuration: from D, or from its chunk when streamed.  0 after
  * diverging when it cannot be read. */
-uint64_t fpr_key_of(replay *r, uint64_t n)
+static uint64_t fpr_key_of(replay *r, uint64_t n)
 {
 	if (!r->streamed)
 		return r->fp.key_of[n - 1];
@@ -50,10 +51,10 @@ static void fpr_expect_next(replay *r, uint64_t n)
 {
 	r->next_n = n;
 	r->next_key = n <= r->nirq ? fpr_key_of(r, n) : 0;
-	const trace_event *q = !r->o.keep_going && !r->o.oracle && n <= r->nirq
+	const trace_event *q = !r->o.keep_going && n <= r->nirq
 			       ? rerun_cursor_irq(&r->log, n) : NULL;
 	r->pending_seq = q ? q->seq : UINT64_MAX;
-	if (r->o.oracle || r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
+	if (r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
 		return;
 	const fp_config *c = &r->fp.cfg;
 	r->s->boundary_gap = 0;  /* new bits: the sim looks afresh */
@@ -157,27 +158,14 @@ static void fingerprint_boundary(replay *r, const fp_state *st)
 	} else {
 		vector = r->irq_vector[n - 1];
 	}
-	if (replay_vetoed(r, n, vector, key))
-		return;
-	if (r->import && import_irq_icount(r, n) != r->s->icount) {
-		/* faithful or loud: the import's replay entered it elsewhere */
-		char want[240], irq[200], got[96];
-		replay_describe_irq(r, n, irq, sizeof irq);
-		snprintf(want, sizeof want, "%.190s at icount %" PRIu64, irq,
-			 import_irq_icount(r, n));
-		snprintf(got, sizeof got, "its fingerprint matching at icount %" PRIu64,
-			 r->s->icount);
-		replay_diverge(r, sim_running_vector(r->s), want, got);
-		return;
-	}
-	if (r->import && import_check_irq(r, vector, &v))
+	if (replay_vetoed(r, n, vector, key, &v))
 		return;
 	r->c.injected++;
 	replay_inject(r, vector);
 	fpr_expect_next(r, n + 1);
 }
 
-void fpr_on_boundary(void *ud)
+static void fpr_on_boundary(void *ud)
 {
 	replay *r = ud;
 	if (r->diverged)
@@ -188,7 +176,7 @@ void fpr_on_boundary(void *ud)
 					    .transfers = replay_transfers(r) });
 }
 
-int fpr_open(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err *err)
+static int fpr_open(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err *err)
 {
 	const db_fp_config *c;
 	if (r->o.fp_name) {
@@ -255,3 +243,43 @@ int rp_fingerprints_here(replay *r,
 	free(cfgs);
 	return rc ? -1 : 0;
 }
+
+/* The scorer, when the recording has its ground truth. */
+static int fpr_attach(replay *r, avrr_err *err)
+{
+	if (r->scored && !(r->scorer = score_attach(r, r->ntruth, !r->o.keep_going, &r->c, err)))
+		return -1;
+	return 0;
+}
+
+static int fpr_reads_sic(const replay *r)
+{
+	return replay_counts_sic(&r->fp.cfg);
+}
+
+static void fpr_count(replay *r)
+{
+	/* Missed so far: passed without a correct injection.  The current
+	 * boundary has been decided, so it counts too. */
+	if (r->scorer)
+		score_settle(r->scorer, r->s->icount + 1);
+}
+
+static const char *fpr_config_name(const replay *r)
+{
+	return r->fp.cfg.name;
+}
+
+static void fpr_close(replay *r)
+{
+	fpi_free(&r->fp);
+	fpi_free(&r->full);
+	db_fps_close(&r->keys);
+	score_free(r->scorer);
+}
+
+const rp_decider fpr_decider = {
+	.open = fpr_open, .on_boundary = fpr_on_boundary, .attach = fpr_attach,
+	.reads_sic = fpr_reads_sic, .count = fpr_count, .config_name = fpr_config_name,
+	.close = fpr_close,
+};

@@ -4,11 +4,13 @@
  *
  * replayer.c is the core every mode runs on: the event check (expect),
  * the injection, divergence, the observers, the hooks and the run.  At
- * each boundary one decider chooses whether an interrupt is entered:
- * decide.c (fingerprint replay) or oracle.c (the oracle, which follows the
- * ground truth and scores many configurations).  index.c loads what they
- * decide from (the log's interrupts, each configuration's D); import.c
- * checks an import's replay against the device log it keeps.
+ * each boundary one decider (rp_decider) chooses whether an interrupt is
+ * entered: decide.c's (fingerprint replay) or oracle.c's (the oracle,
+ * which follows the ground truth and scores many configurations); the
+ * core calls only the table.  index.c loads what they decide from (the
+ * log's interrupts, each configuration's D).  Two observers watch a
+ * fingerprint replay as a front-end's would: the scorer (score.c) and an
+ * import's checks against the device log it keeps (import.c).
  */
 #ifndef AVRR_REPLAYER_INTERNAL_H
 #define AVRR_REPLAYER_INTERNAL_H
@@ -23,7 +25,6 @@
 #include "replayer/batch.h"
 #include "replayer/fpindex.h"
 #include "replayer/replayer.h"
-#include "replayer/score.h"
 #include "rerun/cursor.h"
 #include "rerun/replica.h"
 
@@ -46,8 +47,25 @@ typedef struct sel_group {
 	rp_batch *batch;            /* NULL: evaluated at each boundary */
 } sel_group;
 
+/* A decider: what one mode does at each boundary (whether an interrupt
+ * is entered there) and around the run.  The core calls it, never a mode
+ * by name. */
+typedef struct rp_decider {
+	/* Readies r to decide, from the stored configurations cfgs[0..ncfgs). */
+	int (*open)(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err *err);
+	void (*on_boundary)(void *ud);       /* the sim's boundary hook, ud = r */
+	/* Once the hooks are set: its observers (NULL: none). */
+	int (*attach)(replay *r, avrr_err *err);
+	int (*reads_sic)(const replay *r);   /* whether a configuration counts sic */
+	void (*count)(replay *r);            /* r->c brought up to here */
+	const char *(*config_name)(const replay *r);
+	void (*settle)(replay *r);           /* at the end of rp_run (NULL: nothing) */
+	void (*close)(replay *r);            /* what open made, as far as it came */
+} rp_decider;
+
 struct replay {
 	rp_options o;
+	const rp_decider *dec;        /* the mode's: fpr_decider or oracle_decider */
 	db *d;
 	rerun_replica rep;
 	sim *s;
@@ -63,7 +81,7 @@ struct replay {
 	 * each one's icount, cycle and vector are its irq event's, read from
 	 * the log as the replay comes to it (rp_recorded_interrupt). */
 	size_t ntruth, truth_pos;     /* the oracle's next recorded interrupt */
-	rp_scorer *scorer;            /* a fingerprint replay's, when scored */
+	struct rp_scorer *scorer;     /* a fingerprint replay's, when scored */
 
 	fp_index fp;                  /* fingerprint replay's D */
 	/* Sequence matching one interrupt ahead needs only the next expected
@@ -125,16 +143,7 @@ struct replay {
 	int import;
 	uint16_t sic_addr;
 	unsigned sic_bytes;
-	/* An import's device log, kept in it (db_get_device_log): each input
-	 * read and interrupt of the device, checked as the replay comes to
-	 * it; dev_at of them met so far.  The tracer's own Timer1 overflows
-	 * (ovf_vector, or -1) and the reads of the log register or of inputs
-	 * the device did not log are the import's replay's, not in it. */
-	devlog dev;
-	size_t ndev, dev_at, dev_reads, dev_irqs;
-	int ovf_vector;
-	uint16_t log_reg;
-	uint8_t device_input[FP_INPUT_SPACE];
+	struct rp_import *imp;        /* its checks against the device log (import.c) */
 };
 
 /* The software instruction counter a fingerprint reads here. */
@@ -163,26 +172,21 @@ static inline unsigned replay_false_hit_kind(const fp_index *x, uint64_t key, ui
 /* ---- replayer.c: the core ------------------------------------------- */
 
 void replay_truth_next(replay *r, uint64_t icount);
+int replay_counts_sic(const fp_config *c);
 void replay_diverge(replay *r, unsigned ctx, const char *expected, const char *actual);
 void replay_describe_irq(replay *r, uint64_t n, char *buf, size_t len);
 void replay_inject(replay *r, uint8_t vector);
-int replay_vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key);
+int replay_vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key, const fp_value *v);
 uint64_t replay_expected_with_key(replay *r, const fp_index *x, uint64_t next,
 				  uint64_t key);
 
 /* ---- decide.c: the fingerprint decider ------------------------------- */
 
-uint64_t fpr_key_of(replay *r, uint64_t n);
-void fpr_on_boundary(void *ud);
-int fpr_open(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err *err);
+extern const rp_decider fpr_decider;
 
 /* ---- oracle.c: the oracle -------------------------------------------- */
 
-void oracle_on_boundary(void *ud);
-int oracle_open(replay *r, const db_fp_config *cfgs, size_t ncfgs,
-		avrr_err *err);
-void oracle_settle(replay *r);
-void oracle_close(replay *r);
+extern const rp_decider oracle_decider;
 
 /* ---- index.c: the log's interrupts and each configuration's D --------- */
 
@@ -200,11 +204,17 @@ int index_load_all_stored(const replay *r, const db_fp_config **cfg,
 
 /* ---- import.c: an import's replay against its device log ------------- */
 
-void import_describe_next(const replay *r, char *buf, size_t n);
-void import_check_read(replay *r, uint16_t addr, uint8_t value);
-int import_check_irq(replay *r, uint8_t vector, const fp_value *v);
-uint64_t import_irq_icount(replay *r, uint64_t n);
+typedef struct rp_import rp_import;
+/* Reads the device log the import keeps into r->imp (freed by
+ * import_free, failing or not). */
 int import_open(replay *r, avrr_err *err);
-void import_missed(replay *r, uint64_t due);
+/* Watches the device's inputs trace/log.h does not trace. */
+int import_watch_inputs(rp_import *m, avrr_err *err);
+/* Observes the replay from now on: its checks, before any other
+ * observer's. */
+int import_attach(rp_import *m, avrr_err *err);
+/* At the end of the recording: the device's log must be consumed too. */
+void import_check_end(rp_import *m);
+void import_free(rp_import *m);       /* NULL: nothing */
 
 #endif

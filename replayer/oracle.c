@@ -237,7 +237,7 @@ static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state 
 
 /* The oracle's hook.  Most boundaries only queue: that path is kept
  * short, for it runs at nearly every instruction. */
-void oracle_on_boundary(void *ud)
+static void oracle_on_boundary(void *ud)
 {
 	replay *r = ud;
 	if (r->s->icount >= r->truth_next || r->unbatched) {
@@ -317,8 +317,8 @@ static int make_groups(replay *r, avrr_err *err)
 	return 0;
 }
 
-int oracle_open(replay *r, const db_fp_config *cfgs, size_t ncfgs,
-		avrr_err *err)
+static int oracle_open(replay *r, const db_fp_config *cfgs, size_t ncfgs,
+		       avrr_err *err)
 {
 	/* The oracle builds and frees hundreds of MB of tables on three
 	 * threads; with glibc's heaps growing 128 KB at a time, the kernel
@@ -382,7 +382,7 @@ int oracle_open(replay *r, const db_fp_config *cfgs, size_t ncfgs,
 }
 
 /* Waits for the oracle's queued boundaries and adds them to its results. */
-void oracle_settle(replay *r)
+static void oracle_settle(replay *r)
 {
 	for (size_t k = 0; k < r->ngroups; k++)
 		if (r->groups[k].batch)
@@ -390,7 +390,7 @@ void oracle_settle(replay *r)
 }
 
 /* Frees what oracle_open made (as far as it came). */
-void oracle_close(replay *r)
+static void oracle_close(replay *r)
 {
 	for (size_t i = 0; r->oracle && i < r->nconfigs; i++)
 		fpi_free(&r->oracle[i]);
@@ -405,4 +405,34 @@ void oracle_close(replay *r)
 	free(r->batches);
 	free(r->results);
 	free(r->groups);
+	db_fps_close(&r->ahead_fps);
 }
+
+/* Whether any configuration evaluated reads the software instruction
+ * counter, which the sim then has to keep. */
+static int oracle_reads_sic(const replay *r)
+{
+	for (size_t i = 0; i < r->nconfigs; i++)
+		if (replay_counts_sic(&r->oracle[i].cfg))
+			return 1;
+	return 0;
+}
+
+static void oracle_count(replay *r)
+{
+	r->c.missed = 0;
+	for (size_t i = 0; i < r->nconfigs; i++)
+		r->c.missed += r->results[i].missed;
+}
+
+static const char *oracle_config_name(const replay *r)
+{
+	(void)r;
+	return NULL;  /* many: rp_oracle_results */
+}
+
+const rp_decider oracle_decider = {
+	.open = oracle_open, .on_boundary = oracle_on_boundary, .reads_sic = oracle_reads_sic,
+	.count = oracle_count, .config_name = oracle_config_name, .settle = oracle_settle,
+	.close = oracle_close,
+};

@@ -122,8 +122,6 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 	rerun_event x = rerun_read(r->s, addr, value);
 	const trace_event *e = expect(r, &x, 0);
 	uint8_t seen = e ? (uint8_t)e->value : value;
-	if (r->import)
-		import_check_read(r, addr, seen);
 	if (r->nobs)
 		tell_access(r, 0, addr, seen, 0, x.pc);
 	return seen;
@@ -236,9 +234,10 @@ static int on_step(void *ud)
 
 /* Tells the observers of the match about to be injected; whether one
  * vetoed it.  How a false one was fooled, they ask (rp_classify_hit). */
-int replay_vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key)
+int replay_vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key, const fp_value *v)
 {
-	rp_hit h = { .n = n, .vector = vector, .key = key };
+	rp_hit h = { .n = n, .vector = vector, .key = key, .ra_part = v->ra_part,
+		     .hash_part = v->hash_part };
 	for (unsigned i = 0; i < r->nobs; i++)
 		if (r->obs[i].on_match && r->obs[i].on_match(r->obs[i].ud, &h))
 			return 1;
@@ -257,22 +256,10 @@ uint64_t replay_expected_with_key(replay *r, const fp_index *x, uint64_t next,
 	return 0;
 }
 
-static int counts_transfers(const fp_config *c)
+int replay_counts_sic(const fp_config *c)
 {
 	for (unsigned i = 0; i < c->ncounters; i++)
 		if (c->counter[i].kind == FP_COUNT_SIC)
-			return 1;
-	return 0;
-}
-
-/* Whether any configuration replayed reads the software instruction
- * counter, which the sim then has to keep. */
-static int needs_transfers(const replay *r)
-{
-	if (!r->o.oracle)
-		return counts_transfers(&r->fp.cfg);
-	for (size_t i = 0; i < r->nconfigs; i++)
-		if (counts_transfers(&r->oracle[i].cfg))
 			return 1;
 	return 0;
 }
@@ -295,13 +282,13 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 		return avrr_errf(err, "out of memory");
 	}
 	r->d = d;
+	r->dec = o->oracle ? &oracle_decider : &fpr_decider;
 	db_fps_open(&r->keys, d);
 	db_fps_open(&r->ahead_fps, d);
 	r->o = *o;
 	if (!r->o.window)
 		r->o.window = RP_DEFAULT_WINDOW;
 	r->pending_seq = UINT64_MAX;
-	r->ovf_vector = -1;
 	db_fp_config *cfgs = NULL;
 	size_t ncfgs = 0;
 	int rc = -1;
@@ -332,32 +319,26 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 		r->ntruth = r->nirq;  /* db_open checked: one per irq event */
 		r->c.scored = r->scored = 1;
 	}
-	if (o->oracle ? oracle_open(r, cfgs, ncfgs, err)
-		      : fpr_open(r, cfgs, ncfgs, err))
+	if (r->dec->open(r, cfgs, ncfgs, err))
 		goto out;
 	if (r->import && import_open(r, err))
 		goto out;
 	if (trace_watch_io(r->s, err))
 		goto out;
-	/* An import's log also holds the device's reads of inputs trace/log.h
-	 * does not trace (devlog_input_names: ICRn, ...), but for the log's
-	 * own register, which the import's replay watched only if traced. */
-	uint8_t inputs[FP_INPUT_SPACE];
-	if (r->import && r->s->names && devlog_inputs(r->s->names, inputs))
-		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
-			if (inputs[a] && a != r->log_reg && sim_watch_read(r->s, (uint16_t)a, err))
-				goto out;
+	if (r->imp && import_watch_inputs(r->imp, err))
+		goto out;
 	sim_set_replay(r->s, 1);
-	sim_count_transfers(r->s, needs_transfers(r));
+	/* The software instruction counter: kept only if a configuration
+	 * reads it. */
+	sim_count_transfers(r->s, r->dec->reads_sic(r));
 	sim_set_tap(r->s, r->tap);
 	r->s->hooks = (sim_hooks){
-		.ud = r, .on_boundary = o->oracle ? oracle_on_boundary : fpr_on_boundary,
+		.ud = r, .on_boundary = r->dec->on_boundary,
 		.on_read = on_read, .on_write = on_write,
 		.on_reti = on_reti, .on_sleep = on_sleep, .on_wake = on_wake, .on_reset = on_reset,
 		.on_insn = on_insn, .on_raise = on_raise,
 	};
-	if (r->scored && !o->oracle &&
-	    !(r->scorer = score_attach(r, r->ntruth, !o->keep_going, &r->c, err)))
+	if ((r->imp && import_attach(r->imp, err)) || (r->dec->attach && r->dec->attach(r, err)))
 		goto out;
 	rc = 0;
 out:
@@ -375,19 +356,14 @@ void rp_close(replay *r)
 		return;
 	if (r->irq_file)
 		fclose(r->irq_file);
-	oracle_close(r);
-	fpi_free(&r->fp);
-	fpi_free(&r->full);
-	db_fps_close(&r->keys);
-	db_fps_close(&r->ahead_fps);
+	r->dec->close(r);
 	rerun_cursor_free(&r->log);
 	free(r->ev);
 	free(r->irq_vector);
 	free(r->irq_ra);
-	score_free(r->scorer);
 	free(r->inj);
 	rerun_replica_close(&r->rep);
-	devlog_free(&r->dev);
+	import_free(r->imp);
 	db_close(r->d);
 	free(r);
 }
@@ -408,12 +384,8 @@ static void check_log_consumed(replay *r)
 			trace_describe(r->s, f.type, f.addr, f.value, 1, want, sizeof want);
 		replay_diverge(r, ctx, want, "the end of the recording");
 	}
-	if (!r->diverged && r->import && r->dev_at < r->ndev) {
-		char want[200], next[160];
-		import_describe_next(r, next, sizeof next);
-		snprintf(want, sizeof want, "the device's log's next: %s", next);
-		replay_diverge(r, 0, want, "the end of the recording");
-	}
+	if (r->imp)
+		import_check_end(r->imp);
 }
 
 /* Ends the slice [icount, *limit) / cycles before *clim at the points
@@ -441,21 +413,13 @@ static rp_stop run_until(replay *r, uint64_t until)
 			return RP_STOPPED;
 		/* Slices end where an observer needs a point decided (the
 		 * scorer: the next recorded interrupt's icount, then, asleep
-		 * there, its cycle); and after a while of sleep too, so a stop
+		 * there, its cycle; an import's checks: just past it, to see
+		 * that it came); and after a while of sleep too, so a stop
 		 * request is seen while the CPU sleeps. */
 		uint64_t limit = r->s->icount + (1u << 18), clim = sim_cycle(r->s) + (1u << 24);
 		limit = limit < target ? limit : target;
 		slice_at_due(r, &limit, &clim);
-		/* An import: the next interrupt is due at its stored icount; the
-		 * slice ends just past it, to see that it came. */
-		uint64_t due = r->import && r->next_n <= r->nirq
-			       ? import_irq_icount(r, r->next_n) : UINT64_MAX;
-		if (due < UINT64_MAX && r->s->icount <= due && due + 1 < limit)
-			limit = due + 1;
 		sim_stop why = sim_run(r->s, limit, clim, &r->stop);
-		if (due < UINT64_MAX && !r->diverged && r->s->icount > due &&
-		    r->next_n <= r->nirq && import_irq_icount(r, r->next_n) == due)
-			import_missed(r, due);
 		for (unsigned i = 0; i < r->nobs && !r->diverged; i++)
 			if (r->obs[i].on_slice)
 				r->obs[i].on_slice(r->obs[i].ud);
@@ -489,7 +453,8 @@ static rp_stop run_until(replay *r, uint64_t until)
 rp_stop rp_run(replay *r, uint64_t until)
 {
 	rp_stop why = run_until(r, until);
-	oracle_settle(r);
+	if (r->dec->settle)
+		r->dec->settle(r);
 	return why;
 }
 
@@ -505,7 +470,8 @@ rp_stop rp_run_reporting(replay *r, uint64_t until,
 		if (progress)
 			progress(ud, rp_icount(r), until);
 	} while (why == RP_LIMIT && rp_icount(r) < until);
-	oracle_settle(r);
+	if (r->dec->settle)
+		r->dec->settle(r);
 	return why;
 }
 
@@ -521,21 +487,13 @@ uint64_t rp_length(const replay *r)
 
 const char *rp_config_name(const replay *r)
 {
-	return r->o.oracle ? NULL : r->fp.cfg.name;
+	return r->dec->config_name(r);
 }
 
 const rp_counters *rp_get_counters(replay *r)
 {
 	r->c.instructions = r->s->icount;
-	if (r->o.oracle) {
-		r->c.missed = 0;
-		for (size_t i = 0; i < r->nconfigs; i++)
-			r->c.missed += r->results[i].missed;
-	} else if (r->scorer) {
-		/* Missed so far: passed without a correct injection.  The
-		 * current boundary has been decided, so it counts too. */
-		score_settle(r->scorer, r->s->icount + 1);
-	}
+	r->dec->count(r);
 	return &r->c;
 }
 
