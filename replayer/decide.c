@@ -7,25 +7,10 @@
  * replay: one fingerprint and one probe per boundary.
  */
 #include "replayer/internal.h"
-#include "replayer/score.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <malloc.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "device/devreplay.h"
-#include "fingerprint/instrument.h"
-#include "rerun/events.h"
-#include "rerun/fingerprints.h"
-#include "trace/log.h"
-#include "util/digest.h"
-#include "util/extsort.h"
-#include "util/grow.h"
+#include "replayer/score.h"
 
 /* The n-th recorded interrupt's key (1 <= n <= nirq) under the replayed
  * configuration: from D, or from its chunk when streamed.  0 after

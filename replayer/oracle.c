@@ -8,23 +8,11 @@
  */
 #include "replayer/internal.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "device/devreplay.h"
-#include "fingerprint/instrument.h"
-#include "rerun/events.h"
-#include "rerun/fingerprints.h"
-#include "trace/log.h"
-#include "util/digest.h"
-#include "util/extsort.h"
-#include "util/grow.h"
 
 /* A new boundary: nothing of g(s) is known yet. */
 static void group_forget(sel_group *g)

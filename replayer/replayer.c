@@ -9,22 +9,14 @@
  */
 #include "replayer/internal.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "device/devreplay.h"
-#include "fingerprint/instrument.h"
 #include "rerun/events.h"
-#include "rerun/fingerprints.h"
 #include "trace/log.h"
-#include "util/digest.h"
-#include "util/extsort.h"
 #include "util/grow.h"
 
 /* Where the oracle's fast path ends: the tap's boundaries too. */
