@@ -195,7 +195,7 @@ static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state 
 {
 	uint64_t icount = r->s->icount;
 	db_interrupt q = { 0 };
-	if (r->truth_pos < r->ntruth && rp_recorded_interrupt(r, r->truth_pos + 1, &q))
+	if (r->truth_pos < r->ntruth && replay_recorded_irq(r, r->truth_pos + 1, &q))
 		return;
 	if (r->truth_pos < r->ntruth && q.icount < icount) {
 		char want[96];
@@ -220,7 +220,7 @@ static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state 
 	}
 	if (!r->diverged)
 		replay_truth_next(r, r->truth_pos < r->ntruth &&
-				  !rp_recorded_interrupt(r, r->truth_pos + 1, &q) ? q.icount : UINT64_MAX);
+				  !replay_recorded_irq(r, r->truth_pos + 1, &q) ? q.icount : UINT64_MAX);
 }
 
 /* The oracle's hook.  Most boundaries only queue: that path is kept

@@ -236,18 +236,6 @@ int replay_vetoed(replay *r, uint64_t n, uint8_t vector, uint64_t key, const fp_
 	return 0;
 }
 
-/* Sequence matching: the first of the `window` interrupts expected from
- * the next-th on whose key is `key` and that the log's order allows here,
- * or 0. */
-uint64_t replay_expected_with_key(replay *r, const fp_index *x, uint64_t next,
-				  uint64_t key)
-{
-	for (uint64_t n = next; n < next + r->o.window && n <= r->nirq; n++)
-		if (x->key_of[n - 1] == key && rerun_cursor_in_order(&r->log, n, sim_running_vector(r->s)))
-			return n;
-	return 0;
-}
-
 int replay_counts_sic(const fp_config *c)
 {
 	for (unsigned i = 0; i < c->ncounters; i++)
@@ -612,19 +600,18 @@ size_t rp_consumed(const replay *r, unsigned ctx)
 	return ctx < 256 ? r->log.consumed[ctx] : 0;
 }
 
+int replay_irq_unreadable(replay *r)
+{
+	char why[200];
+	snprintf(why, sizeof why, "the log: %.180s",
+		 r->log.failed ? r->log.err.msg : "an interrupt it lacks");
+	replay_diverge(r, 0, "interrupt's irq event", why);
+	return -1;
+}
+
 int rp_recorded_interrupt(replay *r, uint64_t n, db_interrupt *q)
 {
-	const trace_event *e = rerun_cursor_irq(&r->log, n);
-	if (!e) {
-		char why[200];
-		snprintf(why, sizeof why, "the log: %.180s",
-			 r->log.failed ? r->log.err.msg : "an interrupt it lacks");
-		replay_diverge(r, 0, "interrupt's irq event", why);
-		return -1;
-	}
-	*q = (db_interrupt){ .idx = n, .icount = e->icount, .cycle = e->cycle, .vector = e->addr,
-			     .ra = e->value };
-	return 0;
+	return replay_recorded_irq(r, n, q);
 }
 
 void rp_describe_event(const replay *r, const trace_event *e, char *buf, size_t n)
