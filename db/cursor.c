@@ -53,15 +53,12 @@ void db_fps_open(db_fps *f, db *d)
 	*f = (db_fps){ .d = d };
 }
 
-const db_fingerprint *db_fps_at(db_fps *f, uint32_t config, uint64_t n, avrr_err *err)
+const db_fingerprint *db_fps_read(db_fps *f, uint32_t config, uint64_t n, avrr_err *err)
 {
-	if (config != f->config || n < f->first || n >= f->first + f->count) {
-		f->config = config;
-		/* On failure the count is 0: nothing stale is served after. */
-		if (db_fingerprint_chunk(f->d, config, n, &f->buf, &f->cap, &f->first, &f->count,
-					 err))
-			return NULL;
-	}
+	f->config = config;
+	/* On failure the count is 0: nothing stale is served after. */
+	if (db_fingerprint_chunk(f->d, config, n, &f->buf, &f->cap, &f->first, &f->count, err))
+		return NULL;
 	return &f->buf[n - f->first];
 }
 

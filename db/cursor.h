@@ -48,11 +48,21 @@ typedef struct db_fps {
 } db_fps;
 
 void db_fps_open(db_fps *f, db *d);
+/* db_fps_at's read of the chunk that holds configuration config's n-th. */
+const db_fingerprint *db_fps_read(db_fps *f, uint32_t config, uint64_t n, avrr_err *err);
+
 /* Configuration config's n-th fingerprint (with config, n, ra_part,
  * hash_part and input key, as db_fingerprint_chunk gives them; valid
  * until the next call), read with its chunk unless that is the one read
- * last.  NULL on failure (err), after which nothing is held. */
-const db_fingerprint *db_fps_at(db_fps *f, uint32_t config, uint64_t n, avrr_err *err);
+ * last.  NULL on failure (err), after which nothing is held.  Inline: the
+ * oracle's loading asks it once per interrupt per configuration. */
+static inline const db_fingerprint *db_fps_at(db_fps *f, uint32_t config, uint64_t n,
+					      avrr_err *err)
+{
+	if (config == f->config && n >= f->first && n - f->first < f->count)
+		return &f->buf[n - f->first];
+	return db_fps_read(f, config, n, err);
+}
 void db_fps_close(db_fps *f);
 
 #endif
