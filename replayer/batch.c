@@ -129,6 +129,13 @@ static void tap_full(void *ud)
 rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n,
 		    uint32_t data_size, unsigned table_bits)
 {
+	return batch_new_opts(members, results, n, data_size, table_bits, NULL);
+}
+
+rp_batch *batch_new_opts(const fp_index **members, rp_oracle_result **results, unsigned n,
+			 uint32_t data_size, unsigned table_bits, const batch_opts *o)
+{
+	unsigned off = o ? o->off : 0;
 	rp_batch *b = calloc(1, sizeof *b);
 	batch_eval *s = calloc(1, sizeof *s);
 	if (!b || !s) {
@@ -157,6 +164,10 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 	for (unsigned j = 0; j < n; j++)
 		ntabled += tabled(members[j]) != 0;
 	s->nev = cpus > 1 && ntabled < n ? (unsigned)cpus : 1;
+	if (o && o->evaluators)
+		s->nev = o->evaluators;
+	if (off & BATCH_NO_THREADS)
+		s->nev = 1;
 	if (!(s->ev = calloc(s->nev, sizeof *s->ev))) {
 		batch_free(b);
 		return NULL;
@@ -180,6 +191,7 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 			return NULL;
 		}
 		e->id = k;
+		e->off = off;
 		for (unsigned j = 0; j < n; j++) {
 			e->members[e->nmembers++] = members[j];
 			widen_hash_bits(e->hash_bits, &members[j]->cfg);
@@ -187,11 +199,11 @@ rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsign
 			e->tb.ntabled += e->tb.tabled[j] != 0;
 			e->tb.nwide += e->tb.tabled[j] == 2;
 		}
-		e->cl.fast_ok = e->tb.ntabled == n;
+		e->cl.fast_ok = e->tb.ntabled == n && !(off & BATCH_NO_CLASSES);
 	}
 	/* Without threads the queues are evaluated as they fill. */
 	unsigned started = 0;
-	while (started < s->nev &&
+	while (!(off & BATCH_NO_THREADS) && started < s->nev &&
 	       pthread_create(&s->ev[started].thread, NULL, evaluate_queues, &s->ev[started]) == 0)
 		started++;
 	s->threaded = started == s->nev;

@@ -78,12 +78,23 @@ static void eval_member_rows(evaluator *e, const uint32_t *ra_at, unsigned j, un
 	res->missed += nm - e->pd.rstart[e->pd.nras] - correct;
 }
 
+/* Whether new state k's g(s) was recorded with member x's fingerprint key:
+ * an index of bitmaps only (fpi_build's sets_only) does not know that of
+ * a round-robin member, whose recorded hash kinds differ by address. */
+static int input_dup(const evaluator *e, const fp_index *x, unsigned k, uint64_t key,
+		     uint64_t ra_part, uint64_t hash_part)
+{
+	if (x->cfg.round_robin && !x->key_of)
+		return rr_input_at(e, &x->cfg, k, ra_part, hash_part);
+	return fpi_has_input(x, key, e->pd.g[k]);
+}
+
 /* Member j over the nm states of the batch at ra_at[]: counts those at
  * recorded interrupts, and leaves the others' outcomes in out[]. */
 static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigned nm)
 {
 	const fp_index *x = e->members[j];
-	if (x->by_part.bits && x->by_ra.bits) {
+	if (x->by_part.bits && x->by_ra.bits && !(e->off & BATCH_NO_BITMAPS)) {
 		eval_member_rows(e, ra_at, j, nm);
 		return;
 	}
@@ -96,7 +107,8 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 		/* A round-robin marker here is a code region: it needs only ra. */
 		fp_hash_kind kind = c->round_robin ? fp_pick_hash(c, &(fp_state){ .ra = ra })
 						   : c->hash;
-		uint64_t key = fpi_key(c, ra_part, fp_hash_narrow(kind, e->pd.h[kind][k], c->hash_bits));
+		uint64_t hash_part = fp_hash_narrow(kind, e->pd.h[kind][k], c->hash_bits);
+		uint64_t key = fpi_key(c, ra_part, hash_part);
 		int hit = fpi_ra_possible(x, ra_part) && fpi_contains(x, key);
 		if (k >= e->pd.rstart[e->pd.nras]) {  /* a recorded interrupt */
 			correct += hit;
@@ -106,7 +118,7 @@ static void eval_member(evaluator *e, const uint32_t *ra_at, unsigned j, unsigne
 		unsigned o = 0;
 		if (hit)
 			o = OUT_HIT | (fpi_has_ra(x, key, ra) ? OUT_LOOP : 0) |
-			    (e->pd.in[k] && fpi_has_input(x, key, e->pd.g[k]) ? OUT_INPUT : 0);
+			    (e->pd.in[k] && input_dup(e, x, k, key, ra_part, hash_part) ? OUT_INPUT : 0);
 		out[(size_t)k * e->nmembers] = (uint8_t)o;
 	}
 	rp_oracle_result *res = &e->results[j];
@@ -171,7 +183,7 @@ static void flush_slow(evaluator *e, unsigned nm)
 	 * it until the table is settled; without the table (it rests), each
 	 * boundary counts under its vector too, which costs a lookup where
 	 * counting it for every member cost hundreds of instructions. */
-	int room = !batch_vectors_room(e);
+	int room = !(e->off & BATCH_NO_STATES) && !batch_vectors_room(e);
 	for (unsigned k = 0; k < e->pd.rstart[e->pd.nras]; k++) {
 		const uint8_t *v = e->pd.out + (size_t)k * e->nmembers;
 		if (e->pd.state_at[k] != NO_STATE) {

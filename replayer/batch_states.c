@@ -83,13 +83,17 @@ static inline __attribute__((always_inline)) void
 evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w, const uint8_t *truth,
 	       unsigned count, unsigned nev)
 {
-	if (!e->st.rest) {
+	int states = !(e->off & BATCH_NO_STATES), links = !(e->off & BATCH_NO_LINKS);
+	if (states && !e->st.rest) {
 		states_make_room(e);
-	} else if (e->st.rest--, ids_full(e)) {
-		batch_flush_pending(e);
-		batch_settle_counts(e, 1);
+	} else {
+		e->st.rest -= states;  /* it rests; without the table, for good */
+		if (ids_full(e)) {
+			batch_flush_pending(e);
+			batch_settle_counts(e, 1);
+		}
 	}
-	int use_table = !e->st.rest && !batch_vectors_room(e);
+	int use_table = states && !e->st.rest && !batch_vectors_room(e);
 	unsigned repeats = 0, nmine = 0;
 	uint64_t *vec_counts = e->vx.vec_counts.items;
 	unsigned id_mine = e->id;
@@ -113,7 +117,7 @@ evaluate_batch(evaluator *e, const uint32_t *ra, const uint64_t *w, const uint8_
 		if (use_table && !truth[p]) {
 			int fresh;
 			id = state_of(e, ra[p], w[p], state_hash(ra[p], w[p]), &fresh);
-			if (e->st.last != NO_STATE)
+			if (e->st.last != NO_STATE && links)
 				e->st.states[e->st.last].next = id;
 			e->st.last = id;
 			t = &e->st.states[id];

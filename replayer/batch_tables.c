@@ -124,6 +124,8 @@ const ra_tables *batch_tables_at(evaluator *e, uint32_t ra, unsigned n)
 		batch_classes_dense(e, r->fast);
 	if (r->fast)  /* its new states go there, but for a few */
 		return r->t;
+	if (e->off & BATCH_NO_TABLES)
+		return NULL;
 	int wide = e->tb.nwide && before < WIDE_AFTER && r->count >= WIDE_AFTER;
 	if ((wide || (!r->t && before < (1u << TABLE_BITS) && r->count >= (1u << TABLE_BITS))) &&
 	    e->tb.table_bytes < TABLES_MAX_BYTES) {
