@@ -205,7 +205,7 @@ static unsigned low_bits(const fast_kind *k)
 	return k->bits < LOW_BITS ? k->bits : LOW_BITS;
 }
 
-/* The bytes fast_build's f takes. */
+/* The bytes batch_classes_build's f takes. */
 static size_t fast_size(const ra_fast *f)
 {
 	size_t bytes = sizeof *f;

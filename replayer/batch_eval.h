@@ -63,7 +63,7 @@ _Static_assert(STATES_MAX_BITS <= 24, "state numbers take 24 bits of an index en
  * waited for the other at every turn; 16 take 7 MB. */
 #define QUEUES 16
 
-_Static_assert(FP_HASH_COUNT == 4, "flush_fast unrolls a state's classes, a kind each");
+_Static_assert(FP_HASH_COUNT == 4, "batch_classes_flush unrolls a state's classes, a kind each");
 _Static_assert(BATCH_SIZE <= 65536, "a batch's boundaries are numbered in 16 bits");
 
 /* Outcome tables.  A member whose hash part has at most TABLE_BITS bits

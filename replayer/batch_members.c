@@ -148,7 +148,7 @@ static void group_by_ra(evaluator *e, const uint64_t *w, unsigned nm)
 	}
 }
 
-/* flush_pending for the nm pending ones class tables did not tell. */
+/* batch_flush_pending for the nm pending ones class tables did not tell. */
 static void flush_slow(evaluator *e, unsigned nm)
 {
 	/* Their return addresses' numbers only now: most pending states of a
