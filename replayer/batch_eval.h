@@ -311,7 +311,6 @@ typedef struct eval_classes {
 typedef struct evaluator {
 	struct batch_eval *shared;
 	unsigned id;          /* it owns the states whose hash says so */
-	unsigned off;         /* the optimizations turned off (BATCH_NO_*) */
 	const fp_index **members;   /* every member of the batch */
 	rp_oracle_result *results;  /* its share of their counts, until settled */
 	unsigned nmembers;
@@ -325,6 +324,7 @@ typedef struct evaluator {
 
 	unsigned head;              /* the queues before it are counted */
 	pthread_t thread;
+	unsigned off;               /* the optimizations turned off (BATCH_NO_*) */
 } evaluator;
 
 /* Everything behind an rp_batch.  Queues [head, tail) (mod QUEUES) of
