@@ -133,6 +133,17 @@ $(BUILD)/cli/cmd_gdb.o: $(BUILD)/gen/avrr_gdb.h
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) tests/testlib.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(CORE_OBJ) $(LDFLAGS) $(LDLIBS) -lcmocka
+# The docs runner (tests/docs/): every command block of README.md and
+# docs/*.md run and its output compared, counted by tests/run.sh as an
+# integration suite; a link, so that it finds the pages from the tree.
+# Not under SAN=1: it checks what the commands print, which the plain
+# build has checked, and the suites check the sanitized code paths.
+ifneq ($(SAN),1)
+TEST_BIN  += $(BUILD)/tests/integration/test_docs
+endif
+$(BUILD)/tests/integration/test_docs: tests/docs/test_docs
+	@mkdir -p $(dir $@)
+	ln -sf $(abspath $<) $@
 
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(CORE_OBJ) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
@@ -189,6 +200,34 @@ tests/firmware/%_stabs.elf: traces/%.c Makefile
 tests/firmware/sensors.elf: tests/firmware/sensors.c Makefile
 	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL -Os -gdwarf-4 -std=gnu11 -Wall -Wextra \
 		-Werror -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 -o $@ $<
+
+# The pump controller (tests/firmware/multi/): a project of several units
+# built by its own plain Makefile, as a user's is, with no simulator
+# section (MCU and clock are given to record), for two parts; the objects
+# go under build/multi/MCU, the ELF beside the sources.
+MULTI_MCUS := atmega328p atmega2560
+MULTI_ELF  := $(MULTI_MCUS:%=tests/firmware/multi/pump_%.elf)
+TEST_FIRMWARE += $(MULTI_ELF)
+tests/firmware/multi/pump_%.elf: $(wildcard tests/firmware/multi/*.[ch]) tests/firmware/multi/Makefile
+	$(MAKE) -s -C tests/firmware/multi MCU=$* F_CPU=16000000 OBJDIR=$(abspath build/multi/$*) >/dev/null
+	cp build/multi/$*/pump.elf $@
+
+# The shell's multi-file firmware: globals defined in one unit and declared
+# extern in another, statics of one name in two units (test_expr).
+TEST_FIRMWARE += tests/firmware/shellmulti.elf
+SHELLMULTI_SRC := $(wildcard tests/firmware/shellmulti/*.c tests/firmware/shellmulti/*.S)
+tests/firmware/shellmulti.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
+	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(TEST_FW_FLAGS) -o $@ $(SHELLMULTI_SRC)
+# C++ for the shell: a class with a base, references (test_scope); no
+# simavr section (C++ cannot compile its initializer): --mcu and --freq.
+TEST_FIRMWARE += tests/firmware/shellcpp.elf
+tests/firmware/shellcpp.elf: tests/firmware/shellcpp/shellcpp.cpp Makefile
+	avr-g++ -mmcu=atmega328p -DF_CPU=16000000UL -Os -gdwarf-4 -Wall -Wextra -Werror -o $@ $<
+# The same as DWARF 2, whose member offsets are DW_OP_plus_uconst expressions.
+TEST_FIRMWARE += tests/firmware/shellmulti_dwarf2.elf
+tests/firmware/shellmulti_dwarf2.elf: $(SHELLMULTI_SRC) tests/firmware/shellmulti/tank.h Makefile
+	$(AVR_CC) -mmcu=atmega328p -DF_CPU=16000000UL $(subst -gdwarf-4,-gdwarf-2,$(TEST_FW_FLAGS)) \
+		-o $@ $(SHELLMULTI_SRC)
 
 # Arduino sketches (tests/firmware/arduino/NAME/NAME.ino), built as a user
 # would with Debian's arduino-mk through tests/firmware/arduino/arduino.mk
@@ -299,6 +338,7 @@ table1: $(AVRR) $(FIRMWARE)
 	sh scripts/table1.sh $(AVRR) results
 
 clean:
-	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf tests/chip/*.elf
+	rm -rf build build-san build-fuzz avrr traces/*.elf tests/firmware/*.elf tests/chip/*.elf \
+		tests/firmware/multi/*.elf
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

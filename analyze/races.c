@@ -10,6 +10,31 @@
 
 #define SPAN_GAP 8          /* a context's instructions between two halves, at most */
 #define SITE_WITNESSES 64   /* witnesses kept per non-atomic access site */
+#define MAX_GATES 128       /* vectors with an enable bit of their own, at most */
+
+/* A set of vectors, one bit each. */
+typedef struct vecset {
+	uint64_t w[4];
+} vecset;
+
+static void vs_or(vecset *a, const vecset *b)
+{
+	for (unsigned i = 0; i < 4; i++)
+		a->w[i] |= b->w[i];
+}
+
+static int vs_has(const vecset *a, unsigned v)
+{
+	return (int)(a->w[v >> 6] >> (v & 63) & 1);
+}
+
+/* A vector's source switch: it can interrupt only while (data[addr] &
+ * mask) is non-zero, and for a pin-change group also its PCMSKn. */
+typedef struct gate {
+	uint8_t vector, mask;
+	uint16_t addr;
+	int pcmsk;                  /* PCMSKn's address, or -1 */
+} gate;
 
 /* One context's use of one variable. */
 typedef struct use {
@@ -35,6 +60,7 @@ typedef struct site {
 	uint64_t wicount[SITE_WITNESSES];
 	unsigned nw;
 	uint64_t wcount[256];       /* witnesses per interrupting vector */
+	vecset open;                /* vectors enabled at a gap, some time it ran */
 } site;
 
 /* The access a context has under way. */
@@ -43,6 +69,8 @@ typedef struct span {
 	uint64_t last;              /* the context's instruction count at its last half */
 	uint64_t read_mask, write_mask, rmw;
 	int gap_open;               /* a boundary with I set since the last half */
+	vecset pend;                /* vectors enabled at those boundaries */
+	vecset open;                /* vectors enabled at a boundary between halves */
 	int split;
 	uint32_t first_pc, second_pc, last_pc;
 	uint8_t pvec[4];            /* interrupts since the last half */
@@ -62,6 +90,17 @@ typedef struct races {
 	span spans[256];
 	uint64_t insns[256];        /* instructions retired per context */
 	uint8_t i_after[256];       /* I after the context's last instruction */
+	vecset en_after[256];       /* vectors enabled then (while a span is open) */
+	gate gates[MAX_GATES];
+	unsigned ngates;
+	/* The gates' registers as last read, and the vectors they enabled:
+	 * recomputed only when one of those bytes changed (they rarely do,
+	 * and a span reads them at every instruction). */
+	const uint8_t *data;
+	uint16_t regs[2 * MAX_GATES];
+	uint8_t snap[2 * MAX_GATES];
+	unsigned nregs;
+	vecset enabled;
 	uint8_t stack[TRACE_MAX_NESTING + 1];  /* running contexts, innermost last */
 	unsigned depth;
 	growbuf sites;              /* site */
@@ -71,6 +110,72 @@ typedef struct races {
 static unsigned running(const races *x)
 {
 	return x->depth ? x->stack[x->depth - 1] : 0;
+}
+
+/* x->enabled from the gates' registers: all vectors but those shut. */
+static void apply_gates(races *x)
+{
+	memset(&x->enabled, 0xff, sizeof x->enabled);
+	for (unsigned i = 0; i < x->ngates; i++) {
+		const gate *g = &x->gates[i];
+		if (!(x->data[g->addr] & g->mask) || (g->pcmsk >= 0 && !x->data[g->pcmsk]))
+			x->enabled.w[g->vector >> 6] &= ~(1ull << (g->vector & 63));
+	}
+}
+
+/* The vectors whose sources are enabled now. */
+static void enabled_now(races *x, vecset *out)
+{
+	int changed = 0;
+	for (unsigned r = 0; r < x->nregs; r++)
+		if (x->data[x->regs[r]] != x->snap[r]) {
+			x->snap[r] = x->data[x->regs[r]];
+			changed = 1;
+		}
+	if (changed)
+		apply_gates(x);
+	*out = x->enabled;
+}
+
+static void add_reg(races *x, int addr)
+{
+	for (unsigned r = 0; r < x->nregs; r++)
+		if (x->regs[r] == addr)
+			return;
+	x->regs[x->nregs] = (uint16_t)addr;
+	x->snap[x->nregs++] = x->data[addr];
+}
+
+/* Reads the MCU's enable bit of each vector (simavr's description of the
+ * part: TIMSKn, EIMSK, PCICR, UCSRnB, SPCR, TWCR, ADCSRA, EECR, WDTCSR,
+ * ACSR ...); a pin-change group is also shut while its PCMSKn is 0. */
+static void find_gates(races *x)
+{
+	/* SREG is no gate, so only the data space's address is kept: the
+	 * simulator's own array, for its whole life. */
+	x->data = sim_live_data(x->a->s);
+	for (unsigned v = 1; v < 256 && x->ngates < MAX_GATES; v++) {
+		gate g = { .vector = (uint8_t)v, .pcmsk = -1 };
+		if (sim_vector_enable(x->a->s, (uint8_t)v, &g.addr, &g.mask) ||
+		    g.addr >= x->data_size)
+			continue;
+		const char *name = sim_vector_name(x->a->s, (uint8_t)v);
+		unsigned n;
+		char reg[16];
+		if (name && sscanf(name, "PCINT%u_vect", &n) == 1) {
+			snprintf(reg, sizeof reg, "PCMSK%u", n);
+			g.pcmsk = sim_ioreg_addr(x->a->s, reg);
+		} else if (name && !strcmp(name, "PCINT_vect")) {
+			g.pcmsk = sim_ioreg_addr(x->a->s, "PCMSK");
+		}
+		if (g.pcmsk >= (int)x->data_size)
+			g.pcmsk = -1;
+		x->gates[x->ngates++] = g;
+		add_reg(x, g.addr);
+		if (g.pcmsk >= 0)
+			add_reg(x, g.pcmsk);
+	}
+	apply_gates(x);
 }
 
 static void note_use(races *x, var *v, unsigned ctx, int write, uint32_t pc)
@@ -120,6 +225,7 @@ static void close_span(races *x, unsigned ctx)
 		st->multi |= (uint8_t)multi;
 		st->writes |= sp->write_mask != 0;
 		st->rmw |= sp->rmw != 0;
+		vs_or(&st->open, &sp->open);
 		for (unsigned i = 0; i < sp->nw; i++) {
 			st->wcount[sp->wvec[i]]++;
 			if (st->nw < SITE_WITNESSES) {
@@ -142,9 +248,14 @@ static void on_insn(void *ud, uint32_t pc, uint32_t cycles)
 	/* The boundary before this instruction could take an interrupt if I
 	 * was set after the context's previous one. */
 	sp->gap_open |= x->i_after[ctx];
+	if (x->i_after[ctx])
+		vs_or(&sp->pend, &x->en_after[ctx]);
 	x->i_after[ctx] = (uint8_t)sim_interrupts_enabled(x->a->s);
 	if (sp->var && x->insns[ctx] - sp->last > SPAN_GAP)
 		close_span(x, ctx);
+	/* Only a span's gaps are judged: the sources are read there alone. */
+	if (sp->var && x->i_after[ctx])
+		enabled_now(x, &x->en_after[ctx]);
 }
 
 static void on_sram(void *ud, const rp_access *acc)
@@ -162,12 +273,16 @@ static void on_sram(void *ud, const rp_access *acc)
 		close_span(x, ctx);
 	if (!sp->var) {
 		*sp = (span){ .var = vi, .first_pc = acc->pc };
+		if (x->i_after[ctx])
+			enabled_now(x, &x->en_after[ctx]);
 	} else {
 		if (sp->gap_open && !sp->split) {
 			sp->split = 1;
 			sp->first_pc = sp->last_pc;
 			sp->second_pc = acc->pc;
 		}
+		if (sp->gap_open)
+			vs_or(&sp->open, &sp->pend);
 		/* Interrupts taken since the last half came between two. */
 		for (unsigned i = 0; i < sp->np && sp->nw < SITE_WITNESSES; i++) {
 			sp->wvec[sp->nw] = sp->pvec[i];
@@ -179,6 +294,7 @@ static void on_sram(void *ud, const rp_access *acc)
 	*(acc->write ? &sp->write_mask : &sp->read_mask) |= bit;
 	sp->np = 0;
 	sp->gap_open = 0;
+	sp->pend = (vecset){ { 0 } };
 	sp->last = x->insns[ctx];
 	sp->last_pc = acc->pc;
 }
@@ -207,10 +323,11 @@ static void on_reti(void *ud, uint8_t vector)
 }
 
 /* Whether a site races with context u's use of the variable: u must be
- * an ISR (main never preempts one) other than the site's own. */
+ * an ISR (main never preempts one) other than the site's own, whose
+ * source was enabled at a gap of the access some time it ran. */
 static int conflicts(const site *st, const use *u)
 {
-	if (!u->ctx || u->ctx == st->ctx)
+	if (!u->ctx || u->ctx == st->ctx || !vs_has(&st->open, u->ctx))
 		return 0;
 	return st->multi ? st->writes || u->writes : u->writes != 0;
 }
@@ -274,6 +391,7 @@ int an_races(an_session *a, void (*progress)(void *ud, uint64_t done, uint64_t t
 	int rc = -1;
 	if (members_load(a->fw, &mem, err))
 		return -1;
+	find_gates(&x);
 	x.var_at = calloc(x.data_size, sizeof *x.var_at);
 	/* At most one variable per data byte. */
 	x.vars = calloc(x.data_size + 1, sizeof *x.vars);

@@ -18,7 +18,9 @@
  * of one byte.  It races with an ISR that can preempt it (any other
  * vector's: main preempts nobody) and accesses the variable, when one side
  * writes (a split access), or when the ISR writes (a one-byte
- * read-modify-write: a lost update).
+ * read-modify-write: a lost update) — and only if that vector's own
+ * source (its enable bit in TIMSKn, EIMSK, PCICR and PCMSKn, UCSRnB, ...)
+ * was enabled at an interruptible gap of the access, some time it ran.
  *
  * A witness is an interrupt of that other context that the replay actually
  * took between the two halves: its icount is where `goto ICOUNT` in the

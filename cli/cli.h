@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "recorder/recorder.h"
@@ -63,7 +64,21 @@ typedef struct cli_board {
 	const char *board_name; /* --board */
 	const char *board_mcu;
 	uint32_t board_frequency;
+	uint32_t freq;          /* --freq; 0: not given */
 } cli_board;
+/* The three options, one table and one parser for every command that
+ * opens a firmware to run it (record and those that record first, device,
+ * import, replay of an import): codes 'm', 'b' and 'f', as record's.
+ * cli_board_option applies one (0, or EXIT_BAD_INPUT after saying why);
+ * cli_board_frequency is the clock to simulate: --freq, else the board's,
+ * else 0 (the ELF's). */
+extern const struct option cli_board_options[];
+int cli_board_option(const char *cmd, cli_board *t, int c, const char *arg);
+uint32_t cli_board_frequency(const cli_board *t);
+/* A recording holds the MCU and clock it ran with, and a replay runs
+ * those: the board options given to a replay must agree with them.  0,
+ * or EXIT_BAD_INPUT after saying which differs. */
+int cli_board_agrees(const char *cmd, const cli_board *t, const char *path);
 int cli_board_set(const char *cmd, cli_board *t, const char *name);
 int cli_board_mcu(const char *cmd, const cli_board *t, const char **mcu);
 /* For the commands that read code and vectors only (tracer, instrument):
@@ -140,7 +155,8 @@ int cli_replay_finish(const char *cmd, cli_replay *p, cli_record *rec);
 	"                          beyond it the older ones are thinned\n"
 
 /* What a command writes, for cli_check_output: an existing file of the
- * same kind (one avrr wrote) may be replaced; any other needs --force. */
+ * same kind (one avrr wrote: by its content, or by the mark
+ * cli_mark_output left on it) may be replaced; any other needs --force. */
 typedef enum cli_output_kind {
 	CLI_OUT_RECORDING,  /* an avrr recording (db_is_recording) */
 	CLI_OUT_CSV,        /* avrr sweep's CSV, or a shard of one */
@@ -150,7 +166,7 @@ typedef enum cli_output_kind {
 	CLI_OUT_ELF,        /* an AVR ELF with the tracer's counter avrr_sic */
 	CLI_OUT_DEVLOG,     /* a device log's bytes, from its "AVRL" header (docs/device.md) */
 	CLI_OUT_STATE,      /* avrr device's or replay's --state-out: "pc 0x..." text */
-	CLI_OUT_RAW,        /* bytes with no mark of ours (export --uart): never replaced */
+	CLI_OUT_RAW,        /* a UART's bytes (export --uart, --uart-out): only the mark says */
 } cli_output_kind;
 
 /* Every command that writes a file asks this first, before any work: the
@@ -162,9 +178,15 @@ typedef enum cli_output_kind {
  * left to the writer, which says so. */
 int cli_check_output(const char *cmd, const char *opt, const char *out,
 		     const char *const *inputs, int n, cli_output_kind kind, int force);
+/* Marks the temporary file f, before it is renamed into place, as an
+ * output of `kind` (an extended attribute; see cli_check_output): for the
+ * kinds whose content cannot say avrr wrote them.  Fails silently where
+ * the file system keeps no such attributes. */
+void cli_mark_output(FILE *f, cli_output_kind kind);
 #define CLI_FORCE_HELP \
 	"      --force             replace an existing file that is not what this\n" \
-	"                          command writes\n"
+	"                          command writes (by its content, or for raw bytes,\n" \
+	"                          logs and ELFs the mark user.avrr.output avrr sets)\n"
 
 /* Progress of a long run on stderr, "WHAT: 42%", only on a terminal and
  * only once the run has taken a second; cli_progress_end clears the line. */
@@ -188,8 +210,7 @@ typedef struct cli_console_uart {  /* what the console's line sink is told */
 struct cli_record {
 	rec_options o;
 	const char *specs[CLI_MAX_FP];  /* --fp SPEC, in order */
-	uint64_t freq;
-	cli_board board;                /* --mcu, --board */
+	cli_board board;                /* --mcu, --board, --freq */
 	int force;                      /* --force: replace a file not ours */
 	const char *cmd;                /* for warnings */
 	cli_progress prog;
@@ -213,9 +234,9 @@ int cli_record_run(const char *cmd, cli_record *r, const char *elf);
  * for a recording, whose opening says what is wrong with it). */
 int cli_is_elf(const char *path);
 
-/* The recording a debugging command opens: path itself, or, when path is
- * an ELF (by content, not name), a recording of it made first with r's
- * options — into r->o.out_path if given (kept), else into a temporary
+/* The recording a debugging command opens (target.c): path itself, or,
+ * when path is an ELF (by content, not name), a recording of it made first
+ * with r's options — into r->o.out_path if given (kept), else into a temporary
  * directory that cli_target_close removes.  record_opt names the first
  * record option given (NULL: none), refused with a recording.  0, or an
  * exit status after saying why. */

@@ -300,6 +300,8 @@ static int export_uart(const char *path, unsigned n, const char *out, int json)
 			goto out;
 		}
 		int ok = !len || fwrite(bytes, 1, len, f) == len;
+		if (ok)
+			cli_mark_output(f, CLI_OUT_RAW);
 		if (util_close_temp(f, tmp, out, ok)) {
 			cli_fail("export", "%s: %s", out, strerror(errno));
 			goto out;
@@ -368,6 +370,11 @@ int cmd_export(int argc, char **argv)
 	if (uart >= 0) {
 		if (out || nvars || optind != argc - 1 || !uart_out)
 			return cli_fail("export", "usage: avrr export RUN.db --uart N -o FILE");
+		/* With -o - the bytes are stdout: a summary there would be taken
+		 * for the firmware's, and on stderr a script would miss it. */
+		if (json && !strcmp(uart_out, "-"))
+			return cli_fail("export", "--json with -o -: the bytes go to standard output, "
+					"which leaves no room for the summary; give -o FILE");
 		const char *in = argv[optind];
 		if (strcmp(uart_out, "-") &&
 		    cli_check_output("export", "-o", uart_out, &in, 1, CLI_OUT_RAW, force))
@@ -377,8 +384,8 @@ int cmd_export(int argc, char **argv)
 	if (uart_out)
 		return cli_fail("export", "-o is for --uart; a VCD goes to --vcd OUT.vcd");
 	if (optind != argc - 1 || !out)
-		return cli_fail("export", "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]...\n"
-				"       avrr export RUN.db --uart N -o FILE");
+		return cli_fail("export", "usage: avrr export RUN.db --vcd OUT.vcd [--var NAME]..., "
+				"or avrr export RUN.db --uart N -o FILE");
 	const char *in = argv[optind];
 	if (cli_check_output("export", "--vcd", out, &in, 1, CLI_OUT_VCD, force))
 		return EXIT_BAD_INPUT;

@@ -14,7 +14,7 @@
 
 int cmd_replay_device(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 		{ "uart-out", required_argument, NULL, 'u' },
 		{ "log-out", required_argument, NULL, 'l' },
 		{ "state-out", required_argument, NULL, 't' },
@@ -24,8 +24,12 @@ int cmd_replay_device(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option opts[CLI_MAX_OPTIONS];
+	if (cli_options_join(opts, CLI_MAX_OPTIONS, own, cli_board_options, NULL))
+		return cli_fail("replay", "internal: too many options");
 	const char *uart_out = NULL, *log_out = NULL;
 	devreplay_opts o = { 0 };
+	cli_board board = { 0 };
 	int force = 0, c;
 	cli_getopt g;
 	cli_getopt_begin(&g, "replay", argc, argv, ":h", opts);
@@ -42,16 +46,25 @@ int cmd_replay_device(int argc, char **argv)
 		case 'X': force = 1; break;
 		case 'r': o.log_reg = optarg; break;
 		case '?': return cli_fail("replay", "unknown option '%s' for an imported recording "
-					  "(--uart-out, --log-out, --state-out, --instructions)",
-					  argv[optind - 1]);
+					  "(--uart-out, --log-out, --state-out, --instructions, "
+					  "--log-reg, --mcu, --board, --freq)", argv[optind - 1]);
+		case 'm':
+		case 'b':
+		case 'f':
+			if (cli_board_option("replay", &board, c, optarg))
+				return EXIT_BAD_INPUT;
+			break;
 		}
 	}
 	if (c < 0)
 		return g.rc;
 	if (optind != argc - 1)
 		return cli_fail("replay", "usage: avrr replay RUN.db [--uart-out F] [--log-out F] "
-				"[--state-out F] [--log-reg NAME] [--instructions N]");
+				"[--state-out F] [--log-reg NAME] [--instructions N] [--mcu NAME | "
+				"--board NAME] [--freq HZ]");
 	const char *in = argv[optind];
+	if (cli_board_agrees("replay", &board, in))
+		return EXIT_BAD_INPUT;
 	if ((uart_out && cli_check_output("replay", "--uart-out", uart_out, &in, 1, CLI_OUT_RAW,
 					  force)) ||
 	    (log_out && cli_check_output("replay", "--log-out", log_out, &in, 1, CLI_OUT_DEVLOG,
@@ -70,6 +83,10 @@ int cmd_replay_device(int argc, char **argv)
 	devreplay_result res;
 	int bad = devreplay_run(in, &o, &res, &err);
 	int rc = bad ? cli_fail("replay", "%s", err.msg) : res.diverged ? 1 : 0;
+	if (!bad) {
+		cli_mark_output(o.uart_out, CLI_OUT_RAW);
+		cli_mark_output(o.log_out, CLI_OUT_DEVLOG);
+	}
 	if (o.uart_out && util_close_temp(o.uart_out, ut, uart_out, !bad) && !bad)
 		rc = cli_fail("replay", "%s: %s", uart_out, strerror(errno));
 	if (o.log_out && util_close_temp(o.log_out, lt, log_out, !bad) && !bad)

@@ -35,6 +35,13 @@ static int gap_warning(const db_run *r, const config_metrics *cm, size_t ncm, fp
 	return 0;
 }
 
+/* Whether the run's gaps were measured: the recorder measures them, an
+ * import (whose run the device's log gives) does not. */
+static int gap_measured(const db_run *r)
+{
+	return strcmp(r->interrupt_rule, DB_DEVICE_LOG_RULE) != 0;
+}
+
 /* The device cost of each configuration, over the recorded run. */
 static int add_costs(db *d, const db_run *r, config_metrics *cm, size_t ncm, avrr_err *err)
 {
@@ -159,11 +166,21 @@ static void print_text(const char *path, const db_run *r, const uint64_t *vec,
 	fp_gaps g;
 	char warning[1024];
 	int warn = gap_warning(r, cm, ncm, &g, warning, sizeof warning);
-	printf("longest gap   %llu cycles (icount %llu to %llu), %llu counted transfers "
-	       "(icount %llu to %llu)\n", (unsigned long long)g.cycles,
-	       (unsigned long long)g.cycles_from, (unsigned long long)g.cycles_to,
-	       (unsigned long long)g.transfers, (unsigned long long)g.transfers_from,
-	       (unsigned long long)g.transfers_to);
+	/* A gap runs up to an interrupt point (docs/fingerprints.md): a run
+	 * with none has none, and "0 cycles (icount 0 to 0)" would read as a
+	 * measured one; an import's replay does not measure them. */
+	if (!nirq)
+		printf("longest gap   none: no interrupt in the whole run (%llu cycles, %llu "
+		       "counted transfers), so no point to tell apart\n",
+		       (unsigned long long)r->cycles, (unsigned long long)r->transfers);
+	else if (!gap_measured(r))
+		printf("longest gap   not measured (an import of a device log)\n");
+	else
+		printf("longest gap   %llu cycles (icount %llu to %llu), %llu counted transfers "
+		       "(icount %llu to %llu)\n", (unsigned long long)g.cycles,
+		       (unsigned long long)g.cycles_from, (unsigned long long)g.cycles_to,
+		       (unsigned long long)g.transfers, (unsigned long long)g.transfers_from,
+		       (unsigned long long)g.transfers_to);
 	if (warn && !warned)
 		printf("  warning: %s\n", warning);
 	printf("events        %llu\n", (unsigned long long)nev);
@@ -245,7 +262,8 @@ static int print_json(const char *path, const db_run *r, const uint64_t *vec,
 	fp_gaps g;
 	char warning[1024];
 	int warn = gap_warning(r, cm, ncm, &g, warning, sizeof warning);
-	json_t *gap = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "cycles", (json_int_t)g.cycles,
+	json_t *gap = !nirq || !gap_measured(r) ? json_null() :
+		      json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "cycles", (json_int_t)g.cycles,
 				"cycles_from", (json_int_t)g.cycles_from, "cycles_to",
 				(json_int_t)g.cycles_to, "transfers", (json_int_t)g.transfers,
 				"transfers_from", (json_int_t)g.transfers_from, "transfers_to",

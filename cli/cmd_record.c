@@ -48,17 +48,10 @@ int cli_record_option(const char *cmd, cli_record *r, int c, const char *arg)
 	rec_options *o = &r->o;
 	switch (c) {
 	case 'o': o->out_path = arg; break;
-	case 'm': r->board.mcu = arg; break;
+	case 'm':
 	case 'b':
-		if (cli_board_set(cmd, &r->board, arg))
-			return EXIT_BAD_INPUT;
-		break;
 	case 'f':
-		if (cli_parse_u64(cmd, "--freq", arg, &r->freq))
-			return EXIT_BAD_INPUT;
-		if (r->freq == 0 || r->freq > 1000000000)
-			return cli_fail(cmd, "--freq: %s Hz is not a plausible AVR clock", arg);
-		break;
+		return cli_board_option(cmd, &r->board, c, arg);
 	case 's': o->stimuli_path = arg; break;
 	case 'S':
 		if (cli_parse_u64(cmd, "--seed", arg, &o->seed))
@@ -128,7 +121,7 @@ int cli_record_run(const char *cmd, cli_record *r, const char *elf)
 	o->fp_specs = r->specs;
 	if (cli_board_mcu(cmd, &r->board, &o->mcu))
 		return EXIT_BAD_INPUT;
-	o->frequency = (uint32_t)(r->freq ? r->freq : r->board.board_frequency);
+	o->frequency = cli_board_frequency(&r->board);
 	if (!o->max_instructions && !o->max_cycles && !o->max_interrupts)
 		o->max_instructions = 10000000;
 	if ((o->max_instructions != 0) + (o->max_cycles != 0) + (o->max_interrupts != 0) > 1)

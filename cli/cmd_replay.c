@@ -1,4 +1,5 @@
 /* cmd_replay.c — `avrr replay`: fingerprint replay or oracle evaluation. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -157,14 +158,24 @@ int cmd_replay(int argc, char **argv)
 		{ "keep-going", no_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		/* an import's (cmd_devreplay.c): said as such, not as unknown */
+		{ "uart-out", required_argument, NULL, 'I' },
+		{ "log-out", required_argument, NULL, 'I' },
+		{ "state-out", required_argument, NULL, 'I' },
+		{ "log-reg", required_argument, NULL, 'I' },
+		{ "instructions", required_argument, NULL, 'I' },
+		{ "force", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct option opts[CLI_MAX_OPTIONS];
+	const char *import_opt = NULL;
 	cli_replay args = { 0 };
 	cli_getopt g;
 	uint64_t until = 0;
 	int json = 0, c, rc;
-	if (cli_options_join(opts, CLI_MAX_OPTIONS, cli_replay_options, own, NULL))
+	cli_board board = { 0 };
+	if (cli_options_join(opts, CLI_MAX_OPTIONS, cli_replay_options, own, cli_board_options,
+			     NULL))
 		return cli_fail("replay", "internal: too many options");
 	cli_getopt_begin(&g, "replay", argc, argv, ":h", opts);
 	while ((c = cli_getopt_next(&g)) > 0) {
@@ -176,6 +187,16 @@ int cmd_replay(int argc, char **argv)
 		case 'O': args.ro.oracle = 1; break;
 		case 'k': args.ro.keep_going = 1; break;
 		case 'j': json = 1; break;
+		case 'm':
+		case 'b':
+		case 'f':
+			if ((rc = cli_board_option("replay", &board, c, optarg)))
+				return rc;
+			break;
+		case 'I':
+			if (!import_opt)
+				import_opt = opts[g.index].name;
+			break;
 		default:
 			if ((rc = cli_replay_option("replay", &args, c, optarg)))
 				return rc;
@@ -186,6 +207,14 @@ int cmd_replay(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_fail("replay", "usage: avrr replay RUN.db [--fp NAME] [--match sequence|set] "
 				"[--until ICOUNT] [--keep-going] [--json]");
+	if (import_opt) {
+		if (access(argv[optind], F_OK) != 0)
+			return cli_fail("replay", "%s: %s", argv[optind], strerror(errno));
+		return cli_fail("replay", "--%s is for a recording avrr import made, which %s is "
+				"not", import_opt, argv[optind]);
+	}
+	if ((rc = cli_board_agrees("replay", &board, argv[optind])))
+		return rc;
 	/* A fingerprint replay is exact with sequence matching (the default
 	 * configuration is chosen so); the oracle measures the paper's rule. */
 	if (args.ro.oracle) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "db/db.h"
@@ -175,6 +176,32 @@ static int has_name(const char *buf, size_t n, const char *name)
 
 #define STARTS(buf, lit) (!strncmp((buf), (lit), sizeof(lit) - 1))
 
+/* The mark avrr leaves on the files whose bytes cannot say who wrote them
+ * (raw UART bytes, a device log, an ELF): an extended attribute naming
+ * the kind, set on the temporary file before it is renamed into place, so
+ * it is there exactly when the whole file is.  A file system that keeps
+ * no extended attributes loses the mark, and then only the content counts:
+ * the rule errs towards refusing, never towards overwriting. */
+#define MARK_ATTR "user.avrr.output"
+static const char *const mark_tag[] = {
+	[CLI_OUT_RECORDING] = "recording", [CLI_OUT_CSV] = "csv", [CLI_OUT_VCD] = "vcd",
+	[CLI_OUT_HEADER] = "header", [CLI_OUT_FOLDED] = "folded", [CLI_OUT_ELF] = "elf",
+	[CLI_OUT_DEVLOG] = "devlog", [CLI_OUT_STATE] = "state", [CLI_OUT_RAW] = "uart",
+};
+
+void cli_mark_output(FILE *f, cli_output_kind kind)
+{
+	if (f && fflush(f) == 0)
+		(void)fsetxattr(fileno(f), MARK_ATTR, mark_tag[kind], strlen(mark_tag[kind]), 0);
+}
+
+static int has_mark(const char *path, cli_output_kind kind)
+{
+	char v[32];
+	ssize_t n = getxattr(path, MARK_ATTR, v, sizeof v);
+	return n == (ssize_t)strlen(mark_tag[kind]) && !memcmp(v, mark_tag[kind], (size_t)n);
+}
+
 /* Whether the file is one of `kind`: what avrr itself writes there. */
 static int is_kind(const char *path, cli_output_kind kind)
 {
@@ -223,10 +250,10 @@ static const char *const kind_name[] = {
 	[CLI_OUT_VCD] = "a VCD avrr export wrote",
 	[CLI_OUT_HEADER] = "a tracer.h avrr tracer wrote",
 	[CLI_OUT_FOLDED] = "folded stacks",
-	[CLI_OUT_ELF] = "an AVR ELF with avrr_sic (a traced build)",
+	[CLI_OUT_ELF] = "an ELF avrr instrument wrote, nor a traced build (with avrr_sic)",
 	[CLI_OUT_DEVLOG] = "a device log",
 	[CLI_OUT_STATE] = "a state avrr device or replay wrote",
-	[CLI_OUT_RAW] = "empty",
+	[CLI_OUT_RAW] = "a UART capture avrr wrote",
 };
 
 int cli_check_output(const char *cmd, const char *opt, const char *out,
@@ -248,7 +275,7 @@ int cli_check_output(const char *cmd, const char *opt, const char *out,
 					opt, out, inputs[i]);
 	}
 	if (S_ISDIR(so.st_mode) || force || (S_ISREG(so.st_mode) && so.st_size == 0) ||
-	    (S_ISREG(so.st_mode) && is_kind(out, kind)))
+	    (S_ISREG(so.st_mode) && (has_mark(out, kind) || is_kind(out, kind))))
 		return 0;
 	return cli_fail(cmd, "%s %s: exists and is not %s; use --force to replace it", opt, out,
 			kind_name[kind]);
@@ -294,58 +321,4 @@ int cli_is_elf(const char *path)
 	size_t n = fread(magic, 1, sizeof magic, f);
 	fclose(f);
 	return n == 4 && !memcmp(magic, "\177ELF", 4);
-}
-
-int cli_target_open(const char *cmd, const char *path, cli_record *r, const char *record_opt,
-		    cli_target *t)
-{
-	memset(t, 0, sizeof *t);
-	if (!cli_is_elf(path)) {
-		if (record_opt)
-			return cli_fail(cmd, "%s is for recording a FIRMWARE.elf first; %s is not an ELF",
-					record_opt, path);
-		snprintf(t->db, sizeof t->db, "%s", path);
-		return 0;
-	}
-	if (r->o.out_path) {
-		snprintf(t->db, sizeof t->db, "%s", r->o.out_path);
-	} else {
-		/* A temporary recording, named after the firmware, in a directory
-		 * of its own (the recorder writes a .tmp beside it first). */
-		const char *base = getenv("TMPDIR");
-		snprintf(t->dir, sizeof t->dir, "%s/avrr-run-XXXXXX", base && *base ? base : "/tmp");
-		if (!mkdtemp(t->dir)) {
-			int e = errno;
-			t->dir[0] = 0;
-			return cli_fail(cmd, "cannot make a directory for the recording: %s", strerror(e));
-		}
-		const char *name = strrchr(path, '/');
-		name = name ? name + 1 : path;
-		size_t len = strlen(name);
-		if (len > 4 && !strcmp(name + len - 4, ".elf"))
-			len -= 4;
-		if (len > 200)
-			len = 200;
-		snprintf(t->db, sizeof t->db, "%s/%.*s.db", t->dir, (int)len, name);
-		r->o.out_path = t->db;
-	}
-	int rc = cli_record_run(cmd, r, path);
-	if (rc) {
-		cli_target_close(t);
-		return rc;
-	}
-	t->recorded = 1;
-	if (isatty(2))
-		fprintf(stderr, "avrr %s: recorded %s into %s%s\n", cmd, path, t->db,
-			t->dir[0] ? " (removed at the end; -o RUN.db keeps it)" : "");
-	return 0;
-}
-
-void cli_target_close(cli_target *t)
-{
-	if (!t->dir[0])
-		return;
-	unlink(t->db);
-	rmdir(t->dir);
-	t->dir[0] = 0;
 }

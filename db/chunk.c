@@ -2,7 +2,7 @@
  * chunk.c — the compact event log (see chunk.h).
  *
  * Written by hand rather than with a compression library: the encoding must
- * stay decodable by plain SQL (the `events` view in db.c walks it byte by
+ * stay decodable by plain SQL (the `events` view in schema.c walks it byte by
  * byte), which rules out deflate and its kin.
  *
  * An event is 4 varints, 6 for a read or write:

@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sim_avr.h>
-
 #include "db/db.h"
 #include "fingerprint/fingerprint.h"
 #include "fingerprint/instrument.h"
 #include "device/devlog.h"
+#include "device/devsite.h"
 #include "rerun/events.h"
 #include "sim/firmware.h"
 #include "trace/log.h"
@@ -72,10 +71,9 @@ int devreplay_write_state(sim *s, const char *path)
 	for (unsigned r = 0; r < 32; r++)
 		fprintf(f, " %02x", d[r]);
 	fputs("\n", f);
-	/* SRAM: past the I/O registers (simavr's ioend), whose inputs the
-	 * firmware may never have read */
-	unsigned from = s->avr->ioend >= 0x5f && s->avr->ioend + 1u < s->data_size
-			? s->avr->ioend + 1u : 0x60;
+	/* SRAM: past the I/O registers, whose inputs the firmware may never
+	 * have read */
+	unsigned from = sim_sram_start(s);
 	for (unsigned a = from; a < s->data_size; a++) {
 		if (a == from || a % 32 == 0)
 			fprintf(f, "sram 0x%04x", a);
@@ -267,7 +265,8 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 	run *r = ud;
 	if (r->done)
 		return value;
-	if (addr >= FP_INPUT_SPACE || !r->device_input[addr]) {
+	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] ||
+	    devsite_in_tracer(r->s->fw, sim_pc(r->s))) {
 		note(r, rerun_read(r->s, addr, value));
 		return value;
 	}
@@ -286,9 +285,11 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 	} else {
 		snprintf(next, sizeof next, "its end");
 	}
-	diverge(r->res, "a read of %s at PC 0x%05x that the device's "
+	char where[256];
+	devsite_where(r->s->fw, sim_pc(r->s), where, sizeof where);
+	diverge(r->res, "a read of %s at %s that the device's "
 		 "log does not have (read %llu; next in the log: %s)", name ? name : "?",
-		 (unsigned)sim_pc(r->s), (unsigned long long)r->reads + 1, next);
+		 where, (unsigned long long)r->reads + 1, next);
 	r->done = 1;
 	return value;
 }
@@ -392,9 +393,11 @@ static int go(run *r, avrr_err *err)
 	for (size_t i = 0; i < r->nitems; i++)
 		res->reads_expected += r->items[i].read;
 	if (!res->diverged && r->at < r->nitems && r->items[r->at].read) {
+		char where[256];
+		devsite_where(r->s->fw, sim_pc(r->s), where, sizeof where);
 		diverge(res, "the device's input read %llu never came "
-			 "(%llu instructions)", (unsigned long long)r->reads + 1,
-			 (unsigned long long)r->s->icount);
+			 "(%llu instructions; the firmware was at %s)", (unsigned long long)r->reads + 1,
+			 (unsigned long long)r->s->icount, where);
 	}
 	if (!res->diverged && r->next < r->nfp) {
 		const db_fingerprint *f = &r->fp[r->next];
@@ -538,7 +541,8 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	size_t k = 0;
 	for (size_t i = 0, n = 0; i < nev; i++) {
 		if (ev[i].type == TRACE_READ && (!positioned || (ev[i].addr < FP_INPUT_SPACE &&
-							      r.device_input[ev[i].addr])))
+							      r.device_input[ev[i].addr] &&
+							      !devsite_in_tracer(fw, ev[i].pc))))
 			items[r.nitems++] = (item){ .read = 1, .value = (uint8_t)ev[i].value };
 		if (ev[i].type != TRACE_IRQ || n >= nfp)
 			continue;

@@ -99,13 +99,14 @@ static Elf_Scn *find_section(Elf *elf, const char *want)
 	return NULL;
 }
 
-static int read_dwarf(src_lines *t, Elf *elf, const char *path, avrr_err *err)
+static int read_dwarf(src_lines *t, const dwinfo *d, const char *path, avrr_err *err)
 {
-	if (!find_section(elf, ".debug_info"))
-		return 0;
-	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	const char *damaged;
+	Dwarf *dw = dwi_dwarf(d, &damaged);
+	if (damaged)
+		return avrr_errf(err, "%s: damaged DWARF (%s)", path, damaged);
 	if (!dw)
-		return avrr_errf(err, "%s: damaged DWARF (%s)", path, dwarf_errmsg(-1));
+		return 0;
 	int rc = 0;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
@@ -151,7 +152,6 @@ static int read_dwarf(src_lines *t, Elf *elf, const char *path, avrr_err *err)
 	}
 	if (!rc && r < 0)
 		rc = avrr_errf(err, "%s: damaged DWARF (%s)", path, dwarf_errmsg(-1));
-	dwarf_end(dw);
 	return rc;
 }
 
@@ -251,30 +251,20 @@ static int row_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-int lines_load(const firmware *fw, src_lines **out, avrr_err *err)
+int lines_of(const dwinfo *d, const char *path, src_lines **out, avrr_err *err)
 {
 	*out = NULL;
 	src_lines *t = calloc(1, sizeof *t);
-	/* libelf may convert the image in place; fw->elf stays untouched. */
-	char *copy = malloc(fw->elf_size ? fw->elf_size : 1);
-	if (!t || !copy) {
-		free(t);
-		free(copy);
-		return avrr_errf(err, "%s: out of memory", fw->path);
-	}
-	memcpy(copy, fw->elf, fw->elf_size);
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory(copy, fw->elf_size);
+	if (!t)
+		return avrr_errf(err, "%s: out of memory", path);
+	Elf *elf = dwi_elf(d);
 	int rc;
 	if (!elf)
-		rc = avrr_errf(err, "%s: not an ELF file (%s)", fw->path, elf_errmsg(-1));
+		rc = avrr_errf(err, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
 	else
-		rc = read_dwarf(t, elf, fw->path, err);
+		rc = read_dwarf(t, d, path, err);
 	if (!rc && t->nrows == 0)
-		rc = read_stabs(t, elf, fw->path, err);
-	if (elf)
-		elf_end(elf);
-	free(copy);
+		rc = read_stabs(t, elf, path, err);
 	if (rc) {
 		lines_free(t);
 		return -1;
@@ -283,6 +273,17 @@ int lines_load(const firmware *fw, src_lines **out, avrr_err *err)
 		qsort(t->rows, t->nrows, sizeof *t->rows, row_cmp);
 	*out = t;
 	return 0;
+}
+
+int lines_load(const firmware *fw, src_lines **out, avrr_err *err)
+{
+	dwinfo *d;
+	*out = NULL;
+	if (dwi_open(fw, &d, err))
+		return -1;
+	int rc = lines_of(d, fw->path, out, err);
+	dwi_close(d);
+	return rc;
 }
 
 void lines_free(src_lines *t)

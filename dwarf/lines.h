@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dwarf/debuginfo.h"
 #include "sim/firmware.h"
 #include "util/err.h"
 
@@ -27,6 +28,9 @@ typedef struct src_lines src_lines;
  * table with no rows (lines_available 0), not an error; damaged DWARF or
  * stabs give an error ("x.elf: damaged DWARF line table (...)"). */
 int lines_load(const firmware *fw, src_lines **out, avrr_err *err);
+/* The same through a handle already open (path names the firmware in
+ * errors). */
+int lines_of(const dwinfo *d, const char *path, src_lines **out, avrr_err *err);
 void lines_free(src_lines *t);
 
 /* Whether the table has any rows. */

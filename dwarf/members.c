@@ -3,30 +3,18 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/avrspace.h"
 #include "util/grow.h"
 
-#define ELF_DATA_BASE   0x800000u
-#define ELF_EEPROM_BASE 0x810000u
 #define MAX_DEPTH       16      /* nesting of types followed, at most */
 #define MAX_DIMS        8
 
-/* A complete struct, class or union type, by name: a unit that only
- * declares a class (C++'s `extern HardwareSerial Serial` in
- * HardwareSerial0.cpp) leaves its members to the unit that defines it. */
-typedef struct named_type {
-	const char *name;
-	Dwarf_Off off;
-} named_type;
-
 typedef struct walk {
-	Dwarf *dw;
-	growbuf types;          /* named_type, sorted by name */
+	const dwinfo *d;
 	growbuf leaves;         /* src_member */
 	size_t var_first;       /* the current variable's first leaf */
 	int too_many, oom;
@@ -60,25 +48,6 @@ static uint32_t size_of(Dwarf_Die *type)
 {
 	Dwarf_Word s;
 	return dwarf_aggregate_size(type, &s) == 0 && s <= UINT32_MAX ? (uint32_t)s : 0;
-}
-
-/* A member's byte offset in its struct: a constant, or DWARF 2's
- * DW_OP_plus_uconst expression. */
-static int member_offset(Dwarf_Die *m, Dwarf_Word *off)
-{
-	Dwarf_Attribute at;
-	if (!dwarf_attr(m, DW_AT_data_member_location, &at))
-		return dwarf_tag(m) == DW_TAG_member ? (*off = 0, 0) : -1;  /* a union's */
-	if (dwarf_formudata(&at, off) == 0)
-		return 0;
-	Dwarf_Op *ops;
-	size_t nops;
-	if (dwarf_getlocation(&at, &ops, &nops) == 0 && nops == 1 &&
-	    ops[0].atom == DW_OP_plus_uconst) {
-		*off = ops[0].number;
-		return 0;
-	}
-	return -1;
 }
 
 static void leaves(walk *w, Dwarf_Die *type, uint32_t addr, char *path, size_t len, int depth);
@@ -147,7 +116,7 @@ static void record(walk *w, Dwarf_Die *t, uint32_t addr, char *path, size_t len,
 			Dwarf_Word off;
 			Dwarf_Die mt;
 			if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) ||
-			    dwarf_hasattr(&m, DW_AT_declaration) || member_offset(&m, &off) ||
+			    dwarf_hasattr(&m, DW_AT_declaration) || dw_member_offset(&m, &off) ||
 			    type_of(&m, &mt))
 				continue;  /* a static member is a variable of its own */
 			size_t l = len;
@@ -173,55 +142,10 @@ static void record(walk *w, Dwarf_Die *t, uint32_t addr, char *path, size_t len,
 		add(w, addr, size, path);  /* no data members: the whole */
 }
 
-static int by_name(const void *pa, const void *pb)
-{
-	const named_type *a = pa, *b = pb;
-	return strcmp(a->name, b->name);
-}
-
-static int is_record(int tag)
-{
-	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
-}
-
-/* The complete types of a unit, at its top level and in namespaces. */
-static void collect_types(walk *w, Dwarf_Die *parent, int depth)
-{
-	Dwarf_Die d;
-	if (depth > MAX_DEPTH || dwarf_child(parent, &d) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&d);
-		const char *name = dwarf_diename(&d);
-		if (tag == DW_TAG_namespace) {
-			collect_types(w, &d, depth + 1);
-		} else if (is_record(tag) && name && !dwarf_hasattr(&d, DW_AT_declaration)) {
-			named_type *t = grow(&w->types);
-			if (!t) {
-				w->oom = 1;
-				return;
-			}
-			*t = (named_type){ name, dwarf_dieoffset(&d) };
-		}
-	} while (dwarf_siblingof(&d, &d) == 0);
-}
-
-/* A declared-only record's definition from another unit, if any. */
-static int complete(walk *w, Dwarf_Die *t)
-{
-	const char *name = dwarf_diename(t);
-	if (!is_record(dwarf_tag(t)) || !dwarf_hasattr(t, DW_AT_declaration) || !name ||
-	    !w->types.n)
-		return 0;
-	named_type key = { name, 0 };
-	const named_type *hit = bsearch(&key, w->types.items, w->types.n, sizeof key, by_name);
-	return hit && dwarf_offdie(w->dw, hit->off, t) ? 0 : -1;
-}
-
 static void leaves(walk *w, Dwarf_Die *type, uint32_t addr, char *path, size_t len, int depth)
 {
 	Dwarf_Die t;
-	if (dwarf_peel_type(type, &t) != 0 || complete(w, &t))
+	if (dwarf_peel_type(type, &t) != 0 || dw_complete_type(w->d, &t))
 		return;
 	int tag = dwarf_tag(&t);
 	if (depth > MAX_DEPTH) {
@@ -293,68 +217,27 @@ static int by_addr(const void *pa, const void *pb)
 	return a->size > b->size ? -1 : a->size < b->size;
 }
 
-static int has_debug_info(Elf *elf)
-{
-	size_t shstr;
-	if (elf_getshdrstrndx(elf, &shstr) != 0)
-		return 0;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstr, sh.sh_name)) &&
-		    !strcmp(name, ".debug_info"))
-			return 1;
-	}
-	return 0;
-}
-
-int members_load(const firmware *fw, src_members *out, avrr_err *err)
+int members_of(const dwinfo *d, const char *path, src_members *out, avrr_err *err)
 {
 	*out = (src_members){ 0 };
-	walk w = { .types = { .size = sizeof(named_type) }, .leaves = { .size = sizeof(src_member) } };
-	/* libelf may convert the image in place; fw->elf stays untouched. */
-	char *copy = malloc(fw->elf_size ? fw->elf_size : 1);
-	if (!copy)
-		return avrr_errf(err, "%s: out of memory", fw->path);
-	memcpy(copy, fw->elf, fw->elf_size);
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory(copy, fw->elf_size);
+	walk w = { .d = d, .leaves = { .size = sizeof(src_member) } };
+	const char *damaged;
+	Dwarf *dw = dwi_dwarf(d, &damaged);
 	int rc = 0;
-	if (!elf) {
-		rc = avrr_errf(err, "%s: not an ELF file (%s)", fw->path, elf_errmsg(-1));
-	} else if (has_debug_info(elf)) {
-		Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-		if (!dw)
-			rc = avrr_errf(err, "%s: damaged DWARF (%s)", fw->path, dwarf_errmsg(-1));
-		w.dw = dw;
-		/* Two passes: the complete types first, then the variables. */
-		for (int pass = 0; pass < 2 && !rc; pass++) {
-			Dwarf_Off off = 0, next;
-			size_t hsize;
-			while (dw && !rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-				Dwarf_Die cu;
-				if (!dwarf_offdie(dw, off + hsize, &cu))
-					rc = avrr_errf(err, "%s: damaged DWARF (%s)", fw->path,
-						       dwarf_errmsg(-1));
-				else if (pass == 0)
-					collect_types(&w, &cu, 0);
-				else
-					scope(&w, &cu, 0);
-				off = next;
-			}
-			if (pass == 0 && w.types.n)
-				qsort(w.types.items, w.types.n, sizeof(named_type), by_name);
-		}
-		if (dw)
-			dwarf_end(dw);
+	if (damaged)
+		rc = avrr_errf(err, "%s: damaged DWARF (%s)", path, damaged);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	while (dw && !rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (!dwarf_offdie(dw, off + hsize, &cu))
+			rc = avrr_errf(err, "%s: damaged DWARF (%s)", path, dwarf_errmsg(-1));
+		else
+			scope(&w, &cu, 0);
+		off = next;
 	}
-	if (elf)
-		elf_end(elf);
-	free(copy);
-	free(w.types.items);
 	if (!rc && w.oom)
-		rc = avrr_errf(err, "%s: out of memory", fw->path);
+		rc = avrr_errf(err, "%s: out of memory", path);
 	src_members t = { w.leaves.items, w.leaves.n };
 	if (rc) {
 		members_free(&t);
@@ -375,6 +258,17 @@ int members_load(const firmware *fw, src_members *out, avrr_err *err)
 	t.n = k;
 	*out = t;
 	return 0;
+}
+
+int members_load(const firmware *fw, src_members *out, avrr_err *err)
+{
+	dwinfo *d;
+	*out = (src_members){ 0 };
+	if (dwi_open(fw, &d, err))
+		return -1;
+	int rc = members_of(d, fw->path, out, err);
+	dwi_close(d);
+	return rc;
 }
 
 void members_free(src_members *t)

@@ -13,7 +13,9 @@
  * "._rx_buffer_head", "._rx_buffer[3]", "[2].count", "" for a scalar.
  *
  * A firmware without DWARF (stabs, or stripped) gives no leaves: not an
- * error, the callers keep whole symbols.
+ * error, the callers keep whole symbols.  The types are read as the
+ * shell's `print` reads them (debuginfo.h): the same member offsets, base
+ * classes and completed declarations.
  */
 #ifndef AVRR_TIMELINE_MEMBERS_H
 #define AVRR_TIMELINE_MEMBERS_H
@@ -21,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dwarf/debuginfo.h"
 #include "sim/firmware.h"
 #include "util/err.h"
 
@@ -39,7 +42,10 @@ typedef struct src_members {
 } src_members;
 
 /* Reads the leaves of every data-space variable; damaged DWARF is an
- * error, missing DWARF an empty table. */
+ * error, missing DWARF an empty table.  members_of reads them through a
+ * handle already open (path names the firmware in errors); members_load
+ * opens one for the call. */
+int members_of(const dwinfo *d, const char *path, src_members *out, avrr_err *err);
 int members_load(const firmware *fw, src_members *out, avrr_err *err);
 void members_free(src_members *t);
 

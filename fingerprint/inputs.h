@@ -14,9 +14,18 @@
 #include "fingerprint/instrument.h"
 #include "sim/ioregs.h"
 
-/* The input set by name; those the MCU has are marked in
+/* One register of the input set: its name as the datasheets spell it,
+ * the bits the outside world drives (the rest the simulation re-creates;
+ * the device logs the byte it read, whole), and those bits in words.
+ * The table ends with a NULL name. */
+typedef struct devlog_input {
+	const char *name;
+	uint8_t outside;
+	const char *bits;
+} devlog_input;
+extern const devlog_input devlog_input_table[];
+/* The input set: those of the table the MCU has are marked in
  * map[0..FP_INPUT_SPACE).  Returns how many. */
-extern const char *const devlog_input_names[];
 unsigned devlog_inputs(const mcu_names *names, uint8_t *map);
 
 #endif

@@ -38,9 +38,9 @@
 
 #include "sim/avr_decode.h"
 #include "fingerprint/cost.h"
+#include "util/avrspace.h"
 #include "util/le.h"
 
-#define ELF_DATA_BASE 0x800000u
 #define SEQ_FIXED 14u   /* the sequence's words besides 5 per counter byte */
 
 /* avr-gcc's relocation types that can carry a code address (binutils'
@@ -535,17 +535,25 @@ static int write_load(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 	return at == end ? 0 : fail(rw, "a load's sequence of the wrong size", in->addr);
 }
 
+int fp_tracer_own_symbol(const char *name)
+{
+	return !strncmp(name, "avrr_", 5) && strncmp(name, "avrr_body_", 10) &&
+	       strncmp(name, FP_HOOKVEC_READ_PREFIX, strlen(FP_HOOKVEC_READ_PREFIX));
+}
+
 static const char *sym_name(const rewrite *rw, const Elf32_Sym *sym);
 
 /* Whether byte address a is inside one of the tracer's own functions
- * (avrr_*), whose loads must not be tested: avrr_log_ld itself is one. */
+ * (avrr_*, but for avrr_body_*: the firmware's ISR bodies), whose loads
+ * must not be tested (avrr_log_ld itself is one) and whose reads are not
+ * logged (the UART sink polls UCSRnA). */
 static int in_tracer(const rewrite *rw, uint32_t a)
 {
 	for (size_t i = 0; i < rw->nsyms; i++) {
 		const Elf32_Sym *y = &rw->syms[i];
 		if (y->st_shndx == rw->text && ELF32_ST_TYPE(y->st_info) == STT_FUNC &&
 		    a >= y->st_value && a < y->st_value + y->st_size &&
-		    !strncmp(sym_name(rw, y), "avrr_", 5))
+		    fp_tracer_own_symbol(sym_name(rw, y)))
 			return 1;
 	}
 	return 0;
@@ -790,7 +798,8 @@ static int cut(rewrite *rw)
 					: e->in.op == AVR_OP_RJMP || e->in.op == AVR_OP_RCALL ||
 					  is_branch(e) ? K_REL : K_PLAIN;
 			else if (rw->have_log_read && rw->dev->inputs && addr >= 0 &&
-				 addr < FP_INPUT_SPACE && rw->dev->inputs[addr]) {
+				 addr < FP_INPUT_SPACE && rw->dev->inputs[addr] &&
+				 !in_tracer(rw, a)) {   /* the UART sink polls UCSRnA */
 				if (skipread) {
 					e->kind = K_SKIPREAD;
 					rw->st->reads++;

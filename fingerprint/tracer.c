@@ -311,7 +311,8 @@ unsigned fp_log_item_max(const fp_config *c)
  * share.  Everything runs inside the firmware's own execution, so the
  * simulation of the same ELF re-creates it exactly. */
 static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
-		     const fp_tracer_log *log, const char *spec, unsigned fp_bytes, unsigned ovf)
+		     const fp_tracer_log *log, const char *spec, unsigned fp_bytes, unsigned ovf,
+		     int runtime)
 {
 	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
 	size_t nm = strlen(mcu), ns = strlen(spec);
@@ -371,8 +372,14 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 		      "#define AVRR_UCSRB UCSRB\n#define AVRR_TXEN TXEN\n"
 		      "#define AVRR_UBRRL UBRRL\n#define AVRR_UBRRH UBRRH\n#endif\n"
 		      "/* The UART sink: blocking, one byte at a time. */\n"
-		      "static inline void avrr_log_sink(uint8_t byte)\n{\n"
-		      "\twhile (!(AVRR_UCSRA & _BV(AVRR_UDRE)))\n\t\t;\n\tAVRR_UDR = byte;\n}\n\n", o);
+		      "static inline void avrr_log_sink(uint8_t byte)\n{\n", o);
+	/* A firmware traced from its finished ELF may turn the transmitter
+	 * off after the runtime set it up (Arduino's init() clears UCSR0B):
+	 * with --baud, the runtime's sink turns it on again. */
+	if (log->sink == FP_LOG_UART && runtime && log->baud)
+		fputs("\tif (!(AVRR_UCSRB & _BV(AVRR_TXEN)))\n\t\tAVRR_UCSRB |= _BV(AVRR_TXEN);\n", o);
+	if (log->sink == FP_LOG_UART)
+		fputs("\twhile (!(AVRR_UCSRA & _BV(AVRR_UDRE)))\n\t\t;\n\tAVRR_UDR = byte;\n}\n\n", o);
 	fprintf(o, "/* At reset: an empty block, nothing lost%s. */\n"
 		"__attribute__((naked, used, section(\".init3\"))) void avrr_log_init(void)\n{\n"
 		"\tavrr_log_len = 0;\n\tavrr_log_seq = 0;\n\tavrr_log_busy = 0;\n"
@@ -542,16 +549,97 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
  * Naked and short, so its cycles per overflow are those cost.h prices;
  * a firmware with its own TIMER1_OVF handler fails to link, as it should:
  * the tracer owns Timer1. */
-static void emit_overflow(FILE *o, unsigned bytes)
+static void emit_overflow(FILE *o, unsigned bytes, int runtime)
 {
-	fputs("/* Timer1 overflowed: one more in avrr_trace_ovf (SREG and r24 kept). */\n"
-	      "void TIMER1_OVF_vect(void) __attribute__((signal, naked, used, externally_visible));\n"
-	      "void TIMER1_OVF_vect(void)\n{\n"
-	      "\t__asm__ volatile(\"push r24\\n\\tin r24, __SREG__\\n\\tpush r24\\n\\t\"\n", o);
+	/* the runtime's handler is entered from the vector table avrr
+	 * instrument patches: a plain naked function, not __vector_N */
+	const char *name = runtime ? FP_RT_OVF_SYMBOL : "TIMER1_OVF_vect";
+	fprintf(o, "/* Timer1 overflowed: one more in avrr_trace_ovf (SREG and r24 kept). */\n"
+		"void %s(void) __attribute__((%snaked, used, externally_visible));\n"
+		"void %s(void)\n{\n"
+		"\t__asm__ volatile(\"push r24\\n\\tin r24, __SREG__\\n\\tpush r24\\n\\t\"\n",
+		name, runtime ? "" : "signal, ", name);
 	for (unsigned i = 0; i < bytes; i++)
 		fprintf(o, "\t\t\"lds r24, avrr_trace_ovf+%u\\n\\t%s r24, 0xff\\n\\t"
 			"sts avrr_trace_ovf+%u, r24\\n\\t\"\n", i, i ? "sbci" : "subi", i);
 	fputs("\t\t\"pop r24\\n\\tout __SREG__, r24\\n\\tpop r24\\n\\treti\");\n}\n\n", o);
+}
+
+/* The runtime's reset entry: the first of its .init sections (compiled
+ * with -fno-toplevel-reorder, so this label comes before .init0's code). */
+static void emit_rt_entry(FILE *o)
+{
+	fputs("/* The reset vector comes here: the runtime's .init0-.init9 run, then the\n"
+	      " * firmware's own reset code. */\n"
+	      "__asm__(\".section .init0,\\\"ax\\\",@progbits\\n\"\n"
+	      "\t\".global " FP_RT_RESET_SYMBOL "\\n" FP_RT_RESET_SYMBOL ":\\n\\t.text\");\n\n", o);
+}
+
+/* The vector route (avrr instrument of a finished ELF): the runtime's
+ * stack until the firmware sets its own, the jump to the firmware's reset
+ * code, and one stub per hooked vector.  A stub is the header route's
+ * ISR() stub with the handler's call cut off: the same pushes, so the same
+ * frame and the same cycles from the vector's jump to the timer's read
+ * (AVRR_CYCLE_OFFSET holds), then everything restored and a jump to the
+ * firmware's own handler, which sees the machine as the vector left it. */
+static void emit_hooks(FILE *o, const layout *l, int cycles, int log, const fp_tracer_hooks *h)
+{
+	fprintf(o, "/* As avr-libc's crt does in .init2, under the runtime's RAM at 0x%04x. */\n"
+		"__attribute__((naked, used, section(\".init2\"))) void avrr_rt_stack(void)\n{\n"
+		"\t__asm__ volatile(\"clr r1\\n\\tout __SREG__, r1\\n\\t\"\n"
+		"\t\t\"ldi r28, 0x%02x\\n\\tldi r29, 0x%02x\\n\\t\"\n"
+		"\t\t\"out __SP_H__, r29\\n\\tout __SP_L__, r28\");\n}\n\n"
+		"/* The firmware's reset code, at 0x%lx: the symbol is the link's\n"
+		" * (--defsym), as an RJMP to a number would be taken as relative. */\n"
+		"__attribute__((naked, used, section(\".init9\"))) void avrr_rt_start(void)\n{\n"
+		"\t__asm__ volatile(AVRR_JMP \" " FP_RT_FW_RESET "\");\n}\n\n",
+		h->ram_base, (h->ram_base - 1) & 0xff, (h->ram_base - 1) >> 8,
+		(unsigned long)h->reset_target);
+	fputs("#define AVRR_SAVE", o);
+	for (int r = 0; r < 32; r++)
+		if (l->saved >> r & 1)
+			fprintf(o, " \"push r%d\\n\\t\"", r);
+	fputs("\n#define AVRR_RESTORE", o);
+	for (int r = 31; r >= 0; r--)
+		if (l->saved >> r & 1)
+			fprintf(o, " \"pop r%d\\n\\t\"", r);
+	fputs("\n\n", o);
+	for (unsigned i = 0; i < h->nhooks; i++) {
+		char ops[160];
+		snprintf(ops, sizeof ops, "%s%s", cycles ? "[tl] \"n\"(_SFR_MEM_ADDR(TCNT1L)), "
+			 "[th] \"n\"(_SFR_MEM_ADDR(TCNT1H))" : "", cycles && log ? ", " : "");
+		if (log)
+			snprintf(ops + strlen(ops), sizeof ops - strlen(ops), "[vn] \"M\"(%u)",
+				 h->hook[i].vector);
+		fprintf(o, "/* vector %u, the firmware's handler at 0x%lx */\n"
+			"void " FP_RT_HOOK_PREFIX "%u(void) __attribute__((naked, used));\n"
+			"void " FP_RT_HOOK_PREFIX "%u(void)\n{\n"
+			"\t__asm__ volatile(AVRR_SAVE\n"
+			"\t\t\"in r0, __SREG__\\n\\tpush r0\\n\\t\"\n%s%s"
+			"\t\t\"in r24, __SP_L__\\n\\tin r25, __SP_H__\\n\\tadiw r24, 1\\n\\t\"\n"
+			"\t\t\"clr r1\\n\\t\"\n"
+			"\t\tAVRR_CALL \" avrr_trace_record\\n\\t\"\n"
+			"\t\t\"pop r0\\n\\tout __SREG__, r0\\n\\t\"\n"
+			"\t\tAVRR_RESTORE\n"
+			"\t\tAVRR_JMP \" " FP_RT_FW_VECTOR_PREFIX "%u\" :: %s);\n}\n\n",
+			h->hook[i].vector, (unsigned long)h->hook[i].target, h->hook[i].vector,
+			h->hook[i].vector,
+			cycles ? "\t\t\"lds r22, %[tl]\\n\\tlds r23, %[th]\\n\\t\"\n"
+			       : "\t\t\"clr r22\\n\\tclr r23\\n\\t\"\n",
+			log ? "\t\t\"ldi r24, %[vn]\\n\\tsts avrr_log_vec, r24\\n\\t\"\n" : "",
+			h->hook[i].vector, ops);
+	}
+}
+
+unsigned fp_tracer_hook_cycles(const fp_config *c, int log, uint32_t flash_size)
+{
+	layout l = make_layout(c);
+	unsigned call = flash_size > 131072 ? 5 : flash_size > 8192 ? 4 : 3;
+	unsigned jmp = flash_size > 8192 ? 3 : 2;
+	/* pushes and pops, IN and PUSH of SREG, the timer's LDS (or CLRs),
+	 * the vector's LDI/STS, IN, IN, ADIW, CLR, the call, POP, OUT, the jump */
+	return 4 * l.nsaved + 3 + (fp_counter_bytes(c, FP_COUNT_CYCLES) ? 4 : 2) +
+	       (log ? 3 : 0) + 5 + call + 3 + jmp;
 }
 
 /* What the device cannot record: NULL, or why. */
@@ -572,8 +660,29 @@ int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, 
 	return fp_tracer_write_log(c, names, slots, NULL, o, err);
 }
 
+static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slots,
+			const fp_tracer_log *log, const fp_tracer_hooks *hooks, FILE *o,
+			avrr_err *err);
+
 int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slots,
 			const fp_tracer_log *log, FILE *o, avrr_err *err)
+{
+	return write_tracer(c, names, slots, log, NULL, o, err);
+}
+
+int fp_tracer_write_runtime(const fp_config *c, const mcu_names *names, unsigned slots,
+			    const fp_tracer_log *log, const fp_tracer_hooks *hooks, FILE *o,
+			    avrr_err *err)
+{
+	if (fp_counter_bytes(c, FP_COUNT_SIC))
+		return avrr_errf(err, "sic:K needs the counter's rewrite of the code, which moves "
+				 "it: build with the tracer header instead (docs/tracer.md)");
+	return write_tracer(c, names, slots, log, hooks, o, err);
+}
+
+static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slots,
+			const fp_tracer_log *log, const fp_tracer_hooks *hooks, FILE *o,
+			avrr_err *err)
 {
 	int logging = log && log->sink != FP_LOG_NONE;
 	char spec[600];
@@ -602,6 +711,8 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 		" * docs/tracer.md.\n */\n", spec, names->gcc_mcu ? names->gcc_mcu : names->mcu);
 	fputs("#ifndef AVRR_TRACER_GENERATED_H\n#define AVRR_TRACER_GENERATED_H\n\n"
 	      "#include <avr/interrupt.h>\n#include <avr/io.h>\n#include <stdint.h>\n\n", o);
+	if (hooks)
+		emit_rt_entry(o);
 	fprintf(o, "#define AVRR_TRACE_SLOTS %u\n#define AVRR_TRACE_BYTES %u   /* %u bits */\n"
 		"#define AVRR_TRACE_RA_BITS %u\n#define AVRR_TRACE_STATE_BITS %u\n"
 		"#define AVRR_TRACE_HASH_BITS %u\n"
@@ -653,11 +764,11 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 		      "{\n\t__asm__ volatile(\"ldi r24, %0\\n\\tsts %1, r24\" :: \"M\"(_BV(CS10)),\n"
 		      "\t\t\"n\"(_SFR_MEM_ADDR(TCCR1B)));\n}\n\n", o);
 	if (ovf)
-		emit_overflow(o, ovf);
+		emit_overflow(o, ovf, hooks != NULL);
 	if (c->hash_bits)
 		fputs(HASHES, o);
 	if (logging)
-		emit_log(o, c, names, log, spec, bytes, ovf);
+		emit_log(o, c, names, log, spec, bytes, ovf, hooks != NULL);
 	fputs("/* Called by the stub: frame is its saved SREG, timer TCNT1 and sic the\n"
 	      " * software instruction counter as it read them. */\n"
 	      "void avrr_trace_record(const uint8_t *frame, uint16_t timer, uint32_t sic)\n"
@@ -721,7 +832,10 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 			log->masked ? "the block goes out with interrupts off"
 				    : "other interrupts may come while a block goes out");
 	fputs("}\n\n", o);
-	emit_stub(o, &l, cycles > 0, sic, logging);
+	if (hooks)
+		emit_hooks(o, &l, cycles > 0, logging, hooks);
+	else
+		emit_stub(o, &l, cycles > 0, sic, logging);
 	fputs("#endif\n", o);
 	return ferror(o) ? avrr_errf(err, "write error") : 0;
 }

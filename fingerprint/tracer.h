@@ -92,4 +92,36 @@ unsigned fp_log_item_max(const fp_config *c);
 int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slots,
 			const fp_tracer_log *log, FILE *out, avrr_err *err);
 
+/* The vector route (avrr instrument of a finished ELF): the same tracer
+ * as a runtime linked on its own and appended to the firmware's flash.
+ * The reset vector goes to FP_RT_RESET_SYMBOL (the runtime's .init
+ * sections, then the firmware's reset code at reset_target); each hooked
+ * vector to FP_RT_HOOK_PREFIX<vector>, which records and then jumps to the
+ * firmware's handler; a free TIMER1_OVF vector to FP_RT_OVF_SYMBOL when
+ * the cycle counter needs it.  The runtime's variables (.noinit) sit at
+ * ram_base, the top of RAM, and its stack below them. */
+#define FP_RT_RESET_SYMBOL "avrr_rt_reset"
+#define FP_RT_HOOK_PREFIX "avrr_hook_vector_"
+#define FP_RT_OVF_SYMBOL "avrr_trace_ovf_isr"
+/* What the runtime jumps to in the firmware: symbols the link defines
+ * (--defsym) at reset_target and each hook's target. */
+#define FP_RT_FW_RESET "avrr_fw_reset"
+#define FP_RT_FW_VECTOR_PREFIX "avrr_fw_vector_"
+typedef struct fp_tracer_hooks {
+	uint32_t reset_target;      /* byte address */
+	uint16_t ram_base;          /* data address of the runtime's first byte */
+	unsigned nhooks;
+	struct { uint8_t vector; uint32_t target; } hook[128];
+} fp_tracer_hooks;
+
+/* Writes the runtime as C for avr-gcc.  Refuses sic:K (its counter needs
+ * a rewrite that moves code). */
+int fp_tracer_write_runtime(const fp_config *c, const mcu_names *names, unsigned slots,
+			    const fp_tracer_log *log, const fp_tracer_hooks *hooks, FILE *out,
+			    avrr_err *err);
+
+/* A vector route stub's own cycles, from the vector's jump to the jump
+ * into the firmware's handler, the record function aside. */
+unsigned fp_tracer_hook_cycles(const fp_config *c, int log, uint32_t flash_size);
+
 #endif

@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "timeline/timeline.h"
 #include "trace/uart.h"
+#include "dwarf/cfi.h"
 
 #define DATA_BASE 0x800000u
 #define EEPROM_BASE 0x810000u
@@ -275,7 +276,8 @@ static const char MONITOR_HELP[] =
 	"monitor errors            the replay's counters up to here\n"
 	"monitor fingerprint       the fingerprint here under each configuration\n"
 	"monitor divergence        where and how the replay diverged, if it did\n"
-	"monitor uart [N]          the text the UARTs (UART N) sent before here\n";
+	"monitor uart [N]          the text the UARTs (UART N) sent before here\n"
+	"monitor frame-rows        each function's frame at each instruction (avrr.gdb's unwinder)\n";
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -285,6 +287,51 @@ static int parse_u64(const char *s, uint64_t *out)
 		return -1;
 	*out = strtoull(s, &end, 0);
 	return errno || *end ? -1 : 0;
+}
+
+/* The firmware's frame rows (dwarf/cfi.h) for avrr.gdb's unwinder, which
+ * avr-gdb needs: it reads no .debug_frame, and its prologue scanner loses
+ * its way in interrupt handlers.  A line per change, each holding until the
+ * next ("PC -": no row from PC on):
+ *   avrr-frame-rows 1 PC_BYTES
+ *   PC FUNC sp|y OFF call|irq SREG_IN [R:D ...]   (hex PCs; SREG is R 32)
+ *   vector N NAME                                 (the MCU's vector names) */
+static void frame_rows(server *sv, FILE *out)
+{
+	cfi_table *t;
+	avrr_err err;
+	/* Parts with a 22-bit PC push 3 bytes of return address. */
+	unsigned pc_bytes = strncmp(sv->s->mcu, "atmega256", 9) ? 2 : 3;
+	if (cfi_build(sv->fw, pc_bytes, &t, &err)) {
+		fprintf(out, "%s\n", err.msg);
+		return;
+	}
+	unsigned n;
+	const cfi_row *r = cfi_rows(t, &n), *prev = NULL;
+	fprintf(out, "avrr-frame-rows 1 %u\n", pc_bytes);
+	for (unsigned i = 0; i < n; i++, prev = &r[i - 1]) {
+		int gap = prev && prev->pc + prev->len != r[i].pc;
+		if (gap)
+			fprintf(out, "%x -\n", prev->pc + prev->len);
+		if (prev && !gap && prev->func == r[i].func && prev->base == r[i].base &&
+		    prev->off == r[i].off && prev->sreg_in == r[i].sreg_in &&
+		    !memcmp(prev->saved, r[i].saved, sizeof r[i].saved))
+			continue;
+		fprintf(out, "%x %x %s %d %s %u", r[i].pc, r[i].func, r[i].base == CFI_SP ? "sp" : "y",
+			r[i].off, r[i].interrupt ? "irq" : "call", r[i].sreg_in);
+		for (unsigned k = 0; k <= CFI_SREG; k++)
+			if (r[i].saved[k])
+				fprintf(out, " %u:%u", k, r[i].saved[k]);
+		fputc('\n', out);
+	}
+	if (prev)
+		fprintf(out, "%x -\n", prev->pc + prev->len);
+	for (unsigned v = 1; v < 256; v++) {
+		const char *name = sim_vector_name(sv->s, (uint8_t)v);
+		if (name)
+			fprintf(out, "vector %u %s\n", v, name);
+	}
+	cfi_free(t);
 }
 
 /* qRcmd: what gdb has no command for.  Output goes to the console; a goto
@@ -306,10 +353,7 @@ static void monitor(server *sv, char *text)
 	avrr_err err;
 	if (!strcmp(cmd, "goto")) {
 		uint64_t target = 0;
-		int bad = !strncmp(arg, "irq ", 4) ? parse_u64(arg + 4 + strspn(arg + 4, " "), &v) ||
-						     tl_irq_position(sv->tl, v, &target)
-						   : parse_u64(arg, &target);
-		if (!bad) {
+		if (!tl_parse_position(sv->tl, arg, &target)) {
 			fclose(out);
 			free(buf);
 			sv->c.pending = PENDING_MONITOR;
@@ -335,6 +379,8 @@ static void monitor(server *sv, char *text)
 			fprintf(out, "usage: monitor uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
 		else
 			report_uart(out, sv->r, *arg ? (int)v : -1);
+	} else if (!strcmp(cmd, "frame-rows")) {
+		frame_rows(sv, out);
 	} else if (!strcmp(cmd, "help") || !*cmd) {
 		fputs(MONITOR_HELP, out);
 	} else {
@@ -483,17 +529,17 @@ static int serve_main(const char *db_path, const rp_options *o, int listen_fd, i
 	char msg[600];
 	if (!sv || tl_open(db_path, o, t, &sv->tl, &err) ||
 	    (elf && write_elf(tl_firmware(sv->tl), t->dir, &err))) {
-		snprintf(msg, sizeof msg, "error %s\n", sv ? err.msg : "out of memory");
+		snprintf(msg, sizeof msg, WIRE_ERROR "%s\n", sv ? err.msg : "out of memory");
 		say(t->reply_fd, msg);
 		free(sv);
 		return 2;
 	}
 	char problem[512];
 	if (fw_debug_info_problem(tl_firmware(sv->tl), problem, sizeof problem)) {
-		snprintf(msg, sizeof msg, "warn %s\n", problem);
+		snprintf(msg, sizeof msg, WIRE_WARN "%s\n", problem);
 		say(t->reply_fd, msg);
 	}
-	say(t->reply_fd, "ready\n");
+	say(t->reply_fd, WIRE_READY "\n");
 	int fd;
 	while ((fd = accept(listen_fd, NULL, NULL)) < 0 && errno == EINTR)
 		;
@@ -510,7 +556,7 @@ static int serve_main(const char *db_path, const rp_options *o, int listen_fd, i
 					.poll = on_poll };
 	tl_main(sv->tl, &fe, sv);
 	close(fd);
-	say(t->reply_fd, "bye\n");
+	say(t->reply_fd, WIRE_BYE "\n");
 	_exit(0);
 }
 
@@ -532,12 +578,12 @@ static int run_engine(const session_ends *e, void *arg)
 	return serve_main(a->db_path, a->o, a->listen_fd, a->elf, &t);
 }
 
-/* A "warn" line before "ready": kept for the front-end to say. */
+/* A warning line before WIRE_READY: kept for the front-end to say. */
 static void on_line(const char *line, void *ud)
 {
 	gdb_session *gs = ud;
-	if (!strncmp(line, "warn ", 5))
-		snprintf(gs->warning, sizeof gs->warning, "%s", line + 5);
+	if (!strncmp(line, WIRE_WARN, strlen(WIRE_WARN)))
+		snprintf(gs->warning, sizeof gs->warning, "%s", line + strlen(WIRE_WARN));
 }
 
 int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o, int listen_fd,
@@ -551,7 +597,7 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 	if (session_start(&gs->s, run_engine, &a, err))
 		return -1;
 	char error[600];
-	int rc = session_await(&gs->s, "ready", on_line, gs, error, sizeof error);
+	int rc = session_await(&gs->s, WIRE_READY, on_line, gs, error, sizeof error);
 	if (!rc)
 		return 0;
 	if (rc == SESSION_DIED)
@@ -565,7 +611,7 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 int gdb_session_wait(gdb_session *gs)
 {
 	char error[600];
-	int rc = session_await(&gs->s, "bye", NULL, NULL, error, sizeof error);
+	int rc = session_await(&gs->s, WIRE_BYE, NULL, NULL, error, sizeof error);
 	session_end(&gs->s);
 	return rc == SESSION_DIED ? rc : 0;
 }

@@ -206,9 +206,6 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	}
 	if (fw_load_file(o->firmware_path, &fw, err))
 		goto out;
-	char problem[1200];
-	if (o->warn && fw_debug_info_problem(fw, problem, sizeof problem))
-		o->warn(o->warn_ud, problem);
 	if (o->stimuli_path) {
 		if (!(stimuli = util_read_text(o->stimuli_path, err)) ||
 		    stim_parse(stimuli, o->stimuli_path, &script, err))
@@ -223,6 +220,10 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		r.udr[n] = trace_uart_register(r.s->names, n, NULL);
 	if (trace_watch_io(r.s, err) || rerun_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
 		goto out;
+	/* Only once nothing about the inputs is fatal: a refusal comes alone. */
+	char problem[1200];
+	if (o->warn && fw_debug_info_problem(fw, problem, sizeof problem))
+		o->warn(o->warn_ud, problem);
 	if (db_create(o->out_path, &r.d, err))
 		goto out;
 	if (db_put_firmware(r.d, fw->sha256, fw->elf, fw->elf_size, err) ||

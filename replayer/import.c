@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/devsite.h"
 #include "util/grow.h"
 
 /* An import's device log, kept in it (db_get_device_log): each input read
@@ -58,7 +59,7 @@ static void on_io(void *ud, const rp_access *a)
 	replay *r = m->r;
 	uint16_t addr = a->addr;
 	if (a->write || addr >= FP_INPUT_SPACE || !m->device_input[addr] || addr == m->log_reg ||
-	    r->diverged)
+	    r->diverged || devsite_in_tracer(r->s->fw, sim_pc(r->s)))   /* the tracer's own: not logged */
 		return;
 	const devlog_item *it = m->at < m->n ? &m->dev.items[m->at] : NULL;
 	if (it && it->kind == DEVLOG_ITEM_READ && it->value == a->value) {
@@ -237,7 +238,7 @@ out:
 int import_watch_inputs(rp_import *m, avrr_err *err)
 {
 	/* The log also holds the device's reads of inputs trace/log.h does not
-	 * trace (devlog_input_names: ICRn, ...), but for the log's own
+	 * trace (devlog_input_table: ICRn, ...), but for the log's own
 	 * register, which the import's replay watched only if traced. */
 	replay *r = m->r;
 	uint8_t inputs[FP_INPUT_SPACE];

@@ -15,10 +15,13 @@
 #include <unistd.h>
 
 #include "shell/expr.h"
+#include "shell/frames.h"
 #include "report/report.h"
+#include "session/session.h"
 #include "shell/scope.h"
 #include "trace/uart.h"
 #include "shell/view.h"
+#include "util/le.h"
 
 #define MAX_DISPLAYS 8
 #define HISTORY_KEPT 8
@@ -52,7 +55,11 @@ typedef struct engine {
 	const src_lines *lines;
 	travel *t;
 	dwinfo *dw;           /* DWARF types, scopes and CFI (may have none) */
+	cfi_table *cfi;       /* each function's frame at each instruction, from its code */
 	shell_carry carry;
+	/* Why the last breakpoint condition could not be evaluated ("": it
+	 * could); said at the stop it causes, as gdb does. */
+	char cond_error[512];
 } engine;
 
 static void reply(const travel *t, const char *msg)
@@ -96,7 +103,7 @@ static void print_location(engine *e)
 static int context_of(engine *e, const mview *m, dw_frame *f, xctx *c)
 {
 	avrr_err err;
-	if (scope_frame(e->dw, m, e->carry.frame, f, &err)) {
+	if (frames_get(e->cfi, e->dw, m, e->carry.frame, f, &err)) {
 		printf("%s\n", err.msg);
 		return -1;
 	}
@@ -159,6 +166,29 @@ static void show_displays(engine *e)
 	}
 }
 
+/* A watched value as gdb prints it, in the type of the watched
+ * expression (`tank` a struct, `level` a char); an integer when the
+ * expression no longer names that object here. */
+static void print_watched(engine *e, const tl_stop *st, uint64_t value)
+{
+	mview m = view_of(e);
+	dw_frame f;
+	xctx c;
+	avrr_err err;
+	uint32_t addr;
+	unsigned size;
+	dtype t;
+	uint8_t bytes[16] = { 0 };
+	le_put(bytes, value, 8);
+	if (dwi_has_types(e->dw) && !scope_frame(e->dw, &m, 0, &f, &err)) {
+		c = (xctx){ &m, e->dw, &f, NULL, 0, 0 };
+		if (!expr_lvalue(&c, st->what, &addr, &size, &t, &err) && addr == st->addr &&
+		    size <= 8 && !expr_print_bytes(stdout, &c, &t, bytes, &err))
+			return;
+	}
+	printf("%" PRIu64, value);
+}
+
 /* Prints how a motion ended, then where it is (tl_frontend.stopped). */
 static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 {
@@ -166,20 +196,32 @@ static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 	(void)tl;
 	switch (st->kind) {
 	case TL_BREAK:
+		if (e->cond_error[0]) {
+			printf("Error in testing condition for breakpoint %d:\n%s\n", st->id,
+			       e->cond_error);
+			e->cond_error[0] = 0;
+		}
 		printf("Breakpoint %d, %s\n", st->id, st->what);
 		break;
 	case TL_IRQ:
 		printf("Breakpoint %d, interrupt %s\n", st->id, st->what);
 		break;
 	case TL_WATCH:
-		printf("Watchpoint %d: %s\nOld value = %" PRIu64 "\nNew value = %" PRIu64 "\n", st->id,
-		       st->what, st->old, st->now);
+		/* Backward, as gdb: stopped before the write, so the value known
+		 * last (Old) is the later one. */
+		printf("Watchpoint %d: %s\nOld value = ", st->id, st->what);
+		print_watched(e, st, st->reverse ? st->now : st->old);
+		printf("\nNew value = ");
+		print_watched(e, st, st->reverse ? st->old : st->now);
+		printf("\n");
 		break;
 	case TL_RWATCH:
 	case TL_AWATCH:
-		printf("%s %d: %s\nValue = %" PRIu64 "\n",
+		printf("%s %d: %s\nValue = ",
 		       st->kind == TL_RWATCH ? "Read watchpoint" : "Access watchpoint", st->id,
-		       st->what, st->now);
+		       st->what);
+		print_watched(e, st, st->now);
+		printf("\n");
 		break;
 	case TL_START:
 		printf("Start of recording.\n");
@@ -215,29 +257,11 @@ static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 
 typedef int (*command_fn)(engine *e, const char *args);
 
-/* Parses a count or icount: decimal or 0x hex, with k/M/G suffixes. */
-static int parse_count(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return -1;
-	uint64_t v = strtoull(s, &end, 0);
-	uint64_t mul = *end == 'k' ? 1000 : *end == 'M' ? 1000000 : *end == 'G' ? 1000000000 : 1;
-	if (mul > 1)
-		end++;
-	while (*end == ' ')
-		end++;
-	if (errno || end == s || *end || v > UINT64_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
 
 static int count_arg(const char *args, uint64_t *n)
 {
 	*n = 1;
-	if (*args && (parse_count(args, n) || !*n)) {
+	if (*args && (tl_parse_count(args, n) || !*n)) {
 		printf("bad count '%s'\n", args);
 		return -1;
 	}
@@ -304,6 +328,17 @@ static unsigned depth_of(engine *e)
 	return n + unkept;
 }
 
+/* The shadow stack's entry that frame n (0 innermost) was entered by —
+ * where's line #n — or NULL for frame 0 and frames not kept. */
+static const tl_frame *shadow_frame(engine *e, unsigned n)
+{
+	unsigned nfr, unkept, lost;
+	const tl_frame *fr = tl_frames(e->tl, &nfr, &unkept, &lost);
+	if (!n || n > nfr + unkept || nfr + unkept - n >= nfr)
+		return NULL;
+	return &fr[nfr + unkept - n];
+}
+
 static int cmd_finish(engine *e, const char *args)
 {
 	(void)args;
@@ -325,7 +360,7 @@ static int cmd_reverse_stepi(engine *e, const char *args)
 static int cmd_reverse_continue(engine *e, const char *args)
 {
 	(void)args;
-	tl_reverse_continue(e->tl, 0);
+	tl_reverse_continue(e->tl, 1);
 	return 0;
 }
 
@@ -361,16 +396,13 @@ static int cmd_reverse_finish(engine *e, const char *args)
 static int cmd_goto(engine *e, const char *args)
 {
 	uint64_t target;
-	if (!strncmp(args, "irq", 3) && (args[3] == ' ' || !args[3])) {
-		uint64_t n;
-		const char *a = args + 3;
-		while (*a == ' ')
-			a++;
-		if (parse_count(a, &n) || tl_irq_position(e->tl, n, &target)) {
-			printf("no recorded interrupt '%s' (they are numbered from 1)\n", a);
-			return 0;
-		}
-	} else if (parse_count(args, &target)) {
+	int rc = tl_parse_position(e->tl, args, &target);
+	if (rc == -2) {
+		printf("no recorded interrupt '%s' (they are numbered from 1)\n",
+		       args + 3 + strspn(args + 3, " "));
+		return 0;
+	}
+	if (rc) {
 		printf("usage: goto ICOUNT | goto irq N\n");
 		return 0;
 	}
@@ -396,10 +428,69 @@ static tl_break *new_break(engine *e, tl_break_kind kind, uint32_t addr, unsigne
 	return b;
 }
 
-static int add_break(engine *e, const char *args, int temp)
+/* The handler of the vector named `name` (TIMER1_COMPA_vect, as ISR()
+ * names it and where prints it): avr-gcc's __vector_N.  0; -1 when no
+ * vector has that name; -2 (said) when the firmware has no handler. */
+static int vector_handler(engine *e, const char *name, uint32_t *addr)
 {
+	for (unsigned v = 1; v < 256; v++) {
+		const char *vn = sim_vector_name(e->s, (uint8_t)v);
+		if (!vn || strcmp(vn, name))
+			continue;
+		char sym[32];
+		snprintf(sym, sizeof sym, "__vector_%u", v);
+		const fw_symbol *s = fw_find_symbol(e->fw, sym);
+		if (!s || s->space != FW_SYM_CODE) {
+			/* its slot jumps to __bad_interrupt: nothing to stop in */
+			printf("%s (vector %u) has no handler in the firmware\n", name, v);
+			return -2;
+		}
+		*addr = s->addr;
+		return 0;
+	}
+	return -1;
+}
+
+/* `break LOC if COND`: LOC into loc, and COND, or NULL.  -1 (printed) when
+ * the condition is missing. */
+static int split_condition(const char *args, char *loc, size_t n, const char **cond)
+{
+	const char *iff = strstr(args, " if ");
+	size_t len = strlen(args);
+	*cond = NULL;
+	if (!iff && len >= 3 && !strcmp(args + len - 3, " if"))
+		iff = args + len - 3;
+	if (!iff) {
+		snprintf(loc, n, "%s", args);
+		return 0;
+	}
+	snprintf(loc, n, "%.*s", (int)(iff - args), args);
+	*cond = iff + 3 + strspn(iff + 3, " ");
+	if (!**cond) {
+		printf("Argument required (boolean expression).\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Gives a new breakpoint its condition, or deletes it when too long. */
+static int set_condition(engine *e, tl_break *b, const char *cond)
+{
+	if (!cond || !tl_break_condition(e->tl, b->id, cond))
+		return 0;
+	printf("condition too long (at most %zu characters)\n", sizeof b->cond - 1);
+	tl_break_delete(e->tl, b->id);
+	return -1;
+}
+
+static int add_break(engine *e, const char *text, int temp)
+{
+	char args[256];
+	const char *cond;
+	if (split_condition(text, args, sizeof args, &cond))
+		return 0;
 	if (!*args) {
-		printf("usage: break ADDR|SYMBOL|FILE:LINE | break irq [VECTOR]\n");
+		printf("usage: break ADDR|SYMBOL|FILE:LINE [if COND] | break irq [VECTOR] [if COND]\n");
 		return 0;
 	}
 	if (!strncmp(args, "irq", 3) && (args[3] == ' ' || !args[3])) {
@@ -407,7 +498,7 @@ static int add_break(engine *e, const char *args, int temp)
 		while (*a == ' ')
 			a++;
 		uint64_t v = 0;
-		if (*a && (parse_count(a, &v) || v > 255 || !sim_vector_name(e->s, (uint8_t)v))) {
+		if (*a && (tl_parse_count(a, &v) || v > 255 || !sim_vector_name(e->s, (uint8_t)v))) {
 			printf("no interrupt vector '%s' on this MCU\n", a);
 			return 0;
 		}
@@ -415,7 +506,7 @@ static int add_break(engine *e, const char *args, int temp)
 		const char *name = *a ? sim_vector_name(e->s, (uint8_t)v) : NULL;
 		snprintf(what, sizeof what, "%s", name ? name : "any");
 		tl_break *b = new_break(e, TL_BK_IRQ, 0, 0, what);
-		if (b) {
+		if (b && !set_condition(e, b, cond)) {
 			b->vector = *a ? (int)v : -1;
 			b->temp = temp;
 			printf("Breakpoint %d at interrupt %s\n", b->id, what);
@@ -429,7 +520,7 @@ static int add_break(engine *e, const char *args, int temp)
 		char file[256];
 		uint64_t line;
 		snprintf(file, sizeof file, "%.*s", (int)(colon - args), args);
-		if (parse_count(colon + 1, &line) || line > UINT32_MAX) {
+		if (tl_parse_count(colon + 1, &line) || line > UINT32_MAX) {
 			printf("bad line number in '%s'\n", args);
 			return 0;
 		}
@@ -448,8 +539,11 @@ static int add_break(engine *e, const char *args, int temp)
 		 * A static function may be known only by its DWARF name. */
 		if (view_address(&m, args + (*args == '*'), 1, &addr, &is_code, &err) &&
 		    (*args == '*' || dw_function_addr(e->dw, args, &addr))) {
-			printf("%s\n", err.msg);
-			return 0;
+			int v = *args == '*' ? -1 : vector_handler(e, args, &addr);
+			if (v == -1)
+				printf("%s\n", err.msg);
+			if (v)
+				return 0;
 		}
 		if (!is_code) {
 			printf("'%s' is a data address; use watch for data\n", args);
@@ -457,7 +551,7 @@ static int add_break(engine *e, const char *args, int temp)
 		}
 	}
 	tl_break *b = new_break(e, TL_BK_CODE, addr, 0, args);
-	if (!b)
+	if (!b || set_condition(e, b, cond))
 		return 0;
 	b->temp = temp;
 	char where[128];
@@ -479,6 +573,20 @@ static int cmd_tbreak(engine *e, const char *args)
 	return add_break(e, args, 1);
 }
 
+/* The object an lvalue expression names in the selected frame. */
+static int watch_lvalue(engine *e, const mview *m, const char *args, uint32_t *addr,
+			unsigned *size, avrr_err *err)
+{
+	dw_frame f;
+	xctx c;
+	dtype t;
+	avrr_err ignored;
+	if (!dwi_has_types(e->dw) || scope_frame(e->dw, m, e->carry.frame, &f, &ignored))
+		return -1;
+	c = (xctx){ m, e->dw, &f, NULL, 0, 0 };
+	return expr_lvalue(&c, args, addr, size, &t, err);
+}
+
 static int add_watch(engine *e, const char *args, tl_break_kind kind)
 {
 	uint32_t addr;
@@ -489,17 +597,24 @@ static int add_watch(engine *e, const char *args, tl_break_kind kind)
 		printf("usage: watch SYMBOL|ADDR\n");
 		return 0;
 	}
-	if (view_address(&m, args, 0, &addr, &is_code, &err)) {
-		printf("%s\n", err.msg);
-		return 0;
-	}
-	if (is_code) {
-		printf("'%s' is in flash, which the firmware cannot write\n", args);
-		return 0;
+	/* An lvalue over the DWARF types (`tank.level`, `buf[3]`, `*p`): its
+	 * object's address and size; else an address expression. */
+	unsigned size = 0;
+	avrr_err typed = { "" };
+	if (watch_lvalue(e, &m, args, &addr, &size, &typed)) {
+		if (view_address(&m, args, 0, &addr, &is_code, &err)) {
+			printf("%s\n", *typed.msg ? typed.msg : err.msg);
+			return 0;
+		}
+		if (is_code) {
+			printf("'%s' is in flash, which the firmware cannot write\n", args);
+			return 0;
+		}
 	}
 	const char *name = args[0] == '&' ? args + 1 : args;
 	const fw_symbol *sym = fw_find_symbol(e->fw, name);
-	unsigned size = sym && sym->space == FW_SYM_DATA && sym->addr == addr && sym->size ? sym->size : 1;
+	if (!size)
+		size = sym && sym->space == FW_SYM_DATA && sym->addr == addr && sym->size ? sym->size : 1;
 	if (size > 8)
 		size = 8;
 	tl_break *b = new_break(e, kind, addr, size, args);
@@ -526,12 +641,66 @@ static int cmd_awatch(engine *e, const char *args)
 	return add_watch(e, args, TL_BK_AWATCH);
 }
 
+/* gdb's `condition N [EXPR]`: sets breakpoint N's condition, or clears it. */
+static int cmd_condition(engine *e, const char *args)
+{
+	char *end;
+	long id = strtol(args, &end, 10);
+	if (end == args || (*end && *end != ' ')) {
+		printf("Argument required (breakpoint number).\n");
+		return 0;
+	}
+	const char *cond = end + strspn(end, " ");
+	int rc = tl_break_condition(e->tl, (int)id, cond);
+	if (rc == -1)
+		printf("No breakpoint number %ld.\n", id);
+	else if (rc == -2)
+		printf("condition too long (at most %zu characters)\n",
+		       sizeof ((tl_break *)0)->cond - 1);
+	else if (!*cond)
+		printf("Breakpoint %ld now unconditional.\n", id);
+	return 0;
+}
+
+/* Keeps why a condition could not be evaluated, for the stop it causes. */
+static int condition_error(engine *e, const char *why)
+{
+	snprintf(e->cond_error, sizeof e->cond_error, "%s", why);
+	return -1;
+}
+
+/* tl_frontend.condition: a breakpoint's condition where it would stop,
+ * in the innermost frame (as gdb evaluates it): any non-zero byte of the
+ * value holds. */
+static int on_condition(timeline *tl, const char *cond, void *ud)
+{
+	(void)tl;
+	engine *e = ud;
+	mview m = view_of(e);
+	dw_frame f;
+	xval v;
+	avrr_err err;
+	if (frames_get(e->cfi, e->dw, &m, 0, &f, &err))
+		return condition_error(e, err.msg);
+	xctx c = { &m, e->dw, &f, NULL, 0, 0 };
+	if (expr_eval(&c, cond, &v, &err))
+		return condition_error(e, err.msg);
+	if (v.optimized_out)
+		return condition_error(e, "value has been optimized out");
+	e->cond_error[0] = 0;
+	unsigned n = v.t.size < sizeof v.bytes ? v.t.size : (unsigned)sizeof v.bytes;
+	for (unsigned i = 0; i < n; i++)
+		if (v.bytes[i])
+			return 1;
+	return 0;
+}
+
 static int cmd_delete(engine *e, const char *args)
 {
 	uint64_t id;
 	if (!*args)
 		tl_break_clear(e->tl);
-	else if (parse_count(args, &id))
+	else if (tl_parse_count(args, &id))
 		printf("usage: delete [N]\n");
 	else if (id > INT32_MAX || tl_break_delete(e->tl, (int)id))
 		printf("No breakpoint number %s.\n", args);
@@ -557,6 +726,8 @@ static int info_breakpoints(engine *e, const char *args)
 			printf("%-4d %-11s %-8s %s\n", b->id, type, "", b->what);
 		else
 			printf("%-4d %-11s 0x%04x   %s\n", b->id, type, b->addr, b->what);
+		if (b->cond[0])
+			printf("\tstop only if %s\n", b->cond);
 	}
 	return 0;
 }
@@ -803,7 +974,7 @@ static int cmd_undisplay(engine *e, const char *args)
 		memset(e->carry.disp, 0, sizeof e->carry.disp);
 		return 0;
 	}
-	if (parse_count(args, &n)) {
+	if (tl_parse_count(args, &n)) {
 		printf("Arguments must be display numbers.\n");
 		return 0;
 	}
@@ -857,13 +1028,31 @@ static void select_frame(engine *e, unsigned n)
 		return;
 	}
 	e->carry.list_file = NULL;
-	scope_frame_line(stdout, &c, n, e->lines);
+	const tl_frame *sh = shadow_frame(e, n);
+	if (!sh || !sh->vector) {
+		scope_frame_line(stdout, &c, n, e->lines);
+		return;
+	}
+	/* The interrupt as a frame of its own, as gdb shows a signal
+	 * handler's, over the code it stopped (its locals are this frame's). */
+	const char *v = sim_vector_name(e->s, sh->vector);
+	printf("#%-3u<interrupt %s (vector %u), taken at icount %" PRIu64 ">\n", n,
+	       v ? v : "?", sh->vector, sh->pos + 1);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	if (!out)
+		return;
+	scope_frame_line(out, &c, n, e->lines);
+	fclose(out);
+	printf("    %s", text + (len > 4 ? 4 : len));
+	free(text);
 }
 
 static int frame_count_arg(const char *args, uint64_t *n)
 {
 	*n = 1;
-	if (*args && parse_count(args, n)) {
+	if (*args && tl_parse_count(args, n)) {
 		printf("bad count '%s'\n", args);
 		return -1;
 	}
@@ -884,9 +1073,9 @@ static int cmd_up(engine *e, const char *args)
 	mview m = view_of(e);
 	dw_frame f;
 	avrr_err err;
-	/* The CFI ends where the firmware's own code does (main has no
-	 * frame description): that is the outermost frame gdb shows. */
-	while (want > e->carry.frame && scope_frame(e->dw, &m, want, &f, &err))
+	/* Past the code the frame rows and the CFI can follow (the C
+	 * runtime's start-up) there is no frame to show. */
+	while (want > e->carry.frame && frames_get(e->cfi, e->dw, &m, want, &f, &err))
 		want--;
 	if (want == e->carry.frame) {
 		printf("Initial frame selected; you cannot go up.\n");
@@ -912,7 +1101,7 @@ static int cmd_down(engine *e, const char *args)
 static int cmd_frame(engine *e, const char *args)
 {
 	uint64_t n = e->carry.frame;
-	if (*args && (parse_count(args, &n) || n > depth_of(e))) {
+	if (*args && (tl_parse_count(args, &n) || n > depth_of(e))) {
 		printf("No frame at level %s.\n", args);
 		return 0;
 	}
@@ -930,10 +1119,22 @@ static int info_frame(engine *e, const char *args)
 	if (context_of(e, &m, &f, &c))
 		return 0;
 	unsigned n = e->carry.frame;
-	int has_caller = n < depth_of(e) && !scope_frame(e->dw, &m, n + 1, &caller, &err);
-	int has_callee = n > 0 && !scope_frame(e->dw, &m, n - 1, &callee, &err);
+	int has_caller = n < depth_of(e) &&
+			 !frames_get(e->cfi, e->dw, &m, n + 1, &caller, &err);
+	int has_callee = n > 0 && !frames_get(e->cfi, e->dw, &m, n - 1, &callee, &err);
 	scope_info_frame(stdout, &c, n, has_caller ? &caller : NULL, has_callee ? &callee : NULL,
 			 e->lines);
+	const tl_frame *sh = shadow_frame(e, n);
+	if (sh && sh->vector) {
+		const char *v = sim_vector_name(e->s, sh->vector);
+		printf(" Interrupted by %s (vector %u) at icount %" PRIu64 "\n", v ? v : "an interrupt",
+		       sh->vector, sh->pos + 1);
+	}
+	if (has_caller) {
+		const tl_frame *up = shadow_frame(e, n + 1);
+		if (up && up->vector)
+			printf(" Returns by reti to the interrupted pc 0x%x\n", caller.pc);
+	}
 	return 0;
 }
 
@@ -976,13 +1177,13 @@ static int cmd_list(engine *e, const char *args)
 	unsigned from = e->carry.list_next, centre = 0;
 	avrr_err err;
 	uint64_t n;
-	if (*args && !parse_count(args, &n) && n <= UINT32_MAX) {
+	if (*args && !tl_parse_count(args, &n) && n <= UINT32_MAX) {
 		centre = (unsigned)n;
 		if (!file) {
 			mview m = view_of(e);
 			dw_frame f;
 			unsigned line;
-			if (scope_frame(e->dw, &m, e->carry.frame, &f, &err) ||
+			if (frames_get(e->cfi, e->dw, &m, e->carry.frame, &f, &err) ||
 			    lines_at(e->lines, (f.outer ? f.pc - 1 : f.pc) & ~1u, &file, &line)) {
 				printf("no source file here; say list FUNCTION\n");
 				return 0;
@@ -1002,7 +1203,7 @@ static int cmd_list(engine *e, const char *args)
 	} else if (!file) {
 		mview m = view_of(e);
 		dw_frame f;
-		if (scope_frame(e->dw, &m, e->carry.frame, &f, &err)) {
+		if (frames_get(e->cfi, e->dw, &m, e->carry.frame, &f, &err)) {
 			printf("%s\n", err.msg);
 			return 0;
 		}
@@ -1061,7 +1262,7 @@ static int info_irqs(engine *e, const char *args)
 static int info_events(engine *e, const char *args)
 {
 	uint64_t n = 5;
-	if (*args && parse_count(args, &n)) {
+	if (*args && tl_parse_count(args, &n)) {
 		printf("usage: info events [N]\n");
 		return 0;
 	}
@@ -1087,7 +1288,7 @@ static int info_events(engine *e, const char *args)
 static int info_uart(engine *e, const char *args)
 {
 	uint64_t n = 0;
-	if (*args && (parse_count(args, &n) || n >= TRACE_UARTS)) {
+	if (*args && (tl_parse_count(args, &n) || n >= TRACE_UARTS)) {
 		printf("usage: info uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
 		return 0;
 	}
@@ -1227,7 +1428,8 @@ static const command COMMANDS[] = {
 	{ { "reverse-finish", NULL }, cmd_reverse_finish, "reverse-finish: back to the call of this function" },
 	{ { "goto", NULL }, cmd_goto, "goto ICOUNT | goto irq N: jump to a position" },
 	{ { "run", "r" }, cmd_run, "run: back to the start" },
-	{ { "break", "b" }, cmd_break, "break ADDR|SYMBOL|FILE:LINE | break irq [VECTOR]" },
+	{ { "break", "b" }, cmd_break, "break ADDR|SYMBOL|FILE:LINE [if COND] | break irq [VECTOR] [if COND]" },
+	{ { "condition", NULL }, cmd_condition, "condition N [COND]: stop at breakpoint N only where COND holds" },
 	{ { "tbreak", NULL }, cmd_tbreak, "tbreak ...: a breakpoint deleted when hit" },
 	{ { "delete", "d" }, cmd_delete, "delete [N]: breakpoints and watchpoints" },
 	{ { "watch", NULL }, cmd_watch, "watch SYMBOL|ADDR: stop when it changes" },
@@ -1312,12 +1514,12 @@ static void send_names(engine *e)
 {
 	char line[160];
 	for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++) {
-		snprintf(line, sizeof line, "cmd %s\n", COMMANDS[i].n.name);
+		snprintf(line, sizeof line, WIRE_CMD "%s\n", COMMANDS[i].n.name);
 		reply(e->t, line);
 	}
-	reply(e->t, "cmd quit\n");
+	reply(e->t, WIRE_CMD "quit\n");
 	for (size_t i = 0; i < sizeof INFO / sizeof *INFO; i++) {
-		snprintf(line, sizeof line, "info %s\n", INFO[i].n.name);
+		snprintf(line, sizeof line, WIRE_INFO "%s\n", INFO[i].n.name);
 		reply(e->t, line);
 	}
 	for (size_t i = 0; i < e->fw->nsyms; i++) {
@@ -1327,13 +1529,13 @@ static void send_names(engine *e)
 		size_t n = strcspn(name, "(");
 		if (!n || memchr(name, ' ', n))
 			continue;
-		snprintf(line, sizeof line, "sym %.*s\n", (int)n, name);
+		snprintf(line, sizeof line, WIRE_SYM "%.*s\n", (int)n, name);
 		reply(e->t, line);
 	}
 	/* Source files by basename, as `break FILE:LINE` is typed. */
 	for (size_t i = 0; lines_available(e->lines) && lines_file(e->lines, i); i++) {
 		const char *f = lines_file(e->lines, i), *base = strrchr(f, '/');
-		snprintf(line, sizeof line, "sym %s\n", base ? base + 1 : f);
+		snprintf(line, sizeof line, WIRE_SYM "%s\n", base ? base + 1 : f);
 		reply(e->t, line);
 	}
 }
@@ -1343,11 +1545,11 @@ static void send_names(engine *e)
 static int command_done(engine *e)
 {
 	if (fflush(stdout) != EOF && !ferror(stdout)) {
-		reply(e->t, "done\n");
+		reply(e->t, WIRE_DONE "\n");
 		return 0;
 	}
 	char msg[128];
-	snprintf(msg, sizeof msg, errno == EPIPE ? "closed\n" : "error standard output: %s\n",
+	snprintf(msg, sizeof msg, errno == EPIPE ? WIRE_CLOSED "\n" : WIRE_ERROR "standard output: %s\n",
 		 strerror(errno));
 	reply(e->t, msg);
 	return -1;
@@ -1378,7 +1580,7 @@ int engine_main(const engine_options *o, travel *t)
 	avrr_err err;
 	char msg[600];
 	if (!e || tl_open(o->db_path, &o->replay, t, &e->tl, &err)) {
-		snprintf(msg, sizeof msg, "error %s\n", e ? err.msg : "out of memory");
+		snprintf(msg, sizeof msg, WIRE_ERROR "%s\n", e ? err.msg : "out of memory");
 		reply(t, msg);
 		free(e);
 		return 2;
@@ -1388,22 +1590,24 @@ int engine_main(const engine_options *o, travel *t)
 	e->s = tl_sim(e->tl);
 	e->fw = tl_firmware(e->tl);
 	e->lines = tl_lines(e->tl);
-	if (dwi_open(e->fw, &e->dw, &err)) {
-		snprintf(msg, sizeof msg, "error %s\n", err.msg);
+	/* Parts with a 22-bit PC push 3 bytes of return address. */
+	unsigned pc_bytes = strncmp(e->s->mcu, "atmega256", 9) ? 2 : 3;
+	if (dwi_open(e->fw, &e->dw, &err) || cfi_build(e->fw, pc_bytes, &e->cfi, &err)) {
+		snprintf(msg, sizeof msg, WIRE_ERROR "%s\n", err.msg);
 		reply(t, msg);
 		return 2;
 	}
 	tl_carry(e->tl, &e->carry, sizeof e->carry);
 	char problem[512];
 	if (fw_debug_info_problem(e->fw, problem, sizeof problem)) {
-		snprintf(msg, sizeof msg, "warn %s\n", problem);
+		snprintf(msg, sizeof msg, WIRE_WARN "%s\n", problem);
 		reply(e->t, msg);
 	}
 	send_names(e);
-	reply(e->t, "ready\n");
+	reply(e->t, WIRE_READY "\n");
 	static const tl_frontend fe = { .command = on_command, .stopped = on_stopped,
-					.resumed = on_resumed };
+					.resumed = on_resumed, .condition = on_condition };
 	tl_main(e->tl, &fe, e);
-	reply(e->t, "bye\n");
+	reply(e->t, WIRE_BYE "\n");
 	_exit(0);
 }

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/avrspace.h"
 #include "util/le.h"
 
-#define ELF_DATA_BASE 0x800000u
 
 #define MAX_DEPTH 64     /* nesting of parentheses and unary operators */
 
@@ -95,9 +95,30 @@ static int is_integral(const dtype *t)
 	return t->kind == DT_INT || t->kind == DT_BOOL || t->kind == DT_ENUM;
 }
 
-/* A scalar's value, sign-extended by its type. */
-static int get_int(const xctx *c, const xval *v, int64_t *out, avrr_err *err)
+/* A C++ reference is its referent wherever it is used. */
+static int coerce_ref(const xctx *c, xval *v, avrr_err *err)
 {
+	if (v->t.kind != DT_REF || v->optimized_out)
+		return 0;
+	dtype to;
+	const uint8_t *p = expr_bytes(c, v, err);
+	if (!p || dt_target(&v->t, &to, err))
+		return -1;
+	uint32_t a = (uint32_t)le_get(p, 2);
+	memset(v, 0, sizeof *v);
+	v->t = to;
+	v->lval = 1;
+	v->addr = a;
+	return 0;
+}
+
+/* A scalar's value, sign-extended by its type. */
+static int get_int(const xctx *c, const xval *v0, int64_t *out, avrr_err *err)
+{
+	xval ref = *v0;
+	const xval *v = &ref;
+	if (coerce_ref(c, &ref, err))
+		return -1;
 	if (!is_scalar(&v->t) || !v->t.size || v->t.size > 8)
 		return avrr_errf(err, "not a number");
 	const uint8_t *p = expr_bytes(c, v, err);
@@ -121,7 +142,8 @@ static void set_int(xval *v, dtype t, int64_t x)
 /* An array used as a value is a pointer to its first element. */
 static int decay(const xctx *c, xval *v, avrr_err *err)
 {
-	(void)c;
+	if (coerce_ref(c, v, err))
+		return -1;
 	if (v->t.kind != DT_ARRAY)
 		return 0;
 	if (!v->lval)
@@ -156,10 +178,11 @@ static dtype common(const dtype *a, const dtype *b)
 static int load_var(const xctx *c, Dwarf_Die *var, xval *v, avrr_err *err)
 {
 	memset(v, 0, sizeof *v);
-	if (dt_of(var, &v->t, err))
+	if (dt_of(c->d, var, &v->t, err))
 		return -1;
 	dw_loc loc;
-	if (dw_locate(c->d, c->m, c->f, var, v->t.size, &loc, err))
+	dw_mem mem = expr_mem(c->m);
+	if (dw_locate(c->d, &mem, c->f, var, v->t.size, &loc, err))
 		return -1;
 	if (loc.kind == LOC_MEM) {
 		v->lval = 1;
@@ -183,6 +206,8 @@ static int deref(const xctx *c, xval *v, avrr_err *err)
 		return 0;
 	}
 	int64_t a;
+	if (coerce_ref(c, v, err))
+		return -1;
 	if (v->t.kind != DT_PTR)
 		return avrr_errf(err, "Attempt to take contents of a non-pointer value.");
 	dtype to;
@@ -357,22 +382,19 @@ static int field(parser *ps, xval *v)
 	char name[128];
 	if (!ident(ps, name, sizeof name))
 		return syntax(ps);
+	if (coerce_ref(ps->c, v, ps->err))
+		return -1;
 	if (v->t.kind != DT_STRUCT && v->t.kind != DT_UNION) {
 		char tn[160];
 		dt_name(&v->t, tn, sizeof tn);
 		return avrr_errf(ps->err, "Attempt to extract a component of a value that is not a structure.");
 	}
-	for (unsigned i = 0;; i++) {
-		const char *mn;
-		dtype mt;
-		unsigned off;
-		int r = dt_member(&v->t, i, &mn, &mt, &off, ps->err);
-		if (r < 0)
-			return -1;
-		if (r > 0)
-			break;
-		if (!mn || strcmp(mn, name))
-			continue;
+	dtype mt;
+	unsigned off;
+	int r = dt_find_member(&v->t, name, &mt, &off, ps->err);
+	if (r < 0)
+		return -1;
+	if (r == 0) {
 		if (v->lval) {
 			v->addr += off;
 		} else if (off + mt.size <= sizeof v->bytes) {
@@ -383,8 +405,6 @@ static int field(parser *ps, xval *v)
 		v->t = mt;
 		return 0;
 	}
-	char tn[160];
-	dt_name(&v->t, tn, sizeof tn);
 	return avrr_errf(ps->err, "There is no member named %s.", name);
 }
 
@@ -395,6 +415,8 @@ static int parse_postfix(parser *ps, xval *v)
 	for (;;) {
 		if (accept(ps, "[")) {
 			xval ix;
+			if (coerce_ref(ps->c, v, ps->err))
+				return -1;
 			int64_t i;
 			if (parse_expr(ps, &ix, 0))
 				return -1;
@@ -572,7 +594,7 @@ static int parse_unary1(parser *ps, xval *v)
 			return 0;
 		}
 		ps->p = paren;
-		if (parse_unary(ps, v))
+		if (parse_unary(ps, v) || coerce_ref(ps->c, v, ps->err))
 			return -1;
 		set_int(v, dt_int(2, 0), v->t.size);
 		return 0;
@@ -581,7 +603,7 @@ static int parse_unary1(parser *ps, xval *v)
 	if (!strchr("-+!~*&", op) || !op)
 		return parse_postfix(ps, v);
 	ps->p++;
-	if (parse_unary(ps, v))
+	if (parse_unary(ps, v) || coerce_ref(ps->c, v, ps->err))
 		return -1;
 	if (op == '*')
 		return deref(ps->c, v, ps->err);
@@ -784,6 +806,163 @@ int expr_address(const xctx *c, const xval *v, uint32_t *addr, int *is_code, avr
 	return avrr_errf(err, "Attempt to take address of value not located in memory.");
 }
 
+static int access_of(Dwarf_Die *c, int dflt)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	return dwarf_attr(c, DW_AT_accessibility, &a) && !dwarf_formudata(&a, &w) ? (int)w : dflt;
+}
+
+/* gdb's access label, printed where the access changes. */
+static void put_access(FILE *out, int labels, int *section, int acc)
+{
+	if (!labels || acc == *section)
+		return;
+	*section = acc;
+	fprintf(out, "  %s:\n", acc == DW_ACCESS_private ? "private"
+			     : acc == DW_ACCESS_protected ? "protected" : "public");
+}
+
+/* A C++ method as gdb's ptype declares it: "virtual size_t write(uint8_t);",
+ * constructors and conversion operators without a return type. */
+static void put_method(FILE *out, const dtype *rec, Dwarf_Die *m, const char *cls)
+{
+	const char *name = die_name(m);
+	char buf[256], tn[160];
+	size_t len = 0;
+	int has_this = 0, is_const = 0, nparams = 0;
+	Dwarf_Die c;
+	if (dwarf_child(m, &c) == 0)
+		do {
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			dtype pt;
+			avrr_err ignored;
+			if (dwarf_hasattr(&c, DW_AT_artificial)) {
+				/* `this`: a pointer to const in a const method. */
+				Dwarf_Attribute a;
+				Dwarf_Die ptr, to;
+				has_this = 1;
+				if (dwarf_attr(&c, DW_AT_type, &a) && dwarf_formref_die(&a, &ptr) &&
+				    dwarf_attr(&ptr, DW_AT_type, &a) && dwarf_formref_die(&a, &to))
+					is_const = dwarf_tag(&to) == DW_TAG_const_type;
+				continue;
+			}
+			if (dt_of(rec->d, &c, &pt, &ignored))
+				snprintf(tn, sizeof tn, "?");
+			else
+				dt_name(&pt, tn, sizeof tn);
+			len += (size_t)snprintf(buf + len, len < sizeof buf ? sizeof buf - len : 0, "%s%s",
+						nparams++ ? ", " : "", tn);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	if (!nparams)
+		snprintf(buf, sizeof buf, "void");
+	int no_ret = !strcmp(name, cls) || name[0] == '~' ||
+		     (!strncmp(name, "operator ", 9) && strncmp(name + 9, "new", 3) &&
+		      strncmp(name + 9, "delete", 6));
+	fputs("    ", out);
+	if (dwarf_hasattr(m, DW_AT_virtuality))
+		fputs("virtual ", out);
+	else if (!has_this)
+		fputs("static ", out);
+	if (!no_ret) {
+		dtype rt;
+		avrr_err ignored;
+		if (dt_of(rec->d, m, &rt, &ignored))
+			snprintf(tn, sizeof tn, "?");
+		else
+			dt_name(&rt, tn, sizeof tn);
+		fprintf(out, "%s ", tn);
+	}
+	fprintf(out, "%s(%s)%s;\n", name, buf, is_const ? " const" : "");
+}
+
+/* ptype of a struct, class or union: C's members, and C++'s base classes,
+ * access labels and methods, as gdb lays them out. */
+static int ptype_record(FILE *out, const dtype *t, const char *name, const char *rest,
+			avrr_err *err)
+{
+	Dwarf_Die d = t->die, c;
+	int dflt = t->is_class ? DW_ACCESS_private : DW_ACCESS_public;
+	int labels = t->is_class, nfields = 0, nmethods = 0;
+	const char *cls = die_name(&d);
+	if (!cls)
+		cls = "";
+	if (dwarf_child(&d, &c) == 0)
+		do {
+			int tag = dwarf_tag(&c);
+			if ((tag == DW_TAG_member || tag == DW_TAG_subprogram) &&
+			    access_of(&c, dflt) != DW_ACCESS_public)
+				labels = 1;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	if (t->cplus)
+		fprintf(out, "type = %s %s", t->is_class ? "class"
+			     : t->kind == DT_UNION ? "union" : "struct", name);
+	else
+		fprintf(out, "type = %s", name);
+	int k = 0;
+	if (dwarf_child(&d, &c) == 0)
+		do {
+			if (dwarf_tag(&c) != DW_TAG_inheritance)
+				continue;
+			dtype bt;
+			char bn[160];
+			if (dt_of(t->d, &c, &bt, err))
+				return -1;
+			dt_name(&bt, bn, sizeof bn);
+			int acc = access_of(&c, dflt);
+			fprintf(out, "%s %s%s %s", k++ ? "," : " :",
+				acc == DW_ACCESS_private ? "private"
+				: acc == DW_ACCESS_protected ? "protected" : "public",
+				dwarf_hasattr(&c, DW_AT_virtuality) ? " virtual" : "", bn);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	fputs(" {\n", out);
+	int section = 0;
+	char decl[256];
+	if (dwarf_child(&d, &c) == 0)
+		do {
+			const char *mn = die_name(&c);
+			if (dwarf_tag(&c) != DW_TAG_member || (mn && !strncmp(mn, "_vptr", 5)))
+				continue;   /* gdb leaves the vtable pointer out */
+			dtype mt;
+			if (dt_of(t->d, &c, &mt, err))
+				return -1;
+			put_access(out, labels, &section, access_of(&c, dflt));
+			dt_declare(&mt, mn ? mn : "", decl, sizeof decl);
+			fprintf(out, "    %s%s;\n", dwarf_hasattr(&c, DW_AT_declaration) ? "static " : "",
+				decl);
+			nfields++;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	/* gdb lists a method's overloads together, where the name first
+	 * appears (an implicit, artificial overload counts). */
+	Dwarf_Die fns[256];
+	size_t nfns = 0;
+	if (dwarf_child(&d, &c) == 0)
+		do
+			if (dwarf_tag(&c) == DW_TAG_subprogram && die_name(&c) &&
+			    nfns < sizeof fns / sizeof *fns)
+				fns[nfns++] = c;
+		while (dwarf_siblingof(&c, &c) == 0);
+	for (size_t i = 0; i < nfns; i++) {
+		const char *fn = die_name(&fns[i]);
+		size_t first = 0;
+		while (strcmp(die_name(&fns[first]), fn))
+			first++;
+		if (first < i)
+			continue;
+		for (size_t j = i; j < nfns; j++) {
+			if (strcmp(die_name(&fns[j]), fn) || dwarf_hasattr(&fns[j], DW_AT_artificial))
+				continue;
+			if (!nmethods++ && nfields)
+				fputs("\n", out);
+			put_access(out, labels, &section, access_of(&fns[j], dflt));
+			put_method(out, t, &fns[j], cls);
+		}
+	}
+	fprintf(out, "}%s\n", rest);
+	return 0;
+}
+
 int expr_type(FILE *out, const xctx *c, const char *text, int expand, avrr_err *err)
 {
 	parser ps = { c, text, text, err, 0 };
@@ -833,31 +1012,17 @@ int expr_type(FILE *out, const xctx *c, const char *text, int expand, avrr_err *
 		plain.ptr_to_named = 0;
 		dt_name(&plain, name, sizeof name);
 		t = base;
+		if (t.kind != DT_ENUM)
+			return ptype_record(out, &t, name, rest, err);
 		fprintf(out, "type = %s {\n", name);
-		if (t.kind == DT_ENUM) {
-			Dwarf_Die d = t.die, e;
-			int k = 0;
-			if (dwarf_child(&d, &e) == 0)
-				do
-					if (dwarf_tag(&e) == DW_TAG_enumerator)
-						fprintf(out, "%s%s", k++ ? ", " : "    ", die_name(&e));
-				while (dwarf_siblingof(&e, &e) == 0);
-			fprintf(out, "%s}%s\n", k ? "\n" : "", rest);
-			return 0;
-		}
-		for (unsigned i = 0;; i++) {
-			const char *mn;
-			dtype mt;
-			unsigned off;
-			int r = dt_member(&t, i, &mn, &mt, &off, err);
-			if (r < 0)
-				return -1;
-			if (r > 0)
-				break;
-			dt_declare(&mt, mn ? mn : "", name, sizeof name);
-			fprintf(out, "    %s;\n", name);
-		}
-		fprintf(out, "}%s\n", rest);
+		Dwarf_Die d = t.die, e;
+		int k = 0;
+		if (dwarf_child(&d, &e) == 0)
+			do
+				if (dwarf_tag(&e) == DW_TAG_enumerator)
+					fprintf(out, "%s%s", k++ ? ", " : "    ", die_name(&e));
+			while (dwarf_siblingof(&e, &e) == 0);
+		fprintf(out, "%s}%s\n", k ? "\n" : "", rest);
 		return 0;
 	}
 	if (expand)
@@ -897,5 +1062,21 @@ int expr_format(const char *args, char *fmt, const char **rest, avrr_err *err)
 	while (*p == ' ' || *p == '\t')
 		p++;
 	*rest = p;
+	return 0;
+}
+
+int expr_lvalue(const xctx *c, const char *text, uint32_t *addr, unsigned *size, dtype *t,
+		avrr_err *err)
+{
+	xval v;
+	if (expr_eval(c, text, &v, err) || coerce_ref(c, &v, err))
+		return -1;
+	if (!v.lval || v.is_pc || v.t.kind == DT_FUNC)
+		return avrr_errf(err, "Cannot watch constant value `%s'.", text);
+	if (!v.t.size)
+		return avrr_errf(err, "cannot watch `%s': it has no size", text);
+	*addr = v.addr;
+	*size = v.t.size;
+	*t = v.t;
 	return 0;
 }

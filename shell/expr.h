@@ -28,7 +28,7 @@
 
 #include <stdio.h>
 
-#include "shell/dwarf.h"
+#include "dwarf/debuginfo.h"
 #include "shell/view.h"
 
 /* A value: in data memory (lval, at addr) or held here (bytes). */
@@ -59,6 +59,12 @@ typedef struct xctx {
 	unsigned hist_last;      /* the number of the last value printed */
 } xctx;
 
+/* The data space of the machine view, as dwarf/ reads it. */
+static inline dw_mem expr_mem(const mview *m)
+{
+	return (dw_mem){ m->data, m->data_size };
+}
+
 /* Parses and evaluates `text`.  Errors are one line; syntax errors name
  * the column (1-based, in text): "A syntax error in expression at column
  * 9, near `'.".  Returns 0, or -1 with err set. */
@@ -79,6 +85,18 @@ int expr_print(FILE *out, const xctx *c, const xval *v, char fmt, int typed, avr
  * an address (0x800000 + a: data address a), an object's own address.
  * *is_code for pointers to functions. */
 int expr_address(const xctx *c, const xval *v, uint32_t *addr, int *is_code, avrr_err *err);
+
+/* What `watch EXPR` watches: the object an lvalue expression names (a
+ * variable, `tank.level`, `buf[3]`, `*p`), its data address and size in
+ * bytes, and its type to print the old and new values with.  Returns 0,
+ * or -1 with err set (gdb's "Cannot watch constant value" for a value not
+ * in memory). */
+int expr_lvalue(const xctx *c, const char *text, uint32_t *addr, unsigned *size, dtype *t,
+		avrr_err *err);
+
+/* Prints a value of type t held in `bytes` (little-endian, at most 16). */
+int expr_print_bytes(FILE *out, const xctx *c, const dtype *t, const uint8_t *bytes,
+		     avrr_err *err);
 
 /* whatis (expand 0) and ptype (expand 1: a struct's or union's members,
  * one a line, and an enum's values) of an expression or a type name. */

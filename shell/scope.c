@@ -8,20 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ELF_DATA_BASE 0x800000u
+#include "util/avrspace.h"
+
 
 int scope_frame(const dwinfo *d, const mview *m, unsigned n, dw_frame *f, avrr_err *err)
 {
-	dw_frame0(d, m, f);
+	dw_mem mem = expr_mem(m);
+	dw_frame0(d, &mem, m->pc, f);
 	for (unsigned i = 0; i < n; i++) {
 		dw_frame caller;
-		if (dw_unwind(d, m, f, &caller, err))
+		if (dw_unwind(d, &mem, f, &caller, err))
 			return -1;
 		*f = caller;
 	}
 	dw_frame up;
 	avrr_err ignored;
-	dw_unwind(d, m, f, &up, &ignored);  /* this frame's CFA, where it is known */
+	dw_unwind(d, &mem, f, &up, &ignored);  /* this frame's CFA, where it is known */
 	return 0;
 }
 
@@ -53,12 +55,13 @@ static void put_var(FILE *out, const xctx *c, Dwarf_Die *var, const char *sep)
 	avrr_err err;
 	xval x;
 	memset(&x, 0, sizeof x);
-	if (dt_of(&v, &x.t, &err)) {
+	if (dt_of(c->d, &v, &x.t, &err)) {
 		fprintf(out, "<error: %s>", err.msg);
 		return;
 	}
 	dw_loc loc;
-	if (dw_locate(c->d, c->m, c->f, &v, x.t.size, &loc, &err)) {
+	dw_mem mem = expr_mem(c->m);
+	if (dw_locate(c->d, &mem, c->f, &v, x.t.size, &loc, &err)) {
 		fprintf(out, "<error: %s>", err.msg);
 		return;
 	}

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/avrspace.h"
 #include "util/le.h"
 
-#define ELF_DATA_BASE 0x800000u
 #define PRINT_ELEMENTS 200   /* gdb's `print elements` */
 #define REPEAT_THRESHOLD 10  /* gdb's `print repeats` */
 
@@ -141,6 +141,8 @@ static void put_int(FILE *f, const xctx *c, const dtype *t, int64_t x, char fmt)
 	}
 }
 
+/* top: 1 a value printed with its type (print, display), 0 without it
+ * (info locals), -1 a member or element of one. */
 static int put_value(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, char fmt,
 		     int top, avrr_err *err);
 
@@ -213,7 +215,7 @@ static int put_array(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, c
 			fputs("...", f);
 			break;
 		}
-		if (put_value(f, c, &el, p + (size_t)i * el.size, fmt, 0, err))
+		if (put_value(f, c, &el, p + (size_t)i * el.size, fmt, -1, err))
 			return -1;
 		if (reps > REPEAT_THRESHOLD) {
 			fprintf(f, " <repeats %u times>", reps);
@@ -236,19 +238,50 @@ static int put_struct(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, 
 		const char *name;
 		dtype mt;
 		unsigned off;
-		int r = dt_member(t, i, &name, &mt, &off, err);
+		int is_base;
+		int r = dt_member(t, i, &name, &mt, &off, &is_base, err);
 		if (r < 0)
 			return -1;
 		if (r > 0)
 			break;
 		if (off + mt.size > t->size)
 			return avrr_errf(err, "damaged DWARF: a member outside its struct");
-		fprintf(f, "%s%s = ", i ? ", " : "", name ? name : "<anonymous>");
-		if (put_value(f, c, &mt, p + off, fmt, 0, err))
+		if (is_base) {
+			/* gdb's C++ base class: "<Print> = {...}". */
+			char bn[160];
+			dt_name(&mt, bn, sizeof bn);
+			fprintf(f, "%s<%s> = ", i ? ", " : "", bn);
+		} else {
+			fprintf(f, "%s%s = ", i ? ", " : "", name ? name : "<anonymous>");
+		}
+		if (put_value(f, c, &mt, p + off, fmt, -1, err))
 			return -1;
 	}
 	fputc('}', f);
 	return 0;
+}
+
+/* Whether gdb leaves a char pointer's type out ("0x800115 <line> \"S2\""):
+ * only an unnamed pointer to a (qualified) plain `char`, whose string shows
+ * the type; `uint8_t *` and `unsigned char *` keep theirs. */
+static int plain_char_pointer(const dtype *t)
+{
+	Dwarf_Die d = t->named, to;
+	Dwarf_Attribute a;
+	if (!t->has_die && !t->ptr_to_named)
+		return 0;
+	if (!t->ptr_to_named) {
+		if (dwarf_tag(&d) != DW_TAG_pointer_type || !dwarf_attr(&d, DW_AT_type, &a) ||
+		    !dwarf_formref_die(&a, &to))
+			return 0;
+		d = to;
+	}
+	for (int k = 0; k < 8 && (dwarf_tag(&d) == DW_TAG_const_type ||
+				  dwarf_tag(&d) == DW_TAG_volatile_type); k++)
+		if (!dwarf_attr(&d, DW_AT_type, &a) || !dwarf_formref_die(&a, &d))
+			return 0;
+	const char *nm = die_name(&d);
+	return dwarf_tag(&d) == DW_TAG_base_type && nm && !strcmp(nm, "char");
 }
 
 static int put_pointer(FILE *f, const xctx *c, const dtype *t, uint64_t raw, char fmt, int top,
@@ -261,18 +294,25 @@ static int put_pointer(FILE *f, const xctx *c, const dtype *t, uint64_t raw, cha
 	uint32_t a = (uint32_t)raw;
 	uint64_t shown = code ? a : a + ELF_DATA_BASE;
 	if (fmt && fmt != 'a') {
-		dtype it = dt_int(4, 0);
-		put_int(f, c, &it, (int64_t)shown, fmt);
+		/* A format shows a data pointer's own 16 bits, as avr-gdb
+		 * does: the address without avr-gcc's 0x800000. */
+		dtype it = dt_int(code ? 4 : 2, 0);
+		put_int(f, c, &it, (int64_t)a, fmt);
 		return 0;
 	}
 	if (to.is_char && to.size == 1 && !fmt) {
+		if (top > 0 && !plain_char_pointer(t)) {
+			char tn[200];
+			dt_name(t, tn, sizeof tn);
+			fprintf(f, "(%s) ", tn);
+		}
 		fprintf(f, "0x%llx", (unsigned long long)shown);
 		data_label(f, c->m->fw, a);
 		fputc(' ', f);
 		put_string(f, c->m, a);
 		return 0;
 	}
-	if (top && !fmt) {
+	if (top > 0 && !fmt) {
 		char tn[200];
 		dt_name(t, tn, sizeof tn);
 		fprintf(f, "(%s) ", tn);
@@ -296,6 +336,25 @@ static int put_value(FILE *f, const xctx *c, const dtype *t, const uint8_t *p, c
 		return put_array(f, c, t, p, fmt, err);
 	case DT_PTR:
 		return put_pointer(f, c, t, le_get(p, t->size > 8 ? 8 : t->size), fmt, top, err);
+	case DT_REF: {
+		/* gdb: "(int &) @0x800100: 5", the type only at the top. */
+		dtype to;
+		uint32_t a = (uint32_t)le_get(p, 2);
+		if (dt_target(t, &to, err))
+			return -1;
+		if (top > 0) {
+			char tn[200];
+			dt_name(t, tn, sizeof tn);
+			fprintf(f, "(%s) ", tn);
+		}
+		fprintf(f, "@0x%llx", (unsigned long long)a + ELF_DATA_BASE);
+		if (top < 0)
+			return 0;   /* a member or element: gdb shows where only */
+		fputs(": ", f);
+		if (a >= c->m->data_size || to.size > c->m->data_size - a)
+			return avrr_errf(err, "Cannot access memory at address 0x%x", a + ELF_DATA_BASE);
+		return put_value(f, c, &to, c->m->data + a, fmt, 0, err);
+	}
 	case DT_INT:
 	case DT_BOOL:
 	case DT_ENUM: {
@@ -353,4 +412,14 @@ int expr_print(FILE *out, const xctx *c, const xval *v, char fmt, int typed, avr
 		fwrite(text, 1, len, out);
 	free(text);
 	return rc;
+}
+
+int expr_print_bytes(FILE *out, const xctx *c, const dtype *t, const uint8_t *bytes,
+		     avrr_err *err)
+{
+	xval v;
+	memset(&v, 0, sizeof v);
+	v.t = *t;
+	memcpy(v.bytes, bytes, sizeof v.bytes);
+	return expr_print(out, c, &v, 0, 1, err);
 }

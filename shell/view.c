@@ -12,15 +12,13 @@
 #include <string.h>
 
 #include "sim/avr_decode.h"
+#include "util/avrspace.h"
 #include "util/le.h"
 
 /* Where classic AVR cores keep these (I/O 0x3d-0x3f). */
 #define SPL_ADDR  0x5d
 #define SPH_ADDR  0x5e
 #define SREG_ADDR 0x5f
-/* avr-gcc's (and gdb's) offset of data addresses in the ELF. */
-#define ELF_DATA_BASE 0x800000u
-#define ELF_EEPROM_BASE 0x810000u
 
 #define PRINT_MAX_BYTES 200  /* gdb's default `print elements` limit */
 #define STRING_MAX 200

@@ -17,16 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/avrspace.h"
 #include "util/digest.h"
 
 #ifndef EM_AVR
 #define EM_AVR 83
 #endif
 
-/* avr-gcc's address spaces inside the ELF. */
-#define ELF_DATA_BASE   0x800000u
-#define ELF_EEPROM_BASE 0x810000u
-#define ELF_SPACE_END   0x820000u
 #define FLASH_MAX       (4u << 20)  /* no AVR has more than 4 MiB of flash */
 
 /* libstdc++'s demangler (the Itanium C++ ABI that avr-g++ follows); its

@@ -87,6 +87,16 @@ typedef struct periph_ops {
 	void (*clocks)(void *self, const periph_clocks *c, const periph_clocks *was);
 } periph_ops;
 
+/* For a check(): true the first time it is asked for `bit`, which it then
+ * marks as said in `warned`. */
+static inline int periph_first(uint32_t *warned, uint32_t bit)
+{
+	if (*warned & bit)
+		return 0;
+	*warned |= bit;
+	return 1;
+}
+
 /* The bits of a register simavr's description rb names (0: none). */
 static inline uint8_t periph_bits(avr_regbit_t rb)
 {

@@ -670,9 +670,8 @@ static void adc_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	reg = reg ? reg : "ADCSRB";
 	for (unsigned s = 0; s < S_COUNT; s++) {
 		uint32_t bit = 1u << s;
-		if (!(a->unwired & bit) || (*warned & bit))
+		if (!(a->unwired & bit) || !periph_first(warned, bit))
 			continue;
-		*warned |= bit;
 		if (s == S_AC)
 			snprintf(text, sizeof text, "adc: %s selects the analog comparator as the ADC "
 				 "trigger (ADTS %u), which is not simulated: no conversion starts", reg,
@@ -686,24 +685,21 @@ static void adc_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 				 SRC_NAME[s], a->unwired_adts[s], a->mcu);
 		warn(ud, text);
 	}
-	if (a->ckadc2 && a->diff_seen && !(*warned & W_DIFF)) {
-		*warned |= W_DIFF;
+	if (a->ckadc2 && a->diff_seen && periph_first(warned, W_DIFF)) {
 		snprintf(text, sizeof text, "adc: ADMUX selects a differential channel on the %s: "
 			 "avrr times each conversion as 13 ADC clocks, where the chip takes 14 for those "
 			 "that start while CKADC2 is high (every free-running one after the first)",
 			 a->mcu);
 		warn(ud, text);
 	}
-	if (a->prr_written && !(*warned & W_PRR_WRITE)) {
-		*warned |= W_PRR_WRITE;
+	if (a->prr_written && periph_first(warned, W_PRR_WRITE)) {
 		snprintf(text, sizeof text, "adc: ADCSRA or ADMUX was written while PRADC shut the "
 			 "ADC down: the %s's registers of a shut-down module \"can not be read or "
 			 "written\", avrr took the writes (a conversion started then waits for the "
 			 "clock)", a->mcu);
 		warn(ud, text);
 	}
-	if (a->trig_frozen && !(*warned & W_TRIG_FROZEN)) {
-		*warned |= W_TRIG_FROZEN;
+	if (a->trig_frozen && periph_first(warned, W_TRIG_FROZEN)) {
 		snprintf(text, sizeof text, "adc: the auto trigger (%s) rose while the ADC's clock "
 			 "was stopped (a sleep mode or PRADC): avrr started no conversion; the %s's "
 			 "synchronisation of a trigger without clk_ADC is not simulated",

@@ -412,8 +412,7 @@ static void eeprom_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 	const char *reg = ioregs_name(e->names, e->eecr);
 	reg = reg ? reg : "EECR";
 	char text[512];
-	if (e->unerased && !(*warned & W_UNERASED)) {
-		*warned |= W_UNERASED;
+	if (e->unerased && periph_first(warned, W_UNERASED)) {
 		snprintf(text, sizeof text, "eeprom: %s started a write-only (EEPM 2) of 0x%02x to "
 			 "EEPROM byte 0x%x, which held 0x%02x, not erased: the datasheet counts the "
 			 "byte lost; avrr stores 0x%02x (programming only clears bits)", reg,
@@ -421,36 +420,31 @@ static void eeprom_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 			 (unsigned)(e->unerased_old & e->unerased_value));
 		warn(ud, text);
 	}
-	if (e->reserved && !(*warned & W_RESERVED)) {
-		*warned |= W_RESERVED;
+	if (e->reserved && periph_first(warned, W_RESERVED)) {
 		snprintf(text, sizeof text, "eeprom: %s started a write with EEPM 3, which is reserved "
 			 "on the %s: avrr erases and writes (3.4 ms)", reg, e->mcu);
 		warn(ud, text);
 	}
-	if (e->no_eepm && !(*warned & W_NO_EEPM)) {
-		*warned |= W_NO_EEPM;
+	if (e->no_eepm && periph_first(warned, W_NO_EEPM)) {
 		snprintf(text, sizeof text, "eeprom: %s was written 0x%02x, whose bits 5:4 are "
 			 "EEPM1:0 on the parts that have them; simavr 1.6 describes none on the %s, so "
 			 "avrr erases and writes every byte (8.5 ms)", reg, e->no_eepm, e->mcu);
 		warn(ud, text);
 	}
-	if (e->spm_blocked && !(*warned & W_SPM_BLOCKED)) {
-		*warned |= W_SPM_BLOCKED;
+	if (e->spm_blocked && periph_first(warned, W_SPM_BLOCKED)) {
 		snprintf(text, sizeof text, "eeprom: an SPM page erase or write came while an EEPROM "
 			 "write was under way: the %s blocks programming the flash until EEPE clears, "
 			 "simavr 1.6 carried it out", e->mcu);
 		warn(ud, text);
 	}
-	if (e->spm_write && !(*warned & W_SPM_WRITE)) {
-		*warned |= W_SPM_WRITE;
+	if (e->spm_write && periph_first(warned, W_SPM_WRITE)) {
 		snprintf(text, sizeof text, "eeprom: %s started an EEPROM write %llu cycles after an "
 			 "SPM page erase or write: the %s cannot program the EEPROM while it writes the "
 			 "flash (up to 4.5 ms), but simavr 1.6 ends an SPM at once, so avrr started the "
 			 "write then", reg, (unsigned long long)e->spm_write_after, e->mcu);
 		warn(ud, text);
 	}
-	if (e->spm_ready && !(*warned & W_SPM_READY)) {
-		*warned |= W_SPM_READY;
+	if (e->spm_ready && periph_first(warned, W_SPM_READY)) {
 		snprintf(text, sizeof text, "eeprom: an SPM page erase or write came with EE_READY "
 			 "enabled (%s's EERIE): the %s holds the interrupt off until the flash is "
 			 "written (up to 4.5 ms), but simavr 1.6 ends an SPM at once, so avrr kept it "

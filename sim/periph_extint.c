@@ -314,8 +314,7 @@ static void extint_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 	char text[600];
 	static const char *const edge[] = { "low level", "any change", "falling edge",
 					    "rising edge" };
-	if (x->edge_asleep && !(*warned & W_EDGE_ASLEEP)) {
-		*warned |= W_EDGE_ASLEEP;
+	if (x->edge_asleep && periph_first(warned, W_EDGE_ASLEEP)) {
 		const ext_line *l = x->edge_asleep;
 		snprintf(text, sizeof text, "extint: %s selects INT%u's %s, and P%c%u went %s while "
 			 "the CPU slept in %s, where clk_IO is stopped: the chip sees INT%u's edges "
@@ -327,8 +326,7 @@ static void extint_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 			 mode_name(x->edge_mode), l->n);
 		warn(ud, text);
 	}
-	if (x->level_wake && !(*warned & W_LEVEL_WAKE)) {
-		*warned |= W_LEVEL_WAKE;
+	if (x->level_wake && periph_first(warned, W_LEVEL_WAKE)) {
 		const ext_line *l = x->level_wake;
 		snprintf(text, sizeof text, "extint: INT%u's low level (%s) woke the CPU from %s: "
 			 "the chip takes INT%u only if P%c%u is still low at the end of its start-up "
@@ -338,8 +336,7 @@ static void extint_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 			 mode_name(x->wake_mode), l->n, l->port, l->bit);
 		warn(ud, text);
 	}
-	if (x->isc2 && !(*warned & W_ISC2)) {
-		*warned |= W_ISC2;
+	if (x->isc2 && periph_first(warned, W_ISC2)) {
 		const ext_line *l = x->isc2;
 		snprintf(text, sizeof text, "extint: %s changed ISC%u with INT%u enabled in %s: the "
 			 "chip can raise INT%u on that write (its datasheet: disable INT%u first), "
@@ -347,8 +344,7 @@ static void extint_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 			 reg_name(x, l->v->enable.reg, "GICR"), l->n, l->n);
 		warn(ud, text);
 	}
-	if (x->floating && !(*warned & W_FLOATING)) {
-		*warned |= W_FLOATING;
+	if (x->floating && periph_first(warned, W_FLOATING)) {
 		const ext_line *l = x->floating;
 		snprintf(text, sizeof text, "extint: INT%u's low level (%s) was taken on P%c%u, an "
 			 "input nothing drives (no stimulus, no pull-up): its level is undefined on "

@@ -403,8 +403,7 @@ static void ports_check(void *self, uint32_t *warned, void (*warn)(void *ud, con
 {
 	ports *ps = self;
 	char text[512];
-	if (ps->fight_port && !(*warned & W_FIGHT)) {
-		*warned |= W_FIGHT;
+	if (ps->fight_port && periph_first(warned, W_FIGHT)) {
 		char name[8];
 		snprintf(name, sizeof name, "DDR%c", ps->fight_port);
 		snprintf(text, sizeof text, "the pins: %s makes P%c%u an output driven %s while the "
@@ -414,8 +413,7 @@ static void ports_check(void *self, uint32_t *warned, void (*warn)(void *ud, con
 			 ps->fight_chip ? "low" : "high");
 		warn(ud, text);
 	}
-	if (ps->didr_reg && !(*warned & W_DIDR)) {
-		*warned |= W_DIDR;
+	if (ps->didr_reg && periph_first(warned, W_DIDR)) {
 		snprintf(text, sizeof text, "the pins: %s = 0x%02x disables digital input buffers, "
 			 "which avrr does not model: the pins' PINx bits read their levels where the "
 			 "chip's read 0", reg_name(ps, ps->didr_reg, "DIDR"), ps->didr_value);

@@ -173,15 +173,13 @@ static void power_check(void *self, uint32_t *warned, void (*warn)(void *ud, con
 {
 	power *w = self;
 	char text[200];
-	if (w->reserved && !(*warned & 1)) {
-		*warned |= 1;
+	if (w->reserved && periph_first(warned, 1)) {
 		snprintf(text, sizeof text,
 			 "%s: SLEEP in a reserved sleep mode (SM bits): slept as idle",
 			 w->mcu);
 		warn(ud, text);
 	}
-	if (w->unknown && !(*warned & 2)) {
-		*warned |= 2;
+	if (w->unknown && periph_first(warned, 2)) {
 		snprintf(text, sizeof text,
 			 "%s: sleep modes not modelled on this part: every SLEEP is idle, "
 			 "SE not honoured, no clock stops",

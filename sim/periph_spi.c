@@ -416,8 +416,7 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	spi *s = self;
 	const char *spcr = reg_name(s, s->spcr, "SPCR");
 	char p = s->pins.port, text[512];
-	if (s->pins_use && !(*warned & W_PINS)) {
-		*warned |= W_PINS;
+	if (s->pins_use && periph_first(warned, W_PINS)) {
 		if (p)
 			snprintf(text, sizeof text, "spi: the master's bytes, their timing and SPIF "
 				 "are simulated, not its SCK and MOSI waveforms: pins P%c%u and P%c%u "
@@ -427,8 +426,7 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 				 "are simulated, not its SCK and MOSI waveforms on the pins");
 		warn(ud, text);
 	}
-	if (s->no_device && !(*warned & W_NO_DEVICE)) {
-		*warned |= W_NO_DEVICE;
+	if (s->no_device && periph_first(warned, W_NO_DEVICE)) {
 		if (p)
 			snprintf(text, sizeof text, "spi: a master transfer ended with no device "
 				 "answering (no spi device of the stimuli selected): SPDR received MISO's "
@@ -439,8 +437,7 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 				 "answering (no spi device of the stimuli selected): SPDR received 0x00");
 		warn(ud, text);
 	}
-	if (s->slave_on && !s->slave_got && !(*warned & W_NO_MASTER)) {
-		*warned |= W_NO_MASTER;
+	if (s->slave_on && !s->slave_got && periph_first(warned, W_NO_MASTER)) {
 		/* Checked after each slice of a recording: a master's first
 		 * byte may still be to come. */
 		snprintf(text, sizeof text, "spi: %s makes the SPI a slave, and no master has clocked "
@@ -448,43 +445,37 @@ static void spi_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 			 "not risen", spcr);
 		warn(ud, text);
 	}
-	if (s->ss_high_drop && !(*warned & W_SS_HIGH)) {
-		*warned |= W_SS_HIGH;
+	if (s->ss_high_drop && periph_first(warned, W_SS_HIGH)) {
 		snprintf(text, sizeof text, "spi: a byte came while SS (P%c%u) was high: the slave "
 			 "ignored it, as the chip does", p, s->pins.ss);
 		warn(ud, text);
 	}
-	if (s->ss_floating && !(*warned & W_SS_FLOATING)) {
-		*warned |= W_SS_FLOATING;
+	if (s->ss_floating && periph_first(warned, W_SS_FLOATING)) {
 		snprintf(text, sizeof text, "spi: %s makes the SPI a master with SS (P%c%u) an input "
 			 "that nothing drives (no pull-up, no stimulus): on the %s a low level there "
 			 "would clear MSTR and set SPIF; avrr takes it as high", spcr, p, s->pins.ss,
 			 s->mcu);
 		warn(ud, text);
 	}
-	if (!p && (s->pins_use || s->slave_on) && !(*warned & W_NO_TABLE)) {
-		*warned |= W_NO_TABLE;
+	if (!p && (s->pins_use || s->slave_on) && periph_first(warned, W_NO_TABLE)) {
 		snprintf(text, sizeof text, "spi: avrr has no table of the %s's SPI pins: SS never "
 			 "clears MSTR nor deselects the slave", s->mcu);
 		warn(ud, text);
 	}
-	if (s->prr && !(*warned & W_PRR)) {
-		*warned |= W_PRR;
+	if (s->prr && periph_first(warned, W_PRR)) {
 		snprintf(text, sizeof text, "spi: %s or SPDR was written while PRSPI (%s) shut the SPI "
 			 "down: the %s's registers of a shut-down module \"can not be read or "
 			 "written\", avrr took the writes (a byte written then goes out once PRSPI is "
 			 "cleared)", spcr, reg_name(s, s->sp->disabled.reg, "PRR"), s->mcu);
 		warn(ud, text);
 	}
-	if (s->slave_frozen && !(*warned & W_SLAVE_FROZEN)) {
-		*warned |= W_SLAVE_FROZEN;
+	if (s->slave_frozen && periph_first(warned, W_SLAVE_FROZEN)) {
 		snprintf(text, sizeof text, "spi: a byte came to the slave while its clock was "
 			 "stopped (a sleep mode other than idle, or PRSPI): the slave, which samples "
 			 "SCK with clk_I/O, took none");
 		warn(ud, text);
 	}
-	if (s->midway && !(*warned & W_MIDWAY)) {
-		*warned |= W_MIDWAY;
+	if (s->midway && periph_first(warned, W_MIDWAY)) {
 		snprintf(text, sizeof text, "spi: %s or %s changed the clock (SPR, SPI2X, CPOL, "
 			 "CPHA, DORD) during a transfer: the byte kept the rate it began at",
 			 spcr, reg_name(s, s->spsr, "SPSR"));

@@ -879,13 +879,14 @@ static void timers_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 	for (unsigned k = 0; k < ts->n; k++) {
 		tmr *m = &ts->tm[k];
 		uint32_t bit = 1u << k;
-		if ((*warned & bit) || !m->cs || (m->mode.kind != K_RESERVED && !m->ext))
+		if (!m->cs || (m->mode.kind != K_RESERVED && !m->ext))
 			continue;
 		char pins[160];
 		unsigned npins = enabled_pins(m, pins, sizeof pins);
-		if (!npins && !interrupts_enabled(m))
-			continue;  /* nothing the program or the board would see is lost */
-		*warned |= bit;
+		/* with no output or interrupt enabled, nothing the program or the
+		 * board would see is lost */
+		if ((!npins && !interrupts_enabled(m)) || !periph_first(warned, bit))
+			continue;
 		const char *a = ioregs_name(ts->names, m->t->wgm[0].reg ? m->t->wgm[0].reg
 								   : m->t->cs[0].reg);
 		const char *b = ioregs_name(ts->names, m->t->cs[0].reg);
@@ -907,9 +908,8 @@ static void timers_check(void *self, uint32_t *warned, void (*warn)(void *ud, co
 	for (unsigned k = 0; k < ts->n; k++) {
 		tmr *m = &ts->tm[k];
 		uint32_t bit = W_FROZEN_WRITE << k;
-		if (!m->written_frozen || (*warned & bit))
+		if (!m->written_frozen || !periph_first(warned, bit))
 			continue;
-		*warned |= bit;
 		char text[320];
 		snprintf(text, sizeof text, "timer %c: its registers were written while PRTIM%c "
 			 "shut it down: the %s's registers of a shut-down module \"can not be read or "
@@ -929,16 +929,14 @@ static void check_foreign(struct timers *ts, uint32_t *warned,
 	char text[256];
 	if (!t)
 		return;
-	if (!(*warned & W_FOREIGN) && avr_regbit_get_array(ts->avr, t->cs, 4)) {
-		*warned |= W_FOREIGN;
+	if (avr_regbit_get_array(ts->avr, t->cs, 4) && periph_first(warned, W_FOREIGN)) {
 		const char *reg = ioregs_name(ts->names, t->cs[0].reg);
 		snprintf(text, sizeof text, "timer %c: %s starts the %s's timer %c, which avrr leaves "
 			 "to simavr 1.6 (docs/chip.md): its counts, flags and outputs may not be the "
 			 "chip's", t->name, reg ? reg : "?", ts->mcu, t->name);
 		warn(ud, text);
 	}
-	if (ts->foreign_slept && !(*warned & W_FOREIGN_SLEPT)) {
-		*warned |= W_FOREIGN_SLEPT;
+	if (ts->foreign_slept && periph_first(warned, W_FOREIGN_SLEPT)) {
 		snprintf(text, sizeof text, "timer %c: the %s's timer %c, which avrr leaves to simavr "
 			 "1.6, counted on while a sleep mode or PRTIM%c stopped its clock", t->name,
 			 ts->mcu, t->name, t->name);

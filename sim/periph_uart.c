@@ -605,9 +605,8 @@ static void uarts_check(void *self, uint32_t *warned, void (*warn)(void *ud, con
 		const char *ucsrc = x->shared ? "UCSRC" : reg_name(us, x->ucsrc, "UCSRC");
 		for (unsigned k = 0; k < W_KINDS; k++) {
 			uint32_t bit = 1u << (k + 8 * i);
-			if (!(x->seen >> k & 1) || (*warned & bit))
+			if (!(x->seen >> k & 1) || !periph_first(warned, bit))
 				continue;
-			*warned |= bit;
 			switch (k) {
 			case W_MODE:
 				if (x->umsel == 3)

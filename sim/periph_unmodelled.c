@@ -59,9 +59,8 @@ static void unmodelled_check(void *self, uint32_t *warned,
 	unmodelled *u = self;
 	char text[300];
 	for (unsigned i = 0; i < NFEATURES; i++) {
-		if (!u->sel[i].value || (*warned >> i & 1))
+		if (!u->sel[i].value || !periph_first(warned, 1u << i))
 			continue;
-		*warned |= 1u << i;
 		snprintf(text, sizeof text, "%s: %s = 0x%02x %s", u->mcu, FEATURES[i].reg,
 			 u->sel[i].value, FEATURES[i].lost);
 		warn(ud, text);

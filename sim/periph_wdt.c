@@ -374,23 +374,20 @@ static void wdt_check(void *self, uint32_t *warned, void (*warn)(void *ud, const
 	const char *reg = ioregs_name(w->names, w->reg);
 	reg = reg ? reg : "WDTCSR";
 	char text[512];
-	if (w->wdton_use && !(*warned & W_WDTON)) {
-		*warned |= W_WDTON;
+	if (w->wdton_use && periph_first(warned, W_WDTON)) {
 		snprintf(text, sizeof text, "watchdog: the program %s, which the %s allows with its "
 			 "WDTON fuse unprogrammed, as avrr takes it (it reads no fuses); with WDTON "
 			 "programmed the watchdog would stay on in system reset mode", w->wdton_use,
 			 w->mcu);
 		warn(ud, text);
 	}
-	if (w->reserved_wdp && !(*warned & W_RESERVED)) {
-		*warned |= W_RESERVED;
+	if (w->reserved_wdp && periph_first(warned, W_RESERVED)) {
 		snprintf(text, sizeof text, "watchdog: %s selects WDP %u, which is reserved on the %s: "
 			 "it times out as at WDP 9 (1024K cycles, 8 s)", reg, w->reserved_wdp - 1,
 			 w->mcu);
 		warn(ud, text);
 	}
-	if (w->m103c && !(*warned & W_M103C)) {
-		*warned |= W_M103C;
+	if (w->m103c && periph_first(warned, W_M103C)) {
 		snprintf(text, sizeof text, "watchdog: a %s write changed WDP without the timed "
 			 "sequence and was ignored, as in safety level 1 (M103C and WDTON fuses "
 			 "unprogrammed, as avrr takes them); in ATmega103 compatibility (M103C "

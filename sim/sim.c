@@ -1266,6 +1266,13 @@ uint32_t sim_pc(const sim *s)
 	return s->avr->pc;
 }
 
+uint16_t sim_sram_start(const sim *s)
+{
+	/* simavr's ioend is the last I/O address; 1.6's ATtiny13 leaves it 0 */
+	unsigned ioend = s->avr->ioend;
+	return ioend >= 0x5f && ioend + 1u < s->data_size ? (uint16_t)(ioend + 1u) : 0x60;
+}
+
 void sim_flash_layout(const sim *s, uint32_t *flash_size, uint32_t *vectors_end)
 {
 	unsigned vectors = 0;
@@ -1289,4 +1296,18 @@ const char *sim_ioreg_name(const sim *s, uint16_t addr)
 const char *sim_vector_name(const sim *s, uint8_t vector)
 {
 	return ioregs_vector_name(s->names, vector);
+}
+
+int sim_vector_enable(const sim *s, uint8_t vector, uint16_t *addr, uint8_t *mask)
+{
+	const avr_t *avr = s->avr;
+	for (int i = 0; i < avr->interrupts.vector_count; i++) {
+		const avr_int_vector_t *v = avr->interrupts.vector[i];
+		if (v->vector != vector || !v->enable.reg || !v->enable.mask)
+			continue;
+		*addr = (uint16_t)v->enable.reg;
+		*mask = (uint8_t)(v->enable.mask << v->enable.bit);
+		return 0;
+	}
+	return -1;
 }

@@ -371,6 +371,8 @@ unsigned sim_irq_depth(const sim *s);
 uint64_t sim_cycle(const sim *s);
 int sim_sleeping(const sim *s);
 uint32_t sim_pc(const sim *s);
+/* The first SRAM address: past the I/O registers (extended I/O included). */
+uint16_t sim_sram_start(const sim *s);
 
 /* The flash's size in bytes, and the byte address after the interrupt
  * vector table (0 when the MCU's tables name no vector). */
@@ -408,6 +410,12 @@ uint64_t sim_timer_cycles(const sim *s);
 int sim_ioreg_addr(const sim *s, const char *name);
 const char *sim_ioreg_name(const sim *s, uint16_t addr);  /* NULL if none */
 const char *sim_vector_name(const sim *s, uint8_t vector); /* NULL if none */
+
+/* Where `vector`'s own enable bits are (TOIE0 in TIMSK0, INT0 in EIMSK,
+ * PCIE0 in PCICR, ...), as the MCU's description carries them: *addr the
+ * register's data address, *mask its bits.  Returns 0, or -1 when the
+ * description gives the vector none (then only SREG's I gates it). */
+int sim_vector_enable(const sim *s, uint8_t vector, uint16_t *addr, uint8_t *mask);
 
 /* Calls warn(ud, text) once for each configuration found selected that
  * sim/ does not simulate for this MCU (a reserved WGM mode, a timer on

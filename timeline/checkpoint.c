@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "session/session.h"
+
 /* A motion that ends this far or farther past its last checkpoint lays one
  * this many instructions short of its end: stepping back from where a
  * user arrives then replays at most this much, not a whole interval. */
@@ -352,7 +354,7 @@ static int runs_through(const timeline *tl)
  * the checkpoint below, replaying at most 1/SPARSE of the distance run.
  * Such a run, and a scout or motion that checks only value watches and
  * interrupt breakpoints, has the step hook told only of the steps that
- * change the call stack or a watched value (tli_filter_steps): the rest
+ * change the call stack or a watched value (the host's filter_steps): the rest
  * run at the replay's own speed. */
 static rp_stop run_forward(timeline *tl, uint64_t target, int lay);
 
@@ -367,7 +369,7 @@ static rp_stop run_forward(timeline *tl, uint64_t target, int lay)
 {
 	uint64_t near = 0, ck, aim = target == TO_END ? rp_length(tl->r) : target;
 	uint64_t start = rp_icount(tl->r), last = start, interval = tl->t->interval;
-	int sparse = runs_through(tl), filtered = tli_filterable(tl);
+	int sparse = runs_through(tl), filtered = tl->host->filterable(tl);
 	/* The step hook, told of few steps, cannot poll for a stop request
 	 * (the active timeline's motions, not a copy's run to its target). */
 	int polls = filtered && tl->mo == MO_BREAKS && tl->fe && tl->fe->poll;
@@ -405,10 +407,10 @@ static rp_stop run_forward(timeline *tl, uint64_t target, int lay)
 		if (polls && until - now > POLL_SLICE)
 			until = now + POLL_SLICE;
 		if (filtered)
-			tli_filter_steps(tl, 1);
+			tl->host->filter_steps(tl, 1);
 		rp_stop why = rp_run(tl->r, until);
 		if (filtered)
-			tli_filter_steps(tl, 0);
+			tl->host->filter_steps(tl, 0);
 		tl->work.replayed += rp_icount(tl->r) - now;
 		if (why != RP_LIMIT)
 			return why;
@@ -454,7 +456,7 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 	if (target >= now && ck <= now) {
 		tl->mo = MO_NONE;
 		ck_run_forward(tl, target, LAY_SPARE);
-		tli_emit(tl, rep);
+		tl->host->emit(tl, rep);
 		return;
 	}
 	/* The spare, when it is the way, is taken over whole: it leaves no
@@ -477,7 +479,7 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 			close(fd);
 			travel_unregister(tl->t, now);
 		}
-		tli_fail(tl, why);
+		tl->host->fail(tl, why);
 		return;
 	}
 	if (fd >= 0) {
@@ -485,7 +487,7 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 		longjmp(tl->top, 1);
 	}
 	/* Handed over for good: the front-end is not to take this for a death. */
-	dprintf(tl->t->reply_fd, "engine 0\n");
+	dprintf(tl->t->reply_fd, WIRE_ENGINE "0\n");
 	_exit(0);
 }
 
@@ -545,7 +547,7 @@ static void run_scout(timeline *tl, const travel_req *q)
 	tl->found = 0;
 	tl->watch_before = q->watch_before;
 	tl->scout_limit = q->target;
-	tli_refresh_watches(tl);
+	tl->host->refresh_watches(tl);
 	scout_result res = { 0 };
 	uint64_t ran_before = tl->work.replayed;
 	uint64_t last = q->watch_before ? q->target : q->target - 1;
@@ -628,15 +630,15 @@ void ck_serve(timeline *tl)
 		/* The front-end watches the active engine: this copy now, said
 		 * before running on, whose checkpoints may thin away the
 		 * process that asked (watched until this line is read). */
-		dprintf(tl->t->reply_fd, "engine %d\n", (int)getpid());
+		dprintf(tl->t->reply_fd, WIRE_ENGINE "%d\n", (int)getpid());
 		if (tl->carry)
 			memcpy(tl->carry, q.carry, tl->carry_size);
 		tl->mo = MO_NONE;
 		/* Taken over, the spare runs a few thousand instructions at
 		 * most, laying nothing on the clock. */
 		ck_run_forward(tl, q.target, q.op == REQ_TAKE ? LAY_NONE : q.lay);
-		tli_refresh_watches(tl);
-		tli_emit(tl, q.rep);
+		tl->host->refresh_watches(tl);
+		tl->host->emit(tl, q.rep);
 		return;
 	}
 }

@@ -37,6 +37,8 @@ typedef struct data_span {
 	unsigned len;
 } data_span;
 
+struct ck_host;
+
 struct timeline {
 	replay *r;
 	sim *s;
@@ -49,6 +51,7 @@ struct timeline {
 	size_t carry_size;
 	const tl_frontend *fe;
 	void *ud;
+	const struct ck_host *host; /* timeline.c's motions, for checkpoint.c */
 
 	tl_frame fr[TL_MAX_FRAMES];
 	unsigned nfr;
@@ -99,24 +102,30 @@ struct timeline {
 
 /* ---- timeline.c, for the machinery ----------------------------------------- */
 
-/* Reports a motion's end here (fe->stopped), and deletes the temporary
- * breakpoint that ended it. */
-void tli_emit(timeline *tl, tl_stop rep);
-/* Reports a motion that could not move at all: TL_FAILED, saying why. */
-void tli_fail(timeline *tl, const char *why);
-/* Whether the current motion needs to hear only of the steps a filter
- * tells of: those that change the shadow call stack (calls, returns,
- * interrupt entries) and, for a motion that checks breakpoints, those
- * that change a watched value — no code, read or access breakpoint, no
- * source line. */
-int tli_filterable(const timeline *tl);
-/* Has the step hook told (on) only of those steps, while the replay runs
- * the others at its own speed, or (off) of every step again.  The hook
- * cannot poll then: the caller polls between slices. */
-void tli_filter_steps(timeline *tl, int on);
-/* Brings every watch's last value, and what the next instruction reads
- * when a read or access watch needs it, up to date with the state here. */
-void tli_refresh_watches(timeline *tl);
+/* What the process machinery asks of the motions above it.  The machinery
+ * (checkpoint.c) knows them only through this table, which timeline.c
+ * fills in: the dependency goes one way, timeline.c -> checkpoint.c. */
+typedef struct ck_host {
+	/* Reports a motion's end here (fe->stopped), and deletes the
+	 * temporary breakpoint that ended it. */
+	void (*emit)(timeline *tl, tl_stop rep);
+	/* Reports a motion that could not move at all: TL_FAILED, saying why. */
+	void (*fail)(timeline *tl, const char *why);
+	/* Whether the current motion needs to hear only of the steps a
+	 * filter tells of: those that change the shadow call stack (calls,
+	 * returns, interrupt entries) and, for a motion that checks
+	 * breakpoints, those that change a watched value — no code, read or
+	 * access breakpoint, no source line. */
+	int (*filterable)(const timeline *tl);
+	/* Has the step hook told (on) only of those steps, while the replay
+	 * runs the others at its own speed, or (off) of every step again.
+	 * The hook cannot poll then: the caller polls between slices. */
+	void (*filter_steps)(timeline *tl, int on);
+	/* Brings every watch's last value, and what the next instruction
+	 * reads when a read or access watch needs it, up to date with the
+	 * state here. */
+	void (*refresh_watches)(timeline *tl);
+} ck_host;
 
 /* ---- checkpoint.c: the process machinery ----------------------------------- */
 

@@ -5,6 +5,7 @@
  */
 #include "timeline/internal.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +127,7 @@ static uint64_t watch_value(const timeline *tl, const tl_break *b)
 	return v;
 }
 
-void tli_refresh_watches(timeline *tl)
+static void tli_refresh_watches(timeline *tl)
 {
 	tl->want_reads = 0;
 	for (unsigned i = 0; i < tl->st.nb; i++)
@@ -164,9 +165,11 @@ static int check_breaks(timeline *tl, tl_stop *rep)
 			if (k != TL_STEPPED && !hit)
 				*rep = (tl_stop){ .kind = k, .addr = b->addr, .old = b->old, .now = v };
 			b->old = v;
-		} else if ((b->kind == TL_BK_CODE && pc == b->addr) ||
-			   (b->kind == TL_BK_IRQ && tl->entered &&
-			    (b->vector < 0 || b->vector == sim_running_vector(tl->s)))) {
+		} else if (((b->kind == TL_BK_CODE && pc == b->addr) ||
+			    (b->kind == TL_BK_IRQ && tl->entered &&
+			     (b->vector < 0 || b->vector == sim_running_vector(tl->s)))) &&
+			   (!b->cond[0] || !tl->fe->condition ||
+			    tl->fe->condition(tl, b->cond, tl->ud) != 0)) {
 			k = b->kind == TL_BK_IRQ ? TL_IRQ : TL_BREAK;
 			if (!hit)
 				*rep = (tl_stop){ .kind = k };
@@ -264,7 +267,7 @@ static int on_step(void *ud)
 	return stop;
 }
 
-int tli_filterable(const timeline *tl)
+static int tli_filterable(const timeline *tl)
 {
 	if (tl->mo == MO_NONE)
 		return 1;
@@ -276,7 +279,7 @@ int tli_filterable(const timeline *tl)
 	return 1;
 }
 
-void tli_filter_steps(timeline *tl, int on)
+static void tli_filter_steps(timeline *tl, int on)
 {
 	sim_step last = { tl->prev_icount, tl->prev_pc, tl->prev_depth };
 	/* The bytes the value watches cover: any change is a step to hear of. */
@@ -297,7 +300,7 @@ void tli_filter_steps(timeline *tl, int on)
 
 /* Reports a motion's end here, and deletes the temporary breakpoint that
  * ended it. */
-void tli_emit(timeline *tl, tl_stop rep)
+static void tli_emit(timeline *tl, tl_stop rep)
 {
 	rep.icount = rp_icount(tl->r);
 	rep.pc = sim_pc(tl->s);
@@ -321,7 +324,7 @@ static tl_stop stop_of(timeline *tl, rp_stop why)
 	return (tl_stop){ .kind = TL_STEPPED };
 }
 
-void tli_fail(timeline *tl, const char *why)
+static void tli_fail(timeline *tl, const char *why)
 {
 	tl_stop rep = { .kind = TL_FAILED };
 	snprintf(rep.what, sizeof rep.what, "%s", why);
@@ -480,6 +483,20 @@ tl_break *tl_break_add(timeline *tl, tl_break_kind kind, uint32_t addr, unsigned
 	return b;
 }
 
+int tl_break_condition(timeline *tl, int id, const char *cond)
+{
+	for (unsigned i = 0; i < tl->st.nb; i++) {
+		tl_break *b = &tl->st.b[i];
+		if (b->id != id || b->kind >= TL_BK_WATCH)
+			continue;
+		if (strlen(cond) >= sizeof b->cond)
+			return -2;
+		snprintf(b->cond, sizeof b->cond, "%s", cond);
+		return 0;
+	}
+	return -1;
+}
+
 int tl_break_delete(timeline *tl, int id)
 {
 	for (unsigned i = 0; i < tl->st.nb; i++)
@@ -524,8 +541,31 @@ const tl_frame *tl_frames(const timeline *tl, unsigned *n, unsigned *unkept, uns
 	return tl->fr;
 }
 
-int tl_irq_position(const timeline *tl, uint64_t n, uint64_t *icount)
+int tl_parse_count(const char *s, uint64_t *out)
 {
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	uint64_t v = strtoull(s, &end, 0);
+	uint64_t mul = *end == 'k' ? 1000 : *end == 'M' ? 1000000 : *end == 'G' ? 1000000000 : 1;
+	if (mul > 1)
+		end++;
+	while (*end == ' ')
+		end++;
+	if (errno || end == s || *end || v > UINT64_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+int tl_parse_position(const timeline *tl, const char *arg, uint64_t *icount)
+{
+	if (strncmp(arg, "irq", 3) || (arg[3] != ' ' && arg[3]))
+		return tl_parse_count(arg, icount);
+	uint64_t n;
+	if (tl_parse_count(arg + 3 + strspn(arg + 3, " "), &n))
+		return -1;
 	size_t nev;
 	const trace_event *ev = rp_events(tl->r, &nev);
 	for (size_t i = 0; n && i < nev; i++)
@@ -533,10 +573,18 @@ int tl_irq_position(const timeline *tl, uint64_t n, uint64_t *icount)
 			*icount = ev[i].icount;
 			return 0;
 		}
-	return -1;
+	return -2;
 }
 
 /* ---- the session ---------------------------------------------------------------- */
+
+static const ck_host host = {
+	.emit = tli_emit,
+	.fail = tli_fail,
+	.filterable = tli_filterable,
+	.filter_steps = tli_filter_steps,
+	.refresh_watches = tli_refresh_watches,
+};
 
 int tl_open(const char *db_path, const rp_options *o, travel *t, timeline **out, avrr_err *err)
 {
@@ -585,6 +633,7 @@ void tl_carry(timeline *tl, void *data, size_t size)
 int tl_main(timeline *tl, const tl_frontend *fe, void *ud)
 {
 	tl->fe = fe;
+	tl->host = &host;
 	tl->ud = ud;
 	signal(SIGCHLD, SIG_IGN);  /* checkpoints and scouts reap themselves */
 	sigaction(SIGINT, NULL, &tl->sigint);

@@ -54,6 +54,10 @@ typedef struct tl_break {
 	unsigned size;        /* watches: bytes, 1..8 */
 	uint64_t old;         /* watches: the value at the last position */
 	char what[64];        /* as the user named it */
+	/* code and irq breakpoints: stops only where the front-end's
+	 * `condition` says this holds ("" : always) — plain text, so that it
+	 * is carried with the breakpoints to the process that takes over */
+	char cond[128];
 } tl_break;
 
 typedef enum {
@@ -100,6 +104,10 @@ typedef struct tl_frontend {
 	/* Called every few thousand instructions of a forward motion; non-zero
 	 * stops it (TL_INTERRUPTED).  May be NULL. */
 	int (*poll)(timeline *tl, void *ud);
+	/* A breakpoint's condition (tl_break.cond) at the state here: 1 holds,
+	 * 0 does not, -1 cannot be evaluated (the breakpoint stops, as gdb's
+	 * does, and the front-end says why).  May be NULL: conditions hold. */
+	int (*condition)(timeline *tl, const char *cond, void *ud);
 } tl_frontend;
 
 /* Opens the recording at db_path for replay under `o`.  Returns 0, or -1
@@ -155,6 +163,9 @@ uint64_t tl_checkpoint_memory(timeline *tl);
 tl_break *tl_break_add(timeline *tl, tl_break_kind kind, uint32_t addr, unsigned size,
 		       const char *what);
 int tl_break_delete(timeline *tl, int id);        /* 0, or -1 if none */
+/* Sets breakpoint id's condition ("": none).  0, -1 if no such code or
+ * irq breakpoint, -2 if the text is longer than tl_break.cond holds. */
+int tl_break_condition(timeline *tl, int id, const char *cond);
 void tl_break_clear(timeline *tl);
 const tl_break *tl_breaks(const timeline *tl, unsigned *n);
 
@@ -172,7 +183,13 @@ const rp_divergence *tl_divergence(const timeline *tl);   /* NULL if none */
 /* The shadow call stack, outermost first; *unkept frames deeper than
  * TL_MAX_FRAMES are not kept, *lost returns found no frame. */
 const tl_frame *tl_frames(const timeline *tl, unsigned *n, unsigned *unkept, unsigned *lost);
-/* The icount of the n-th recorded interrupt (1-based); 0, or -1 if none. */
-int tl_irq_position(const timeline *tl, uint64_t n, uint64_t *icount);
+/* A position as `goto` takes it in the shell and in gdb's `monitor goto`:
+ * an icount (decimal or 0x hex, with a k, M or G suffix) or `irq N`, the
+ * N-th recorded interrupt's (from 1).  Returns 0, -1 if `arg` is neither,
+ * -2 if there is no interrupt N. */
+int tl_parse_position(const timeline *tl, const char *arg, uint64_t *icount);
+/* Parses a count: decimal or 0x hex, with k/M/G suffixes, trailing spaces
+ * allowed.  0, or -1. */
+int tl_parse_count(const char *s, uint64_t *out);
 
 #endif

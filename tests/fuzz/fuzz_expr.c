@@ -1,6 +1,6 @@
 /*
  * fuzz_expr.c — the shell's expressions and frames (shell/expr.c,
- * shell/dwarf.c, shell/scope.c) on tests/firmware/sensors.elf: the first
+ * dwarf/debuginfo.c, shell/scope.c) on tests/firmware/sensors.elf: the first
  * input byte picks the pc (outside any function, format_line's entry,
  * report after its call, an interrupt handler) and the format letter, the
  * rest is the expression (printed, taken as x's address, and as whatis and

@@ -7,6 +7,8 @@
  *    and witnesses: exactly the recorded interrupts whose return address is
  *    the second load, and at each the replay (and the shell) is inside the
  *    ISR.  With ATOMIC_BLOCK (race_tick_atomic) there is no race at all.
+ *    On races_enable, a read while the writer's own source is disabled
+ *    (TIMSKn) is none either: four races of eight split reads.
  *  - profile: spin() costs a hand-counted 7 cycles a call, exactly; the
  *    per-vector counts are avrr info's, on race_tick and funcsheap; the
  *    folded stacks add up to the instruction cycles.  The stack's deepest
@@ -123,6 +125,48 @@ static void test_atomic_block_has_no_race(void **state)
 	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races", test_avrr(), path),
 			 0);
 	assert_non_null(strstr(s->out, "no races"));
+}
+
+/* races_enable.c: of main's eight split reads of variables an ISR
+ * writes, four run while that ISR's own source is off (TOIE0 or OCIE1A
+ * cleared): they are no races, the other four are — pos.x, pos.y, pos.z
+ * read in phase B against the stepper, ms read in phase A against the
+ * tick — each named with its line. */
+static void test_disabled_source_is_no_race(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	test_record(s, path, sizeof path, "enable.db", "tests/firmware/races_enable.elf "
+		    "--instructions 200k");
+	json_t *o = run_json("%s analyze '%s' %s --json", path, "races");
+	json_t *all = json_array();
+	json_array_extend(all, json_object_get(o, "races"));
+	json_array_extend(all, json_object_get(o, "potential"));
+	assert_int_equal(json_array_size(all), 4);
+	const struct {
+		const char *var, *line, *other, *write;
+	} want[] = {
+		{ "pos.x", "races_enable.c:60", "TIMER0_OVF_vect", "races_enable.c:33" },
+		{ "pos.y", "races_enable.c:61", "TIMER0_OVF_vect", "races_enable.c:34" },
+		{ "pos.z", "races_enable.c:62", "TIMER0_OVF_vect", "races_enable.c:35" },
+		{ "ms", "races_enable.c:56", "TIMER1_COMPA_vect", "races_enable.c:40" },
+	};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		json_t *r = NULL;
+		for (size_t i = 0; i < json_array_size(all) && !r; i++)
+			if (!strcmp(test_json_str(json_array_get(all, i), "variable"), want[k].var))
+				r = json_array_get(all, i);
+		if (!r)
+			fail_msg("no race on %s", want[k].var);
+		assert_string_equal(test_json_str(r, "kind"), "split read");
+		assert_string_equal(test_json_str(json_object_get(r, "first"), "where"), want[k].line);
+		json_t *other = json_object_get(r, "other");
+		assert_string_equal(test_json_str(other, "context"), want[k].other);
+		assert_string_equal(test_json_str(json_object_get(other, "at"), "where"),
+				    want[k].write);
+	}
+	json_decref(all);
+	json_decref(o);
 }
 
 static json_t *find_named(json_t *arr, const char *key, const char *name)
@@ -426,6 +470,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_seeded_race_is_witnessed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disabled_source_is_no_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_block_has_no_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_is_exact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_deepest_after_call, setup, teardown),

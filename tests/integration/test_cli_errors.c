@@ -11,6 +11,8 @@
  * Positive controls (a real recording, `info --json` checked field by field
  * against sha256sum, --help) make sure the cases can fail the other way, and
  * a recording interrupted by SIGINT must exit 130 and leave nothing.
+ * A missing input is said before any option it would have made valid,
+ * and a refusal of a firmware comes without the warnings about it.
  * Each test runs in a fresh temporary directory D.
  */
 #include "tests/testlib.h"
@@ -384,6 +386,64 @@ static void test_fingerprint_bad_input(void **state)
 	expect_bad(f, "replay", args, "--fp none keeps no fingerprint", NULL);
 }
 
+/* A missing input is said as missing, before the options it would have
+ * made valid (an import's --state-out, a firmware's --stimuli), wherever
+ * it stands among them. */
+static void test_missing_input_before_options(void **state)
+{
+	fixture *f = *state;
+	char args[1200], want[600];
+	snprintf(want, sizeof want, "avrr replay: %s/run.db: No such file or directory\n", f->s.dir);
+	snprintf(args, sizeof args, "'%s/run.db' --state-out '%s/s'", f->s.dir, f->s.dir);
+	expect_bad(f, "replay", args, NULL, NULL);
+	assert_string_equal(f->s.out, want);
+	snprintf(args, sizeof args, "--state-out '%s/s' '%s/run.db'", f->s.dir, f->s.dir);
+	expect_bad(f, "replay", args, NULL, NULL);
+	assert_string_equal(f->s.out, want);
+	const char *front[] = { "shell", "gdb" };
+	for (int i = 0; i < 2; i++) {
+		snprintf(args, sizeof args, "'%s/nope.elf' --stimuli '%s/s'", f->s.dir, f->s.dir);
+		expect_bad(f, front[i], args, NULL, NULL);
+		snprintf(want, sizeof want, "avrr %s: %s/nope.elf: No such file or directory\n",
+			 front[i], f->s.dir);
+		assert_string_equal(f->s.out, want);
+	}
+	/* Where the unknown option may have taken the missing file as its
+	 * value, the option is what is said. */
+	snprintf(args, sizeof args, "--bogus '%s/nope.db' races", f->s.dir);
+	expect_bad(f, "analyze", args, "unknown option '--bogus'", NULL);
+	/* On a recording that is there, the option is what is wrong. */
+	record_ok(f);
+	snprintf(args, sizeof args, "'%s/x.db' --state-out '%s/s'", f->s.dir, f->s.dir);
+	expect_bad(f, "replay", args, NULL, NULL);
+	snprintf(want, sizeof want, "avrr replay: --state-out is for a recording avrr import made, "
+		 "which %s/x.db is not\n", f->s.dir);
+	assert_string_equal(f->s.out, want);
+}
+
+/* A firmware that names no MCU and has no DWARF: the refusal alone, not
+ * after a warning about its debug info. */
+static void test_fatal_before_warning(void **state)
+{
+	fixture *f = *state;
+	make_file(f, "p.c", "#include <avr/io.h>\nint main(void) { DDRB = 1; for (;;) PORTB ^= 1; }\n");
+	char cmd[1200];
+	snprintf(cmd, sizeof cmd, "cd '%s' && avr-gcc -mmcu=atmega328p -Os -o p0.elf p.c && "
+		 "avr-objcopy -R .note.gnu.avr.deviceinfo p0.elf p.elf && rm p0.elf", f->s.dir);
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s", cmd), 0);
+	snprintf(f->keep[f->nkeep++], sizeof f->keep[0], "p.elf");
+	char args[1200];
+	snprintf(args, sizeof args, "'%s/p.elf' -o '%s/p.db'", f->s.dir, f->s.dir);
+	expect_bad(f, "record", args, "the ELF names no MCU", NULL);
+	snprintf(args, sizeof args, "'%s/p.elf' < /dev/null", f->s.dir);
+	expect_bad(f, "shell", args, "the ELF names no MCU", NULL);
+	/* With the MCU given it records, and then warns. */
+	snprintf(args, sizeof args, "%s record '%s/p.elf' --mcu atmega328p --freq 1M "
+		 "--instructions 1000 -o '%s/p.db' 2>&1 >/dev/null", test_avrr(), f->s.dir, f->s.dir);
+	assert_int_equal(test_run(f->s.out, sizeof f->s.out, "%s", args), 0);
+	test_assert_contains(f->s.out, "p.elf has no DWARF debug info for its code");
+}
+
 static void test_select_bad_input(void **state)
 {
 	fixture *f = *state;
@@ -669,6 +729,8 @@ int main(void)
 		T(test_record_two_stop_conditions),
 		T(test_record_bad_fingerprint_spec),
 		T(test_fingerprint_bad_input),
+		T(test_missing_input_before_options),
+		T(test_fatal_before_warning),
 		T(test_select_bad_input),
 		T(test_strip_bad_input),
 		T(test_info_missing),

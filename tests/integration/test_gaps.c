@@ -12,7 +12,7 @@
  * warning naming the stretch and a configuration that covers it.
  * int0_slow, the same at 20 MHz with presses 10 s apart, for 100 M cycles:
  * the default replays its 2 s gap before the first press, which 24 bits
- * (0.84 s) do not cover.
+ * (0.84 s) do not cover.  A run with no interrupt has no gap at all.
  */
 #include "tests/testlib.h"
 
@@ -142,12 +142,35 @@ static void test_seconds_apart_at_20mhz(void **state)
 	json_decref(o);
 }
 
+/* A run that no interrupt came in has no gap (a gap runs up to an
+ * interrupt point): info says so, not "0 cycles (icount 0 to 0)", and its
+ * JSON has null.  funcsheap's first 100 instructions: 147 cycles, 22
+ * counted transfers, before its first interrupt. */
+static void test_no_interrupt_no_gap(void **state)
+{
+	scratch *s = *state;
+	char path[256];
+	test_record(s, path, sizeof path, "none.db", "traces/funcsheap.elf --instructions 100");
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s info '%s'", test_avrr(), path), 0);
+	if (!strstr(s->out, "\nlongest gap   none: no interrupt in the whole run (147 cycles, 22 "
+		    "counted transfers), so no point to tell apart\n"))
+		fail_msg("info: %s", s->out);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s info '%s' --json", test_avrr(), path),
+			 0);
+	json_t *info = json_loads(s->out, 0, NULL);
+	assert_non_null(info);
+	assert_int_equal(test_json_int(info, "interrupts"), 0);
+	assert_true(json_is_null(json_object_get(info, "longest_gap")));
+	json_decref(info);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_busy_gaps_of_100ms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_warning_for_the_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seconds_apart_at_20mhz, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_interrupt_no_gap, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

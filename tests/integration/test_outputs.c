@@ -8,14 +8,17 @@
  * line, exit status 2, and leave every file byte for byte as it was and the
  * directory without anything new.  Positive controls: an output of the
  * command's own kind, and an empty file, are replaced; --force replaces
- * anything.  And `record` removes the hidden temporaries of dead processes
+ * anything; raw bytes (export --uart) are replaced only under avrr's mark.
+ * And `record` removes the hidden temporaries of dead processes
  * beside its output (kill -9 leaves them) while a live process's stays.
  */
 #include "tests/testlib.h"
 
 #include <dirent.h>
 #include <limits.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,8 +158,8 @@ static void test_foreign_file_needs_force(void **state)
 	refused(f, "tracer fw.elf -o notes.txt", "avrr tracer: -o notes.txt: exists and is not a "
 		"tracer.h avrr tracer wrote; use --force to replace it", "notes.txt");
 	refused(f, "instrument fw.elf -o notes.txt", "avrr instrument: -o notes.txt: exists and is "
-		"not an AVR ELF with avrr_sic (a traced build); use --force to replace it",
-		"notes.txt");
+		"not an ELF avrr instrument wrote, nor a traced build (with avrr_sic); use --force "
+		"to replace it", "notes.txt");
 	/* Another firmware, and an SQLite file that is not avrr's. */
 	char out[256];
 	assert_int_equal(test_run(out, sizeof out, "cp traces/adcapp.elf '%s/other.elf'", f->s.dir), 0);
@@ -217,6 +220,72 @@ static void test_own_kind_and_force(void **state)
 	ok(f, "--version > /dev/null && echo text > other.txt && \"$A\" tracer fw.elf -o other.txt "
 	      "--force && head -c 2 other.txt");
 	assert_string_equal(f->s.out, "/*");
+}
+
+/* Raw bytes say nothing of who wrote them: export --uart marks its file
+ * (user.avrr.output), so a re-run replaces it; a copy of the same bytes,
+ * which has no mark, and any other file are refused; a file marked as
+ * another kind (a device log) is refused too. */
+static void test_raw_output_mark(void **state)
+{
+	fixture *f = *state;
+	char out[1024], path[512], v[16];
+	assert_int_equal(test_run(out, sizeof out, "cp traces/adcapp.elf traces/adcapp.stim '%s'",
+				  f->s.dir), 0);
+	ok(f, "record adcapp.elf --stimuli adcapp.stim --instructions 200k -o a.db > /dev/null");
+	ok(f, "export a.db --uart 0 -o u.bin > /dev/null");
+	snprintf(path, sizeof path, "%s/u.bin", f->s.dir);
+	ssize_t n = getxattr(path, "user.avrr.output", v, sizeof v);
+	if (n < 0 && errno == ENOTSUP)
+		skip();  /* no extended attributes here: only --force replaces */
+	assert_int_equal(n, 4);
+	assert_memory_equal(v, "uart", 4);
+	ok(f, "export a.db --uart 0 -o u.bin > /dev/null");
+	/* 123 bytes: adcapp's banner and readings in its first 200k. */
+	assert_int_equal(test_run(out, sizeof out, "wc -c < '%s'", path), 0);
+	assert_string_equal(out, "123\n");
+	assert_int_equal(test_run(out, sizeof out, "cd '%s' && cp u.bin copy.bin", f->s.dir), 0);
+	refused(f, "export a.db --uart 0 -o copy.bin", "avrr export: -o copy.bin: exists and is not "
+		"a UART capture avrr wrote; use --force to replace it", "copy.bin");
+	refused(f, "export a.db --uart 0 -o notes.txt", "avrr export: -o notes.txt: exists and is "
+		"not a UART capture avrr wrote; use --force to replace it", "notes.txt");
+	snprintf(path, sizeof path, "%s/copy.bin", f->s.dir);
+	assert_int_equal(setxattr(path, "user.avrr.output", "devlog", 6, 0), 0);
+	refused(f, "export a.db --uart 0 -o copy.bin", "avrr export: -o copy.bin: exists and is not "
+		"a UART capture avrr wrote; use --force to replace it", "copy.bin");
+	ok(f, "export a.db --uart 0 -o copy.bin --force > /dev/null");
+}
+
+/* The device loop re-run: device's --log-out and --uart-out, the import's
+ * replay --uart-out and --log-out, and instrument -o each replace what the
+ * same command wrote the run before, without --force. */
+static void test_pipeline_rerun(void **state)
+{
+	fixture *f = *state;
+	char out[2048];
+	if (test_run(out, sizeof out, "cd '%s' && \"%s\" tracer \"$OLDPWD\"/tests/firmware/"
+		     "arduino_blink.elf --log func --ring 64 -o ab.h && avr-gcc -mmcu=atmega328p "
+		     "-DF_CPU=16000000UL -Os -I/usr/include/simavr -Wl,--section-start=.mmcu=0x910000 "
+		     "-Wl,--emit-relocs -include ab.h -include \"$OLDPWD\"/tests/firmware/log_sink.h "
+		     "-o ab.elf \"$OLDPWD\"/tests/firmware/arduino_blink.c", f->s.dir, f->avrr))
+		fail_msg("build: %s", out);
+	const char *twice[] = {
+		"instrument ab.elf -o inst.elf > /dev/null",
+		"stamp ab.elf > /dev/null",
+		"device ab.elf --log-reg GPIOR0 --log-out ab.log --uart-out ab.uart --state-out "
+		"ab.state --instructions 300k > /dev/null",
+		"import ab.log --elf ab.elf -o ab.db > /dev/null",
+		"replay ab.db --log-reg GPIOR0 --uart-out r.uart --log-out r.log --state-out r.state "
+		"> /dev/null",
+	};
+	for (size_t i = 0; i < sizeof twice / sizeof twice[0]; i++) {
+		char cmd[512];
+		snprintf(cmd, sizeof cmd, "%s && \"$A\" %s", twice[i], twice[i]);
+		ok(f, cmd);
+	}
+	/* the same bytes both times, and the device's log is the replay's */
+	assert_int_equal(test_run(out, sizeof out, "cd '%s' && cmp ab.log r.log && cmp ab.uart "
+				  "r.uart", f->s.dir), 0);
 }
 
 /* A PID no process has: a child's, once reaped. */
@@ -282,6 +351,8 @@ int main(void)
 		T(test_foreign_file_needs_force),
 		T(test_zero_stop_condition),
 		T(test_own_kind_and_force),
+		T(test_raw_output_mark),
+		T(test_pipeline_rerun),
 		T(test_stale_temporaries_removed),
 		T(test_killed_record_cleaned_up),
 	};

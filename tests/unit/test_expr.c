@@ -1,5 +1,5 @@
 /*
- * test_expr.c — unit tests for shell/expr.{h,c} and shell/dwarf.{h,c}: the
+ * test_expr.c — unit tests for shell/expr.{h,c} and dwarf/debuginfo.{h,c}: the
  * expression parser (precedence, promotions, casts, postfix chains), gdb's
  * value shapes, arguments in registers and implicit values at a pc, and
  * the errors (one line, with the column for syntax), over
@@ -65,7 +65,7 @@ static int setup(void **state)
 	f->data[0x5d] = 0xf6;                               /* SP = 0x8f6 */
 	f->data[0x5e] = 0x08;
 	f->m = (mview){ f->data, DATA_SIZE, f->fw, ioregs_lookup("atmega328p"), 0, 0 };
-	dw_frame0(f->dw, &f->m, &f->f);
+	{ dw_mem mem = expr_mem(&f->m); dw_frame0(f->dw, &mem, f->m.pc, &f->f); }
 	f->c = (xctx){ .m = &f->m, .d = f->dw, .f = &f->f };
 	*state = f;
 	return 0;
@@ -199,7 +199,7 @@ static void test_arguments_in_registers(void **state)
 	f->data[24] = 20;
 	f->data[22] = 0xcf;
 	f->data[23] = 0x02;
-	dw_frame0(f->dw, &f->m, &f->f);
+	{ dw_mem mem = expr_mem(&f->m); dw_frame0(f->dw, &mem, f->m.pc, &f->f); }
 	assert_string_equal(print(f, "id"), "20 '\\024'");
 	assert_string_equal(print(f, "value"), "719");
 	assert_string_equal(print(f, "value + id"), "739");
@@ -210,7 +210,7 @@ static void test_arguments_in_registers(void **state)
 	/* A global the function does not shadow is still seen. */
 	assert_string_equal(print(f, "presses"), "7 '\\a'");
 	f->m.pc = 0;
-	dw_frame0(f->dw, &f->m, &f->f);
+	{ dw_mem mem = expr_mem(&f->m); dw_frame0(f->dw, &mem, f->m.pc, &f->f); }
 	assert_string_equal(print(f, "value"), "ERR: No symbol \"value\" in current context.");
 }
 
@@ -293,7 +293,7 @@ static void test_no_types(void **state)
 	uint8_t data[0x460] = { 0 };
 	mview m = { data, sizeof data, fw, NULL, 0, 0 };
 	dw_frame fr;
-	dw_frame0(dw, &m, &fr);
+	{ dw_mem mem = expr_mem(&m); dw_frame0(dw, &mem, m.pc, &fr); }
 	xctx c = { .m = &m, .d = dw, .f = &fr };
 	xval v;
 	assert_int_equal(expr_eval(&c, "g_led + 1", &v, &err), -1);

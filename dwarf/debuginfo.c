@@ -1,6 +1,6 @@
 /*
- * dwarf.c — DWARF types, variables, scopes, locations and call frames for
- * the shell's expressions (see dwarf.h).
+ * debuginfo.c — DWARF types, variables, scopes, locations and call frames
+ * (see debuginfo.h).
  *
  * libdw does the reading: CUs and DIEs, location lists at a pc
  * (dwarf_getlocation_addr), scopes (dwarf_getscopes), the CFI
@@ -8,7 +8,7 @@
  * machine that turns a location into an address or a value on AVR, and
  * gdb's way of naming types.
  */
-#include "shell/dwarf.h"
+#include "dwarf/debuginfo.h"
 
 #include <dwarf.h>
 #include <gelf.h>
@@ -16,15 +16,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ELF_DATA_BASE 0x800000u
+#include "util/avrspace.h"
+
 #define SPL_ADDR 0x5d
 #define SPH_ADDR 0x5e
 #define DW_REG_SP 32
 #define DW_REG_RA 36
 
+/* A complete struct, class or union type, by name: a unit that only
+ * declares one (C's `extern struct tank tank;` with `struct tank;`, C++'s
+ * `extern HardwareSerial Serial` in HardwareSerial0.cpp) leaves its
+ * members to the unit that defines it. */
+typedef struct named_type {
+	const char *name;
+	Dwarf_Off off;
+} named_type;
+
 struct dwinfo {
+	const firmware *fw;
+	char *image;            /* the ELF's bytes, ours: libelf may convert them in place */
 	Elf *elf;
 	Dwarf *dw;
+	int has_debug_info;     /* a .debug_info section: dw NULL then means damaged */
+	char dw_error[128];     /* libdw's reason when it could not read it */
+	named_type *types;      /* complete records by name, for declarations */
+	size_t ntypes;
 	const uint8_t *frame;   /* .debug_frame, in the firmware's bytes; NULL if none */
 	size_t frame_size;
 	int has_types;
@@ -88,30 +104,119 @@ static void touch_all(Dwarf *dw)
 	}
 }
 
+static int is_record(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
+static int by_name(const void *pa, const void *pb)
+{
+	const named_type *a = pa, *b = pb;
+	return strcmp(a->name, b->name);
+}
+
+/* The complete records of a unit, at its top level and in namespaces;
+ * with types NULL, only counts them. */
+static size_t collect_types(Dwarf_Die *parent, named_type *types, size_t n, int depth)
+{
+	Dwarf_Die c;
+	if (depth > 16 || dwarf_child(parent, &c) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&c);
+		const char *name = dwarf_diename(&c);
+		if (tag == DW_TAG_namespace) {
+			n = collect_types(&c, types, n, depth + 1);
+		} else if (is_record(tag) && name && !dwarf_hasattr(&c, DW_AT_declaration)) {
+			if (types)
+				types[n] = (named_type){ name, dwarf_dieoffset(&c) };
+			n++;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return n;
+}
+
+static size_t collect_all(Dwarf *dw, named_type *types)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, n = 0;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			n = collect_types(&cu, types, n, 0);
+		off = next;
+	}
+	return n;
+}
+
+static int index_types(dwinfo *d)
+{
+	size_t n = collect_all(d->dw, NULL);
+	if (!n)
+		return 0;
+	d->types = calloc(n, sizeof *d->types);
+	if (!d->types)
+		return -1;
+	d->ntypes = collect_all(d->dw, d->types);
+	qsort(d->types, d->ntypes, sizeof *d->types, by_name);
+	return 0;
+}
+
+int dw_complete_type(const dwinfo *d, Dwarf_Die *t)
+{
+	const char *name = dwarf_diename(t);
+	if (!is_record(dwarf_tag(t)) || !dwarf_hasattr(t, DW_AT_declaration) || !name ||
+	    !d->ntypes)
+		return 0;
+	named_type key = { name, 0 };
+	const named_type *hit = bsearch(&key, d->types, d->ntypes, sizeof key, by_name);
+	Dwarf_Die def;
+	if (!hit || !dwarf_offdie(d->dw, hit->off, &def))
+		return -1;
+	*t = def;
+	return 0;
+}
+
 int dwi_open(const firmware *fw, dwinfo **out, avrr_err *err)
 {
 	dwinfo *d = calloc(1, sizeof *d);
-	if (!d)
+	if (d)
+		d->image = malloc(fw->elf_size ? fw->elf_size : 1);
+	if (!d || !d->image) {
+		free(d);
 		return avrr_errf(err, "out of memory");
+	}
+	memcpy(d->image, fw->elf, fw->elf_size);
+	d->fw = fw;
 	elf_version(EV_CURRENT);
 	d->pc_bytes = fw->flash_size > 0x20000 ? 3 : 2;
-	d->elf = elf_memory((char *)fw->elf, fw->elf_size);
-	if (d->elf)
-		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-	if (d->dw) {
-		d->has_types = any_types(d->dw);
-		touch_all(d->dw);
-	}
+	d->elf = elf_memory(d->image, fw->elf_size);
 	size_t shstr;
 	Elf_Scn *scn = NULL;
 	while (d->elf && !elf_getshdrstrndx(d->elf, &shstr) && (scn = elf_nextscn(d->elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(d->elf, shstr, sh.sh_name)) &&
-		    !strcmp(name, ".debug_frame") && sh.sh_type != SHT_NOBITS &&
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(d->elf, shstr, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".debug_info"))
+			d->has_debug_info = 1;
+		if (!strcmp(name, ".debug_frame") && sh.sh_type != SHT_NOBITS &&
 		    sh.sh_offset <= fw->elf_size && sh.sh_size <= fw->elf_size - sh.sh_offset) {
 			d->frame = fw->elf + sh.sh_offset;
 			d->frame_size = sh.sh_size;
+		}
+	}
+	if (d->has_debug_info) {
+		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+		if (!d->dw)
+			snprintf(d->dw_error, sizeof d->dw_error, "%s", dwarf_errmsg(-1));
+	}
+	if (d->dw) {
+		d->has_types = any_types(d->dw);
+		touch_all(d->dw);
+		if (index_types(d)) {
+			dwi_close(d);
+			return avrr_errf(err, "out of memory");
 		}
 	}
 	*out = d;
@@ -126,7 +231,20 @@ void dwi_close(dwinfo *d)
 		dwarf_end(d->dw);
 	if (d->elf)
 		elf_end(d->elf);
+	free(d->types);
+	free(d->image);
 	free(d);
+}
+
+Dwarf *dwi_dwarf(const dwinfo *d, const char **damaged)
+{
+	*damaged = d->has_debug_info && !d->dw ? d->dw_error : NULL;
+	return d->dw;
+}
+
+Elf *dwi_elf(const dwinfo *d)
+{
+	return d->elf;
 }
 
 int dwi_has_types(const dwinfo *d)
@@ -173,11 +291,24 @@ static int is_qualifier(int tag)
 	       tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type;
 }
 
-int dt_from_die(Dwarf_Die *die, dtype *t, avrr_err *err)
+/* Whether a DIE's unit is C++ (gdb then names types without `struct`). */
+static int in_cplus(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return 0;
+	int lang = dwarf_srclang(&cu);
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+}
+
+int dt_from_die(const dwinfo *dwi, Dwarf_Die *die, dtype *t, avrr_err *err)
 {
 	memset(t, 0, sizeof *t);
 	t->has_die = 1;
 	t->named = *die;
+	t->d = dwi;
+	t->cplus = in_cplus(die);
 	Dwarf_Die d = *die;
 	for (int depth = 0; is_qualifier(dwarf_tag(&d)); depth++) {
 		if (depth > 32)
@@ -188,6 +319,8 @@ int dt_from_die(Dwarf_Die *die, dtype *t, avrr_err *err)
 			return 0;
 		}
 	}
+	if (dwi && dw_complete_type(dwi, &d))
+		return avrr_errf(err, "incomplete type");
 	t->die = d;
 	t->size = die_udata(&d, DW_AT_byte_size, 0);
 	switch (dwarf_tag(&d)) {
@@ -206,6 +339,15 @@ int dt_from_die(Dwarf_Die *die, dtype *t, avrr_err *err)
 		if (!t->size)
 			t->size = 2;
 		break;
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		t->kind = DT_REF;
+		if (!t->size)
+			t->size = 2;
+		break;
+	case DW_TAG_class_type:
+		t->is_class = 1;
+		/* fall through */
 	case DW_TAG_structure_type:
 		t->kind = DT_STRUCT;
 		break;
@@ -230,7 +372,7 @@ int dt_from_die(Dwarf_Die *die, dtype *t, avrr_err *err)
 	return 0;
 }
 
-int dt_of(Dwarf_Die *die, dtype *t, avrr_err *err)
+int dt_of(const dwinfo *dwi, Dwarf_Die *die, dtype *t, avrr_err *err)
 {
 	Dwarf_Die ty;
 	if (die_ref(die, DW_AT_type, &ty)) {
@@ -239,7 +381,7 @@ int dt_of(Dwarf_Die *die, dtype *t, avrr_err *err)
 		t->builtin = "void";
 		return 0;
 	}
-	return dt_from_die(&ty, t, err);
+	return dt_from_die(dwi, &ty, t, err);
 }
 
 int dt_pointer_to(const dtype *t, dtype *p, avrr_err *err)
@@ -250,6 +392,8 @@ int dt_pointer_to(const dtype *t, dtype *p, avrr_err *err)
 	p->kind = DT_PTR;
 	p->size = 2;
 	p->ptr_to_named = 1;
+	p->d = t->d;
+	p->cplus = t->cplus;
 	p->named = t->named;
 	p->die = t->named;
 	p->dim = t->dim;
@@ -287,7 +431,7 @@ int dt_target(const dtype *t, dtype *out, avrr_err *err)
 {
 	Dwarf_Die d = t->die, sub;
 	if (t->kind == DT_PTR && t->ptr_to_named) {
-		if (dt_from_die(&d, out, err))
+		if (dt_from_die(t->d, &d, out, err))
 			return -1;
 		out->dim = t->dim;
 		if (out->kind == DT_ARRAY) {
@@ -300,14 +444,14 @@ int dt_target(const dtype *t, dtype *out, avrr_err *err)
 		}
 		return 0;
 	}
-	if (t->kind == DT_PTR) {
+	if (t->kind == DT_PTR || t->kind == DT_REF) {
 		if (die_ref(&d, DW_AT_type, &sub)) {
 			memset(out, 0, sizeof *out);
 			out->kind = DT_VOID;
 			out->builtin = "void";
 			return 0;
 		}
-		return dt_from_die(&sub, out, err);
+		return dt_from_die(t->d, &sub, out, err);
 	}
 	if (t->kind != DT_ARRAY)
 		return avrr_errf(err, "not a pointer or array");
@@ -325,28 +469,89 @@ int dt_target(const dtype *t, dtype *out, avrr_err *err)
 	}
 	if (die_ref(&d, DW_AT_type, &sub))
 		return avrr_errf(err, "damaged DWARF: an array without an element type");
-	return dt_from_die(&sub, out, err);
+	return dt_from_die(t->d, &sub, out, err);
+}
+
+int dw_member_offset(Dwarf_Die *m, Dwarf_Word *off)
+{
+	Dwarf_Attribute at;
+	if (!dwarf_attr(m, DW_AT_data_member_location, &at))
+		return dwarf_tag(m) == DW_TAG_member ? (*off = 0, 0) : -1;  /* a union's */
+	if (dwarf_formudata(&at, off) == 0)
+		return 0;
+	Dwarf_Op *ops;
+	size_t nops;
+	if (dwarf_getlocation(&at, &ops, &nops) == 0 && nops == 1 &&
+	    ops[0].atom == DW_OP_plus_uconst) {
+		*off = ops[0].number;
+		return 0;
+	}
+	return -1;
+}
+
+/* A record's data members and base classes; static members are
+ * declarations, variables of their own. */
+static int is_data_member(Dwarf_Die *c)
+{
+	int tag = dwarf_tag(c);
+	return (tag == DW_TAG_member || tag == DW_TAG_inheritance) &&
+	       !dwarf_hasattr(c, DW_AT_declaration);
 }
 
 int dt_member(const dtype *t, unsigned i, const char **name, dtype *mt, unsigned *off,
-	      avrr_err *err)
+	      int *is_base, avrr_err *err)
 {
 	Dwarf_Die d = t->die, c;
 	if (dwarf_child(&d, &c) != 0)
 		return 1;
 	unsigned k = 0;
 	do {
-		if (dwarf_tag(&c) != DW_TAG_member || k++ != i)
+		if (!is_data_member(&c) || k++ != i)
 			continue;
-		*name = die_name(&c);
-		Dwarf_Attribute a;
+		*is_base = dwarf_tag(&c) == DW_TAG_inheritance;
+		*name = *is_base ? NULL : die_name(&c);
 		Dwarf_Word w = 0;
-		if (dwarf_attr(&c, DW_AT_data_member_location, &a))
-			dwarf_formudata(&a, &w);
+		if (dw_member_offset(&c, &w))
+			return avrr_errf(err, "unsupported DWARF member location (a virtual base?)");
 		*off = (unsigned)w;
-		return dt_of(&c, mt, err);
+		return dt_of(t->d, &c, mt, err);
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return 1;
+}
+
+static int find_member(const dtype *t, const char *name, dtype *mt, unsigned *off,
+		       avrr_err *err, int depth)
+{
+	if (depth > 16)
+		return 1;
+	for (unsigned i = 0;; i++) {
+		const char *mn;
+		dtype m;
+		unsigned o;
+		int base;
+		int r = dt_member(t, i, &mn, &m, &o, &base, err);
+		if (r)
+			return r;
+		if (!base && mn && !strcmp(mn, name)) {
+			*mt = m;
+			*off = o;
+			return 0;
+		}
+		/* An anonymous struct or union's members are the record's own. */
+		if ((base || !mn) && (m.kind == DT_STRUCT || m.kind == DT_UNION)) {
+			r = find_member(&m, name, mt, off, err, depth + 1);
+			if (r <= 0) {
+				if (!r)
+					*off += o;
+				return r;
+			}
+		}
+	}
+}
+
+int dt_find_member(const dtype *t, const char *name, dtype *mt, unsigned *off, avrr_err *err)
+{
+	return find_member(t, name, mt, off, err, 0);
 }
 
 /* C's names for the builtin integers, when the DWARF has no such base type. */
@@ -375,6 +580,8 @@ int dt_lookup(const dwinfo *d, const char *name, dtype *t, avrr_err *err)
 	const char *n = name;
 	if (!strncmp(name, "struct ", 7))
 		want = DW_TAG_structure_type, n = name + 7;
+	else if (!strncmp(name, "class ", 6))
+		want = DW_TAG_class_type, n = name + 6;
 	else if (!strncmp(name, "union ", 6))
 		want = DW_TAG_union_type, n = name + 6;
 	else if (!strncmp(name, "enum ", 5))
@@ -398,20 +605,44 @@ int dt_lookup(const dwinfo *d, const char *name, dtype *t, avrr_err *err)
 				const char *cn = die_name(&c);
 				if (!cn || strcmp(cn, n))
 					continue;
-				if (tag != want && !(want == DW_TAG_base_type && tag == DW_TAG_typedef))
+				/* C++ names a class, struct, union or enum without
+				 * its keyword; `struct X` and `class X` are one. */
+				int cplus_name = want == DW_TAG_base_type && in_cplus(&c) &&
+						 (is_record(tag) || tag == DW_TAG_enumeration_type);
+				int keyword = (want == DW_TAG_structure_type || want == DW_TAG_class_type) &&
+					      (tag == DW_TAG_structure_type || tag == DW_TAG_class_type);
+				if (tag != want && !keyword && !cplus_name &&
+				    !(want == DW_TAG_base_type && tag == DW_TAG_typedef))
 					continue;
 				if (!libc)
-					return dt_from_die(&c, t, err);
+					return dt_from_die(d, &c, t, err);
 				if (!have_fallback)
 					fallback = c, have_fallback = 1;
 			} while (dwarf_siblingof(&c, &c) == 0);
 		off = next;
 	}
 	if (have_fallback)
-		return dt_from_die(&fallback, t, err);
+		return dt_from_die(d, &fallback, t, err);
 	if (want == DW_TAG_base_type && !builtin_type(name, t))
 		return 0;
 	return avrr_errf(err, "No symbol \"%s\" in current context.", name);
+}
+
+/* C++'s qualification of a name declared inside a class or namespace:
+ * "Stream::" for Stream's MultiTarget. */
+static void cplus_scope(Dwarf_Die *d, char *buf, size_t n)
+{
+	Dwarf_Die *sc = NULL;
+	int k = dwarf_getscopes_die(d, &sc);
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = k - 1; i >= 1; i--) {
+		int tag = dwarf_tag(&sc[i]);
+		const char *nm = dwarf_diename(&sc[i]);
+		if (nm && (is_record(tag) || tag == DW_TAG_namespace))
+			len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s::", nm);
+	}
+	free(sc);
 }
 
 /* gdb's declarator syntax: the name of DIE d around `inner` (what is
@@ -434,8 +665,11 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 	}
 	switch (tag) {
 	case DW_TAG_pointer_type:
-		snprintf(in2, sizeof in2, "*%s%s", *inner && *inner != '(' && *inner != '[' ? " " : "",
-			 inner);
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		snprintf(in2, sizeof in2, "%s%s%s",
+			 tag == DW_TAG_pointer_type ? "*" : tag == DW_TAG_reference_type ? "&" : "&&",
+			 *inner && *inner != '(' && *inner != '[' ? " " : "", inner);
 		if (has_t)
 			name_die(&t, in2, buf, n, depth + 1, through);
 		else
@@ -444,7 +678,13 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type: {
 		const char *q = tag == DW_TAG_const_type ? "const" : "volatile";
-		if (has_t && dwarf_tag(&t) == DW_TAG_pointer_type) {
+		int tt = has_t ? dwarf_tag(&t) : 0;
+		if (tt == DW_TAG_reference_type || tt == DW_TAG_rvalue_reference_type) {
+			/* A reference is const by nature: gdb names no qualifier. */
+			name_die(&t, inner, buf, n, depth + 1, through);
+			return;
+		}
+		if (tt == DW_TAG_pointer_type) {
 			snprintf(in2, sizeof in2, "%s%s%s", q, *inner ? " " : "", inner);
 			name_die(&t, in2, buf, n, depth + 1, through);
 		} else {
@@ -513,10 +753,15 @@ static void name_die(Dwarf_Die *d, const char *inner, char *buf, size_t n, int d
 		for (size_t i = 0; nm && tag == DW_TAG_base_type && i < sizeof CANON / sizeof *CANON; i++)
 			if (!strcmp(nm, CANON[i][0]))
 				nm = CANON[i][1];
-		const char *kw = tag == DW_TAG_structure_type ? "struct "
+		const char *kw = in_cplus(d) ? ""
+			       : tag == DW_TAG_structure_type ? "struct "
+			       : tag == DW_TAG_class_type ? "class "
 			       : tag == DW_TAG_union_type ? "union "
 			       : tag == DW_TAG_enumeration_type ? "enum " : "";
-		snprintf(buf, n, "%s%s%s%s", kw, nm ? nm : "{...}", *inner ? " " : "", inner);
+		char scope[160] = "";
+		if (in_cplus(d))
+			cplus_scope(d, scope, sizeof scope);
+		snprintf(buf, n, "%s%s%s%s%s", kw, scope, nm ? nm : "{...}", *inner ? " " : "", inner);
 		return;
 	}
 	}
@@ -560,17 +805,17 @@ void dt_declare(const dtype *t, const char *name, char *buf, size_t n)
 
 /* ---- frames ----------------------------------------------------------------- */
 
-static unsigned dbyte(const mview *m, uint32_t a)
+static unsigned dbyte(const dw_mem *m, uint32_t a)
 {
-	return a < m->data_size ? m->data[a] : 0;
+	return a < m->size ? m->data[a] : 0;
 }
 
-void dw_frame0(const dwinfo *d, const mview *m, dw_frame *f)
+void dw_frame0(const dwinfo *d, const dw_mem *m, uint32_t pc, dw_frame *f)
 {
 	(void)d;
 	memset(f, 0, sizeof *f);
-	f->pc = m->pc;
-	memcpy(f->r, m->data, m->data_size < 32 ? m->data_size : 32);
+	f->pc = pc;
+	memcpy(f->r, m->data, m->size < 32 ? m->size : 32);
 	f->sp = dbyte(m, SPL_ADDR) | dbyte(m, SPH_ADDR) << 8;
 }
 
@@ -601,7 +846,7 @@ typedef struct piece_out {
  * optimized out (an entry value, an op not handled), -1 on error. */
 typedef struct eval_env {
 	const dwinfo *d;
-	const mview *m;
+	const dw_mem *m;
 	const dw_frame *f;
 	Dwarf_Die *fn;           /* for DW_OP_fbreg */
 } eval_env;
@@ -968,7 +1213,7 @@ static int cfi_row_at(const dwinfo *d, uint32_t pc, cfi_row *row)
 	return -1;
 }
 
-int dw_unwind(const dwinfo *d, const mview *m, dw_frame *f, dw_frame *caller, avrr_err *err)
+int dw_unwind(const dwinfo *d, const dw_mem *m, dw_frame *f, dw_frame *caller, avrr_err *err)
 {
 	uint32_t pc = f->outer ? f->pc - 1 : f->pc;
 	cfi_row row;
@@ -1001,7 +1246,7 @@ int dw_unwind(const dwinfo *d, const mview *m, dw_frame *f, dw_frame *caller, av
 	caller->pc = word * 2;
 	/* An interrupt handler returns to the instruction it interrupted, not
 	 * past a call: that pc is the caller's own (gdb's signal frames). */
-	const fw_symbol *sym = fw_code_symbol_at(m->fw, pc);
+	const fw_symbol *sym = fw_code_symbol_at(d->fw, pc);
 	caller->outer = !(sym && !strncmp(sym->name, "__vector_", 9));
 	f->saved_at[32] = a + 1;
 	memset(caller->saved_at, 0, sizeof caller->saved_at);
@@ -1061,6 +1306,14 @@ static int has_name(Dwarf_Die *die, const char *name)
 	return n && !strcmp(n, name);
 }
 
+/* A declaration of a variable defined elsewhere: C's `extern`, or the
+ * declaration a definition in the same unit refers to (DW_AT_specification). */
+static int is_extern(Dwarf_Die *v)
+{
+	return dwarf_tag(v) == DW_TAG_variable && dwarf_hasattr(v, DW_AT_declaration) &&
+	       !dwarf_hasattr(v, DW_AT_location);
+}
+
 int dw_find_var(const dwinfo *d, const dw_frame *f, const char *name, Dwarf_Die *var)
 {
 	Dwarf_Die *sc = NULL;
@@ -1071,7 +1324,7 @@ int dw_find_var(const dwinfo *d, const dw_frame *f, const char *name, Dwarf_Die 
 			do {
 				int t = dwarf_tag(&c);
 				if ((t == DW_TAG_variable || t == DW_TAG_formal_parameter) &&
-				    has_name(&c, name)) {
+				    has_name(&c, name) && !is_extern(&c)) {
 					*var = c;
 					free(sc);
 					return 0;
@@ -1079,27 +1332,33 @@ int dw_find_var(const dwinfo *d, const dw_frame *f, const char *name, Dwarf_Die 
 			} while (dwarf_siblingof(&c, &c) == 0);
 	}
 	free(sc);
-	/* Globals of every CU: the defining DIE (with a location) first. */
-	Dwarf_Off off = 0, next;
-	size_t hsize;
+	/* Globals of every CU: the defining DIE (with a location) first.  A
+	 * unit that only declares one `extern` has no location for it, and
+	 * another unit's static of the name comes after the current unit's,
+	 * which the scopes above found, as in gdb. */
 	int found = 0;
-	while (d->dw && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, c;
-		if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0)
-			do {
-				if (dwarf_tag(&c) != DW_TAG_variable)
-					continue;
-				Dwarf_Die spec;
-				int named = has_name(&c, name) ||
-					    (!die_ref(&c, DW_AT_specification, &spec) && has_name(&spec, name));
-				if (!named)
-					continue;
-				*var = c;
-				found = 1;
-				if (dwarf_hasattr(&c, DW_AT_location))
-					return 0;
-			} while (dwarf_siblingof(&c, &c) == 0);
-		off = next;
+	/* gdb's order past the current unit: the globals (DW_AT_external)
+	 * of every unit, then the other units' statics. */
+	for (int pass = 0; pass < 2; pass++) {
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		while (d->dw && dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die cu, c;
+			if (dwarf_offdie(d->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0)
+				do {
+					if (dwarf_tag(&c) != DW_TAG_variable || !has_name(&c, name))
+						continue;
+					if (!found)
+						*var = c;
+					found = 1;
+					if (dwarf_hasattr(&c, DW_AT_location) &&
+					    (pass || dwarf_hasattr_integrate(&c, DW_AT_external))) {
+						*var = c;
+						return 0;
+					}
+				} while (dwarf_siblingof(&c, &c) == 0);
+			off = next;
+		}
 	}
 	return found ? 0 : -1;
 }
@@ -1124,7 +1383,7 @@ int dw_function_addr(const dwinfo *d, const char *name, uint32_t *addr)
 	return -1;
 }
 
-int dw_locate(const dwinfo *d, const mview *m, const dw_frame *f, Dwarf_Die *var,
+int dw_locate(const dwinfo *d, const dw_mem *m, const dw_frame *f, Dwarf_Die *var,
 	      unsigned size, dw_loc *loc, avrr_err *err)
 {
 	(void)err;
@@ -1135,8 +1394,18 @@ int dw_locate(const dwinfo *d, const mview *m, const dw_frame *f, Dwarf_Die *var
 	Dwarf_Op *ops;
 	size_t nops;
 	uint32_t pc = f->outer ? f->pc - 1 : f->pc;
-	if (!dwarf_attr(var, DW_AT_location, &a) ||
-	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1)
+	if (!dwarf_attr(var, DW_AT_location, &a)) {
+		/* A declaration no unit's DWARF defines (assembly, a library
+		 * without debug info): its ELF symbol, as gdb resolves it. */
+		const char *name = die_name(var);
+		const fw_symbol *sym = name && is_extern(var) ? fw_find_symbol(d->fw, name) : NULL;
+		if (sym && sym->space == FW_SYM_DATA) {
+			loc->kind = LOC_MEM;
+			loc->addr = sym->addr;
+		}
+		return 0;
+	}
+	if (dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1)
 		return 0;
 	Dwarf_Die fn;
 	eval_env env = { d, m, f, dw_function(d, f, &fn) ? NULL : &fn };

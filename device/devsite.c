@@ -1,0 +1,92 @@
+/*
+ * devsite.c — the log's register and a code address in words (see
+ * devsite.h).
+ */
+#include "device/devsite.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dwarf/lines.h"
+#include "fingerprint/instrument.h"
+#include "sim/avr_decode.h"
+
+/* The I/O register avrr_log_sink writes (OUT, or STS to an address the
+ * MCU names): the first such store in its code.  -1: no such function,
+ * or it writes none (a sink that calls elsewhere, or stores through a
+ * pointer). */
+static int sink_store(sim *s, const firmware *fw)
+{
+	const fw_symbol *f = fw_find_symbol(fw, "avrr_log_sink");
+	if (!f || f->space != FW_SYM_CODE)
+		return -1;
+	uint32_t end = f->size ? f->addr + f->size : f->addr + 64;
+	for (uint32_t a = f->addr; a < end && a < fw->flash_size;) {
+		avr_insn in;
+		if (avr_decode(fw->flash, fw->flash_size, a, &in))
+			return -1;
+		int addr = in.op == AVR_OP_OUT ? in.io + 0x20 : in.op == AVR_OP_STS ? in.data : -1;
+		if (addr >= 0 && sim_ioreg_name(s, (uint16_t)addr))
+			return addr;
+		if (in.op == AVR_OP_RET || in.op == AVR_OP_RETI || in.op == AVR_OP_JMP ||
+		    in.op == AVR_OP_RJMP)
+			return -1;
+		a += 2u * in.words;
+	}
+	return -1;
+}
+
+int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **from,
+		    avrr_err *err)
+{
+	int reg;
+	const char *how;
+	if (name) {
+		reg = sim_ioreg_addr(s, name);
+		how = "--log-reg";
+	} else if ((reg = sink_store(s, s->fw)) >= 0) {
+		how = "the register the firmware's avrr_log_sink writes";
+	} else {
+		reg = sim_ioreg_addr(s, "UDR0");
+		if (reg < 0)
+			reg = sim_ioreg_addr(s, "UDR");
+		how = "the tracer's UART sink's";
+	}
+	if (reg < 0)
+		return avrr_errf(err, "no register %s on the %s", name ? name : "UDR0 or UDR",
+				 s->mcu);
+	*chosen = sim_ioreg_name(s, (uint16_t)reg);
+	if (from)
+		*from = how;
+	return reg;
+}
+
+int devsite_in_tracer(const firmware *fw, uint32_t pc)
+{
+	const fw_symbol *f = fw_code_symbol_at(fw, pc);
+	return f && fp_tracer_own_symbol(f->name);
+}
+
+void devsite_where(const firmware *fw, uint32_t pc, char *buf, size_t n)
+{
+	const fw_symbol *f = fw_code_symbol_at(fw, pc);
+	char sym[160] = "";
+	if (f)
+		snprintf(sym, sizeof sym, "%s+0x%x", f->name, (unsigned)(pc - f->addr));
+	src_lines *t = NULL;
+	avrr_err err;
+	const char *file = NULL;
+	unsigned line = 0;
+	if (lines_load(fw, &t, &err) || lines_at(t, pc, &file, &line))
+		file = NULL;
+	const char *base = file ? strrchr(file, '/') : NULL;
+	base = base ? base + 1 : file;
+	char src[160] = "";
+	if (base)
+		snprintf(src, sizeof src, "%s%s:%u", f ? ", " : "", base, line);
+	if (f || base)
+		snprintf(buf, n, "PC 0x%05x (%s%s)", (unsigned)pc, sym, src);
+	else
+		snprintf(buf, n, "PC 0x%05x", (unsigned)pc);
+	lines_free(t);
+}
