@@ -24,7 +24,7 @@
 #include "tests/testlib.h"
 
 #include "fingerprint/fingerprint.h"
-#include "recorder/fingerprints.h"
+#include "rerun/fingerprints.h"
 #include "replayer/batch.h"
 #include "replayer/fpindex.h"
 #include "replayer/replayer.h"
@@ -118,7 +118,7 @@ static int add_truth(void *ud, const db_interrupt *q, avrr_err *err)
 	return 0;
 }
 
-/* Fingerprint rows, as trace_compute_fingerprints gives them. */
+/* Fingerprint rows, as rerun_fingerprints gives them. */
 typedef struct fp_rows {
 	db_fingerprint *rows;
 	size_t n, cap;
@@ -147,13 +147,13 @@ static void build_indexes(const char *path, replay *r, const char *const *specs,
 	assert_int_equal(db_open(path, 0, &d, &err), 0);
 	t->data_size = rp_sim(r)->data_size;
 	assert_int_equal(db_each_context(d, add_truth, t, &err), 0);
-	trace_fpset set;
-	assert_int_equal(trace_fpset_parse(specs, n, rp_sim(r), &set, &err), 0);
+	rerun_fpset set;
+	assert_int_equal(rerun_fpset_parse(specs, n, rp_sim(r), &set, &err), 0);
 	for (unsigned i = 0; i < set.n; i++)
 		set.ids[i] = i;
 	fp_rows sink = { 0 };
 	int rerun;
-	int rc = trace_compute_fingerprints(d, &set, collect, &sink, NULL, &rerun, &err);
+	int rc = rerun_fingerprints(d, &set, collect, &sink, NULL, &rerun, &err);
 	if (rc)
 		fail_msg("fingerprints: %s", err.msg);
 	size_t nirq = sink.n / n;
@@ -178,7 +178,7 @@ static void build_indexes(const char *path, replay *r, const char *const *specs,
 	free(mine);
 	free(ras);
 	free(sink.rows);
-	trace_fpset_free(&set);
+	rerun_fpset_free(&set);
 	db_close(d);
 }
 
