@@ -57,7 +57,7 @@ FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN  := $(FUZZ_SRC:%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 60
 
-MODULES   := util sim trace db recorder fingerprint replayer sweep timeline analyze session shell gdb device dwarf report
+MODULES   := util sim trace db rerun recorder fingerprint replayer sweep timeline analyze session shell gdb device dwarf report
 CORE_SRC  := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/ioregs.o
 CLI_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "recorder/fingerprints.h"
+#include "rerun/fingerprints.h"
 
 int cmd_fingerprint(int argc, char **argv)
 {
@@ -34,13 +34,13 @@ int cmd_fingerprint(int argc, char **argv)
 	if (!nspecs)
 		return cli_fail("fingerprint", "no configuration given; use --fp SPEC");
 	for (unsigned i = 0; i < nspecs; i++)
-		if (!strcmp(specs[i], TRACE_FP_NONE))
+		if (!strcmp(specs[i], RERUN_FP_NONE))
 			return cli_fail("fingerprint", "--fp %s keeps no fingerprint (record's way to "
-					"record none): give a configuration to add", TRACE_FP_NONE);
+					"record none): give a configuration to add", RERUN_FP_NONE);
 	cli_catch_signals_hard(NULL);
 	avrr_err err = { "" };
 	int rerun = 0;
-	if (trace_add_fingerprints(argv[optind], specs, nspecs, &cli_interrupted, &rerun, &err)) {
+	if (rec_add_fingerprints(argv[optind], specs, nspecs, &cli_interrupted, &rerun, &err)) {
 		fprintf(stderr, "avrr fingerprint: %s\n", err.msg);
 		return cli_interrupted ? EXIT_INTERRUPTED : EXIT_BAD_INPUT;
 	}

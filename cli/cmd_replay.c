@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "device/devreplay.h"
-#include "recorder/fingerprints.h"
+#include "rerun/fingerprints.h"
 #include "replayer/replayer.h"
 
 /* A scoring counter, or JSON null when the recording was stripped. */
@@ -219,10 +219,10 @@ int cmd_replay(int argc, char **argv)
 	 * configuration is chosen so); the oracle measures the paper's rule. */
 	if (args.ro.oracle) {
 		for (unsigned i = 0; i < args.nfp; i++)
-			if (!strcmp(args.fps[i], TRACE_FP_NONE))
+			if (!strcmp(args.fps[i], RERUN_FP_NONE))
 				return cli_fail("replay", "--fp %s keeps no fingerprint (record's way to "
 						"record none): --oracle needs a configuration to "
-						"evaluate", TRACE_FP_NONE);
+						"evaluate", RERUN_FP_NONE);
 		if (!args.match_given)
 			args.ro.match = RP_MATCH_SET;
 		args.ro.oracle_configs = args.fps;

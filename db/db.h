@@ -251,7 +251,7 @@ int db_count_contexts(db *d, uint64_t *n, avrr_err *err);
 
 /* The ground truth's context digests in order of interrupt, read a chunk
  * at a time, for a reader that must not hold them decoded (a re-run as
- * long as the recording, trace_compute_fingerprints).  Reads and a
+ * long as the recording, rerun_fingerprints).  Reads and a
  * writer's rows may alternate: each read waits for the batches handed to
  * the writer. */
 typedef struct db_digests db_digests;
@@ -265,8 +265,9 @@ void db_digests_close(db_digests *g);  /* NULL: nothing */
 /* All events in seq order; *out is malloc'ed (NULL when there are none). */
 int db_load_events(db *d, trace_event **out, size_t *n, avrr_err *err);
 /* The log a chunk at a time, for a reader that must not hold it whole
- * (the replay's cursor, trace/log.h): decodes the chunk that starts at
- * event seq `first` into *buf (grown, *cap its room), *count its events.
+ * (through db/cursor.h's db_events, which keeps last_of_ctx): decodes the
+ * chunk that starts at event seq `first` into *buf (grown, *cap its
+ * room), *count its events.
  * last_of_ctx carries each context's last seq from the previous chunk
  * (all zero before the first; chunk.h), which gives each event its prev.
  * Returns 0, 1 when no chunk starts there (the end of the log), or -1

@@ -12,6 +12,7 @@
 #include "fingerprint/instrument.h"
 #include "device/devlog.h"
 #include "device/devsite.h"
+#include "rerun/events.h"
 #include "sim/firmware.h"
 #include "trace/log.h"
 #include "trace/uart.h"
@@ -112,9 +113,8 @@ void devreplay_positions_free(devreplay_positions *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* Appends an event of the running context (ctx) at this point. */
-static void note(run *r, uint8_t ctx, trace_kind type, uint32_t pc, uint32_t addr,
-		 uint32_t value)
+/* The sink of the hooks' events (rerun/events.h): the positions. */
+static void note(run *r, rerun_event x)
 {
 	devreplay_positions *p = r->pos;
 	if (!p || p->failed)
@@ -129,16 +129,8 @@ static void note(run *r, uint8_t ctx, trace_kind type, uint32_t pc, uint32_t add
 		p->ev = e;
 		p->cap = cap;
 	}
-	p->ev[p->nev++] = trace_stamp(&p->w, ctx, type, r->s->icount, sim_cycle(r->s), pc, addr,
-				      value);
-}
-
-/* An event whose addr and value its kind implies (trace_implied). */
-static void note_implied(run *r, uint8_t ctx, trace_kind type, uint32_t pc)
-{
-	uint32_t addr, value;
-	trace_implied(type, ctx, pc, &addr, &value);
-	note(r, ctx, type, pc, addr, value);
+	p->ev[p->nev++] = trace_stamp(&p->w, x.ctx, x.type, r->s->icount, sim_cycle(r->s), x.pc,
+				      x.addr, x.value);
 }
 
 /* An interrupt entered here with fingerprint f: its irq event and its
@@ -148,7 +140,7 @@ static void note_irq(run *r, uint8_t vector, uint32_t ra, const db_fingerprint *
 	devreplay_positions *p = r->pos;
 	if (!p || p->failed)
 		return;
-	note_implied(r, vector, TRACE_IRQ, ra);
+	note(r, rerun_irq(vector, ra));
 	if (p->nfp == p->fp_cap) {
 		size_t cap = p->fp_cap ? p->fp_cap * 2 : 1024;
 		db_fingerprint *q = realloc(p->fp, cap * sizeof *q);
@@ -168,32 +160,32 @@ static void note_irq(run *r, uint8_t vector, uint32_t ra, const db_fingerprint *
 static void on_reti(void *ud, uint8_t vector)
 {
 	run *r = ud;
-	note_implied(r, vector, TRACE_RETI, sim_pc(r->s));
+	note(r, rerun_reti(r->s, vector));
 }
 
 static void on_sleep(void *ud)
 {
 	run *r = ud;
-	note_implied(r, sim_running_vector(r->s), TRACE_SLEEP, sim_pc(r->s));
+	note(r, rerun_sleep(r->s));
 }
 
 static void on_wake(void *ud)
 {
 	run *r = ud;
-	note_implied(r, sim_running_vector(r->s), TRACE_WAKE, sim_pc(r->s));
+	note(r, rerun_wake(r->s));
 }
 
 static void on_reset(void *ud)
 {
 	run *r = ud;
-	note_implied(r, 0, TRACE_RESET, sim_pc(r->s));
+	note(r, rerun_reset(r->s));
 }
 
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	run *r = ud;
 	if (addr < FP_INPUT_SPACE && r->traced_output[addr])
-		note(r, sim_running_vector(r->s), TRACE_WRITE, sim_pc(r->s), addr, value);
+		note(r, rerun_write(r->s, addr, value));
 	FILE *f = addr == r->log_reg ? r->o->log_out : r->o->uart_out;
 	if (f)
 		fputc(value, f);
@@ -275,13 +267,13 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 		return value;
 	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] ||
 	    devsite_in_tracer(r->s->fw, sim_pc(r->s))) {
-		note(r, sim_running_vector(r->s), TRACE_READ, sim_pc(r->s), addr, value);
+		note(r, rerun_read(r->s, addr, value));
 		return value;
 	}
 	if (r->at < r->nitems && r->items[r->at].read) {
 		r->reads++;
 		uint8_t v = r->items[r->at++].value;
-		note(r, sim_running_vector(r->s), TRACE_READ, sim_pc(r->s), addr, v);
+		note(r, rerun_read(r->s, addr, v));
 		return v;
 	}
 	const char *name = sim_ioreg_name(r->s, addr);
@@ -389,7 +381,7 @@ static int go(run *r, avrr_err *err)
 	r->s->hooks = (sim_hooks){ .ud = r, .on_boundary = on_boundary, .on_step = on_step,
 				   .on_write = on_write, .on_read = on_read, .on_reti = on_reti,
 				   .on_sleep = on_sleep, .on_wake = on_wake, .on_reset = on_reset };
-	note_implied(r, 0, TRACE_RESET, sim_pc(r->s));
+	note(r, rerun_reset(r->s));
 	uint64_t max = o->max_instructions ? o->max_instructions : DEVREPLAY_DEFAULT_MAX;
 	sim_stop why = sim_run(r->s, max, 0, NULL);
 	res->instructions = r->s->icount;

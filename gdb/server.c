@@ -353,10 +353,7 @@ static void monitor(server *sv, char *text)
 	avrr_err err;
 	if (!strcmp(cmd, "goto")) {
 		uint64_t target = 0;
-		int bad = !strncmp(arg, "irq ", 4) ? parse_u64(arg + 4 + strspn(arg + 4, " "), &v) ||
-						     tl_irq_position(sv->tl, v, &target)
-						   : parse_u64(arg, &target);
-		if (!bad) {
+		if (!tl_parse_position(sv->tl, arg, &target)) {
 			fclose(out);
 			free(buf);
 			sv->c.pending = PENDING_MONITOR;
@@ -532,17 +529,17 @@ static int serve_main(const char *db_path, const rp_options *o, int listen_fd, i
 	char msg[600];
 	if (!sv || tl_open(db_path, o, t, &sv->tl, &err) ||
 	    (elf && write_elf(tl_firmware(sv->tl), t->dir, &err))) {
-		snprintf(msg, sizeof msg, "error %s\n", sv ? err.msg : "out of memory");
+		snprintf(msg, sizeof msg, WIRE_ERROR "%s\n", sv ? err.msg : "out of memory");
 		say(t->reply_fd, msg);
 		free(sv);
 		return 2;
 	}
 	char problem[512];
 	if (fw_debug_info_problem(tl_firmware(sv->tl), problem, sizeof problem)) {
-		snprintf(msg, sizeof msg, "warn %s\n", problem);
+		snprintf(msg, sizeof msg, WIRE_WARN "%s\n", problem);
 		say(t->reply_fd, msg);
 	}
-	say(t->reply_fd, "ready\n");
+	say(t->reply_fd, WIRE_READY "\n");
 	int fd;
 	while ((fd = accept(listen_fd, NULL, NULL)) < 0 && errno == EINTR)
 		;
@@ -559,7 +556,7 @@ static int serve_main(const char *db_path, const rp_options *o, int listen_fd, i
 					.poll = on_poll };
 	tl_main(sv->tl, &fe, sv);
 	close(fd);
-	say(t->reply_fd, "bye\n");
+	say(t->reply_fd, WIRE_BYE "\n");
 	_exit(0);
 }
 
@@ -581,12 +578,12 @@ static int run_engine(const session_ends *e, void *arg)
 	return serve_main(a->db_path, a->o, a->listen_fd, a->elf, &t);
 }
 
-/* A "warn" line before "ready": kept for the front-end to say. */
+/* A warning line before WIRE_READY: kept for the front-end to say. */
 static void on_line(const char *line, void *ud)
 {
 	gdb_session *gs = ud;
-	if (!strncmp(line, "warn ", 5))
-		snprintf(gs->warning, sizeof gs->warning, "%s", line + 5);
+	if (!strncmp(line, WIRE_WARN, strlen(WIRE_WARN)))
+		snprintf(gs->warning, sizeof gs->warning, "%s", line + strlen(WIRE_WARN));
 }
 
 int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o, int listen_fd,
@@ -600,7 +597,7 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 	if (session_start(&gs->s, run_engine, &a, err))
 		return -1;
 	char error[600];
-	int rc = session_await(&gs->s, "ready", on_line, gs, error, sizeof error);
+	int rc = session_await(&gs->s, WIRE_READY, on_line, gs, error, sizeof error);
 	if (!rc)
 		return 0;
 	if (rc == SESSION_DIED)
@@ -614,7 +611,7 @@ int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o,
 int gdb_session_wait(gdb_session *gs)
 {
 	char error[600];
-	int rc = session_await(&gs->s, "bye", NULL, NULL, error, sizeof error);
+	int rc = session_await(&gs->s, WIRE_BYE, NULL, NULL, error, sizeof error);
 	session_end(&gs->s);
 	return rc == SESSION_DIED ? rc : 0;
 }

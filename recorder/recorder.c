@@ -17,10 +17,11 @@
 #include "db/db.h"
 #include "sim/sim.h"
 #include "sim/stimuli.h"
-#include "util/digest.h"
 #include "util/file.h"
 #include "util/version.h"
-#include "recorder/fingerprints.h"
+#include "rerun/events.h"
+#include "rerun/fingerprints.h"
+#include "rerun/replica.h"
 #include "trace/log.h"
 #include "trace/uart.h"
 
@@ -33,7 +34,7 @@ typedef struct recorder {
 	volatile int stop;
 	trace_writer log;
 	uint64_t interrupts;
-	trace_fpset fps;
+	rerun_fpset fps;
 	int udr[TRACE_UARTS];      /* each UART's data register, or -1 */
 	/* The longest gaps so far, and where the current one began: the last
 	 * interrupt point or reset (its icount, and the cycles and transfers
@@ -64,38 +65,22 @@ static void fail(recorder *r)
 	r->stop = 1;
 }
 
-static void log_stamped(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc,
-			uint32_t addr, uint32_t value)
+/* The sink of the hooks' events (rerun/events.h): the log. */
+static void log_stamped(recorder *r, rerun_event x)
 {
 	if (r->failed)
 		return;
-	trace_event e = trace_stamp(&r->log, ctx, type, r->s->icount, sim_cycle(r->s), pc, addr,
-				    value);
+	trace_event e = trace_stamp(&r->log, x.ctx, x.type, r->s->icount, sim_cycle(r->s), x.pc,
+				    x.addr, x.value);
 	if (db_add_event(r->d, &e, r->err))
 		fail(r);
-}
-
-/* An event whose addr and value follow from its kind (trace_implied). */
-static void log_event(recorder *r, uint8_t ctx, trace_kind type, uint32_t pc)
-{
-	uint32_t addr, value;
-	trace_implied(type, ctx, pc, &addr, &value);
-	log_stamped(r, ctx, type, pc, addr, value);
-}
-
-/* A read or write of a traced register by the running context. */
-static void log_access(recorder *r, trace_kind type, uint32_t addr, uint32_t value)
-{
-	log_stamped(r, sim_running_vector(r->s), type, sim_pc(r->s), addr, value);
 }
 
 static void on_irq(void *ud, const sim_irq_point *p)
 {
 	recorder *r = ud;
 	end_gap(r, p);
-	log_event(r, p->vector, TRACE_IRQ, p->ra);
-	uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
-			     (uint8_t)(p->ra >> 24) };
+	log_stamped(r, rerun_irq(p->vector, p->ra));
 	db_interrupt q = {
 		.idx = ++r->interrupts,
 		.icount = p->icount,
@@ -106,8 +91,7 @@ static void on_irq(void *ud, const sim_irq_point *p)
 		.context = r->o->store_contexts ? p->data : NULL,
 		.context_size = p->data_size,
 	};
-	_Static_assert(DB_DIGEST_SIZE == DIGEST_CONTEXT_SIZE, "the digest is stored whole");
-	if (!r->failed && digest_context(p->data, p->data_size, ra_le, sizeof ra_le, q.digest)) {
+	if (!r->failed && rerun_digest(p, q.digest)) {
 		avrr_errf(r->err, "out of memory");
 		fail(r);
 	}
@@ -115,7 +99,7 @@ static void on_irq(void *ud, const sim_irq_point *p)
 		fail(r);
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
 			.cycle = p->timer, .transfers = p->transfers };
-	if (!r->failed && trace_fpset_add(&r->fps, trace_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
+	if (!r->failed && rerun_fpset_add(&r->fps, rerun_fp_to_db, r->d, q.idx, p->vector, &st, r->err))
 		fail(r);
 	if (r->o->max_interrupts && r->interrupts >= r->o->max_interrupts)
 		r->stop = 1;
@@ -124,19 +108,19 @@ static void on_irq(void *ud, const sim_irq_point *p)
 static void on_reti(void *ud, uint8_t vector)
 {
 	recorder *r = ud;
-	log_event(r, vector, TRACE_RETI, sim_pc(r->s));
+	log_stamped(r, rerun_reti(r->s, vector));
 }
 
 static void on_sleep(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), TRACE_SLEEP, sim_pc(r->s));
+	log_stamped(r, rerun_sleep(r->s));
 }
 
 static void on_reset(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, 0, TRACE_RESET, sim_pc(r->s));
+	log_stamped(r, rerun_reset(r->s));
 	/* The counters restart: a gap begins here. */
 	r->gap_icount = r->s->icount;
 	r->gap_timer = r->gap_transfers = 0;
@@ -145,20 +129,20 @@ static void on_reset(void *ud)
 static void on_wake(void *ud)
 {
 	recorder *r = ud;
-	log_event(r, sim_running_vector(r->s), TRACE_WAKE, sim_pc(r->s));
+	log_stamped(r, rerun_wake(r->s));
 }
 
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
-	log_access(r, TRACE_READ, addr, value);
+	log_stamped(r, rerun_read(r->s, addr, value));
 	return value;
 }
 
 static void on_write(void *ud, uint16_t addr, uint8_t value)
 {
 	recorder *r = ud;
-	log_access(r, TRACE_WRITE, addr, value);
+	log_stamped(r, rerun_write(r->s, addr, value));
 	if (r->o->uart_tx)
 		for (unsigned n = 0; n < TRACE_UARTS; n++)
 			if (r->udr[n] == addr)
@@ -234,7 +218,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		goto out;
 	for (unsigned n = 0; n < TRACE_UARTS; n++)
 		r.udr[n] = trace_uart_register(r.s->names, n, NULL);
-	if (trace_watch_io(r.s, err) || trace_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
+	if (trace_watch_io(r.s, err) || rerun_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
 		goto out;
 	/* Only once nothing about the inputs is fatal: a refusal comes alone. */
 	char problem[1200];
@@ -243,13 +227,13 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	if (db_create(o->out_path, &r.d, err))
 		goto out;
 	if (db_put_firmware(r.d, fw->sha256, fw->elf, fw->elf_size, err) ||
-	    trace_fpset_store(&r.fps, r.d, err))
+	    rerun_fpset_store(&r.fps, r.d, err))
 		goto out;
 	r.s->hooks = (sim_hooks){
 		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
 		.on_wake = on_wake, .on_reset = on_reset, .on_read = on_read, .on_write = on_write,
 	};
-	log_event(&r, 0, TRACE_RESET, sim_pc(r.s));
+	log_stamped(&r, rerun_reset(r.s));  /* the run starts at one */
 
 	sim_stop why = run(&r);
 	if (r.failed)
@@ -303,11 +287,36 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	r.d = NULL;
 out:
 	db_discard(r.d);
-	trace_fpset_free(&r.fps);
+	rerun_fpset_free(&r.fps);
 	sim_close(r.s);
 	if (script)
 		stim_free(script);
 	free(stimuli);
 	fw_free(fw);
+	return rc;
+}
+
+/* ---- adding configurations to a finished recording ---------------- */
+
+int rec_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
+			 volatile int *interrupted, int *used_rerun, avrr_err *err)
+{
+	db *d = NULL;
+	rerun_replica r = { 0 };
+	rerun_fpset set = { 0 };
+	int rc = -1;
+	*used_rerun = 0;
+	if (db_open(path, 1, &d, err))
+		return -1;
+	/* The replica gives the names and symbols the specs are parsed with. */
+	if (rerun_replica_open(d, &r, err) || rerun_fpset_parse(specs, nspecs, r.s, &set, err) ||
+	    rerun_fpset_store(&set, d, err) ||
+	    rerun_fingerprints(d, &set, rerun_fp_to_db, d, interrupted, used_rerun, err))
+		goto out;
+	rc = db_commit(d, err);
+out:
+	rerun_replica_close(&r);
+	rerun_fpset_free(&set);
+	db_close(d);
 	return rc;
 }

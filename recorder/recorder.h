@@ -51,4 +51,9 @@ typedef struct rec_options {
  * with err set; *was_interrupted tells the two failures apart. */
 int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err);
 
+/* `avrr fingerprint`: adds configurations to the recording at path.  They
+ * are computed by rerun_fingerprints (rerun/fingerprints.h).  Nothing changes on failure. */
+int rec_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
+			 volatile int *interrupted, int *rerun, avrr_err *err);
+
 #endif

@@ -88,6 +88,32 @@ int batch_suits(const fp_config *c);
  * when out of memory. */
 rp_batch *batch_new(const fp_index **members, rp_oracle_result **results, unsigned n,
 		    uint32_t data_size, unsigned table_bits);
+
+/* The evaluation's optimizations, each of which can be turned off: the
+ * counts are the same whichever are on (tests/integration/test_batch.c
+ * holds them to that), only the cost differs.  BATCH_PLAIN turns all off:
+ * every boundary is evaluated and counted member by member, each looked
+ * up by key as fpindex.h answers it. */
+enum {
+	BATCH_NO_THREADS = 1,   /* one evaluator, on the caller's thread */
+	BATCH_NO_STATES = 2,    /* no table of states nor vectors to count under */
+	BATCH_NO_LINKS = 4,     /* a known state found by its hash alone, not by
+				 * the link from the state before it */
+	BATCH_NO_TABLES = 8,    /* no outcome tables of runs of members */
+	BATCH_NO_CLASSES = 16,  /* no classes of hash values */
+	BATCH_NO_BITMAPS = 32,  /* members looked up by key, not by bitmap rows */
+	BATCH_PLAIN = 63,
+};
+
+typedef struct batch_opts {
+	unsigned off;           /* BATCH_NO_* */
+	unsigned evaluators;    /* 0: as batch_new chooses; else that many
+				 * (one under BATCH_NO_THREADS) */
+} batch_opts;
+
+/* batch_new with the optimizations o turns off (NULL: none). */
+rp_batch *batch_new_opts(const fp_index **members, rp_oracle_result **results, unsigned n,
+			 uint32_t data_size, unsigned table_bits, const batch_opts *o);
 void batch_free(rp_batch *b);
 
 /* Hands the queue over for evaluation and starts a new one.  Queues are
@@ -100,17 +126,25 @@ void batch_flush(rp_batch *b);
  * the next batch_add. */
 void batch_settle(rp_batch *b);
 
-/* Queues a boundary at return address ra in data space `data`; `truth`
- * when the recorded run took an interrupt there. */
-static inline void batch_add(rp_batch *b, uint32_t ra, const uint8_t *data, int truth)
+/* Queues a boundary at return address ra whose g(s) the tap packed into
+ * w (sim_tap_pack with b->tap); `truth` when the recorded run took an
+ * interrupt there. */
+static inline void batch_add_word(rp_batch *b, uint32_t ra, uint64_t w, int truth)
 {
 	sim_tap *t = &b->tap;
 	unsigned i = t->count;
 	t->pc[i] = ra;
-	t->word[i] = sim_tap_pack(t, data);
+	t->word[i] = w;
 	b->fill->truth[i] = (uint8_t)truth;
 	if ((t->count = i + 1) == t->cap)
 		batch_flush(b);
+}
+
+/* Queues a boundary at return address ra in data space `data`; `truth`
+ * when the recorded run took an interrupt there. */
+static inline void batch_add(rp_batch *b, uint32_t ra, const uint8_t *data, int truth)
+{
+	batch_add_word(b, ra, sim_tap_pack(&b->tap, data), truth);
 }
 
 #endif

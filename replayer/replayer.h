@@ -169,6 +169,7 @@ typedef struct rp_hit {
 	uint64_t n;           /* the recorded interrupt it stands for, in log order */
 	uint8_t vector;
 	uint64_t key;         /* the fingerprint that matched */
+	uint64_t ra_part, hash_part;  /* the same, as its configuration's parts */
 	/* Were it false: whether a recorded interrupt with this fingerprint
 	 * has this return address (a loop positive, else an RA one), and
 	 * whether one has these selector bytes (an input duplicate, else a

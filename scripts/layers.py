@@ -35,6 +35,7 @@ LAYERS = [
     ["trace"],
     ["fingerprint"],
     ["db"],
+    ["rerun"],
     ["recorder"],
     ["device"],
     ["replayer"],

@@ -265,18 +265,18 @@ int session_await(session *s, const char *until, void (*on_line)(const char *lin
 	char line[sizeof s->buf + 1];
 	for (;;) {
 		if (take_line(s, line, sizeof line)) {
-			if (!strcmp(line, until) || !strcmp(line, "bye"))
+			if (!strcmp(line, until) || !strcmp(line, WIRE_BYE))
 				return 0;
 			int cp;
-			if (sscanf(line, "engine %d", &cp) == 1) {
+			if (sscanf(line, WIRE_ENGINE "%d", &cp) == 1) {
 				if (s->copy_fd >= 0)
 					close(s->copy_fd);
 				s->copy_pid = cp;  /* 0: the engine handed over and left */
 				s->copy_fd = cp > 0 ? (int)syscall(SYS_pidfd_open, cp, 0) : -1;
 				continue;
 			}
-			if (!strncmp(line, "error ", 6) || !strcmp(line, "closed")) {
-				snprintf(error, n, "%s", line[0] == 'c' ? line : line + 6);
+			if (!strncmp(line, WIRE_ERROR, strlen(WIRE_ERROR)) || !strcmp(line, WIRE_CLOSED)) {
+				snprintf(error, n, "%s", strcmp(line, WIRE_CLOSED) ? line + strlen(WIRE_ERROR) : line);
 				return -1;
 			}
 			if (on_line)

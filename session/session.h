@@ -46,6 +46,20 @@
 
 #include "util/err.h"
 
+/* The words of the reply pipe, written by an engine and read by its
+ * front-end (and by session_await): one spelling for both sides.  Each is
+ * a line; those ending in a space take the rest of the line. */
+#define WIRE_READY  "ready"
+#define WIRE_DONE   "done"
+#define WIRE_BYE    "bye"
+#define WIRE_CLOSED "closed"    /* the engine's stdout went away */
+#define WIRE_ERROR  "error "    /* + what went wrong */
+#define WIRE_WARN   "warn "     /* + a warning for the front-end to say */
+#define WIRE_ENGINE "engine "   /* + the pid now serving as engine (0: none) */
+#define WIRE_SYM    "sym "      /* the shell: + a name to complete */
+#define WIRE_CMD    "cmd "      /* + a command's name */
+#define WIRE_INFO   "info "     /* + an info subcommand's name */
+
 /* What the engine process is given. */
 typedef struct session_ends {
 	const char *dir;  /* the session's directory */

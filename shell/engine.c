@@ -17,6 +17,7 @@
 #include "shell/expr.h"
 #include "shell/frames.h"
 #include "report/report.h"
+#include "session/session.h"
 #include "shell/scope.h"
 #include "trace/uart.h"
 #include "shell/view.h"
@@ -256,29 +257,11 @@ static void on_stopped(timeline *tl, const tl_stop *st, void *ud)
 
 typedef int (*command_fn)(engine *e, const char *args);
 
-/* Parses a count or icount: decimal or 0x hex, with k/M/G suffixes. */
-static int parse_count(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!*s || *s == '-')
-		return -1;
-	uint64_t v = strtoull(s, &end, 0);
-	uint64_t mul = *end == 'k' ? 1000 : *end == 'M' ? 1000000 : *end == 'G' ? 1000000000 : 1;
-	if (mul > 1)
-		end++;
-	while (*end == ' ')
-		end++;
-	if (errno || end == s || *end || v > UINT64_MAX / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
 
 static int count_arg(const char *args, uint64_t *n)
 {
 	*n = 1;
-	if (*args && (parse_count(args, n) || !*n)) {
+	if (*args && (tl_parse_count(args, n) || !*n)) {
 		printf("bad count '%s'\n", args);
 		return -1;
 	}
@@ -413,16 +396,13 @@ static int cmd_reverse_finish(engine *e, const char *args)
 static int cmd_goto(engine *e, const char *args)
 {
 	uint64_t target;
-	if (!strncmp(args, "irq", 3) && (args[3] == ' ' || !args[3])) {
-		uint64_t n;
-		const char *a = args + 3;
-		while (*a == ' ')
-			a++;
-		if (parse_count(a, &n) || tl_irq_position(e->tl, n, &target)) {
-			printf("no recorded interrupt '%s' (they are numbered from 1)\n", a);
-			return 0;
-		}
-	} else if (parse_count(args, &target)) {
+	int rc = tl_parse_position(e->tl, args, &target);
+	if (rc == -2) {
+		printf("no recorded interrupt '%s' (they are numbered from 1)\n",
+		       args + 3 + strspn(args + 3, " "));
+		return 0;
+	}
+	if (rc) {
 		printf("usage: goto ICOUNT | goto irq N\n");
 		return 0;
 	}
@@ -518,7 +498,7 @@ static int add_break(engine *e, const char *text, int temp)
 		while (*a == ' ')
 			a++;
 		uint64_t v = 0;
-		if (*a && (parse_count(a, &v) || v > 255 || !sim_vector_name(e->s, (uint8_t)v))) {
+		if (*a && (tl_parse_count(a, &v) || v > 255 || !sim_vector_name(e->s, (uint8_t)v))) {
 			printf("no interrupt vector '%s' on this MCU\n", a);
 			return 0;
 		}
@@ -540,7 +520,7 @@ static int add_break(engine *e, const char *text, int temp)
 		char file[256];
 		uint64_t line;
 		snprintf(file, sizeof file, "%.*s", (int)(colon - args), args);
-		if (parse_count(colon + 1, &line) || line > UINT32_MAX) {
+		if (tl_parse_count(colon + 1, &line) || line > UINT32_MAX) {
 			printf("bad line number in '%s'\n", args);
 			return 0;
 		}
@@ -720,7 +700,7 @@ static int cmd_delete(engine *e, const char *args)
 	uint64_t id;
 	if (!*args)
 		tl_break_clear(e->tl);
-	else if (parse_count(args, &id))
+	else if (tl_parse_count(args, &id))
 		printf("usage: delete [N]\n");
 	else if (id > INT32_MAX || tl_break_delete(e->tl, (int)id))
 		printf("No breakpoint number %s.\n", args);
@@ -994,7 +974,7 @@ static int cmd_undisplay(engine *e, const char *args)
 		memset(e->carry.disp, 0, sizeof e->carry.disp);
 		return 0;
 	}
-	if (parse_count(args, &n)) {
+	if (tl_parse_count(args, &n)) {
 		printf("Arguments must be display numbers.\n");
 		return 0;
 	}
@@ -1072,7 +1052,7 @@ static void select_frame(engine *e, unsigned n)
 static int frame_count_arg(const char *args, uint64_t *n)
 {
 	*n = 1;
-	if (*args && parse_count(args, n)) {
+	if (*args && tl_parse_count(args, n)) {
 		printf("bad count '%s'\n", args);
 		return -1;
 	}
@@ -1121,7 +1101,7 @@ static int cmd_down(engine *e, const char *args)
 static int cmd_frame(engine *e, const char *args)
 {
 	uint64_t n = e->carry.frame;
-	if (*args && (parse_count(args, &n) || n > depth_of(e))) {
+	if (*args && (tl_parse_count(args, &n) || n > depth_of(e))) {
 		printf("No frame at level %s.\n", args);
 		return 0;
 	}
@@ -1197,7 +1177,7 @@ static int cmd_list(engine *e, const char *args)
 	unsigned from = e->carry.list_next, centre = 0;
 	avrr_err err;
 	uint64_t n;
-	if (*args && !parse_count(args, &n) && n <= UINT32_MAX) {
+	if (*args && !tl_parse_count(args, &n) && n <= UINT32_MAX) {
 		centre = (unsigned)n;
 		if (!file) {
 			mview m = view_of(e);
@@ -1282,7 +1262,7 @@ static int info_irqs(engine *e, const char *args)
 static int info_events(engine *e, const char *args)
 {
 	uint64_t n = 5;
-	if (*args && parse_count(args, &n)) {
+	if (*args && tl_parse_count(args, &n)) {
 		printf("usage: info events [N]\n");
 		return 0;
 	}
@@ -1308,7 +1288,7 @@ static int info_events(engine *e, const char *args)
 static int info_uart(engine *e, const char *args)
 {
 	uint64_t n = 0;
-	if (*args && (parse_count(args, &n) || n >= TRACE_UARTS)) {
+	if (*args && (tl_parse_count(args, &n) || n >= TRACE_UARTS)) {
 		printf("usage: info uart [N], N from 0 to %d\n", TRACE_UARTS - 1);
 		return 0;
 	}
@@ -1534,12 +1514,12 @@ static void send_names(engine *e)
 {
 	char line[160];
 	for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++) {
-		snprintf(line, sizeof line, "cmd %s\n", COMMANDS[i].n.name);
+		snprintf(line, sizeof line, WIRE_CMD "%s\n", COMMANDS[i].n.name);
 		reply(e->t, line);
 	}
-	reply(e->t, "cmd quit\n");
+	reply(e->t, WIRE_CMD "quit\n");
 	for (size_t i = 0; i < sizeof INFO / sizeof *INFO; i++) {
-		snprintf(line, sizeof line, "info %s\n", INFO[i].n.name);
+		snprintf(line, sizeof line, WIRE_INFO "%s\n", INFO[i].n.name);
 		reply(e->t, line);
 	}
 	for (size_t i = 0; i < e->fw->nsyms; i++) {
@@ -1549,13 +1529,13 @@ static void send_names(engine *e)
 		size_t n = strcspn(name, "(");
 		if (!n || memchr(name, ' ', n))
 			continue;
-		snprintf(line, sizeof line, "sym %.*s\n", (int)n, name);
+		snprintf(line, sizeof line, WIRE_SYM "%.*s\n", (int)n, name);
 		reply(e->t, line);
 	}
 	/* Source files by basename, as `break FILE:LINE` is typed. */
 	for (size_t i = 0; lines_available(e->lines) && lines_file(e->lines, i); i++) {
 		const char *f = lines_file(e->lines, i), *base = strrchr(f, '/');
-		snprintf(line, sizeof line, "sym %s\n", base ? base + 1 : f);
+		snprintf(line, sizeof line, WIRE_SYM "%s\n", base ? base + 1 : f);
 		reply(e->t, line);
 	}
 }
@@ -1565,11 +1545,11 @@ static void send_names(engine *e)
 static int command_done(engine *e)
 {
 	if (fflush(stdout) != EOF && !ferror(stdout)) {
-		reply(e->t, "done\n");
+		reply(e->t, WIRE_DONE "\n");
 		return 0;
 	}
 	char msg[128];
-	snprintf(msg, sizeof msg, errno == EPIPE ? "closed\n" : "error standard output: %s\n",
+	snprintf(msg, sizeof msg, errno == EPIPE ? WIRE_CLOSED "\n" : WIRE_ERROR "standard output: %s\n",
 		 strerror(errno));
 	reply(e->t, msg);
 	return -1;
@@ -1600,7 +1580,7 @@ int engine_main(const engine_options *o, travel *t)
 	avrr_err err;
 	char msg[600];
 	if (!e || tl_open(o->db_path, &o->replay, t, &e->tl, &err)) {
-		snprintf(msg, sizeof msg, "error %s\n", e ? err.msg : "out of memory");
+		snprintf(msg, sizeof msg, WIRE_ERROR "%s\n", e ? err.msg : "out of memory");
 		reply(t, msg);
 		free(e);
 		return 2;
@@ -1613,21 +1593,21 @@ int engine_main(const engine_options *o, travel *t)
 	/* Parts with a 22-bit PC push 3 bytes of return address. */
 	unsigned pc_bytes = strncmp(sim_mcu(e->s), "atmega256", 9) ? 2 : 3;
 	if (dwi_open(e->fw, &e->dw, &err) || cfi_build(e->fw, pc_bytes, &e->cfi, &err)) {
-		snprintf(msg, sizeof msg, "error %s\n", err.msg);
+		snprintf(msg, sizeof msg, WIRE_ERROR "%s\n", err.msg);
 		reply(t, msg);
 		return 2;
 	}
 	tl_carry(e->tl, &e->carry, sizeof e->carry);
 	char problem[512];
 	if (fw_debug_info_problem(e->fw, problem, sizeof problem)) {
-		snprintf(msg, sizeof msg, "warn %s\n", problem);
+		snprintf(msg, sizeof msg, WIRE_WARN "%s\n", problem);
 		reply(e->t, msg);
 	}
 	send_names(e);
-	reply(e->t, "ready\n");
+	reply(e->t, WIRE_READY "\n");
 	static const tl_frontend fe = { .command = on_command, .stopped = on_stopped,
 					.resumed = on_resumed, .condition = on_condition };
 	tl_main(e->tl, &fe, e);
-	reply(e->t, "bye\n");
+	reply(e->t, WIRE_BYE "\n");
 	_exit(0);
 }

@@ -91,20 +91,28 @@ static char **complete(const char *text, int start, int end)
 	return rl_completion_matches(text, generate);
 }
 
+/* The rest of line after the wire word `word`, or NULL. */
+static const char *after(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+	return strncmp(line, word, n) ? NULL : line + n;
+}
+
 /* session_await's other lines: warnings (printed unless *warn is 0) and
  * the names completion offers. */
 static void on_line(const char *line, void *ud)
 {
 	const int *warn = ud;
-	if (!strncmp(line, "warn ", 5)) {
+	const char *rest;
+	if ((rest = after(line, WIRE_WARN))) {
 		if (*warn)
-			fprintf(stderr, "avrr shell: warning: %s\n", line + 5);
-	} else if (!strncmp(line, "sym ", 4))
-		push_name(&completion.symbols, line + 4);
-	else if (!strncmp(line, "cmd ", 4))
-		push_name(&completion.commands, line + 4);
-	else if (!strncmp(line, "info ", 5))
-		push_name(&completion.info, line + 5);
+			fprintf(stderr, "avrr shell: warning: %s\n", rest);
+	} else if ((rest = after(line, WIRE_SYM)))
+		push_name(&completion.symbols, rest);
+	else if ((rest = after(line, WIRE_CMD)))
+		push_name(&completion.commands, rest);
+	else if ((rest = after(line, WIRE_INFO)))
+		push_name(&completion.info, rest);
 }
 
 static int await(session *s, const char *until, char *error, size_t n, int warn)
@@ -221,7 +229,7 @@ int ui_run(const ui_options *o)
 			fclose(script);
 		return 2;
 	}
-	if ((rc = await(&s, "ready", error, sizeof error, !o->recorded))) {
+	if ((rc = await(&s, WIRE_READY, error, sizeof error, !o->recorded))) {
 		if (rc == SESSION_DIED)
 			status = 1;
 		else if (!stopped())
@@ -264,12 +272,12 @@ int ui_run(const ui_options *o)
 			free(line);
 			continue;
 		}
-		if (session_send(&s, line) || (rc = await(&s, "done", error, sizeof error, 1))) {
+		if (session_send(&s, line) || (rc = await(&s, WIRE_DONE, error, sizeof error, 1))) {
 			/* A reader that left (`| head`) ends us as it would
 			 * any program: quietly, as if by SIGPIPE. */
 			if (session_check(&s) || rc == SESSION_DIED) {
 				status = 1;
-			} else if (!stopped() && !strcmp(error, "closed")) {
+			} else if (!stopped() && !strcmp(error, WIRE_CLOSED)) {
 				status = 128 + SIGPIPE;
 			} else if (!stopped()) {
 				fprintf(stderr, "avrr shell: %s\n", error);
@@ -283,7 +291,7 @@ int ui_run(const ui_options *o)
 	}
 	free(last);
 	if (!stopped() && !status && !session_send(&s, "quit"))
-		await(&s, "bye", error, sizeof error, 1);
+		await(&s, WIRE_BYE, error, sizeof error, 1);
 out:
 	session_end(&s);
 	if (stopped() && !s.died)

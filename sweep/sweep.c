@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "recorder/fingerprints.h"
-#include "recorder/replica.h"
+#include "rerun/fingerprints.h"
+#include "rerun/replica.h"
 #include "replayer/fpindex.h"
 #include "replayer/replayer.h"
 #include "util/digest.h"
@@ -102,7 +102,7 @@ static const char *selector_of(const sweep *sw, const point *p)
  * SPH, SREG and the three GP registers frequency-based selection ranks
  * first — what the grid varies the hash and `ra` bits of.  Falls back to
  * `all` when the code cannot be decoded. */
-static void paper_selector(const trace_replica *rep, char *out, size_t cap)
+static void paper_selector(const rerun_replica *rep, char *out, size_t cap)
 {
 	if (fp_frequency_selector(rep->fw, sim_names(rep->s), 0, 3, "SPL+SPH+SREG", out, cap))
 		snprintf(out, cap, "all");
@@ -110,7 +110,7 @@ static void paper_selector(const trace_replica *rep, char *out, size_t cap)
 
 /* Selector `sel` alone, for its counter bits and its bytes; -1 if it does
  * not parse (the grid's check reports that). */
-static int parse_selector(const trace_replica *rep, const char *sel, fp_config *c)
+static int parse_selector(const rerun_replica *rep, const char *sel, fp_config *c)
 {
 	char spec[SPEC_MAX + 32];
 	avrr_err ignored;
@@ -122,7 +122,7 @@ static int parse_selector(const trace_replica *rep, const char *sel, fp_config *
  * (or hash bits), hash, ra.  ra values whose bits and the counters' exceed
  * a width are left out for that width; with hash bits, points wider than
  * 64 bits are. */
-static int add_points(sweep *sw, unsigned rec, const trace_replica *rep, avrr_err *err)
+static int add_points(sweep *sw, unsigned rec, const rerun_replica *rep, avrr_err *err)
 {
 	const sweep_grid *g = &sw->g;
 	unsigned nsel = g->nsel ? g->nsel : 1, nsize = g->nhash_bits ? g->nhash_bits : g->nwidth;
@@ -173,9 +173,9 @@ static int add_recording(sweep *sw, unsigned rec, avrr_err *err)
 {
 	const char *path = sw->g.recs[rec];
 	db *d = NULL;
-	trace_replica rep;
+	rerun_replica rep;
 	int have_rep = 0, rc = -1;
-	if (db_open(path, 0, &d, err) || trace_replica_open(d, &rep, err))
+	if (db_open(path, 0, &d, err) || rerun_replica_open(d, &rep, err))
 		goto out;
 	have_rep = 1;
 	if (!rep.run.has_ground_truth) {
@@ -198,18 +198,18 @@ static int add_recording(sweep *sw, unsigned rec, avrr_err *err)
 	}
 	for (size_t i = 0; i < n; i++)
 		specs[i] = sw->pts[first + i].spec;
-	trace_fpset set;
+	rerun_fpset set;
 	avrr_err why;
-	if (trace_fpset_parse(specs, (unsigned)n, rep.s, &set, &why)) {
+	if (rerun_fpset_parse(specs, (unsigned)n, rep.s, &set, &why)) {
 		avrr_errf(err, "%s: %s", path, why.msg);
 	} else {
-		trace_fpset_free(&set);
+		rerun_fpset_free(&set);
 		rc = 0;
 	}
 	free(specs);
 out:
 	if (have_rep)
-		trace_replica_close(&rep);
+		rerun_replica_close(&rep);
 	db_close(d);
 	return rc;
 }

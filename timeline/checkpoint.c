@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "session/session.h"
+
 /* A motion that ends this far or farther past its last checkpoint lays one
  * this many instructions short of its end: stepping back from where a
  * user arrives then replays at most this much, not a whole interval. */
@@ -485,7 +487,7 @@ void ck_travel_to(timeline *tl, uint64_t target, tl_stop rep)
 		longjmp(tl->top, 1);
 	}
 	/* Handed over for good: the front-end is not to take this for a death. */
-	dprintf(tl->t->reply_fd, "engine 0\n");
+	dprintf(tl->t->reply_fd, WIRE_ENGINE "0\n");
 	_exit(0);
 }
 
@@ -628,7 +630,7 @@ void ck_serve(timeline *tl)
 		/* The front-end watches the active engine: this copy now, said
 		 * before running on, whose checkpoints may thin away the
 		 * process that asked (watched until this line is read). */
-		dprintf(tl->t->reply_fd, "engine %d\n", (int)getpid());
+		dprintf(tl->t->reply_fd, WIRE_ENGINE "%d\n", (int)getpid());
 		if (tl->carry)
 			memcpy(tl->carry, q.carry, tl->carry_size);
 		tl->mo = MO_NONE;

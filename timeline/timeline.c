@@ -5,6 +5,7 @@
  */
 #include "timeline/internal.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,8 +541,31 @@ const tl_frame *tl_frames(const timeline *tl, unsigned *n, unsigned *unkept, uns
 	return tl->fr;
 }
 
-int tl_irq_position(const timeline *tl, uint64_t n, uint64_t *icount)
+int tl_parse_count(const char *s, uint64_t *out)
 {
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	uint64_t v = strtoull(s, &end, 0);
+	uint64_t mul = *end == 'k' ? 1000 : *end == 'M' ? 1000000 : *end == 'G' ? 1000000000 : 1;
+	if (mul > 1)
+		end++;
+	while (*end == ' ')
+		end++;
+	if (errno || end == s || *end || v > UINT64_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+int tl_parse_position(const timeline *tl, const char *arg, uint64_t *icount)
+{
+	if (strncmp(arg, "irq", 3) || (arg[3] != ' ' && arg[3]))
+		return tl_parse_count(arg, icount);
+	uint64_t n;
+	if (tl_parse_count(arg + 3 + strspn(arg + 3, " "), &n))
+		return -1;
 	size_t nev;
 	const trace_event *ev = rp_events(tl->r, &nev);
 	for (size_t i = 0; n && i < nev; i++)
@@ -549,7 +573,7 @@ int tl_irq_position(const timeline *tl, uint64_t n, uint64_t *icount)
 			*icount = ev[i].icount;
 			return 0;
 		}
-	return -1;
+	return -2;
 }
 
 /* ---- the session ---------------------------------------------------------------- */

@@ -183,7 +183,13 @@ const rp_divergence *tl_divergence(const timeline *tl);   /* NULL if none */
 /* The shadow call stack, outermost first; *unkept frames deeper than
  * TL_MAX_FRAMES are not kept, *lost returns found no frame. */
 const tl_frame *tl_frames(const timeline *tl, unsigned *n, unsigned *unkept, unsigned *lost);
-/* The icount of the n-th recorded interrupt (1-based); 0, or -1 if none. */
-int tl_irq_position(const timeline *tl, uint64_t n, uint64_t *icount);
+/* A position as `goto` takes it in the shell and in gdb's `monitor goto`:
+ * an icount (decimal or 0x hex, with a k, M or G suffix) or `irq N`, the
+ * N-th recorded interrupt's (from 1).  Returns 0, -1 if `arg` is neither,
+ * -2 if there is no interrupt N. */
+int tl_parse_position(const timeline *tl, const char *arg, uint64_t *icount);
+/* Parses a count: decimal or 0x hex, with k/M/G suffixes, trailing spaces
+ * allowed.  0, or -1. */
+int tl_parse_count(const char *s, uint64_t *out);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * log.h — the happens-before log on the simulated machine: which registers
  * it traces and how its events read in words.  The cursor a replay
- * consumes a recorded log with is replayer/cursor.h.
+ * consumes a recorded log with is rerun/cursor.h.
  *
  * Inputs are the registers through which the outside world reaches the CPU
  * (DESIGN.md): PINx, ADC data, UART data and status, SPI and TWI data and

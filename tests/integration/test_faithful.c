@@ -20,7 +20,7 @@
 #include "sim/avr_decode.h"
 #include "sim/ioregs.h"
 #include "fingerprint/fingerprint.h"
-#include "recorder/replica.h"
+#include "rerun/replica.h"
 #include "replayer/replayer.h"
 
 #define OLD_DEFAULT "old:sel=SPL+SPH+SREG+r24+r25+r31,ra=8,width=16"
@@ -75,11 +75,11 @@ static void counters_equal_brute_force(scratch *s, const char *fw)
 		    "--instructions 300000 " COUNTERS, fw, fw);
 	db *d;
 	avrr_err err = { "" };
-	trace_replica rep;
+	rerun_replica rep;
 	db_fingerprint *sic, *cyc;
 	size_t nsic, ncyc;
 	assert_int_equal(db_open(path, 0, &d, &err), 0);
-	assert_int_equal(trace_replica_open(d, &rep, &err), 0);
+	assert_int_equal(rerun_replica_open(d, &rep, &err), 0);
 	assert_int_equal(db_load_fingerprints(d, 1, 0, &sic, &nsic, &err), 0);
 	assert_int_equal(db_load_fingerprints(d, 2, 0, &cyc, &ncyc, &err), 0);
 	assert_int_equal(nsic, ncyc);
@@ -119,7 +119,7 @@ static void counters_equal_brute_force(scratch *s, const char *fw)
 				 " ON f.n = i.idx AND f.config = 2 WHERE f.hash_part != i.cycle % 65536"), 0);
 	free(sic);
 	free(cyc);
-	trace_replica_close(&rep);
+	rerun_replica_close(&rep);
 	db_close(d);
 	unlink(path);
 }

@@ -417,7 +417,7 @@ static void test_pump_shell_conditions(void **state)
 {
 	fixture *f = *state;
 	int tick = src_line(MULTI "clock.c", "tick: millis");
-	char text[256];
+	char text[512];
 	snprintf(text, sizeof text, "break clock.c:%d if millis_count > 100\ncontinue\n"
 		 "p millis_count\ncondition 1 millis_count == 250\ncontinue\np millis_count\n"
 		 "condition 1 millis_count == 200\nreverse-continue\np millis_count\n"
@@ -431,7 +431,7 @@ static void test_pump_shell_conditions(void **state)
 	test_assert_contains(f->out, "\tstop only if millis_count == 200\n");
 	/* a condition that cannot be evaluated stops, saying why, as gdb's */
 	test_assert_contains(f->out, "Error in testing condition for breakpoint 1:\n"
-			     "no symbol \"no_such_name\" in the current context\nBreakpoint 1, ");
+			     "No symbol \"no_such_name\" in current context.\nBreakpoint 1, ");
 	test_assert_contains(f->out, "Breakpoint 1 now unconditional.\n");
 	test_assert_contains(f->out, "No breakpoint number 9.\n");
 }

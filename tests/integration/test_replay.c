@@ -29,7 +29,7 @@
 #include "db/db.h"
 #include "fingerprint/fingerprint.h"
 #include "recorder/recorder.h"
-#include "recorder/replica.h"
+#include "rerun/replica.h"
 #include "replayer/replayer.h"
 
 #define FULL "full:sel=all,hash=jenkins,ra=16,width=64"
@@ -107,13 +107,13 @@ static void snapshot(sim *s, machine *m)
 static void rerun_to_end(const char *path, machine *m)
 {
 	db *d;
-	trace_replica r;
+	rerun_replica r;
 	avrr_err err = { "" };
-	if (db_open(path, 0, &d, &err) || trace_replica_open(d, &r, &err))
+	if (db_open(path, 0, &d, &err) || rerun_replica_open(d, &r, &err))
 		fail_msg("%s", err.msg);
 	sim_run(r.s, r.run.instructions, 0, NULL);
 	snapshot(r.s, m);
-	trace_replica_close(&r);
+	rerun_replica_close(&r);
 	db_close(d);
 }
 
@@ -239,9 +239,9 @@ static void test_oracle_matches_reference(void **state)
 		reference ref = { 0 };
 		db_interrupt *truth = load_truth(path, &ref.n);
 		db *d;
-		trace_replica rep;
+		rerun_replica rep;
 		avrr_err err = { "" };
-		if (db_open(path, 0, &d, &err) || trace_replica_open(d, &rep, &err))
+		if (db_open(path, 0, &d, &err) || rerun_replica_open(d, &rep, &err))
 			fail_msg("%s", err.msg);
 		ref.truth = truth;
 		ref.rec = calloc(ref.n, sizeof *ref.rec);
@@ -254,7 +254,7 @@ static void test_oracle_matches_reference(void **state)
 		sim_set_hooks(rep.s, &(sim_hooks){ .ud = &ref, .on_boundary = ref_boundary });
 		sim_run(rep.s, rep.run.instructions, 0, NULL);
 		assert_int_equal(ref.next, ref.n);
-		trace_replica_close(&rep);
+		rerun_replica_close(&rep);
 		db_close(d);
 
 		/* The engine, on the same recording. */
@@ -434,10 +434,10 @@ static void bf_boundary(void *ud)
 static void brute_force(const char *path, brute *b)
 {
 	db *d;
-	trace_replica rep;
+	rerun_replica rep;
 	avrr_err err = { "" };
 	db_interrupt *truth = load_truth(path, &b->n);
-	if (db_open(path, 0, &d, &err) || trace_replica_open(d, &rep, &err))
+	if (db_open(path, 0, &d, &err) || rerun_replica_open(d, &rep, &err))
 		fail_msg("%s", err.msg);
 	b->s = rep.s;
 	b->truth = truth;
@@ -461,7 +461,7 @@ static void brute_force(const char *path, brute *b)
 		free(b->rec[k]);
 	free_contexts(b->context, b->n);
 	free(truth);
-	trace_replica_close(&rep);
+	rerun_replica_close(&rep);
 	db_close(d);
 }
 

@@ -17,7 +17,7 @@
 
 #include "db/db.h"
 #include "fingerprint/fingerprint.h"
-#include "recorder/replica.h"
+#include "rerun/replica.h"
 
 #define setup test_scratch_setup
 #define teardown test_scratch_teardown
@@ -73,12 +73,12 @@ static void check(scratch *s, const char *fw, const char *cflags, const char *re
 
 	avrr_err err = { "" };
 	db *d;
-	trace_replica rep;
+	rerun_replica rep;
 	db_fp_config *cfgs;
 	db_fingerprint *rows;
 	size_t ncfgs, nrows;
 	unsigned ra_bits, state_bits;
-	if (db_open(db_path, 0, &d, &err) || trace_replica_open(d, &rep, &err) ||
+	if (db_open(db_path, 0, &d, &err) || rerun_replica_open(d, &rep, &err) ||
 	    db_load_fp_configs(d, &cfgs, &ncfgs, &err) ||
 	    db_load_fingerprints(d, cfgs[0].id, 0, &rows, &nrows, &err) ||
 	    fp_spec_bits(cfgs[0].spec, &ra_bits, &state_bits, &err))
@@ -137,7 +137,7 @@ static void check(scratch *s, const char *fw, const char *cflags, const char *re
 	assert_true(checked == nrows || checked + 1u == nrows);
 	free(rows);
 	free(cfgs);
-	trace_replica_close(&rep);
+	rerun_replica_close(&rep);
 	db_close(d);
 }
 

@@ -3,7 +3,9 @@
  *   - a full round trip (every run field, the firmware blob, > BATCH_ROWS
  *     events of a valid log with counters up to the limits a recording
  *     allows, interrupts with and without contexts) read back exactly, with
- *     exact histograms and the schema version;
+ *     exact histograms and the schema version, and the log again through
+ *     db/cursor.h's cursor: a chunk at a time, each event's prev carried
+ *     across chunks, and its irq events alone;
  *   - the temporary-file discipline: nothing at the target path before
  *     db_finish, no hidden ".NAME.tmp-PID" after it, nothing at all after
  *     db_discard, and an existing file at the path untouched until finish;
@@ -41,6 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/cursor.h"
 #include "db/db.h"
 #include "db/stmts.h"
 #include "util/digest.h"
@@ -409,6 +412,29 @@ static void round_trip(fixture *f, size_t n)
 				 i, (unsigned long long)lev[i].seq, (unsigned long long)lev[i].icount,
 				 (unsigned long long)lev[i].cycle, (unsigned long long)ev[i].seq,
 				 (unsigned long long)ev[i].icount, (unsigned long long)ev[i].cycle);
+	/* The same a chunk at a time through a cursor, each event with its
+	 * prev carried across chunks, and its irq events alone. */
+	db_events it;
+	const trace_event *chunk;
+	size_t cn = 0, got_n = 0, nirq = 0;
+	db_events_open(&it, d, 1);
+	while (db_events_chunk(&it, &chunk, &cn, &err) == 0)
+		for (size_t k = 0; k < cn; k++, got_n++)
+			if (got_n >= n || !event_equal(&chunk[k], &lev[got_n]))
+				fail_msg("cursor event %zu differs", got_n);
+	assert_int_equal(got_n, n);
+	db_events_close(&it);
+	db_events_open(&it, d, 1);
+	const trace_event *irq;
+	while (db_events_next_irq(&it, &irq, &err) == 0) {
+		while (nirq < n && lev[nirq].type != TRACE_IRQ)
+			nirq++;
+		assert_true(nirq < n);
+		assert_true(event_equal(irq, &lev[nirq++]));
+	}
+	while (nirq < n)
+		assert_int_not_equal(lev[nirq++].type, TRACE_IRQ);
+	db_events_close(&it);
 	free(lev);
 
 	db_interrupt *lq = NULL;

@@ -2,27 +2,28 @@
  * fingerprints.c — recording fingerprints, during a recording or after it
  * (see fingerprints.h).
  */
-#include "recorder/fingerprints.h"
+#include "rerun/fingerprints.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/digest.h"
-#include "recorder/replica.h"
+#include "db/cursor.h"
+#include "rerun/events.h"
+#include "rerun/replica.h"
 
-int trace_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, trace_fpset *out,
+int rerun_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, rerun_fpset *out,
 		    avrr_err *err)
 {
 	memset(out, 0, sizeof *out);
-	if (nspecs == 1 && !strcmp(specs[0], TRACE_FP_NONE))
+	if (nspecs == 1 && !strcmp(specs[0], RERUN_FP_NONE))
 		return 0;
 	unsigned n = nspecs ? nspecs : 1;
 	out->cfg = calloc(n, sizeof *out->cfg);
 	out->ids = calloc(n, sizeof *out->ids);
 	if (!out->cfg || !out->ids) {
-		trace_fpset_free(out);
+		rerun_fpset_free(out);
 		return avrr_errf(err, "out of memory");
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -31,14 +32,14 @@ int trace_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, t
 		const char *spec = nspecs ? specs[i] : FP_DEFAULT_SPEC;
 		if (fp_parse(spec, s->names, s->fw, s->data_size, nspecs ? name : FP_DEFAULT_NAME,
 			     &out->cfg[i], err)) {
-			trace_fpset_free(out);
+			rerun_fpset_free(out);
 			return -1;
 		}
 		for (unsigned j = 0; j < i; j++)
 			if (!strcmp(out->cfg[j].name, out->cfg[i].name)) {
 				avrr_errf(err, "fingerprint configuration '%s' given twice",
 					  out->cfg[i].name);
-				trace_fpset_free(out);
+				rerun_fpset_free(out);
 				return -1;
 			}
 		out->n = i + 1;
@@ -46,7 +47,7 @@ int trace_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, t
 	return 0;
 }
 
-int trace_fpset_store(trace_fpset *f, db *d, avrr_err *err)
+int rerun_fpset_store(rerun_fpset *f, db *d, avrr_err *err)
 {
 	for (unsigned i = 0; i < f->n; i++)
 		if (db_add_fp_config(d, f->cfg[i].name, f->cfg[i].spec, &f->ids[i], err))
@@ -54,12 +55,12 @@ int trace_fpset_store(trace_fpset *f, db *d, avrr_err *err)
 	return 0;
 }
 
-int trace_fp_to_db(void *d, const db_fingerprint *row, avrr_err *err)
+int rerun_fp_to_db(void *d, const db_fingerprint *row, avrr_err *err)
 {
 	return db_add_fingerprint(d, row, err);
 }
 
-int trace_fpset_add(const trace_fpset *f, trace_fp_sink sink, void *sink_ud, uint64_t n,
+int rerun_fpset_add(const rerun_fpset *f, rerun_fp_sink sink, void *sink_ud, uint64_t n,
 		  uint8_t vector, const fp_state *st, avrr_err *err)
 {
 	for (unsigned i = 0; i < f->n; i++) {
@@ -75,7 +76,7 @@ int trace_fpset_add(const trace_fpset *f, trace_fp_sink sink, void *sink_ud, uin
 	return 0;
 }
 
-void trace_fpset_free(trace_fpset *f)
+void rerun_fpset_free(rerun_fpset *f)
 {
 	free(f->cfg);
 	free(f->ids);
@@ -86,16 +87,13 @@ void trace_fpset_free(trace_fpset *f)
 
 typedef struct adder {
 	db *d;
-	const trace_fpset *set;
-	trace_fp_sink sink;
+	const rerun_fpset *set;
+	rerun_fp_sink sink;
 	void *sink_ud;
 	/* For a re-run: the recorded irq events and ground truth to match,
 	 * read a chunk at a time (next_irq_event, db_digest_at). */
 	uint64_t nirq_events;
-	uint64_t chunk_first;        /* the next chunk's first event seq */
-	uint64_t of_ctx[256];        /* db_event_chunk's carry */
-	trace_event *chunk;
-	size_t chunk_cap, chunk_n, chunk_at;
+	db_events events;
 	db_digests *truth;           /* NULL when stripped */
 	uint64_t seen;
 	int failed;
@@ -108,7 +106,7 @@ static int from_context(void *ud, const db_interrupt *q, avrr_err *err)
 	adder *a = ud;
 	/* db_open validated the context: data_size bytes. */
 	fp_state st = { .data = q->context, .data_size = q->context_size, .ra = q->ra };
-	return trace_fpset_add(a->set, a->sink, a->sink_ud, q->idx, (uint8_t)q->vector, &st, err);
+	return rerun_fpset_add(a->set, a->sink, a->sink_ud, q->idx, (uint8_t)q->vector, &st, err);
 }
 
 static void rerun_failed(adder *a)
@@ -121,26 +119,15 @@ static void rerun_failed(adder *a)
  * set, and the re-run stopped). */
 static const trace_event *next_irq_event(adder *a)
 {
-	for (;;) {
-		while (a->chunk_at < a->chunk_n) {
-			const trace_event *e = &a->chunk[a->chunk_at++];
-			if (e->type == TRACE_IRQ)
-				return e;
-		}
-		a->chunk_first += a->chunk_n;
-		a->chunk_at = a->chunk_n = 0;
-		int rc = db_event_chunk(a->d, a->chunk_first, a->of_ctx, &a->chunk, &a->chunk_cap,
-					&a->chunk_n, a->err);
-		if (rc) {
-			if (rc < 0)
-				rerun_failed(a);
-			return NULL;
-		}
-	}
+	const trace_event *e;
+	int rc = db_events_next_irq(&a->events, &e, a->err);
+	if (rc < 0)
+		rerun_failed(a);
+	return rc ? NULL : e;
 }
 
 /* At each interrupt of the re-run: it must be the recorded one. */
-static void rerun_irq(void *ud, const sim_irq_point *p)
+static void check_irq(void *ud, const sim_irq_point *p)
 {
 	adder *a = ud;
 	if (a->failed)
@@ -155,7 +142,8 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 		rerun_failed(a);
 		return;
 	}
-	if (e->icount != p->icount || e->addr != p->vector || e->value != p->ra) {
+	rerun_event x = rerun_irq(p->vector, p->ra);
+	if (e->icount != p->icount || !rerun_is(e, &x, 1)) {
 		avrr_errf(a->err, "the re-run does not match the recording at interrupt %" PRIu64
 			  ": recorded vector %u at icount %" PRIu64 " (ra 0x%04x), re-run vector %u"
 			  " at icount %" PRIu64 " (ra 0x%04x)", n, e->addr, e->icount, e->value,
@@ -170,10 +158,8 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 		return;
 	}
 	if (!kept) {
-		uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
-				     (uint8_t)(p->ra >> 24) };
-		uint8_t dg[DIGEST_CONTEXT_SIZE];
-		if (digest_context(p->data, p->data_size, ra_le, sizeof ra_le, dg)) {
+		uint8_t dg[DB_DIGEST_SIZE];
+		if (rerun_digest(p, dg)) {
 			avrr_errf(a->err, "out of memory");
 			rerun_failed(a);
 			return;
@@ -187,7 +173,7 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
 	}
 	fp_state st = { .data = p->data, .data_size = p->data_size, .ra = p->ra,
 			.cycle = p->timer, .transfers = p->transfers };
-	if (trace_fpset_add(a->set, a->sink, a->sink_ud, n, p->vector, &st, a->err))
+	if (rerun_fpset_add(a->set, a->sink, a->sink_ud, n, p->vector, &st, a->err))
 		rerun_failed(a);
 }
 
@@ -196,17 +182,17 @@ static void rerun_irq(void *ud, const sim_irq_point *p)
  * time as it goes, so that its memory does not grow with the recording. */
 static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
 {
-	trace_replica r;
+	rerun_replica r;
 	uint64_t nev;
 	int rc = -1;
 	a->err = err;
-	a->chunk_first = 1;
-	if (trace_replica_open(a->d, &r, err))
+	db_events_open(&a->events, a->d, 1);
+	if (rerun_replica_open(a->d, &r, err))
 		return -1;
 	if (db_log_counts(a->d, &nev, &a->nirq_events, err) ||
 	    (r.run.has_ground_truth && db_digests_open(a->d, &a->truth, err)))
 		goto out;
-	r.s->hooks = (sim_hooks){ .ud = a, .on_irq = rerun_irq };
+	r.s->hooks = (sim_hooks){ .ud = a, .on_irq = check_irq };
 	/* In slices, so that an interruption is noticed. */
 	while (r.s->icount < r.run.instructions && !a->failed) {
 		if (interrupted && *interrupted) {
@@ -228,16 +214,15 @@ static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
 	}
 	rc = 0;
 out:
-	free(a->chunk);
-	a->chunk = NULL;
+	db_events_close(&a->events);
 	db_digests_close(a->truth);
 	a->truth = NULL;
-	trace_replica_close(&r);
+	rerun_replica_close(&r);
 	return rc;
 }
 
-int trace_compute_fingerprints(db *d, const trace_fpset *set, trace_fp_sink sink, void *sink_ud,
-			     volatile int *interrupted, int *used_rerun, avrr_err *err)
+int rerun_fingerprints(db *d, const rerun_fpset *set, rerun_fp_sink sink, void *sink_ud,
+		       volatile int *interrupted, int *used_rerun, avrr_err *err)
 {
 	*used_rerun = 0;
 	uint64_t with_context = 0, vectors[256], nirq = 0;
@@ -255,27 +240,4 @@ int trace_compute_fingerprints(db *d, const trace_fpset *set, trace_fp_sink sink
 		return db_each_context(d, from_context, &a, err);
 	*used_rerun = 1;
 	return rerun(&a, interrupted, err);
-}
-
-int trace_add_fingerprints(const char *path, const char *const *specs, unsigned nspecs,
-			 volatile int *interrupted, int *used_rerun, avrr_err *err)
-{
-	db *d = NULL;
-	trace_replica r = { 0 };
-	trace_fpset set = { 0 };
-	int rc = -1;
-	*used_rerun = 0;
-	if (db_open(path, 1, &d, err))
-		return -1;
-	/* The replica gives the names and symbols the specs are parsed with. */
-	if (trace_replica_open(d, &r, err) || trace_fpset_parse(specs, nspecs, r.s, &set, err) ||
-	    trace_fpset_store(&set, d, err) ||
-	    trace_compute_fingerprints(d, &set, trace_fp_to_db, d, interrupted, used_rerun, err))
-		goto out;
-	rc = db_commit(d, err);
-out:
-	trace_replica_close(&r);
-	trace_fpset_free(&set);
-	db_close(d);
-	return rc;
 }

@@ -1,13 +1,13 @@
 /* cursor.c — the recorded log, context by context, a chunk at a time (see
  * cursor.h). */
-#include "replayer/cursor.h"
+#include "rerun/cursor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The oldest window event still needed: some context's next. */
-static uint64_t needed_from(const trace_cursor *c)
+static uint64_t needed_from(const rerun_cursor *c)
 {
 	uint64_t lo = c->hi;
 	for (unsigned k = 0; k < 256; k++)
@@ -18,7 +18,7 @@ static uint64_t needed_from(const trace_cursor *c)
 
 /* Drops the window's events before the oldest one needed, once they are
  * at least half of it (so the move is paid for by the reads between). */
-static void trim(trace_cursor *c)
+static void trim(rerun_cursor *c)
 {
 	uint64_t from = needed_from(c);
 	if (from - c->lo < (c->hi - c->lo + 1) / 2 || from == c->lo)
@@ -34,7 +34,7 @@ static void trim(trace_cursor *c)
 	}
 }
 
-static int fail(trace_cursor *c, const char *why)
+static int fail(rerun_cursor *c, const char *why)
 {
 	if (!c->failed)
 		snprintf(c->err.msg, sizeof c->err.msg, "%s", why);
@@ -43,7 +43,7 @@ static int fail(trace_cursor *c, const char *why)
 	return -1;
 }
 
-static int grow_irqs(trace_cursor *c)
+static int grow_irqs(rerun_cursor *c)
 {
 	size_t cap = c->irq_cap ? c->irq_cap * 2 : 256;
 	uint64_t *p = malloc(cap * sizeof *p);
@@ -60,14 +60,15 @@ static int grow_irqs(trace_cursor *c)
 
 /* Reads the next chunk into the window: 0, or -1 at the end (done) or on
  * failure (failed). */
-static int read_chunk(trace_cursor *c)
+static int read_chunk(rerun_cursor *c)
 {
 	if (c->done)
 		return -1;
 	trim(c);
+	const trace_event *chunk;
 	size_t n;
 	avrr_err err;
-	int rc = db_event_chunk(c->d, c->hi + 1, c->of_ctx, &c->chunk, &c->chunk_cap, &n, &err);
+	int rc = db_events_chunk(&c->events, &chunk, &n, &err);
 	if (rc < 0)
 		return fail(c, err.msg);
 	if (rc > 0) {
@@ -87,7 +88,7 @@ static int read_chunk(trace_cursor *c)
 		c->nxt = x;
 		c->cap = cap;
 	}
-	if (c->nchunks++ % TRACE_SEEK_EVERY == 0) {
+	if (c->nchunks++ % RERUN_SEEK_EVERY == 0) {
 		if (c->nseek == c->seek_cap) {
 			size_t cap = c->seek_cap ? c->seek_cap * 2 : 64;
 			uint64_t (*p)[2] = realloc(c->seek, cap * sizeof *p);
@@ -101,13 +102,13 @@ static int read_chunk(trace_cursor *c)
 	}
 	for (size_t k = 0; k < n; k++) {
 		uint64_t i = c->hi++;
-		const trace_event *e = &c->chunk[k];
+		const trace_event *e = &chunk[k];
 		unsigned ctx = e->ctx & 0xff;
 		c->win[i - c->lo] = *e;
-		c->nxt[i - c->lo] = TRACE_NONE;
-		if (c->last[ctx] != TRACE_NONE && c->last[ctx] >= c->lo)
+		c->nxt[i - c->lo] = RERUN_NONE;
+		if (c->last[ctx] != RERUN_NONE && c->last[ctx] >= c->lo)
 			c->nxt[c->last[ctx] - c->lo] = i;
-		if (c->pos[ctx] == TRACE_NONE)
+		if (c->pos[ctx] == RERUN_NONE)
 			c->pos[ctx] = i;
 		c->last[ctx] = i;
 		if (e->type == TRACE_IRQ) {
@@ -122,47 +123,48 @@ static int read_chunk(trace_cursor *c)
 	return 0;
 }
 
-const trace_event *trace_cursor_more(trace_cursor *c, unsigned ctx)
+const trace_event *rerun_cursor_more(rerun_cursor *c, unsigned ctx)
 {
-	while (c->pos[ctx] == TRACE_NONE)
+	while (c->pos[ctx] == RERUN_NONE)
 		if (read_chunk(c))
 			return NULL;
 	return &c->win[c->pos[ctx] - c->lo];
 }
 
-int trace_cursor_init(trace_cursor *c, db *d, avrr_err *err)
+int rerun_cursor_init(rerun_cursor *c, db *d, avrr_err *err)
 {
 	uint64_t nev, nirq;
-	*c = (trace_cursor){ .d = d };
+	*c = (rerun_cursor){ .d = d };
+	db_events_open(&c->events, d, 1);
 	for (unsigned k = 0; k < 256; k++)
-		c->pos[k] = c->last[k] = TRACE_NONE;
+		c->pos[k] = c->last[k] = RERUN_NONE;
 	if (db_log_counts(d, &nev, &nirq, err))
 		return -1;
 	c->nirq = (size_t)nirq;
 	/* The reset. */
-	if (nev && trace_cursor_next(c, 0))
-		trace_cursor_consume(c, 0);
+	if (nev && rerun_cursor_next(c, 0))
+		rerun_cursor_consume(c, 0);
 	if (c->failed) {
 		*err = c->err;
-		trace_cursor_free(c);
+		rerun_cursor_free(c);
 		return -1;
 	}
 	return 0;
 }
 
-void trace_cursor_free(trace_cursor *c)
+void rerun_cursor_free(rerun_cursor *c)
 {
 	free(c->win);
 	free(c->nxt);
 	free(c->irq);
 	free(c->seek);
-	free(c->chunk);
-	*c = (trace_cursor){ 0 };
+	db_events_close(&c->events);
+	*c = (rerun_cursor){ 0 };
 }
 
 /* The n-th irq event after it left the window: read again from the last
  * chunk noted before it. */
-static const trace_event *irq_again(trace_cursor *c, uint64_t n)
+static const trace_event *irq_again(rerun_cursor *c, uint64_t n)
 {
 	size_t lo = 0, hi = c->nseek;  /* the last seek point with fewer than n irqs before */
 	while (hi - lo > 1) {
@@ -174,25 +176,21 @@ static const trace_event *irq_again(trace_cursor *c, uint64_t n)
 	}
 	if (!c->nseek)
 		return NULL;
-	uint64_t first = c->seek[lo][0], seen = c->seek[lo][1];
-	uint64_t of_ctx[256] = { 0 };  /* prev is not asked of an irq event read again */
-	trace_event *buf = NULL;
-	size_t cap = 0, count;
+	uint64_t seen = c->seek[lo][1];
+	db_events it;  /* prev is not asked of an irq event read again */
+	db_events_open(&it, c->d, c->seek[lo][0] + 1);
+	const trace_event *e, *found = NULL;
 	avrr_err err;
-	const trace_event *found = NULL;
-	while (!found && db_event_chunk(c->d, first + 1, of_ctx, &buf, &cap, &count, &err) == 0) {
-		for (size_t k = 0; k < count && !found; k++)
-			if (buf[k].type == TRACE_IRQ && ++seen == n) {
-				c->again = buf[k];
-				found = &c->again;
-			}
-		first += count;
-	}
-	free(buf);
+	while (!found && db_events_next_irq(&it, &e, &err) == 0)
+		if (++seen == n) {
+			c->again = *e;
+			found = &c->again;
+		}
+	db_events_close(&it);
 	return found;
 }
 
-const trace_event *trace_cursor_irq(trace_cursor *c, uint64_t n)
+const trace_event *rerun_cursor_irq(rerun_cursor *c, uint64_t n)
 {
 	if (n < 1 || n > c->nirq)
 		return NULL;
@@ -206,13 +204,13 @@ const trace_event *trace_cursor_irq(trace_cursor *c, uint64_t n)
 	return &c->win[c->irq[(c->irq_head + (n - c->irq_lo)) % c->irq_cap] - c->lo];
 }
 
-int trace_cursor_in_order(trace_cursor *c, uint64_t n, unsigned running)
+int rerun_cursor_in_order(rerun_cursor *c, uint64_t n, unsigned running)
 {
-	const trace_event *p = trace_cursor_irq(c, n);
+	const trace_event *p = rerun_cursor_irq(c, n);
 	if (!p)
 		return 0;
 	trace_event e = *p;
-	const trace_event *own = trace_cursor_next(c, e.ctx & 0xff);
+	const trace_event *own = rerun_cursor_next(c, e.ctx & 0xff);
 	if (!own || own->seq != e.seq)
 		return 0;
 	if (c->last_seq[running] > e.seq)
@@ -220,18 +218,18 @@ int trace_cursor_in_order(trace_cursor *c, uint64_t n, unsigned running)
 	/* >=: an ISR that re-enables interrupts may be entered again inside
 	 * itself (a tracer flushing its log from the ISR does), when the
 	 * running context's next event is this irq itself. */
-	const trace_event *nx = trace_cursor_next(c, running);
+	const trace_event *nx = rerun_cursor_next(c, running);
 	return !nx || nx->seq >= e.seq;
 }
 
-const trace_event *trace_cursor_first_left(trace_cursor *c, unsigned *ctx)
+const trace_event *rerun_cursor_first_left(rerun_cursor *c, unsigned *ctx)
 {
 	/* Every context's next is read first: reading on moves the window. */
 	for (unsigned k = 0; k < 256; k++)
-		trace_cursor_next(c, k);
+		rerun_cursor_next(c, k);
 	const trace_event *first = NULL;
 	for (unsigned k = 0; k < 256; k++) {
-		const trace_event *e = c->pos[k] != TRACE_NONE ? &c->win[c->pos[k] - c->lo] : NULL;
+		const trace_event *e = c->pos[k] != RERUN_NONE ? &c->win[c->pos[k] - c->lo] : NULL;
 		if (e && (!first || e->seq < first->seq)) {
 			first = e;
 			*ctx = k;

@@ -1,15 +1,17 @@
 /* replica.c — a sim rebuilt from a recording (see replica.h). */
-#include "recorder/replica.h"
+#include "rerun/replica.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int trace_replica_open(db *d, trace_replica *out, avrr_err *err)
+#include "util/digest.h"
+
+int rerun_replica_open(db *d, rerun_replica *out, avrr_err *err)
 {
-	return trace_replica_open_cached(d, NULL, out, err);
+	return rerun_replica_open_cached(d, NULL, out, err);
 }
 
-int trace_replica_open_cached(db *d, fw_cache *fc, trace_replica *out, avrr_err *err)
+int rerun_replica_open_cached(db *d, fw_cache *fc, rerun_replica *out, avrr_err *err)
 {
 	memset(out, 0, sizeof *out);
 	uint8_t *elf = NULL;
@@ -34,11 +36,11 @@ int trace_replica_open_cached(db *d, fw_cache *fc, trace_replica *out, avrr_err 
 out:
 	free(elf);
 	if (rc)
-		trace_replica_close(out);
+		rerun_replica_close(out);
 	return rc;
 }
 
-void trace_replica_close(trace_replica *r)
+void rerun_replica_close(rerun_replica *r)
 {
 	sim_close(r->s);
 	if (r->script)
@@ -46,4 +48,12 @@ void trace_replica_close(trace_replica *r)
 	fw_free(r->fw);
 	db_run_free(&r->run);
 	memset(r, 0, sizeof *r);
+}
+
+int rerun_digest(const sim_irq_point *p, uint8_t dg[DB_DIGEST_SIZE])
+{
+	_Static_assert(DB_DIGEST_SIZE == DIGEST_CONTEXT_SIZE, "the digest is stored whole");
+	uint8_t ra_le[4] = { (uint8_t)p->ra, (uint8_t)(p->ra >> 8), (uint8_t)(p->ra >> 16),
+			     (uint8_t)(p->ra >> 24) };
+	return digest_context(p->data, p->data_size, ra_le, sizeof ra_le, dg);
 }
