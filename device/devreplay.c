@@ -74,11 +74,11 @@ int devreplay_write_state(sim *s, const char *path)
 	/* SRAM: past the I/O registers, whose inputs the firmware may never
 	 * have read */
 	unsigned from = sim_sram_start(s);
-	for (unsigned a = from; a < s->data_size; a++) {
+	for (unsigned a = from; a < sim_data_size(s); a++) {
 		if (a == from || a % 32 == 0)
 			fprintf(f, "sram 0x%04x", a);
 		fprintf(f, " %02x", d[a]);
-		if (a % 32 == 31 || a + 1 == s->data_size)
+		if (a % 32 == 31 || a + 1 == sim_data_size(s))
 			fputs("\n", f);
 	}
 	return util_close_temp(f, tmp, path, 1);
@@ -91,7 +91,7 @@ int devreplay_log_reg(sim *s, const char *name, avrr_err *err)
 		reg = sim_ioreg_addr(s, "UDR");
 	if (reg < 0)
 		return avrr_errf(err, "no register %s on the %s", name ? name : "UDR0 or UDR",
-				 s->mcu);
+				 sim_mcu(s));
 	return reg;
 }
 
@@ -129,7 +129,7 @@ static void note(run *r, rerun_event x)
 		p->ev = e;
 		p->cap = cap;
 	}
-	p->ev[p->nev++] = trace_stamp(&p->w, x.ctx, x.type, r->s->icount, sim_cycle(r->s), x.pc,
+	p->ev[p->nev++] = trace_stamp(&p->w, x.ctx, x.type, sim_icount(r->s), sim_cycle(r->s), x.pc,
 				      x.addr, x.value);
 }
 
@@ -204,7 +204,7 @@ static fp_value here(const run *r)
 			transfers = transfers << 8 | data[r->sic_addr + i];
 	}
 	return fp_compute(&r->cfg, &(fp_state){ .data = data,
-		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
+		.data_size = sim_data_size(r->s), .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 		.transfers = transfers });
 }
 
@@ -266,7 +266,7 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 	if (r->done)
 		return value;
 	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] ||
-	    devsite_in_tracer(r->s->fw, sim_pc(r->s))) {
+	    devsite_in_tracer(sim_firmware(r->s), sim_pc(r->s))) {
 		note(r, rerun_read(r->s, addr, value));
 		return value;
 	}
@@ -286,7 +286,7 @@ static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 		snprintf(next, sizeof next, "its end");
 	}
 	char where[256];
-	devsite_where(r->s->fw, sim_pc(r->s), where, sizeof where);
+	devsite_where(sim_firmware(r->s), sim_pc(r->s), where, sizeof where);
 	diverge(r->res, "a read of %s at %s that the device's "
 		 "log does not have (read %llu; next in the log: %s)", name ? name : "?",
 		 where, (unsigned long long)r->reads + 1, next);
@@ -315,7 +315,7 @@ static int setup(run *r, const firmware *fw, const char *mcu, uint32_t frequency
 		 const char *spec, uint8_t blocks, avrr_err *err)
 {
 	if (sim_open(fw, mcu, frequency, &r->s, err) ||
-	    fp_parse(spec, r->s->names, fw, r->s->data_size, "device", &r->cfg, err))
+	    fp_parse(spec, sim_names(r->s), fw, sim_data_size(r->s), "device", &r->cfg, err))
 		return -1;
 	if (fp_counter_bytes(&r->cfg, FP_COUNT_CYCLES) > 2)
 		for (unsigned v = 1; v < 128 && r->ovf_vector < 0; v++) {
@@ -326,13 +326,13 @@ static int setup(run *r, const firmware *fw, const char *mcu, uint32_t frequency
 	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
 	const fw_symbol *sic = fw_find_symbol(fw, FP_SIC_SYMBOL);
 	if (sic && sic->space == FW_SYM_DATA && sic->size >= 1 && sic->size <= 4 &&
-	    sic->addr + sic->size <= r->s->data_size) {
+	    sic->addr + sic->size <= sim_data_size(r->s)) {
 		r->sic_addr = (uint16_t)sic->addr;
 		r->sic_bytes = sic->size;
 	}
 	const fw_symbol *seq = fw_find_symbol(fw, "avrr_log_seq");
-	if (busy && busy->space == FW_SYM_DATA && busy->addr < r->s->data_size &&
-	    seq && seq->space == FW_SYM_DATA && seq->addr < r->s->data_size) {
+	if (busy && busy->space == FW_SYM_DATA && busy->addr < sim_data_size(r->s) &&
+	    seq && seq->space == FW_SYM_DATA && seq->addr < sim_data_size(r->s)) {
 		r->have_busy = 1;
 		r->busy_addr = (uint16_t)busy->addr;
 		r->seq_addr = (uint16_t)seq->addr;
@@ -346,11 +346,11 @@ static int setup(run *r, const firmware *fw, const char *mcu, uint32_t frequency
 	if (sim_watch_write(r->s, r->log_reg, err))
 		return -1;
 	for (unsigned u = 0; u < TRACE_UARTS; u++) {
-		int a = r->s->names ? trace_uart_register(r->s->names, u, NULL) : -1;
+		int a = sim_names(r->s) ? trace_uart_register(sim_names(r->s), u, NULL) : -1;
 		if (a >= 0 && a != reg && sim_watch_write(r->s, (uint16_t)a, err))
 			return -1;
 	}
-	if (r->s->names && devlog_inputs(r->s->names, r->device_input))
+	if (sim_names(r->s) && devlog_inputs(sim_names(r->s), r->device_input))
 		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
 			if (r->device_input[a] && a != r->log_reg &&
 			    sim_watch_read(r->s, (uint16_t)a, err))
@@ -378,26 +378,27 @@ static int go(run *r, avrr_err *err)
 	const devreplay_opts *o = r->o;
 	res->expected = r->nfp;
 	sim_set_replay(r->s, 1);
-	r->s->hooks = (sim_hooks){ .ud = r, .on_boundary = on_boundary, .on_step = on_step,
-				   .on_write = on_write, .on_read = on_read, .on_reti = on_reti,
-				   .on_sleep = on_sleep, .on_wake = on_wake, .on_reset = on_reset };
+	sim_set_hooks(r->s, &(sim_hooks){ .ud = r, .on_boundary = on_boundary, .on_step = on_step,
+					  .on_write = on_write, .on_read = on_read, .on_reti = on_reti,
+					  .on_sleep = on_sleep, .on_wake = on_wake,
+					  .on_reset = on_reset });
 	note(r, rerun_reset(r->s));
 	uint64_t max = o->max_instructions ? o->max_instructions : DEVREPLAY_DEFAULT_MAX;
 	sim_stop why = sim_run(r->s, max, 0, NULL);
-	res->instructions = r->s->icount;
+	res->instructions = sim_icount(r->s);
 	res->reads = r->reads;
 	if (r->pos) {
-		r->pos->instructions = r->s->icount;
+		r->pos->instructions = sim_icount(r->s);
 		r->pos->cycles = sim_cycle(r->s);
 	}
 	for (size_t i = 0; i < r->nitems; i++)
 		res->reads_expected += r->items[i].read;
 	if (!res->diverged && r->at < r->nitems && r->items[r->at].read) {
 		char where[256];
-		devsite_where(r->s->fw, sim_pc(r->s), where, sizeof where);
+		devsite_where(sim_firmware(r->s), sim_pc(r->s), where, sizeof where);
 		diverge(res, "the device's input read %llu never came "
 			 "(%llu instructions; the firmware was at %s)", (unsigned long long)r->reads + 1,
-			 (unsigned long long)r->s->icount, where);
+			 (unsigned long long)sim_icount(r->s), where);
 	}
 	if (!res->diverged && r->next < r->nfp) {
 		const db_fingerprint *f = &r->fp[r->next];
@@ -407,12 +408,12 @@ static int go(run *r, avrr_err *err)
 			 why == SIM_STOP_LIMIT ? "the limit was reached"
 			 : why == SIM_STOP_CRASHED ? "the CPU crashed"
 			 : why == SIM_STOP_REQUEST ? "stopped" : "the CPU stopped",
-			 (unsigned long long)r->s->icount);
+			 (unsigned long long)sim_icount(r->s));
 	}
 	if (!res->diverged && r->have_busy && why != SIM_STOP_REQUEST) {
 		diverge(res, "all %zu interrupts entered, but the tracer did "
 			 "not finish sending the last block within %llu instructions: the run went "
-			 "elsewhere than the device's", r->nfp, (unsigned long long)r->s->icount);
+			 "elsewhere than the device's", r->nfp, (unsigned long long)sim_icount(r->s));
 	}
 	if (r->pos && r->pos->failed)
 		return avrr_errf(err, "out of memory");

@@ -70,7 +70,7 @@ static void log_stamped(recorder *r, rerun_event x)
 {
 	if (r->failed)
 		return;
-	trace_event e = trace_stamp(&r->log, x.ctx, x.type, r->s->icount, sim_cycle(r->s), x.pc,
+	trace_event e = trace_stamp(&r->log, x.ctx, x.type, sim_icount(r->s), sim_cycle(r->s), x.pc,
 				    x.addr, x.value);
 	if (db_add_event(r->d, &e, r->err))
 		fail(r);
@@ -122,7 +122,7 @@ static void on_reset(void *ud)
 	recorder *r = ud;
 	log_stamped(r, rerun_reset(r->s));
 	/* The counters restart: a gap begins here. */
-	r->gap_icount = r->s->icount;
+	r->gap_icount = sim_icount(r->s);
 	r->gap_timer = r->gap_transfers = 0;
 }
 
@@ -164,7 +164,7 @@ static sim_stop run(recorder *r)
 	const rec_options *o = r->o;
 	const uint64_t slice = 1u << 20;
 	for (;;) {
-		uint64_t ilim = r->s->icount + slice, clim = sim_cycle(r->s) + (slice << 4);
+		uint64_t ilim = sim_icount(r->s) + slice, clim = sim_cycle(r->s) + (slice << 4);
 		if (o->max_instructions && ilim > o->max_instructions)
 			ilim = o->max_instructions;
 		if (ilim > DB_MAX_INSTRUCTIONS)  /* a run --interrupts never ends */
@@ -174,15 +174,15 @@ static sim_stop run(recorder *r)
 		sim_stop why = sim_run(r->s, ilim, clim, &r->stop);
 		if (o->warn)
 			sim_check_modes(r->s, o->warn, o->warn_ud);
-		if (why != SIM_STOP_LIMIT || r->s->icount >= DB_MAX_INSTRUCTIONS ||
-		    (o->max_instructions && r->s->icount >= o->max_instructions) ||
+		if (why != SIM_STOP_LIMIT || sim_icount(r->s) >= DB_MAX_INSTRUCTIONS ||
+		    (o->max_instructions && sim_icount(r->s) >= o->max_instructions) ||
 		    (o->max_cycles && sim_cycle(r->s) >= o->max_cycles))
 			return why;
 		if (o->interrupted && *o->interrupted)
 			return SIM_STOP_REQUEST;
 		if (o->progress) {
 			if (o->max_instructions)
-				o->progress(o->progress_ud, r->s->icount, o->max_instructions);
+				o->progress(o->progress_ud, sim_icount(r->s), o->max_instructions);
 			else if (o->max_cycles)
 				o->progress(o->progress_ud, sim_cycle(r->s), o->max_cycles);
 			else
@@ -217,7 +217,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	if (script && sim_attach_stimuli(r.s, script, seed, err))
 		goto out;
 	for (unsigned n = 0; n < TRACE_UARTS; n++)
-		r.udr[n] = trace_uart_register(r.s->names, n, NULL);
+		r.udr[n] = trace_uart_register(sim_names(r.s), n, NULL);
 	if (trace_watch_io(r.s, err) || rerun_fpset_parse(o->fp_specs, o->nfp_specs, r.s, &r.fps, err))
 		goto out;
 	/* Only once nothing about the inputs is fatal: a refusal comes alone. */
@@ -229,10 +229,10 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	if (db_put_firmware(r.d, fw->sha256, fw->elf, fw->elf_size, err) ||
 	    rerun_fpset_store(&r.fps, r.d, err))
 		goto out;
-	r.s->hooks = (sim_hooks){
+	sim_set_hooks(r.s, &(sim_hooks){
 		.ud = &r, .on_irq = on_irq, .on_reti = on_reti, .on_sleep = on_sleep,
 		.on_wake = on_wake, .on_reset = on_reset, .on_read = on_read, .on_write = on_write,
-	};
+	});
 	log_stamped(&r, rerun_reset(r.s));  /* the run starts at one */
 
 	sim_stop why = run(&r);
@@ -243,8 +243,8 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		why == SIM_STOP_ASLEEP ? DB_STOP_ASLEEP :
 		why == SIM_STOP_CRASHED ? DB_STOP_CPU_CRASHED :
 		(o->max_interrupts && r.interrupts >= o->max_interrupts) ? DB_STOP_INTERRUPTS :
-		((o->max_instructions && r.s->icount >= o->max_instructions) ||
-		 r.s->icount >= DB_MAX_INSTRUCTIONS) ? DB_STOP_INSTRUCTIONS :
+		((o->max_instructions && sim_icount(r.s) >= o->max_instructions) ||
+		 sim_icount(r.s) >= DB_MAX_INSTRUCTIONS) ? DB_STOP_INSTRUCTIONS :
 		(o->max_cycles && sim_cycle(r.s) >= o->max_cycles) ? DB_STOP_CYCLES : NULL;
 	if (!reason) {
 		*was_interrupted = 1;
@@ -256,15 +256,15 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 	db_run run_meta = {
 		.firmware_path = (char *)o->firmware_path,
 		.firmware_sha256 = fw->sha256,
-		.mcu = r.s->mcu,
-		.frequency = r.s->frequency,
+		.mcu = (char *)sim_mcu(r.s),
+		.frequency = sim_frequency(r.s),
 		.seed = seed,
 		.stimuli_path = (char *)o->stimuli_path,
 		.stimuli = stimuli,
 		.tool_version = AVRR_VERSION,
 		.interrupt_rule = SIM_INTERRUPT_RULE,
-		.data_size = r.s->data_size,
-		.instructions = r.s->icount,
+		.data_size = sim_data_size(r.s),
+		.instructions = sim_icount(r.s),
 		.cycles = sim_cycle(r.s),
 		.transfers = sim_transfers(r.s),
 		.stop_reason = (char *)reason,
@@ -278,7 +278,7 @@ int rec_record(const rec_options *o, int *was_interrupted, avrr_err *err)
 		.gap_transfers_to = r.gaps.transfers_to,
 	};
 	char gap_warning[1024];
-	if (o->warn && fp_gap_warning(r.fps.cfg, r.fps.n, &r.gaps, r.s->frequency, gap_warning,
+	if (o->warn && fp_gap_warning(r.fps.cfg, r.fps.n, &r.gaps, sim_frequency(r.s), gap_warning,
 				      sizeof gap_warning))
 		o->warn(o->warn_ud, gap_warning);
 	if (db_put_run(r.d, &run_meta, err))

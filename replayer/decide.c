@@ -42,22 +42,22 @@ static void fpr_expect_next(replay *r, uint64_t n)
 	if (r->o.match != RP_MATCH_SEQUENCE || r->o.window != 1)
 		return;
 	const fp_config *c = &r->fp.cfg;
-	r->s->boundary_gap = 0;  /* new bits: the sim looks afresh */
-	r->s->boundary_mask = n <= r->nirq ? (uint32_t)fp_hash_mask(c->ra_bits) : UINT32_MAX;
-	r->s->boundary_match = n <= r->nirq ? (uint32_t)fpi_ra_of_key(c, r->next_key)
-					    : UINT32_MAX;  /* no PC is 2^33 bytes */
-	r->s->boundary_cycle_mask = r->s->boundary_cycle_match = 0;
-	if (n > r->nirq || c->hash_bits >= 64)
-		return;
-	/* The key is ra | counters | hash, the first counter highest. */
-	unsigned shift = c->hash_bits;
-	for (unsigned i = c->ncounters; i-- > 0; shift += c->counter[i].bits)
-		if (c->counter[i].kind == FP_COUNT_CYCLES && shift < 64) {
-			uint64_t mask = fp_hash_mask(c->counter[i].bits);
-			r->s->boundary_cycle_mask = mask;
-			r->s->boundary_cycle_match = r->next_key >> shift & mask;
-			return;
-		}
+	uint32_t pc_mask = UINT32_MAX, pc_match = UINT32_MAX;  /* no PC is 2^33 bytes */
+	uint64_t cycle_mask = 0, cycle_match = 0;
+	if (n <= r->nirq) {
+		pc_mask = (uint32_t)fp_hash_mask(c->ra_bits);
+		pc_match = (uint32_t)fpi_ra_of_key(c, r->next_key);
+		/* The key is ra | counters | hash, the first counter highest. */
+		unsigned shift = c->hash_bits;
+		for (unsigned i = c->ncounters; c->hash_bits < 64 && i-- > 0;
+		     shift += c->counter[i].bits)
+			if (c->counter[i].kind == FP_COUNT_CYCLES && shift < 64) {
+				cycle_mask = fp_hash_mask(c->counter[i].bits);
+				cycle_match = r->next_key >> shift & cycle_mask;
+				break;
+			}
+	}
+	sim_set_boundary(r->s, pc_mask, pc_match, cycle_mask, cycle_match);
 }
 
 void rp_classify_hit(replay *r, rp_hit *h)
@@ -74,7 +74,7 @@ void rp_classify_hit(replay *r, rp_hit *h)
 		r->have_full = 1;
 		x = &r->full;
 	}
-	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
+	fp_state st = { .data = sim_live_data(r->s), .data_size = sim_data_size(r->s),
 			.ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 			.transfers = sim_transfers(r->s) };
 	uint64_t in = x->has_input_keys ? fp_input_key(&x->cfg, &st) : 0;
@@ -156,7 +156,7 @@ static void fpr_on_boundary(void *ud)
 	if (r->diverged)
 		return;
 	fingerprint_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
-					    .data_size = r->s->data_size, .ra = sim_pc(r->s),
+					    .data_size = sim_data_size(r->s), .ra = sim_pc(r->s),
 					    .cycle = sim_timer_cycles(r->s),
 					    .transfers = replay_transfers(r) });
 }
@@ -175,7 +175,7 @@ static int fpr_open(replay *r, const db_fp_config *cfgs, size_t ncfgs, avrr_err 
 	r->fp_stored = *c;
 	r->fp_config_id = c->id;
 	r->streamed = r->o.match == RP_MATCH_SEQUENCE && r->o.window == 1;
-	if (r->streamed ? fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name,
+	if (r->streamed ? fp_parse(c->spec, sim_names(r->s), r->rep.fw, sim_data_size(r->s), c->name,
 				   &r->fp.cfg, err)
 			: index_list_irqs(r, err) || index_load_stored(r, r->d, c, &r->fp, NULL, err))
 		return -1;
@@ -187,7 +187,7 @@ uint64_t rp_key_here(replay *r)
 {
 	const fp_config *c = &r->fp.cfg;
 	fp_value v = fp_compute(c, &(fp_state){ .data = sim_live_data(r->s),
-		.data_size = r->s->data_size, .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
+		.data_size = sim_data_size(r->s), .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 		.transfers = replay_transfers(r) });
 	return fpi_key(c, v.ra_part, v.hash_part);
 }
@@ -206,7 +206,7 @@ int rp_fingerprints_here(replay *r,
 	size_t ncfgs = 0;
 	if (db_load_fp_configs(r->d, &cfgs, &ncfgs, err))
 		return -1;
-	fp_state st = { .data = sim_live_data(r->s), .data_size = r->s->data_size,
+	fp_state st = { .data = sim_live_data(r->s), .data_size = sim_data_size(r->s),
 			.ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 			.transfers = replay_transfers(r) };
 	int rc = 0;
@@ -214,7 +214,7 @@ int rp_fingerprints_here(replay *r,
 		fp_config cfg;
 		db_fingerprint *rows = NULL;
 		size_t n = 0, matches = 0;
-		rc = fp_parse(cfgs[i].spec, r->s->names, r->rep.fw, r->s->data_size, cfgs[i].name,
+		rc = fp_parse(cfgs[i].spec, sim_names(r->s), r->rep.fw, sim_data_size(r->s), cfgs[i].name,
 			      &cfg, err) ||
 		     db_load_fingerprints(r->d, cfgs[i].id, 0, &rows, &n, err);
 		if (rc)
@@ -247,7 +247,7 @@ static void fpr_count(replay *r)
 	/* Missed so far: passed without a correct injection.  The current
 	 * boundary has been decided, so it counts too. */
 	if (r->scorer)
-		score_settle(r->scorer, r->s->icount + 1);
+		score_settle(r->scorer, sim_icount(r->s) + 1);
 }
 
 static const char *fpr_config_name(const replay *r)

@@ -59,7 +59,8 @@ static void on_io(void *ud, const rp_access *a)
 	replay *r = m->r;
 	uint16_t addr = a->addr;
 	if (a->write || addr >= FP_INPUT_SPACE || !m->device_input[addr] || addr == m->log_reg ||
-	    r->diverged || devsite_in_tracer(r->s->fw, sim_pc(r->s)))   /* the tracer's own: not logged */
+	    r->diverged ||
+	    devsite_in_tracer(sim_firmware(r->s), sim_pc(r->s)))   /* the tracer's own: not logged */
 		return;
 	const devlog_item *it = m->at < m->n ? &m->dev.items[m->at] : NULL;
 	if (it && it->kind == DEVLOG_ITEM_READ && it->value == a->value) {
@@ -100,12 +101,12 @@ static int on_match(void *ud, const rp_hit *h)
 {
 	rp_import *m = ud;
 	replay *r = m->r;
-	if (irq_icount(r, h->n) != r->s->icount) {
+	if (irq_icount(r, h->n) != sim_icount(r->s)) {
 		char want[240], irq[200], got[96];
 		replay_describe_irq(r, h->n, irq, sizeof irq);
 		snprintf(want, sizeof want, "%.190s at icount %" PRIu64, irq, irq_icount(r, h->n));
 		snprintf(got, sizeof got, "its fingerprint matching at icount %" PRIu64,
-			 r->s->icount);
+			 sim_icount(r->s));
 		replay_diverge(r, sim_running_vector(r->s), want, got);
 		return 1;
 	}
@@ -150,7 +151,7 @@ static void on_slice(void *ud)
 	rp_import *m = ud;
 	replay *r = m->r;
 	uint64_t at = m->due;
-	if (at == UINT64_MAX || r->s->icount <= at || r->next_n > r->nirq ||
+	if (at == UINT64_MAX || sim_icount(r->s) <= at || r->next_n > r->nirq ||
 	    irq_icount(r, r->next_n) != at)
 		return;
 	char want[240], irq[200], got[160];
@@ -214,7 +215,7 @@ int import_open(replay *r, avrr_err *err)
 	int a = sim_ioreg_addr(r->s, reg);
 	if (a < 0) {
 		avrr_errf(err, "%s: its device log's register %s is not the %s's", db_name(r->d), reg,
-			  r->s->mcu);
+			  sim_mcu(r->s));
 		goto out;
 	}
 	m->log_reg = (uint16_t)a;
@@ -226,8 +227,8 @@ int import_open(replay *r, avrr_err *err)
 			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
 				m->ovf_vector = (int)v;
 		}
-	if (r->s->names)
-		devlog_inputs(r->s->names, m->device_input);
+	if (sim_names(r->s))
+		devlog_inputs(sim_names(r->s), m->device_input);
 	rc = 0;
 out:
 	free(reg);
@@ -242,7 +243,7 @@ int import_watch_inputs(rp_import *m, avrr_err *err)
 	 * register, which the import's replay watched only if traced. */
 	replay *r = m->r;
 	uint8_t inputs[FP_INPUT_SPACE];
-	if (r->s->names && devlog_inputs(r->s->names, inputs))
+	if (sim_names(r->s) && devlog_inputs(sim_names(r->s), inputs))
 		for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
 			if (inputs[a] && a != m->log_reg && sim_watch_read(r->s, (uint16_t)a, err))
 				return -1;

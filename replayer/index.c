@@ -290,7 +290,7 @@ int index_load_stored(const replay *r, db *d, const db_fp_config *c, fp_index *x
 		      const fp_index *inputs_of, avrr_err *err)
 {
 	fp_config cfg;
-	if (fp_parse(c->spec, r->s->names, r->rep.fw, r->s->data_size, c->name, &cfg, err))
+	if (fp_parse(c->spec, sim_names(r->s), r->rep.fw, sim_data_size(r->s), c->name, &cfg, err))
 		return -1;
 	if (index_counted_fits(r, &cfg, 1)) {
 		if (fpi_counted_begin(x, &cfg, err))

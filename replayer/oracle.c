@@ -193,7 +193,7 @@ static __attribute__((noinline)) void oracle_now(replay *r, sel_group *g, const 
 /* The oracle at a boundary that needs more than queueing. */
 static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state *st)
 {
-	uint64_t icount = r->s->icount;
+	uint64_t icount = sim_icount(r->s);
 	db_interrupt q = { 0 };
 	if (r->truth_pos < r->ntruth && replay_recorded_irq(r, r->truth_pos + 1, &q))
 		return;
@@ -228,10 +228,10 @@ static __attribute__((noinline)) void oracle_boundary(replay *r, const fp_state 
 static void oracle_on_boundary(void *ud)
 {
 	replay *r = ud;
-	if (r->s->icount >= r->truth_next || r->unbatched) {
+	if (sim_icount(r->s) >= r->truth_next || r->unbatched) {
 		if (!r->diverged)
 			oracle_boundary(r, &(fp_state){ .data = sim_live_data(r->s),
-						       .data_size = r->s->data_size,
+						       .data_size = sim_data_size(r->s),
 						       .ra = sim_pc(r->s), .cycle = sim_timer_cycles(r->s),
 						       .transfers = replay_transfers(r) });
 		return;
@@ -281,7 +281,7 @@ static int make_groups(replay *r, avrr_err *err)
 			results[j] = &r->results[g->members[j]];
 		}
 		g->batch = members && results
-			   ? batch_new(members, results, g->nmembers, r->s->data_size,
+			   ? batch_new(members, results, g->nmembers, sim_data_size(r->s),
 				       r->o.oracle_table_bits)
 			   : NULL;
 		free(members);

@@ -34,7 +34,7 @@ void replay_diverge(replay *r, unsigned ctx, const char *expected, const char *a
 	r->diverged = 1;
 	r->stop = 1;
 	replay_truth_next(r, 0);  /* the oracle's boundaries leave the fast path */
-	r->div.icount = r->s->icount;
+	r->div.icount = sim_icount(r->s);
 	r->div.pc = sim_pc(r->s);
 	r->div.context = ctx;
 	fw_describe_pc(r->rep.fw, r->div.pc, r->div.where, sizeof r->div.where);
@@ -100,7 +100,7 @@ static void tell_access(replay *r, int sram, uint16_t addr, uint8_t value, int w
 			uint32_t pc)
 {
 	rp_access a = { .addr = addr, .value = value, .write = (uint8_t)write, .pc = pc,
-			.ctx = sim_running_vector(r->s), .icount = r->s->icount };
+			.ctx = sim_running_vector(r->s), .icount = sim_icount(r->s) };
 	for (unsigned i = 0; i < r->nobs; i++) {
 		void (*fn)(void *, const rp_access *) = sram ? r->obs[i].on_sram : r->obs[i].on_io;
 		if (fn)
@@ -181,7 +181,7 @@ void replay_inject(replay *r, uint8_t vector)
 	if (!r->strayed) {
 		const trace_event *q = r->inj_prefix < r->nirq
 				       ? rerun_cursor_irq(&r->log, r->inj_prefix + 1) : NULL;
-		if (q && q->icount == r->s->icount && q->addr == vector)
+		if (q && q->icount == sim_icount(r->s) && q->addr == vector)
 			r->inj_prefix++;
 		else
 			r->strayed = 1;
@@ -199,7 +199,7 @@ void replay_inject(replay *r, uint8_t vector)
 		r->inj_cap = cap;
 	}
 	if (r->strayed)
-		r->inj[r->ninj++] = (rp_injection){ .icount = r->s->icount, .vector = vector };
+		r->inj[r->ninj++] = (rp_injection){ .icount = sim_icount(r->s), .vector = vector };
 	int rc = sim_enter_vector(r->s, vector);
 	if (rc) {
 		char got[96];
@@ -288,7 +288,7 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 		r->import = 1;
 		const fw_symbol *sic = fw_find_symbol(r->rep.fw, FP_SIC_SYMBOL);
 		if (sic && sic->space == FW_SYM_DATA && sic->size >= 1 && sic->size <= 4 &&
-		    sic->addr + sic->size <= r->s->data_size) {
+		    sic->addr + sic->size <= sim_data_size(r->s)) {
 			r->sic_addr = (uint16_t)sic->addr;
 			r->sic_bytes = sic->size;
 		}
@@ -312,12 +312,12 @@ int rp_open_db(db *d, const rp_options *o, replay **out, avrr_err *err)
 	 * reads it. */
 	sim_count_transfers(r->s, r->dec->reads_sic(r));
 	sim_set_tap(r->s, r->tap);
-	r->s->hooks = (sim_hooks){
+	sim_set_hooks(r->s, &(sim_hooks){
 		.ud = r, .on_boundary = r->dec->on_boundary,
 		.on_read = on_read, .on_write = on_write,
 		.on_reti = on_reti, .on_sleep = on_sleep, .on_wake = on_wake, .on_reset = on_reset,
 		.on_insn = on_insn, .on_raise = on_raise,
-	};
+	});
 	if ((r->imp && import_attach(r->imp, err)) || (r->dec->attach && r->dec->attach(r, err)))
 		goto out;
 	rc = 0;
@@ -377,9 +377,9 @@ static void slice_at_due(const replay *r, uint64_t *limit, uint64_t *clim)
 		if (!r->obs[i].due)
 			continue;
 		r->obs[i].due(r->obs[i].ud, &icount, &cycle);
-		if (r->s->icount < icount && icount < *limit)
+		if (sim_icount(r->s) < icount && icount < *limit)
 			*limit = icount;
-		else if (r->s->icount == icount && cycle < UINT64_MAX && cycle + 1 < *clim)
+		else if (sim_icount(r->s) == icount && cycle < UINT64_MAX && cycle + 1 < *clim)
 			*clim = cycle + 1;
 	}
 }
@@ -388,7 +388,7 @@ static rp_stop run_until(replay *r, uint64_t until)
 {
 	const uint64_t end = r->rep.run.instructions;
 	uint64_t target = until && until < end ? until : end;
-	while (!r->diverged && r->s->icount < target) {
+	while (!r->diverged && sim_icount(r->s) < target) {
 		if (r->o.interrupted && *r->o.interrupted)
 			return RP_STOPPED;
 		/* Slices end where an observer needs a point decided (the
@@ -396,7 +396,7 @@ static rp_stop run_until(replay *r, uint64_t until)
 		 * there, its cycle; an import's checks: just past it, to see
 		 * that it came); and after a while of sleep too, so a stop
 		 * request is seen while the CPU sleeps. */
-		uint64_t limit = r->s->icount + (1u << 18), clim = sim_cycle(r->s) + (1u << 24);
+		uint64_t limit = sim_icount(r->s) + (1u << 18), clim = sim_cycle(r->s) + (1u << 24);
 		limit = limit < target ? limit : target;
 		slice_at_due(r, &limit, &clim);
 		sim_stop why = sim_run(r->s, limit, clim, &r->stop);
@@ -419,11 +419,11 @@ static rp_stop run_until(replay *r, uint64_t until)
 	 * instructions ends at its last instruction. */
 	if (!strcmp(r->rep.run.stop_reason, DB_STOP_CYCLES) && sim_cycle(r->s) < r->rep.run.cycles)
 		sim_run(r->s, 0, r->rep.run.cycles, &r->stop);
-	if (!r->diverged && r->s->icount != end) {
+	if (!r->diverged && sim_icount(r->s) != end) {
 		char want[64], got[64];
 		snprintf(want, sizeof want, "the end at icount %" PRIu64, end);
 		snprintf(got, sizeof got, "cycle %" PRIu64 " at icount %" PRIu64, sim_cycle(r->s),
-			 r->s->icount);
+			 sim_icount(r->s));
 		replay_diverge(r, sim_running_vector(r->s), want, got);
 	}
 	check_log_consumed(r);
@@ -457,7 +457,7 @@ rp_stop rp_run_reporting(replay *r, uint64_t until,
 
 uint64_t rp_icount(const replay *r)
 {
-	return r->s->icount;
+	return sim_icount(r->s);
 }
 
 uint64_t rp_length(const replay *r)
@@ -472,7 +472,7 @@ const char *rp_config_name(const replay *r)
 
 const rp_counters *rp_get_counters(replay *r)
 {
-	r->c.instructions = r->s->icount;
+	r->c.instructions = sim_icount(r->s);
 	r->dec->count(r);
 	return &r->c;
 }
@@ -554,7 +554,7 @@ static int listen(replay *r, avrr_err *err)
 		insns |= r->obs[i].on_insn || r->obs[i].on_sram || r->obs[i].on_raise;
 		steps |= r->obs[i].on_step != NULL;
 	}
-	r->s->hooks.on_step = steps ? on_step : NULL;
+	sim_set_step_hook(r->s, steps ? on_step : NULL);
 	return sim_set_observed(r->s, insns, err);
 }
 

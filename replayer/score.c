@@ -97,8 +97,8 @@ static void due(void *ud, uint64_t *icount, uint64_t *cycle)
 static int passed(const rp_scorer *sc, const db_interrupt *q)
 {
 	const sim *s = rp_sim(sc->r);
-	if (s->icount != q->icount)
-		return s->icount > q->icount;
+	if (sim_icount(s) != q->icount)
+		return sim_icount(s) > q->icount;
 	return sim_cycle(s) >= q->cycle && !sim_sleeping(s);
 }
 

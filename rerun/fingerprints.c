@@ -30,8 +30,8 @@ int rerun_fpset_parse(const char *const *specs, unsigned nspecs, const sim *s, r
 		char name[16];
 		snprintf(name, sizeof name, "fp%u", i + 1);
 		const char *spec = nspecs ? specs[i] : FP_DEFAULT_SPEC;
-		if (fp_parse(spec, s->names, s->fw, s->data_size, nspecs ? name : FP_DEFAULT_NAME,
-			     &out->cfg[i], err)) {
+		if (fp_parse(spec, sim_names(s), sim_firmware(s), sim_data_size(s),
+			     nspecs ? name : FP_DEFAULT_NAME, &out->cfg[i], err)) {
 			rerun_fpset_free(out);
 			return -1;
 		}
@@ -192,24 +192,24 @@ static int rerun(adder *a, volatile int *interrupted, avrr_err *err)
 	if (db_log_counts(a->d, &nev, &a->nirq_events, err) ||
 	    (r.run.has_ground_truth && db_digests_open(a->d, &a->truth, err)))
 		goto out;
-	r.s->hooks = (sim_hooks){ .ud = a, .on_irq = check_irq };
+	sim_set_hooks(r.s, &(sim_hooks){ .ud = a, .on_irq = check_irq });
 	/* In slices, so that an interruption is noticed. */
-	while (r.s->icount < r.run.instructions && !a->failed) {
+	while (sim_icount(r.s) < r.run.instructions && !a->failed) {
 		if (interrupted && *interrupted) {
 			avrr_errf(err, "interrupted; nothing added");
 			goto out;
 		}
-		uint64_t limit = r.s->icount + (1u << 20);
+		uint64_t limit = sim_icount(r.s) + (1u << 20);
 		if (sim_run(r.s, limit < r.run.instructions ? limit : r.run.instructions, 0,
 			    &a->stop) != SIM_STOP_LIMIT)
 			break;
 	}
 	if (a->failed)
 		goto out;
-	if (r.s->icount != r.run.instructions || a->seen != a->nirq_events) {
+	if (sim_icount(r.s) != r.run.instructions || a->seen != a->nirq_events) {
 		avrr_errf(err, "the re-run does not match the recording: %" PRIu64 " interrupts in %"
 			  PRIu64 " instructions, recorded %" PRIu64 " in %" PRIu64, a->seen,
-			  r.s->icount, a->nirq_events, r.run.instructions);
+			  sim_icount(r.s), a->nirq_events, r.run.instructions);
 		goto out;
 	}
 	rc = 0;

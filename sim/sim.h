@@ -293,7 +293,7 @@ void sim_set_hooks(sim *s, const sim_hooks *h);
 void sim_set_step_hook(sim *s, int (*on_step)(void *ud));
 
 /* Replay mode: calls on_boundary only at the boundaries where the PC's
- * word address, masked by pc_mask, equals pc_match (mask 0: at every
+ * word address, masked by pc_mask, equals pc_match (both 0: at every
  * boundary), and the cycles since the last reset (sim_timer_cycles),
  * masked by cycle_mask, equal cycle_match (mask 0: any cycle).  A replay
  * waiting for one interrupt knows the low bits of its return address,

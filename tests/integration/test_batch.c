@@ -145,7 +145,7 @@ static void build_indexes(const char *path, replay *r, const char *const *specs,
 	avrr_err err = { "" };
 	db *d;
 	assert_int_equal(db_open(path, 0, &d, &err), 0);
-	t->data_size = rp_sim(r)->data_size;
+	t->data_size = sim_data_size(rp_sim(r));
 	assert_int_equal(db_each_context(d, add_truth, t, &err), 0);
 	rerun_fpset set;
 	assert_int_equal(rerun_fpset_parse(specs, n, rp_sim(r), &set, &err), 0);
@@ -234,7 +234,7 @@ static void compare(const char *path, const batch_case *cases, unsigned ncases)
 						   .evaluators = cases[c - 1].evaluators };
 				bits = cases[c - 1].table_bits;
 			}
-			u->b = batch_new_opts(members, res, u->n, rp_sim(r)->data_size, bits, &bo);
+			u->b = batch_new_opts(members, res, u->n, sim_data_size(rp_sim(r)), bits, &bo);
 			assert_non_null(u->b);
 		}
 	rp_observer ob = { .ud = f, .on_insn = on_insn, .on_irq = on_irq };
