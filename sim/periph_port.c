@@ -48,7 +48,7 @@
  * again, and PINx (cleared by simavr's reset) is read from the levels.
  */
 #include "sim/periph.h"
-#include "sim/sim.h"
+#include "sim/sim_impl.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * SEI/RETI, the response time), SLEEP asks the power model (periph_power.c)
  * whether and how deep to sleep, and a skip over ADIW/SBIW is put right.
  */
-#include "sim/sim.h"
+#include "sim/sim_impl.h"
 
 #include "sim/avr_decode.h"
 #include "sim/board.h"
@@ -271,7 +271,7 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 	snprintf(s->mcu, sizeof s->mcu, "%s", name);
 	s->frequency = freq;
 	s->names = ioregs_lookup(name);
-	s->data_size = (uint32_t)avr->ramend + 1;
+	s->hot.data_size = (uint32_t)avr->ramend + 1;
 
 	uint32_t flash = (uint32_t)avr->flashend + 1;
 	if (fw->flash_size > flash) {
@@ -279,8 +279,8 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		return avrr_errf(err, "%s: %u bytes of code do not fit the %s's %u bytes of flash",
 				 fw->path, fw->flash_size, name, flash);
 	}
-	if (fw->data_end > s->data_size) {
-		uint32_t ramend = s->data_size - 1;
+	if (fw->data_end > s->hot.data_size) {
+		uint32_t ramend = s->hot.data_size - 1;
 		sim_close(s);
 		return avrr_errf(err, "%s: its static data (.data, .bss, .noinit) ends at 0x%x, past "
 				 "the %s's RAMEND 0x%x", fw->path, fw->data_end, name, ramend);
@@ -321,7 +321,7 @@ int sim_open(const firmware *fw, const char *mcu, uint32_t frequency,
 		sim_close(s);
 		return -1;
 	}
-	s->pre = malloc(s->data_size);
+	s->pre = malloc(s->hot.data_size);
 	if (!s->pre || build_transfer_kinds(s)) {
 		sim_close(s);
 		return avrr_errf(err, "out of memory");
@@ -555,18 +555,18 @@ static void service(sim *s)
 		avr->cycle += s->irq_response;
 		return;
 	}
-	memcpy(s->pre, avr->data, s->data_size);
+	memcpy(s->pre, avr->data, s->hot.data_size);
 	s->pre[R_SREG] = sreg_byte(avr); /* data[SREG] is stale; sreg[] is live */
 	sim_irq_point p = {
 		.vector = v->vector,
 		.ra = avr->pc,
 		.sp = _avr_sp_get(avr),
-		.icount = s->icount,
+		.icount = s->hot.icount,
 		.cycle = avr->cycle,
 		.timer = sim_timer_cycles(s),
-		.transfers = s->transfers,
+		.transfers = s->hot.transfers,
 		.data = s->pre,
-		.data_size = s->data_size,
+		.data_size = s->hot.data_size,
 	};
 	enter(s, v);
 	s->hooks.on_irq(s->hooks.ud, &p);
@@ -694,7 +694,7 @@ void sim_set_tap(sim *s, sim_tap *t)
 {
 	s->tap = t;
 	if (t)
-		sim_tap_plan(t, s->data_size);
+		sim_tap_plan(t, s->hot.data_size);
 }
 
 /* Run r of tap t, in its place in the word. */
@@ -774,7 +774,7 @@ static inline __attribute__((always_inline)) void replay_boundary(sim *s)
 	if (!could_accept)
 		return;
 	sim_tap *t = s->tap;
-	if (t && s->icount < t->until)
+	if (t && s->hot.icount < t->until)
 		tap_sample(s, t);
 	else if (avr->cycle - s->boundary_from >= s->boundary_gap)
 		boundary_check(s, dropped);
@@ -852,7 +852,7 @@ static __attribute__((noinline)) void watchdog_reset(sim *s)
 	avr_t *avr = s->avr;
 	avr->run(avr);
 	avr->run = s->stock_run;
-	s->transfers = 0;
+	s->hot.transfers = 0;
 	s->reset_cycle = avr->cycle;
 	s->boundary_gap = 0;  /* the cycle counter restarts */
 	s->observe_depth = 0;
@@ -948,14 +948,14 @@ static inline __attribute__((always_inline)) void step(sim *s, int replay, int o
 		if (observed)
 			nacc = memop_access(s, pc, &acc);
 		new_pc = avr_run_one(avr);
-		s->icount++;
+		s->hot.icount++;
 		if (counting == COUNTING_ON || s->count_transfers) {
 			/* Most words transfer nothing: their counter is left alone. */
 			uint8_t kind = tt.kind[(pc >> 1) & tt.mask];
 			if (kind) {
 				if (__builtin_expect(kind & SIM_KIND_SKIP_FIX, 0))
 					new_pc = fix_skip(s, pc, new_pc);
-				s->transfers += (kind >> (new_pc > pc)) & 1;
+				s->hot.transfers += (kind >> (new_pc > pc)) & 1;
 			}
 		}
 		if (observed && s->hooks.on_insn) {
@@ -1001,7 +1001,7 @@ static inline __attribute__((always_inline)) sim_stop run_loop(sim *s, uint64_t 
 		/* s->avr afresh at each turn, as step loads it: one copy, not two
 		 * kept across the calls (a register fewer, no spill in step). */
 		const avr_t *avr = s->avr;
-		if (s->icount >= ilim || avr->cycle >= clim)
+		if (s->hot.icount >= ilim || avr->cycle >= clim)
 			return SIM_STOP_LIMIT;
 		if (*flag)
 			return SIM_STOP_REQUEST;
@@ -1031,7 +1031,7 @@ static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint6
 	sim_stop why;
 	for (;;) {
 		const avr_t *avr = s->avr;
-		if (s->icount >= ilim || avr->cycle >= clim) {
+		if (s->hot.icount >= ilim || avr->cycle >= clim) {
 			why = SIM_STOP_LIMIT;
 			break;
 		}
@@ -1044,9 +1044,9 @@ static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint6
 			break;
 		}
 		uint32_t pc = avr->pc, word = pc >> 1;
-		uint64_t icount = s->icount;
+		uint64_t icount = s->hot.icount;
 		step(s, 1, observed, COUNTING_ASK, tt);
-		if (s->icount == icount)
+		if (s->hot.icount == icount)
 			continue;  /* asleep */
 		avr = s->avr;
 		unsigned depth = avr->interrupts.running_ptr, before = last.depth;
@@ -1057,7 +1057,7 @@ static inline __attribute__((always_inline)) sim_stop run_filtered(sim *s, uint6
 			changed |= v != s->step_data_old[i];
 			s->step_data_old[i] = v;
 		}
-		last = (sim_step){ s->icount, avr->pc, depth };
+		last = (sim_step){ s->hot.icount, avr->pc, depth };
 		if (changed || (word < nwords && words[word]) || depth != before) {
 			s->step_last = last;
 			s->step_told = (sim_step){ icount, pc, before };
@@ -1083,7 +1083,7 @@ void sim_filter_data(sim *s, const uint16_t *addr, unsigned n)
 {
 	s->step_ndata = 0;
 	for (unsigned i = 0; n <= SIM_FILTER_DATA_MAX && i < n; i++)
-		if (addr[i] < s->data_size)
+		if (addr[i] < s->hot.data_size)
 			s->step_data[s->step_ndata++] = addr[i];
 	read_filter_data(s);
 }
@@ -1288,7 +1288,7 @@ uint32_t sim_stacked_pc(const sim *s)
 	uint32_t sp = (uint32_t)(avr->data[R_SPL] | avr->data[R_SPH] << 8), word = 0;
 	/* The push stores the low byte first, at SP, then moves down: the
 	 * highest byte ends at SP + 1. */
-	for (unsigned i = 1; i <= avr->address_size && sp + i < s->data_size; i++)
+	for (unsigned i = 1; i <= avr->address_size && sp + i < s->hot.data_size; i++)
 		word = word << 8 | avr->data[sp + i];
 	return word * 2;
 }
@@ -1317,7 +1317,7 @@ uint16_t sim_sram_start(const sim *s)
 {
 	/* simavr's ioend is the last I/O address; 1.6's ATtiny13 leaves it 0 */
 	unsigned ioend = s->avr->ioend;
-	return ioend >= 0x5f && ioend + 1u < s->data_size ? (uint16_t)(ioend + 1u) : 0x60;
+	return ioend >= 0x5f && ioend + 1u < s->hot.data_size ? (uint16_t)(ioend + 1u) : 0x60;
 }
 
 void sim_flash_layout(const sim *s, uint32_t *flash_size, uint32_t *vectors_end)

@@ -196,66 +196,25 @@ typedef struct sim_step {
 	unsigned depth;         /* interrupt nesting */
 } sim_step;
 
-typedef struct sim {
-	struct avr_t *avr;
-	const firmware *fw;
-	const mcu_names *names; /* the MCU's register and vector names; may be NULL */
-	char mcu[64];
-	uint32_t frequency;
-	uint32_t data_size;     /* ramend + 1 */
+/* A sim is opaque outside sim/ (its inside is sim/sim_impl.h): the
+ * functions below are the way to it. */
+typedef struct sim sim;
+
+/* What a replay reads at nearly every step, kept as the first member of
+ * struct sim so that the accessors below stay loads rather than calls on
+ * the replay's hot path.  Read-only outside sim/, and there only through
+ * those accessors. */
+struct sim_hot {
 	uint64_t icount;
-	/* Counted control transfers retired so far (see sim_transfers), and
-	 * per flash word how its instruction counts: bit 0 when it transfers
-	 * to an address at or below its own, bit 1 when forward. */
-	uint64_t transfers;
-	int count_transfers;     /* 0: leave transfers alone (sim_count_transfers) */
-	uint64_t reset_cycle;    /* the cycle of the last reset: sim_timer_cycles */
-	uint8_t *transfer_kind;
-	uint32_t transfer_words; /* entries in transfer_kind, a power of two */
-	sim_hooks hooks;
-	uint8_t *pre;           /* scratch: the data space at an interrupt point */
-	void (*observe_fn)(void *ud, uint64_t cycle, uint8_t vector);
-	void *observe_ud;
-	uint8_t observe_depth;
-	stim_runtime *stim;     /* the attached stimuli, or NULL */
-	void (*stock_run)(struct avr_t *avr);  /* avr->run unless a reset is due */
-	int asleep_forever;     /* slept with nothing enabled that could wake it */
-	uint8_t irq_response;   /* cycles from an interrupt to its vector */
-	/* How many skips (CPSE, SBRC, SBRS, SBIC, SBIS) have a next word
-	 * simavr 1.6 takes for a 2-word instruction (an ADIW/SBIW: see
-	 * fix_skip in sim.c); their transfer_kind has SIM_KIND_SKIP_FIX.
-	 * Most programs have none. */
-	unsigned nskip_fix;
-	struct periphs *periphs; /* avrr's own peripheral models (periph.h) */
-	int replay;             /* replay mode: never vector on its own */
-	int dropped;            /* replay mode, set for on_boundary: its boundary dropped a masked interrupt */
-	sim_tap *tap;           /* replay mode: see sim_tap; may be NULL */
-	/* Replay mode: on_boundary is called only where the PC's word
-	 * address, masked by boundary_mask, equals boundary_match (mask 0:
-	 * at every boundary).  A replay waiting for one interrupt knows the
-	 * low bits of its return address, and skips the call elsewhere.
-	 * Likewise for the cycles since the last reset (sim_timer_cycles),
-	 * masked by boundary_cycle_mask (low bits), when its fingerprint
-	 * counts cycles.  Whoever changes these sets boundary_gap to 0: until
-	 * the cycle boundary_from + boundary_gap, no boundary can match. */
-	uint32_t boundary_mask, boundary_match;
-	uint64_t boundary_cycle_mask, boundary_cycle_match;
-	uint64_t boundary_from, boundary_gap;
-	/* Observed runs: each flash word's load or store (see sim.c), built
-	 * by the first sim_set_observed. */
-	struct sim_memop *memop;
-	int observed;
-	/* Replay mode, sim_filter_steps: the flash words whose instruction
-	 * on_step is told of (NULL: every step), the state after the last
-	 * instruction step, and the step being told of as it started. */
-	const uint8_t *step_words;
-	uint32_t step_nwords;
-	sim_step step_last, step_told;
-	/* sim_filter_data: the data bytes watched, and their last values. */
-	uint16_t step_data[SIM_FILTER_DATA_MAX];
-	uint8_t step_data_old[SIM_FILTER_DATA_MAX];
-	unsigned step_ndata;
-} sim;
+	uint64_t transfers;     /* counted control transfers (sim_transfers) */
+	uint32_t data_size;     /* ramend + 1 */
+};
+
+/* A pointer to a struct is one to its first member (C11 6.7.2.1). */
+static inline const struct sim_hot *sim_hot_of(const sim *s)
+{
+	return (const struct sim_hot *)(const void *)s;
+}
 
 /* Creates the chip for `fw`.  The MCU and clock come from `mcu`/`frequency`
  * when given (non-NULL / non-zero), else from the ELF's .mmcu section;
@@ -276,13 +235,13 @@ const mcu_names *sim_names(const sim *s);
 /* Instructions retired so far (see the top). */
 static inline uint64_t sim_icount(const sim *s)
 {
-	return s->icount;
+	return sim_hot_of(s)->icount;
 }
 
 /* The data space's size: ramend + 1. */
 static inline uint32_t sim_data_size(const sim *s)
 {
-	return s->data_size;
+	return sim_hot_of(s)->data_size;
 }
 
 /* Installs the callbacks (a copy of *h; NULL: none).  Between runs only:
@@ -427,7 +386,7 @@ void sim_flash_layout(const sim *s, uint32_t *flash_size, uint32_t *vectors_end)
  * each loop back-edge, function entry and function exit. */
 static inline uint64_t sim_transfers(const sim *s)
 {
-	return s->transfers;
+	return sim_hot_of(s)->transfers;
 }
 
 /* Counting transfers costs a table lookup per instruction; a run that

@@ -49,6 +49,8 @@
 
 #include "tests/chip/probe.h"
 #include "tests/testlib.h"
+/* sim/'s inside: this test pokes a register the firmware reads (GPIOR2). */
+#include "sim/sim_impl.h"
 
 #define M328 "atmega328p"
 #define M2560 "atmega2560"

@@ -25,6 +25,8 @@
 
 #include "sim/periph.h"
 #include "tests/chip/probe.h"
+/* sim/'s inside: this test sets the peripherals' clocks (periphs_set_clocks). */
+#include "sim/sim_impl.h"
 
 #define M328 "atmega328p"
 #define M2560 "atmega2560"

@@ -65,6 +65,8 @@
 #include <sim_avr.h>
 
 #include "tests/chip/probe.h"
+/* sim/'s inside: this test pokes a register the firmware reads (GPIOR0). */
+#include "sim/sim_impl.h"
 
 #define M328 "atmega328p"
 #define M2560 "atmega2560"

@@ -32,6 +32,8 @@
 #include <sim_irq.h>
 
 #include "tests/chip/probe.h"
+/* sim/'s inside: this test drives simavr's SPI and pin IRQs. */
+#include "sim/sim_impl.h"
 
 #define M328 "atmega328p"
 #define M2560 "atmega2560"

@@ -34,6 +34,8 @@
 
 #include "sim/periph.h"
 #include "tests/chip/probe.h"
+/* sim/'s inside: this test drives simavr's UART IRQ and cycle timers, and sets the clocks. */
+#include "sim/sim_impl.h"
 
 #define M328 "atmega328p"
 #define M2560 "atmega2560"

@@ -15,7 +15,8 @@
 
 #include <sim_avr.h>
 
-#include "sim/sim.h"
+/* sim/'s inside: this test pokes a register the firmware reads (GPIOR0). */
+#include "sim/sim_impl.h"
 
 #define setup test_scratch_setup
 #define teardown test_scratch_teardown
@@ -173,7 +174,7 @@ static void interrupt_mode(unsigned wdp, uint32_t hz, uint64_t cycles, unsigned 
 		snprintf(want_ports + strlen(want_ports), sizeof want_ports - strlen(want_ports),
 			 "%s%02x", k ? " " : "", report);
 	assert_string_equal(values(r, M328_PORTB), want_ports);
-	assert_int_equal(r->s->avr->data[M328_WDTCSR], report);
+	assert_int_equal(sim_live_data(r->s)[M328_WDTCSR], report);
 	/* Interrupt mode is what an unprogrammed WDTON fuse allows: said once
 	 * (wdt_disable() before stopped no running watchdog). */
 	assert_string_equal(r->warnings, "watchdog: the program puts the watchdog in interrupt mode, "
@@ -225,7 +226,7 @@ static void test_system_reset_mode(void **state)
 	/* WDTCSR: 0 at power-on; WDE (0x08, WDP 0) after the reset, and
 	 * still after the sequence wrote 0 with WDRF set; then 0. */
 	assert_string_equal(values(r, M328_PORTC), "00 08 08 08 00");
-	assert_int_equal(r->s->avr->data[M328_WDTCSR], 0);
+	assert_int_equal(sim_live_data(r->s)[M328_WDTCSR], 0);
 	assert_string_equal(r->warnings, "watchdog: the program stops the watchdog, which the "
 			    "atmega328p allows with its WDTON fuse unprogrammed, as avrr takes it (it "
 			    "reads no fuses); with WDTON programmed the watchdog would stay on in "

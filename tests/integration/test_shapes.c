@@ -420,7 +420,7 @@ static void test_rtos(void **state)
 	probe_run(p, C);
 	assert_int_equal(probe_write_cycle(p, "WDTCSR", 0x18, 0), start);
 	assert_int_equal(probe_entries(p, "WDT_vect")->n, n);
-	assert_int_equal(p->s->avr->data[A_WDTCSR], 0x40);
+	assert_int_equal(sim_live_data(p->s)[A_WDTCSR], 0x40);
 	probe_close(p);
 	print_message("rtos: %u ticks (want %u), %u task switches in 1 s, start %llu\n", n, want,
 		      npb - 1, (ull)start);

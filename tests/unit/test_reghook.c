@@ -12,7 +12,8 @@
 #include <sim_io.h>
 
 #include "sim/periph.h"
-#include "sim/sim.h"
+/* sim/'s inside: this test drives reghook.c through the sim's own avr_t and peripherals. */
+#include "sim/sim_impl.h"
 
 enum { SFIOR = 0x50, TCCR0 = 0x53, TCNT0 = 0x52, ADCSRA = 0x26, TIFR = 0x58 };
 
