@@ -146,6 +146,34 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* The new ELF's temporary beside out, for a writer that writes its file
+ * descriptor (nothing buffered).  NULL, said, when it cannot be made. */
+static FILE *open_out(const char *out, char *tmp, size_t n)
+{
+	FILE *f = util_open_temp(out, tmp, n);
+	if (!f)
+		cli_fail("instrument", "%s: %s", out, strerror(errno));
+	else
+		fflush(f);
+	return f;
+}
+
+/* Both routes' end: the ELF marked as avrr's and renamed over out, so a
+ * re-run replaces it; or, when the writer failed (failed: why), the
+ * temporary removed.  0, or -1 said. */
+static int close_out(FILE *f, const char *tmp, const char *out, const avrr_err *failed)
+{
+	if (!failed)
+		cli_mark_output(f, CLI_OUT_ELF);
+	if (!util_close_temp(f, tmp, out, !failed))
+		return 0;
+	if (failed)
+		cli_fail("instrument", "%s", failed->msg);
+	else
+		cli_fail("instrument", "%s: %s", out, strerror(errno));
+	return -1;
+}
+
 /* The vector route: plan, two links of the runtime (the first tells its
  * RAM, the second puts it at the top), the ELF written. */
 static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *out)
@@ -226,18 +254,13 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 		goto done;
 	}
 	char tmp[4096];
-	FILE *f = util_open_temp(out, tmp, sizeof tmp);
-	if (!f) {
-		cli_fail("instrument", "%s: %s", out, strerror(errno));
+	FILE *f = open_out(out, tmp, sizeof tmp);
+	if (!f)
 		goto done;
-	}
-	fflush(f);
 	int bad = fp_hookvec_write(fw->elf, fw->elf_size, fw->path, &plan, rt, rt_size, fileno(f),
 				   &st, &err);
-	if (util_close_temp(f, tmp, out, !bad)) {
-		cli_fail("instrument", "%s", bad ? err.msg : strerror(errno));
+	if (close_out(f, tmp, out, bad ? &err : NULL))
 		goto done;
-	}
 	printf("hooked %u vector%s (and the reset%s), logged %u input read%s in place; the tracer: %u bytes of flash at 0x%05x-0x%05x "
 	       "(%u free after it), %u bytes of RAM at 0x%04x-0x%04x (the stack now starts at "
 	       "0x%04x), %u cycles per interrupt in the stub plus the record function%s\n",
@@ -373,22 +396,12 @@ int cmd_instrument(int argc, char **argv)
 		goto done;
 	}
 	char tmp[4096];
-	FILE *f = util_open_temp(out, tmp, sizeof tmp);
-	if (!f) {
-		cli_fail("instrument", "%s: %s", out, strerror(errno));
+	FILE *f = open_out(out, tmp, sizeof tmp);
+	if (!f)
 		goto done;
-	}
-	fflush(f);
 	int bad = fp_instrument(fw->elf, fw->elf_size, fw->path, &dev, fileno(f), &st, &err);
-	if (!bad)
-		cli_mark_output(f, CLI_OUT_ELF);
-	if (util_close_temp(f, tmp, out, !bad)) {
-		if (bad)
-			cli_fail("instrument", "%s", err.msg);
-		else
-			cli_fail("instrument", "%s: %s", out, strerror(errno));
+	if (close_out(f, tmp, out, bad ? &err : NULL))
 		goto done;
-	}
 	if (st.reads)
 		printf("input reads logged: %u\n", st.reads);
 	if (st.loads)

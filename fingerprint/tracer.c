@@ -171,6 +171,20 @@ static void emit_hash(FILE *o, const fp_config *c)
 	      "\tdefault: h = avrr_hash_knuth(g, n); break;\n\t}\n", o);
 }
 
+/* AVRR_SAVE and AVRR_RESTORE: a stub's pushes of the registers in `saved`
+ * (bit r: rN), and its pops in the reverse order, as asm strings. */
+static void emit_save_restore(FILE *o, uint32_t saved)
+{
+	fputs("#define AVRR_SAVE", o);
+	for (int r = 0; r < 32; r++)
+		if (saved >> r & 1)
+			fprintf(o, " \"push r%d\\n\\t\"", r);
+	fputs("\n#define AVRR_RESTORE", o);
+	for (int r = 31; r >= 0; r--)
+		if (saved >> r & 1)
+			fprintf(o, " \"pop r%d\\n\\t\"", r);
+}
+
 /* ISR() as a naked stub around the handler's body. */
 static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes, int log)
 {
@@ -186,14 +200,7 @@ static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes, 
 			n += (size_t)snprintf(sic + n, sizeof sic - n,
 					      "\t\t\t\"clr r%u\\n\\t\" \\\n", 18 + i);
 	}
-	fputs("#define AVRR_SAVE", o);
-	for (int r = 0; r < 32; r++)
-		if (l->saved >> r & 1)
-			fprintf(o, " \"push r%d\\n\\t\"", r);
-	fputs("\n#define AVRR_RESTORE", o);
-	for (int r = 31; r >= 0; r--)
-		if (l->saved >> r & 1)
-			fprintf(o, " \"pop r%d\\n\\t\"", r);
+	emit_save_restore(o, l->saved);
 	fprintf(o, "\n\n/* ISR(vector) as a naked stub around the handler's body, which runs as\n"
 		" * a plain function: the frame avrr_trace_record reads is SREG, then the\n"
 		" * %u saved registers (the last pushed first), then the return address\n"
@@ -595,14 +602,7 @@ static void emit_hooks(FILE *o, const layout *l, int cycles, int log, const fp_t
 		"\t__asm__ volatile(AVRR_JMP \" " FP_RT_FW_RESET "\");\n}\n\n",
 		h->ram_base, (h->ram_base - 1) & 0xff, (h->ram_base - 1) >> 8,
 		(unsigned long)h->reset_target);
-	fputs("#define AVRR_SAVE", o);
-	for (int r = 0; r < 32; r++)
-		if (l->saved >> r & 1)
-			fprintf(o, " \"push r%d\\n\\t\"", r);
-	fputs("\n#define AVRR_RESTORE", o);
-	for (int r = 31; r >= 0; r--)
-		if (l->saved >> r & 1)
-			fprintf(o, " \"pop r%d\\n\\t\"", r);
+	emit_save_restore(o, l->saved);
 	fputs("\n\n", o);
 	for (unsigned i = 0; i < h->nhooks; i++) {
 		char ops[160];

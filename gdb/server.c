@@ -582,8 +582,9 @@ static int run_engine(const session_ends *e, void *arg)
 static void on_line(const char *line, void *ud)
 {
 	gdb_session *gs = ud;
-	if (!strncmp(line, WIRE_WARN, strlen(WIRE_WARN)))
-		snprintf(gs->warning, sizeof gs->warning, "%s", line + strlen(WIRE_WARN));
+	const char *warning = wire_rest(line, WIRE_WARN);
+	if (warning)
+		snprintf(gs->warning, sizeof gs->warning, "%s", warning);
 }
 
 int gdb_session_start(gdb_session *gs, const char *db_path, const rp_options *o, int listen_fd,

@@ -275,8 +275,9 @@ int session_await(session *s, const char *until, void (*on_line)(const char *lin
 				s->copy_fd = cp > 0 ? (int)syscall(SYS_pidfd_open, cp, 0) : -1;
 				continue;
 			}
-			if (!strncmp(line, WIRE_ERROR, strlen(WIRE_ERROR)) || !strcmp(line, WIRE_CLOSED)) {
-				snprintf(error, n, "%s", strcmp(line, WIRE_CLOSED) ? line + strlen(WIRE_ERROR) : line);
+			const char *why = wire_rest(line, WIRE_ERROR);
+			if (why || !strcmp(line, WIRE_CLOSED)) {
+				snprintf(error, n, "%s", why ? why : line);
 				return -1;
 			}
 			if (on_line)

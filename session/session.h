@@ -42,6 +42,7 @@
 #define AVRR_SESSION_H
 
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "util/err.h"
@@ -59,6 +60,14 @@
 #define WIRE_SYM    "sym "      /* the shell: + a name to complete */
 #define WIRE_CMD    "cmd "      /* + a command's name */
 #define WIRE_INFO   "info "     /* + an info subcommand's name */
+
+/* The rest of a reply line after the wire word `word` (one of those ending
+ * in a space), or NULL when the line is another word's. */
+static inline const char *wire_rest(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+	return strncmp(line, word, n) ? NULL : line + n;
+}
 
 /* What the engine process is given. */
 typedef struct session_ends {

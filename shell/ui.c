@@ -91,27 +91,20 @@ static char **complete(const char *text, int start, int end)
 	return rl_completion_matches(text, generate);
 }
 
-/* The rest of line after the wire word `word`, or NULL. */
-static const char *after(const char *line, const char *word)
-{
-	size_t n = strlen(word);
-	return strncmp(line, word, n) ? NULL : line + n;
-}
-
 /* session_await's other lines: warnings (printed unless *warn is 0) and
  * the names completion offers. */
 static void on_line(const char *line, void *ud)
 {
 	const int *warn = ud;
 	const char *rest;
-	if ((rest = after(line, WIRE_WARN))) {
+	if ((rest = wire_rest(line, WIRE_WARN))) {
 		if (*warn)
 			fprintf(stderr, "avrr shell: warning: %s\n", rest);
-	} else if ((rest = after(line, WIRE_SYM)))
+	} else if ((rest = wire_rest(line, WIRE_SYM)))
 		push_name(&completion.symbols, rest);
-	else if ((rest = after(line, WIRE_CMD)))
+	else if ((rest = wire_rest(line, WIRE_CMD)))
 		push_name(&completion.commands, rest);
-	else if ((rest = after(line, WIRE_INFO)))
+	else if ((rest = wire_rest(line, WIRE_INFO)))
 		push_name(&completion.info, rest);
 }
 

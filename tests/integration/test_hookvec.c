@@ -14,7 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -326,6 +328,29 @@ static void test_mmcu_in_flash(void **state)
 	assert_non_null(strstr(s->out, "device: "));
 }
 
+/* A re-run replaces the ELF this route wrote before, with no --force, as
+ * the header route's does; a copy of it (which loses avrr's mark) is
+ * still refused. */
+static void test_rerun_replaces_its_output(void **state)
+{
+	test_scratch *s = *state;
+	build(s);
+	char path[512], v[16];
+	snprintf(path, sizeof path, "%s/fw.elf", s->dir);
+	if (getxattr(path, "user.avrr.output", v, sizeof v) < 0 && errno == ENOTSUP)
+		skip();  /* no extended attributes here: only --force replaces */
+	char *first = strdup(s->out);
+	assert_non_null(first);
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s " INSTRUMENT " -o %s/fw.elf",
+				  test_avrr(), s->dir, s->dir), 0);
+	assert_string_equal(s->out, first);
+	free(first);
+	assert_int_equal(test_run(s->out, sizeof s->out, "cp %s/fw.elf %s/copy.elf && %s "
+				  INSTRUMENT " -o %s/copy.elf", s->dir, s->dir, test_avrr(), s->dir,
+				  s->dir), 2);
+	test_assert_contains(s->out, "copy.elf: exists and is not an ELF avrr instrument wrote");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +363,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device_loop, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_debug_info_kept, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_rerun_replaces_its_output, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, test_scratch_setup,
 						test_scratch_teardown),
