@@ -417,12 +417,15 @@ static void test_pump_shell_conditions(void **state)
 {
 	fixture *f = *state;
 	int tick = src_line(MULTI "clock.c", "tick: millis");
-	char text[512];
+	char text[1024], longer[200];
+	memset(longer, '1', 150);   /* "111...1": an expression of 150 characters */
+	longer[150] = 0;
 	snprintf(text, sizeof text, "break clock.c:%d if millis_count > 100\ncontinue\n"
 		 "p millis_count\ncondition 1 millis_count == 250\ncontinue\np millis_count\n"
 		 "condition 1 millis_count == 200\nreverse-continue\np millis_count\n"
 		 "info breakpoints\ncondition 1 no_such_name > 1\ncontinue\n"
-		 "condition 1\ncondition 9 1\n", tick);
+		 "condition 1\ncondition 9 1\ncondition 1 %s\nbreak clock.c:%d if %s\n"
+		 "info breakpoints\n", tick, longer, tick, longer);
 	assert_int_equal(shell(f, f->db[0], text), 0);
 	test_assert_contains(f->out, "\n$1 = 101\n");
 	test_assert_contains(f->out, "\n$2 = 250\n");
@@ -434,6 +437,12 @@ static void test_pump_shell_conditions(void **state)
 			     "No symbol \"no_such_name\" in current context.\nBreakpoint 1, ");
 	test_assert_contains(f->out, "Breakpoint 1 now unconditional.\n");
 	test_assert_contains(f->out, "No breakpoint number 9.\n");
+	/* a condition longer than a breakpoint holds is refused, and the
+	 * breakpoint it came with is not left behind */
+	test_assert_contains(f->out, "condition too long (at most 127 characters)\n"
+			     "condition too long (at most 127 characters)\nNum  Type        Address  What\n"
+			     "1    breakpoint");
+	assert_null(strstr(f->out, "\n2    breakpoint"));
 }
 
 /* The level first moves 0 -> 1 in tank_step's fill, the valve open.  A
