@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/avr_decode.h"
+#include "util/grow.h"
 
 #define SLOTS 64          /* pushes tracked below the CFA: a prologue saves at most 35 */
 #define IO_SPL 0x3d
@@ -32,23 +33,17 @@ typedef struct state {
 } state;
 
 struct cfi_table {
-	cfi_row *rows;
-	unsigned n, cap;
+	growbuf rows;           /* of cfi_row, sorted by pc once all are in */
 	unsigned pc_bytes;
 	unsigned followed, failed;
 };
 
 static int push_row(cfi_table *t, const cfi_row *r)
 {
-	if (t->n == t->cap) {
-		unsigned cap = t->cap ? 2 * t->cap : 256;
-		cfi_row *p = realloc(t->rows, cap * sizeof *p);
-		if (!p)
-			return -1;
-		t->rows = p;
-		t->cap = cap;
-	}
-	t->rows[t->n++] = *r;
+	cfi_row *p = grow(&t->rows);
+	if (!p)
+		return -1;
+	*p = *r;
 	return 0;
 }
 
@@ -447,6 +442,7 @@ int cfi_build(const firmware *fw, unsigned pc_bytes, cfi_table **out, avrr_err *
 	if (!t)
 		return avrr_errf(err, "out of memory");
 	t->pc_bytes = pc_bytes;
+	t->rows.size = sizeof(cfi_row);
 	int rc = vector_slots(t, fw);
 	uint32_t last = UINT32_MAX;
 	/* Symbols are sorted by address: an alias (work.constprop.0 beside
@@ -468,7 +464,7 @@ int cfi_build(const firmware *fw, unsigned pc_bytes, cfi_table **out, avrr_err *
 		cfi_free(t);
 		return avrr_errf(err, "out of memory");
 	}
-	qsort(t->rows, t->n, sizeof *t->rows, by_pc);
+	qsort(t->rows.items, t->rows.n, sizeof(cfi_row), by_pc);
 	*out = t;
 	return 0;
 }
@@ -477,30 +473,31 @@ void cfi_free(cfi_table *t)
 {
 	if (!t)
 		return;
-	free(t->rows);
+	free(t->rows.items);
 	free(t);
 }
 
 const cfi_row *cfi_at(const cfi_table *t, uint32_t pc)
 {
-	unsigned lo = 0, hi = t ? t->n : 0;
+	const cfi_row *rows = t ? t->rows.items : NULL;
+	size_t lo = 0, hi = t ? t->rows.n : 0;
 	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-		if (t->rows[mid].pc <= pc)
+		size_t mid = lo + (hi - lo) / 2;
+		if (rows[mid].pc <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	const cfi_row *r = &t->rows[lo - 1];
+	const cfi_row *r = &rows[lo - 1];
 	return pc < r->pc + r->len ? r : NULL;
 }
 
 const cfi_row *cfi_rows(const cfi_table *t, unsigned *n)
 {
-	*n = t->n;
-	return t->rows;
+	*n = (unsigned)t->rows.n;
+	return t->rows.items;
 }
 
 void cfi_counts(const cfi_table *t, unsigned *followed, unsigned *failed)
