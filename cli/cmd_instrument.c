@@ -1,5 +1,5 @@
 /*
- * cmd_instrument.c — `avrr instrument FW.elf --log uart|func -o OUT.elf`:
+ * cmd_instrument.c — `avrr instrument FW.elf --log SINK -o OUT.elf`:
  * traces a finished ELF by hooking its vector table (fingerprint/hookvec.h;
  * the tracer's runtime compiled here with avr-gcc and appended); and
  * `avrr instrument TRACED.elf -o OUT.elf`, the post-link rewrite of a
@@ -33,6 +33,7 @@ typedef struct hook_opts {
 	fp_tracer_log log;
 	unsigned slots;
 	uint32_t freq;          /* for --baud's divisor: 0, unknown */
+	int loads;              /* --log-loads */
 } hook_opts;
 
 /* Runs avr-gcc on dir/rt.c into dir/NAME, the runtime linked at the
@@ -190,16 +191,6 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 		return cli_fail("instrument", "%s: no register tables for %s", fw->path, sim_mcu(s));
 	if (fp_parse(ho->spec, sim_names(s), fw, sim_data_size(s), FP_DEFAULT_NAME, &cfg, &err))
 		return cli_fail("instrument", "%s", err.msg);
-	uint32_t at;
-	const char *t1;
-	if (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) &&
-	    fp_tracer_timer1_write(fw, sim_names(s), &at, &t1)) {
-		char spec_text[600];
-		fp_format(&cfg, spec_text, sizeof spec_text);
-		return cli_fail("instrument", "%s: writes %s at 0x%05x, but %s counts cycles with "
-				"Timer1, which must be the tracer's: give --fp a spec without "
-				"cycles:K (docs/device.md)", fw->path, t1, (unsigned)at, spec_text);
-	}
 	const fw_symbol *sink = fw_find_symbol(fw, "avrr_log_sink");
 	if (ho->log.sink == FP_LOG_FUNC && (!sink || sink->space != FW_SYM_CODE))
 		return cli_fail("instrument", "%s: --log func sends to the firmware's own "
@@ -207,22 +198,19 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 	if (ho->log.baud && !ho->freq)
 		return cli_fail("instrument", "%s: --baud needs the clock, which the ELF does not "
 				"name: give --freq HZ or --board NAME", fw->path);
-	int ovf = -1;
-	if (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) > 2)
-		for (unsigned v = 1; v < 128 && ovf < 0; v++) {
-			const char *vn = sim_vector_name(s, (uint8_t)v);
-			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
-				ovf = (int)v;
-		}
 	uint32_t flash, vend;
 	sim_flash_layout(s, &flash, &vend);
 	if (!vend)
 		return cli_fail("instrument", "%s: no vector table known for %s", fw->path, sim_mcu(s));
-	if (fp_hookvec_plan_make(fw, flash, vend, (uint16_t)(sim_data_size(s) - 1), ovf, &plan, &err))
+	if (fp_hookvec_plan_make(fw, flash, vend, (uint16_t)(sim_data_size(s) - 1), &plan, &err) ||
+	    (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) &&
+	     fp_hookvec_counter(fw, sim_names(s), fp_counter_bytes(&cfg, FP_COUNT_CYCLES) > 2, &plan,
+				&err)))
 		return cli_fail("instrument", "%s", err.msg);
 	uint8_t inputs[FP_INPUT_SPACE];
 	if (ho->log.sink != FP_LOG_NONE && devlog_inputs(sim_names(s), inputs) &&
-	    fp_hookvec_find_reads(fw, inputs, &plan, &err)) {
+	    (fp_hookvec_find_reads(fw, inputs, &plan, &err) ||
+	     (ho->loads && fp_hookvec_find_loads(fw, &plan, &err)))) {
 		cli_fail("instrument", "%s", err.msg);
 		goto done;
 	}
@@ -261,17 +249,27 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 				   &st, &err);
 	if (close_out(f, tmp, out, bad ? &err : NULL))
 		goto done;
-	printf("hooked %u vector%s (and the reset%s), logged %u input read%s in place; the tracer: %u bytes of flash at 0x%05x-0x%05x "
-	       "(%u free after it), %u bytes of RAM at 0x%04x-0x%04x (the stack now starts at "
-	       "0x%04x), %u cycles per interrupt in the stub plus the record function%s\n",
-	       st.hooked, st.hooked == 1 ? "" : "s", plan.ovf_vector >= 0 ? ", and TIMER1_OVF" : "",
-	       st.reads, st.reads == 1 ? "" : "s",
+	char ovf[24] = "", taken[160] = "", loads[64] = "";
+	if (st.loads)
+		snprintf(loads, sizeof loads, " and %u load%s through a pointer tested", st.loads,
+			 st.loads == 1 ? "" : "s");
+	if (plan.ovf_vector >= 0)
+		snprintf(ovf, sizeof ovf, ", and TIMER%u_OVF", plan.hooks.counter_timer);
+	if (plan.nnops)
+		snprintf(taken, sizeof taken, "; Timer%u counts the cycles: init()'s %u write%s "
+			 "setting it up for analogWrite() are NOPs, so its PWM outputs are off",
+			 plan.hooks.counter_timer, plan.nnops, plan.nnops == 1 ? "" : "s");
+	printf("hooked %u vector%s (and the reset%s), logged %u input read%s%s in place; the tracer: "
+	       "%u bytes of flash at 0x%05x-0x%05x (%u free after it), %u bytes of RAM at "
+	       "0x%04x-0x%04x (the stack now starts at 0x%04x), %u cycles per interrupt in the "
+	       "stub plus the record function%s%s\n",
+	       st.hooked, st.hooked == 1 ? "" : "s", ovf, st.reads, st.reads == 1 ? "" : "s", loads,
 	       (unsigned)st.flash_bytes, (unsigned)plan.base,
 	       (unsigned)(plan.base + st.flash_bytes - 1),
-	       (unsigned)(plan.flash_size - plan.base - st.flash_bytes), (unsigned)plan.ramend + 1 - plan.hooks.ram_base,
-	       (unsigned)plan.hooks.ram_base, (unsigned)plan.ramend,
-	       (unsigned)plan.hooks.ram_base - 1,
-	       fp_tracer_hook_cycles(&cfg, ho->log.sink != FP_LOG_NONE, plan.flash_size),
+	       (unsigned)(plan.flash_size - plan.base - st.flash_bytes),
+	       (unsigned)plan.ramend + 1 - plan.hooks.ram_base, (unsigned)plan.hooks.ram_base,
+	       (unsigned)plan.ramend, (unsigned)plan.hooks.ram_base - 1,
+	       fp_tracer_hook_cycles(&cfg, ho->log.sink != FP_LOG_NONE, plan.flash_size), taken,
 	       st.moved ? "; moved past it: the sections after the image (.mmcu)" : "");
 	rc = 0;
 done:
@@ -303,8 +301,8 @@ int cmd_instrument(int argc, char **argv)
 	const char *mcu = NULL, *out = NULL;
 	cli_board board = { 0 };
 	int force = 0, loads = 0, hook = 0, c;
-	hook_opts ho = { FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC, { FP_LOG_NONE, 0, FP_LOG_RING, 0 },
-			 FP_TRACER_SLOTS, 0 };
+	hook_opts ho = { FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC,
+			 { .sink = FP_LOG_NONE, .ring = FP_LOG_RING }, FP_TRACER_SLOTS, 0, 0 };
 	uint64_t num, freq = 0;
 	cli_getopt g;
 	cli_getopt_begin(&g, "instrument", argc, argv, ":ho:", opts);
@@ -320,12 +318,9 @@ int cmd_instrument(int argc, char **argv)
 		case 'L': loads = 1; break;
 		case 'g':
 			hook = 1;
-			if (!strcmp(optarg, "uart"))
-				ho.log.sink = FP_LOG_UART;
-			else if (!strcmp(optarg, "func"))
-				ho.log.sink = FP_LOG_FUNC;
-			else if (strcmp(optarg, "none"))
-				return cli_fail("instrument", "--log: '%s'; give uart, func or none", optarg);
+			if (fp_log_sink_parse(optarg, 1, &ho.log))
+				return cli_fail("instrument", "--log: '%s'; give uart, uart1..uart3, spi, "
+						"func or none", optarg);
 			break;
 		case 'F': hook = 1; ho.spec = optarg; break;
 		case 'M': hook = 1; ho.log.masked = 1; break;
@@ -360,11 +355,11 @@ int cmd_instrument(int argc, char **argv)
 	if (c < 0)
 		return g.rc;
 	if (optind != argc - 1 || !out)
-		return cli_fail("instrument", "usage: avrr instrument FW.elf --log uart|func|none "
+		return cli_fail("instrument", "usage: avrr instrument FW.elf --log SINK|none "
 				"[--fp SPEC] [--baud B] -o OUT.elf, or TRACED.elf -o OUT.elf");
-	if (hook && loads)
-		return cli_fail("instrument", "--log-loads is the tracer header's rewrite; the "
-				"vector route (--log) logs no loads");
+	if (hook && loads && ho.log.sink == FP_LOG_NONE)
+		return cli_fail("instrument", "--log-loads logs into the device log: give --log SINK");
+	ho.loads = loads;
 	if (hook && ho.log.sink != FP_LOG_UART && ho.log.baud)
 		return cli_fail("instrument", "--baud is the UART sink's: give --log uart");
 	const char *in = argv[optind];

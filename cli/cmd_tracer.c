@@ -30,7 +30,7 @@ int cmd_tracer(int argc, char **argv)
 	};
 	const char *spec = FP_DEFAULT_NAME ":" FP_DEFAULT_SPEC, *mcu = NULL, *out = NULL;
 	uint64_t slots = FP_TRACER_SLOTS, baud = 0, ring = FP_LOG_RING;
-	fp_tracer_log log = { FP_LOG_NONE, 0, FP_LOG_RING, 0 };
+	fp_tracer_log log = { .sink = FP_LOG_NONE, .ring = FP_LOG_RING };
 	cli_board board = { 0 };
 	int force = 0, c;
 	cli_getopt g;
@@ -49,12 +49,9 @@ int cmd_tracer(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'L':
-			if (!strcmp(optarg, "uart"))
-				log.sink = FP_LOG_UART;
-			else if (!strcmp(optarg, "func"))
-				log.sink = FP_LOG_FUNC;
-			else
-				return cli_fail("tracer", "--log: '%s'; give uart or func", optarg);
+			if (fp_log_sink_parse(optarg, 0, &log))
+				return cli_fail("tracer", "--log: '%s'; give uart, uart1..uart3, spi or "
+						"func", optarg);
 			break;
 		case 'M': log.masked = 1; break;
 		case 'B':
@@ -79,9 +76,9 @@ int cmd_tracer(int argc, char **argv)
 	if (baud > 4000000)
 		return cli_fail("tracer", "--baud: %llu; give at most 4000000", (unsigned long long)baud);
 	if ((baud || ring != FP_LOG_RING || log.masked) && log.sink == FP_LOG_NONE)
-		return cli_fail("tracer", "--baud, --ring and --send-masked are the device log's: give --log uart|func");
-	if (baud && log.sink == FP_LOG_FUNC)
-		return cli_fail("tracer", "--baud is the UART sink's; --log func sends to avrr_log_sink");
+		return cli_fail("tracer", "--baud, --ring and --send-masked are the device log's: give --log SINK");
+	if (baud && log.sink != FP_LOG_UART)
+		return cli_fail("tracer", "--baud is the UART sink's: give --log uart");
 	log.baud = (uint32_t)baud;
 	log.ring = (unsigned)ring;
 	const char *in = argv[optind];
@@ -102,16 +99,15 @@ int cmd_tracer(int argc, char **argv)
 		cli_fail("tracer", "%s: no register tables for %s", argv[optind], sim_mcu(s));
 		goto done;
 	}
-	uint32_t at;
-	const char *t1;
+	fp_timer_write t1;
 	if (fp_counter_bytes(&cfg, FP_COUNT_CYCLES) &&
-	    fp_tracer_timer1_write(fw, sim_names(s), &at, &t1)) {
+	    fp_tracer_timer_writes(fw, sim_names(s), 1, &t1, 1)) {
 		char spec_text[600];
 		fp_format(&cfg, spec_text, sizeof spec_text);
 		cli_fail("tracer", "%s: writes %s at 0x%05x, but %s counts cycles with Timer1, "
 			 "which must be the tracer's: give --fp a spec without cycles:K, such as "
 			 "'sel=SPL+SPH+SREG+r24+sic:16,hash=jenkins,ra=8,width=32' (docs/device.md)",
-			 argv[optind], t1, (unsigned)at, spec_text);
+			 argv[optind], t1.reg, (unsigned)t1.pc, spec_text);
 		goto done;
 	}
 	char tmp[4096];

@@ -226,7 +226,7 @@ const cli_command cli_commands[] = {
 	  "  -h, --help              this help\n" },
 	{ "tracer", cmd_tracer, "write the device-side tracer for a configuration (avr-gcc)",
 	  "usage: avrr tracer FIRMWARE.elf [--fp SPEC] [--slots N] [--mcu NAME | --board NAME]\n"
-	  "                   [--log uart|func [--baud B] [--ring BYTES] [--send-masked]]\n"
+	  "                   [--log SINK [--baud B] [--ring BYTES] [--send-masked]]\n"
 	  "                   -o tracer.h\n"
 	  "\n"
 	  "Writes the C header a firmware includes (avr-gcc -include tracer.h) to record\n"
@@ -238,8 +238,10 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "      --fp SPEC           the configuration (default: the default one)\n"
 	  "      --slots N           ring buffer entries (default 32)\n"
-	  "      --log uart|func     also send the device log (docs/device.md): through\n"
-	  "                          UDR0 (or UDR), or the firmware's avrr_log_sink()\n"
+	  "      --log SINK          also send the device log (docs/device.md): uart\n"
+	  "                          (UDR0, or UDR), uart1..uart3 (UDR1..UDR3), spi\n"
+	  "                          (the tracer the bus master at clk/2), or func\n"
+	  "                          (the firmware's avrr_log_sink())\n"
 	  "      --baud B            the tracer sets the log's UART up at B baud (8N1)\n"
 	  "      --ring BYTES        the log's block in RAM, 8..255 (default 64)\n"
 	  "      --send-masked       send every block with interrupts off: no\n"
@@ -251,7 +253,7 @@ const cli_command cli_commands[] = {
 	  CLI_FORCE_HELP
 	  "  -h, --help              this help\n" },
 	{ "instrument", cmd_instrument, "trace a finished ELF (--log), or rewrite a traced build",
-	  "usage: avrr instrument FW.elf --log uart|func|none [--fp SPEC] [--baud B]\n"
+	  "usage: avrr instrument FW.elf --log SINK|none [--fp SPEC] [--baud B]\n"
 	  "                       [--ring BYTES] [--send-masked] [--slots N] [--freq HZ]\n"
 	  "                       [--mcu NAME | --board NAME] -o OUT.elf\n"
 	  "       avrr instrument TRACED.elf [--mcu NAME | --board NAME] [--log-loads]\n"
@@ -275,8 +277,9 @@ const cli_command cli_commands[] = {
 	  "and code address to match.  Debug information is dropped.  See\n"
 	  "docs/tracer.md.\n"
 	  "\n"
-	  "      --log SINK          uart (UDR0, or UDR) or func (avrr_log_sink); none:\n"
-	  "                          the ring buffer only\n"
+	  "      --log SINK          uart (UDR0, or UDR), uart1..uart3, spi or func\n"
+	  "                          (avrr_log_sink), as avrr tracer; none: the ring\n"
+	  "                          buffer only\n"
 	  "      --fp SPEC           the configuration (default: as avrr tracer)\n"
 	  "      --baud B            the UART sink sets its USART up at reset\n"
 	  "      --ring BYTES        the log's block in RAM, 8..255 (default 64)\n"

@@ -11,27 +11,50 @@
 #include "fingerprint/instrument.h"
 #include "sim/avr_decode.h"
 
-/* The I/O register avrr_log_sink writes (OUT, or STS to an address the
- * MCU names): the first such store in its code.  -1: no such function,
- * or it writes none (a sink that calls elsewhere, or stores through a
- * pointer). */
-static int sink_store(sim *s, const firmware *fw)
+/* The I/O register a sink writes (OUT, or STS to an address the MCU
+ * names), or -1: the first store in f's code; or, with `prefixes`, the
+ * first to a register whose name starts with one of them. */
+static int sink_store(sim *s, const firmware *fw, const fw_symbol *f, const char *const *prefixes)
 {
-	const fw_symbol *f = fw_find_symbol(fw, "avrr_log_sink");
-	if (!f || f->space != FW_SYM_CODE)
-		return -1;
 	uint32_t end = f->size ? f->addr + f->size : f->addr + 64;
 	for (uint32_t a = f->addr; a < end && a < fw->flash_size;) {
 		avr_insn in;
 		if (avr_decode(fw->flash, fw->flash_size, a, &in))
 			return -1;
 		int addr = in.op == AVR_OP_OUT ? in.io + 0x20 : in.op == AVR_OP_STS ? in.data : -1;
-		if (addr >= 0 && sim_ioreg_name(s, (uint16_t)addr))
+		const char *name = addr >= 0 ? sim_ioreg_name(s, (uint16_t)addr) : NULL;
+		if (name && !prefixes)
 			return addr;
-		if (in.op == AVR_OP_RET || in.op == AVR_OP_RETI || in.op == AVR_OP_JMP ||
-		    in.op == AVR_OP_RJMP)
+		for (const char *const *p = prefixes; name && p && *p; p++)
+			if (!strncmp(name, *p, strlen(*p)))
+				return addr;
+		if (!prefixes && (in.op == AVR_OP_RET || in.op == AVR_OP_RETI ||
+				  in.op == AVR_OP_JMP || in.op == AVR_OP_RJMP))
 			return -1;
 		a += 2u * in.words;
+	}
+	return -1;
+}
+
+/* The firmware's own avrr_log_sink's register (a sink that calls
+ * elsewhere, or stores through a pointer, has none: -1). */
+static int firmware_sink(sim *s, const firmware *fw)
+{
+	const fw_symbol *f = fw_find_symbol(fw, "avrr_log_sink");
+	return f && f->space == FW_SYM_CODE ? sink_store(s, fw, f, NULL) : -1;
+}
+
+/* The data register (UDRn, SPDR) the tracer's own sink writes, wherever
+ * the compiler put it: in one of the tracer's avrr_log_* functions. */
+static int tracer_sink(sim *s, const firmware *fw)
+{
+	static const char *const data_regs[] = { "UDR", "SPDR", NULL };
+	for (size_t i = 0; i < fw->nsyms; i++) {
+		const fw_symbol *f = &fw->syms[i];
+		int reg;
+		if (f->space == FW_SYM_CODE && !strncmp(f->name, "avrr_log_", 9) &&
+		    (reg = sink_store(s, fw, f, data_regs)) >= 0)
+			return reg;
 	}
 	return -1;
 }
@@ -44,13 +67,15 @@ int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **
 	if (name) {
 		reg = sim_ioreg_addr(s, name);
 		how = "--log-reg";
-	} else if ((reg = sink_store(s, sim_firmware(s))) >= 0) {
+	} else if ((reg = firmware_sink(s, sim_firmware(s))) >= 0) {
 		how = "the register the firmware's avrr_log_sink writes";
+	} else if ((reg = tracer_sink(s, sim_firmware(s))) >= 0) {
+		how = "the register the tracer's sink writes";
 	} else {
 		reg = sim_ioreg_addr(s, "UDR0");
 		if (reg < 0)
 			reg = sim_ioreg_addr(s, "UDR");
-		how = "the tracer's UART sink's";
+		how = DEVSITE_FROM_GUESS;
 	}
 	if (reg < 0)
 		return avrr_errf(err, "no register %s on the %s", name ? name : "UDR0 or UDR",

@@ -16,9 +16,12 @@
 
 /* The log's register: `name` when given; else the one register the
  * firmware's own sink (`avrr tracer --log func`: its avrr_log_sink)
- * writes; else the tracer's UART sink's, UDR0, else UDR.  Its data
- * address, with *chosen its name (the MCU's spelling) and *from (may be
- * NULL) how it was found; or -1 with err. */
+ * writes; else the data register (UDRn, SPDR) the tracer's own sink
+ * writes (in one of its avrr_log_* functions); else a
+ * guess, DEVSITE_FROM_GUESS: UDR0, else UDR.  Its data address, with
+ * *chosen its name (the MCU's spelling) and *from (may be NULL) how it
+ * was found; or -1 with err. */
+#define DEVSITE_FROM_GUESS "the tracer's UART sink's"
 int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **from,
 		    avrr_err *err);
 

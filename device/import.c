@@ -168,7 +168,8 @@ static int position(work *w, avrr_err *err)
 	 * elsewhere, the firmware's own reads of it are what stopped. */
 	uint8_t inputs[FP_INPUT_SPACE];
 	int a = sim_ioreg_addr(w->s, res->log_reg);
-	int suspect = !o->log_reg && sim_names(w->s) && devlog_inputs(sim_names(w->s), inputs) &&
+	int suspect = !strcmp(res->log_reg_from, DEVSITE_FROM_GUESS) && sim_names(w->s) &&
+		      devlog_inputs(sim_names(w->s), inputs) &&
 		      a >= 0 && a < FP_INPUT_SPACE && inputs[a];
 	char hint[128] = "";
 	if (suspect)

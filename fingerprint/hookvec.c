@@ -21,6 +21,7 @@
 
 #include "fingerprint/instrument.h"
 #include "sim/avr_decode.h"
+#include "sim/ioregs.h"
 #include "util/le.h"
 
 #define ELF_DATA_BASE 0x800000u
@@ -60,7 +61,7 @@ static uint16_t out(unsigned a, unsigned rr)
 }
 
 int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vectors_end,
-			 uint16_t ramend, int own_ovf, fp_hookvec_plan *p, avrr_err *err)
+			 uint16_t ramend, fp_hookvec_plan *p, avrr_err *err)
 {
 	memset(p, 0, sizeof *p);
 	p->flash_size = flash_size;
@@ -101,15 +102,6 @@ int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vecto
 		if (t < 0)
 			return avrr_errf(err, "%s: vector %u at 0x%x is not a jump: cannot hook it",
 					 fw->path, v, v * p->vec_bytes);
-		if (own_ovf >= 0 && v == (unsigned)own_ovf) {
-			if (t != unused)
-				return avrr_errf(err, "%s: the firmware handles TIMER1_OVF (vector %u, "
-						 "at 0x%x), which a cycles:K counter wider than 16 "
-						 "bits needs: give --fp a spec with cycles:16 or less",
-						 fw->path, v, (unsigned)t);
-			p->ovf_vector = (int)v;
-			continue;
-		}
 		if (t == unused)
 			continue;
 		p->hooks.hook[p->hooks.nhooks].vector = (uint8_t)v;
@@ -131,6 +123,82 @@ int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vecto
 	return avrr_errf(err, "%s: no avr-libc stack set-up (ldi r28/r29 with RAMEND 0x%x, out "
 			 "SPH/SPL) in the reset code at 0x%x: cannot reserve the tracer's RAM",
 			 fw->path, (unsigned)ramend, (unsigned)reset);
+}
+
+/* Whether the firmware handles vector v: 1 + its index in p's hooks, or 0. */
+static int hooked(const fp_hookvec_plan *p, unsigned v)
+{
+	for (unsigned i = 0; i < p->hooks.nhooks; i++)
+		if (p->hooks.hook[i].vector == v)
+			return (int)i + 1;
+	return 0;
+}
+
+int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
+		       fp_hookvec_plan *p, avrr_err *err)
+{
+	static const unsigned timers[] = { 1, 3, 4, 5 };
+	char why[4][120];
+	unsigned nwhy = 0;
+	int fallback = -1, ovf[4];
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned t = timers[i];
+		char name[24];
+		snprintf(name, sizeof name, "TCNT%uL", t);
+		ovf[i] = -1;
+		if (ioregs_addr(names, name) < 0)
+			continue;
+		snprintf(name, sizeof name, "TIMER%u_OVF_vect", t);
+		for (unsigned v = 1; v < 128 && ovf[i] < 0; v++) {
+			const char *vn = ioregs_vector_name(names, v);
+			if (vn && !strcmp(vn, name))
+				ovf[i] = (int)v;
+		}
+		int h = ovf[i] < 0 ? -1 : hooked(p, (unsigned)ovf[i]);
+		if (need_ovf && h) {
+			if (h < 0)
+				snprintf(why[nwhy++], sizeof why[0], "Timer%u has no overflow "
+					 "interrupt", t);
+			else
+				snprintf(why[nwhy++], sizeof why[0], "the firmware handles TIMER%u_OVF "
+					 "(vector %d, at 0x%x)", t, ovf[i],
+					 (unsigned)p->hooks.hook[h - 1].target);
+			continue;
+		}
+		fp_timer_write w[FP_HOOKVEC_NOPS_MAX + 1];
+		unsigned n = fp_tracer_timer_writes(fw, names, t, w, FP_HOOKVEC_NOPS_MAX + 1);
+		if (!n) {
+			fallback = (int)i;
+			p->nnops = 0;
+			break;
+		}
+		unsigned kept = n < FP_HOOKVEC_NOPS_MAX + 1 ? n : FP_HOOKVEC_NOPS_MAX + 1, other = 0;
+		while (other < kept && w[other].func && !strcmp(w[other].func, "init"))
+			other++;
+		if (other == n) {
+			if (fallback < 0) {
+				fallback = (int)i;
+				p->nnops = n;
+				memcpy(p->nops, w, n * sizeof *w);
+			}
+			continue;
+		}
+		const fp_timer_write *x = &w[other < kept ? other : 0];
+		snprintf(why[nwhy++], sizeof why[0], "%s writes %s at 0x%05x",
+			 x->func ? x->func : "the code", x->reg, (unsigned)x->pc);
+	}
+	if (fallback < 0) {
+		char list[500] = "";
+		for (unsigned i = 0; i < nwhy; i++)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+				 i ? "; " : "", why[i]);
+		return avrr_errf(err, "%s: no 16-bit timer is free for the cycle counter (%s): "
+				 "give --fp a spec without cycles:K (docs/device.md)", fw->path,
+				 nwhy ? list : "the part has none");
+	}
+	p->hooks.counter_timer = (uint8_t)timers[fallback];
+	p->ovf_vector = need_ovf ? ovf[fallback] : -1;
+	return 0;
 }
 
 int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
@@ -176,6 +244,70 @@ int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_
 	return 0;
 }
 
+int fp_hookvec_find_loads(const firmware *fw, fp_hookvec_plan *p, avrr_err *err)
+{
+	uint32_t n = fw->code_end < fw->flash_size ? fw->code_end : fw->flash_size;
+	avr_insn in;
+	for (uint32_t a = p->hooks.reset_target; a + 1 < n; a += 2u * in.words) {
+		if (avr_decode(fw->flash, n, a, &in)) {
+			in.words = 1;
+			continue;
+		}
+		if ((in.op != AVR_OP_LD && in.op != AVR_OP_LDD) || !in.ptr || in.rd < 2)
+			continue;
+		unsigned lo = in.ptr == 'X' ? 26 : in.ptr == 'Y' ? 28 : 30;
+		if ((unsigned)in.rd == lo || (unsigned)in.rd == lo + 1)
+			continue;
+		if (!(p->nloads & (p->nloads + 1)) || !p->loads) {
+			void *m = realloc(p->loads, (2 * p->nloads + 2) * sizeof *p->loads);
+			if (!m)
+				return avrr_errf(err, "out of memory");
+			p->loads = m;
+		}
+		p->loads[p->nloads++] = (struct fp_hookvec_load){ a, in.raw[0], (uint8_t)in.rd,
+								  in.disp, in.ptr_mode, in.ptr };
+	}
+	return 0;
+}
+
+/* The loads' copies: each does, with interrupts off from before the load
+ * until its value is appended (so no interrupt's item comes between them
+ * in the log), the load as it was, then hands avrr_log_ld_common the
+ * address it loaded from (r25:r24, the pointer after the load, less its
+ * post-increment or plus its displacement) and the value (r22); that
+ * saves what the C call may clobber and calls avrr_log_ld_sreg, which
+ * logs the value when the address is an input's.  Small copies, one
+ * shared tail: the RCALLs reach 2 K words either way. */
+static void write_loads(FILE *o, const fp_hookvec_plan *p)
+{
+	if (!p->nloads)
+		return;
+	fputs("__attribute__((naked, used, section(\".vectors\"))) void avrr_log_ld_common(void)\n{\n"
+	      "\t__asm__ volatile(\"push r18\\n\\tpush r19\\n\\tpush r20\\n\\tpush r21\\n\\t\"\n"
+	      "\t\t\"push r23\\n\\tpush r26\\n\\tpush r27\\n\\tpush r30\\n\\tpush r31\\n\\tpush r1\\n\\t\"\n"
+	      "\t\t\"mov r20, r0\\n\\tclr r1\\n\\t\" AVRR_CALL \" avrr_log_ld_sreg\\n\\t\"\n"
+	      "\t\t\"pop r1\\n\\tpop r31\\n\\tpop r30\\n\\tpop r27\\n\\tpop r26\\n\\tpop r23\\n\\t\"\n"
+	      "\t\t\"pop r21\\n\\tpop r20\\n\\tpop r19\\n\\tpop r18\\n\\tpop r22\\n\\t\"\n"
+	      "\t\t\"pop r25\\n\\tpop r24\\n\\tpop r0\\n\\tout __SREG__, r0\\n\\tpop r0\\n\\tret\");\n}\n\n",
+	      o);
+	for (unsigned i = 0; i < p->nloads; i++) {
+		const struct fp_hookvec_load *l = &p->loads[i];
+		char fix[24] = "";
+		if (l->mode == AVR_PTR_POSTINC)
+			snprintf(fix, sizeof fix, "sbiw r24, 1\\n\\t");
+		else if (l->mode == AVR_PTR_DISP && l->disp)
+			snprintf(fix, sizeof fix, "adiw r24, %u\\n\\t", l->disp);
+		fprintf(o, "__attribute__((naked, used, section(\".vectors\"))) void "
+			FP_HOOKVEC_READ_PREFIX "%05x(void)\n{\n"
+			"\t__asm__ volatile(\"push r0\\n\\tin r0, __SREG__\\n\\tcli\\n\\tpush r0\\n\\t\"\n"
+			"\t\t\".word 0x%04x  ; the load\\n\\t\"\n"
+			"\t\t\"push r24\\n\\tpush r25\\n\\tpush r22\\n\\tmov r22, r%u\\n\\t\"\n"
+			"\t\t\"movw r24, r%u\\n\\t%s\" AVRR_JMP \" avrr_log_ld_common\");\n}\n\n",
+			(unsigned)l->at, l->raw, l->rd, l->ptr == 'X' ? 26 : l->ptr == 'Y' ? 28 : 30,
+			fix);
+	}
+}
+
 /* SBIS/SBIC A, b of an input: the copy reads A into r24 and logs it as
  * any read, then decides the skip on the logged value: to skip, it adds
  * the next instruction's words to the return address on the stack (16
@@ -205,6 +337,7 @@ static void write_skip(FILE *o, const struct fp_hookvec_read *r, const uint8_t *
 void fp_hookvec_write_reads(const fp_hookvec_plan *p, FILE *o)
 {
 	static const uint8_t saved[] = { 1, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30, 31 };
+	write_loads(o, p);
 	for (unsigned i = 0; i < p->nreads; i++) {
 		const struct fp_hookvec_read *r = &p->reads[i];
 		/* as instrument.h's rewrite: interrupts off from the read until
@@ -235,6 +368,9 @@ void fp_hookvec_plan_free(fp_hookvec_plan *p)
 	free(p->reads);
 	p->reads = NULL;
 	p->nreads = 0;
+	free(p->loads);
+	p->loads = NULL;
+	p->nloads = 0;
 }
 
 int fp_hookvec_ram(fp_hookvec_plan *p, unsigned bytes, avrr_err *err)
@@ -583,9 +719,12 @@ static int patch(writer *w, const fp_hookvec_plan *p, const runtime *r, fp_hookv
 		const rt_sym *h = rt_find(r, FP_RT_OVF_SYMBOL);
 		if (!h || put_jump(code, (unsigned)p->ovf_vector * p->vec_bytes, h->value,
 				   p->vec_bytes, p->flash_size))
-			return avrr_errf(w->err, "%s: cannot point TIMER1_OVF at the tracer's "
-					 "overflow handler", w->path);
+			return avrr_errf(w->err, "%s: cannot point TIMER%u_OVF at the tracer's "
+					 "overflow handler", w->path, p->hooks.counter_timer);
 	}
+	for (unsigned i = 0; i < p->nnops; i++)   /* Arduino init()'s set-up of the counter's timer */
+		for (unsigned k = 0; k < p->nops[i].words; k++)
+			le_put(code + p->nops[i].pc + 2 * k, 0x0000, 2);
 	for (unsigned i = 0; i < p->nreads; i++) {
 		const struct fp_hookvec_read *rd = &p->reads[i];
 		snprintf(name, sizeof name, FP_HOOKVEC_READ_PREFIX "%05x", (unsigned)rd->at);
@@ -606,6 +745,20 @@ static int patch(writer *w, const fp_hookvec_plan *p, const runtime *r, fp_hookv
 		le_put(code + rd->at, (uint16_t)le_get(code + rd->at, 2) | 0x1000, 2);
 		if (rd->words == 2)
 			le_put(code + rd->at + 2, 0x0000, 2);
+	}
+	for (unsigned i = 0; i < p->nloads; i++) {   /* LD/LDD -> RCALL */
+		const struct fp_hookvec_load *l = &p->loads[i];
+		snprintf(name, sizeof name, FP_HOOKVEC_READ_PREFIX "%05x", (unsigned)l->at);
+		const rt_sym *h = rt_find(r, name);
+		if (!h)
+			return avrr_errf(w->err, "the tracer's runtime has no %s", name);
+		if (put_jump(code, l->at, h->value, 2, p->flash_size))
+			return avrr_errf(w->err, "%s: the load at 0x%05x cannot reach its logging at "
+					 "0x%05x with an RCALL (2 K words either way): too much code "
+					 "for --log-loads", w->path, (unsigned)l->at,
+					 (unsigned)h->value);
+		le_put(code + l->at, (uint16_t)le_get(code + l->at, 2) | 0x1000, 2);
+		st->loads++;
 	}
 	uint16_t top = (uint16_t)(p->hooks.ram_base - 1);
 	le_put(code + p->sp_at, ldi(28, top & 0xff), 2);

@@ -27,6 +27,8 @@
 #include "util/err.h"
 
 
+#define FP_HOOKVEC_NOPS_MAX 16
+
 typedef struct fp_hookvec_plan {
 	uint32_t flash_size;     /* the part's, bytes */
 	uint32_t vectors_end;    /* byte address after the vector table */
@@ -36,7 +38,11 @@ typedef struct fp_hookvec_plan {
 	uint32_t sp_at;          /* byte address of the crt's `ldi r28, lo8(RAMEND)` */
 	uint16_t ramend;
 	uint32_t data_end;       /* the firmware's static data end (data address) */
-	int ovf_vector;          /* TIMER1_OVF's number when the runtime takes it, else -1 */
+	int ovf_vector;          /* TIMERn_OVF's number when the runtime takes it, else -1 */
+	/* Arduino's init() sets every timer up for analogWrite(); its writes
+	 * to the counter's timer become NOPs (fp_hookvec_counter). */
+	fp_timer_write nops[FP_HOOKVEC_NOPS_MAX];
+	unsigned nnops;
 	fp_tracer_hooks hooks;   /* ram_base is set by fp_hookvec_ram */
 	/* An ELF without simavr's .mmcu gets one naming the part and this
 	 * clock (0: none), so device, import and replay know it. */
@@ -54,15 +60,36 @@ typedef struct fp_hookvec_plan {
 		uint8_t sbis, bit, io;
 	} *reads;
 	unsigned nreads;
+	/* --log-loads: each LD/LDD through X, Y or Z becomes an RCALL of a
+	 * copy that loads, then logs the value if the address is an input's
+	 * (tested at run time: a pointer's value is not known before). */
+	struct fp_hookvec_load {
+		uint32_t at;
+		uint16_t raw;
+		uint8_t rd, disp, mode;
+		char ptr;
+	} *loads;
+	unsigned nloads;
 } fp_hookvec_plan;
 
 /* Reads fw's vector table and crt: which vectors are used (an entry that
  * does not jump to __bad_interrupt), the reset code, the stack set-up.
- * own_ovf: the runtime needs TIMER1_OVF (a cycle counter past 16 bits).
- * Returns 0, or -1 (err, one line): a vector entry that is not a jump,
- * TIMER1_OVF the firmware's own when own_ovf, no stack set-up found. */
+ * Returns 0, or -1 (err, one line): a vector entry that is not a jump, no
+ * stack set-up found. */
 int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vectors_end,
-			 uint16_t ramend, int own_ovf, fp_hookvec_plan *p, avrr_err *err);
+			 uint16_t ramend, fp_hookvec_plan *p, avrr_err *err);
+
+/* For cycles:K, the timer that counts (p->hooks.counter_timer) and, when
+ * the counter is wider than 16 bits (need_ovf), its overflow vector
+ * (p->ovf_vector): the first 16-bit timer of Timer1, 3, 4, 5 the MCU has,
+ * whose overflow vector the firmware leaves unused and whose registers
+ * (fp_tracer_timer_writes) its code does not write; failing that, the
+ * first whose only writes are in Arduino's init(), which sets every timer
+ * up for analogWrite() whether the sketch uses it or not: those writes
+ * become NOPs (p->nops), and the timer's PWM outputs are the tracer's.
+ * -1 (err, one line, each timer's reason): none is free. */
+int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
+		       fp_hookvec_plan *p, avrr_err *err);
 
 /* With the device log: finds the input reads (IN, LDS, SBIS, SBIC) in fw's code (from the reset
  * code to the end of .text: what lies before it, the progmem data and
@@ -73,8 +100,16 @@ int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vecto
 int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
 			  avrr_err *err);
 
-/* The logging copies of the reads, as C for the runtime (after the
- * tracer's, which defines avrr_log_read). */
+/* With --log-loads: finds the loads through a pointer (LD, LDD) in the
+ * same stretch of code as fp_hookvec_find_reads, but for those into r0 or
+ * r1 or into their own pointer, which are left alone (as the header
+ * route's rewrite leaves them). */
+int fp_hookvec_find_loads(const firmware *fw, fp_hookvec_plan *p, avrr_err *err);
+
+/* The logging copies of the reads and loads, as C for the runtime (after
+ * the tracer's, which defines avrr_log_read and avrr_log_ld_sreg).  The
+ * loads' copies go first in the runtime's flash (section .vectors, the
+ * first a link places), nearest the code whose RCALLs must reach them. */
 void fp_hookvec_write_reads(const fp_hookvec_plan *p, FILE *out);
 
 void fp_hookvec_plan_free(fp_hookvec_plan *p);
@@ -86,8 +121,9 @@ int fp_hookvec_ram(fp_hookvec_plan *p, unsigned bytes, avrr_err *err);
 typedef struct fp_hookvec_stats {
 	uint32_t flash_bytes;    /* the runtime's code and constants */
 	unsigned ram_bytes;      /* its variables (the top of RAM reserved for them is even-aligned) */
-	unsigned hooked;         /* vectors hooked (the reset and TIMER1_OVF aside) */
+	unsigned hooked;         /* vectors hooked (the reset and TIMERn_OVF aside) */
 	unsigned reads;          /* input reads logged in place */
+	unsigned loads;          /* loads through a pointer tested in place */
 	unsigned stub_cycles;    /* a stub's own cycles, the record function aside */
 	uint32_t moved;          /* sections moved past the runtime (.mmcu) */
 } fp_hookvec_stats;

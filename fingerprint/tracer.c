@@ -227,7 +227,7 @@ static void emit_stub(FILE *o, const layout *l, int cycles, unsigned sic_bytes, 
 		       : "\t\t\t\"clr r22\\n\\tclr r23\\n\\t\" \\\n",
 		sic,
 		log ? "\t\t\t\"ldi r24, %[vn]\\n\\tsts avrr_log_vec, r24\\n\\t\" \\\n" : "",
-		cycles ? "[tl] \"n\"(_SFR_MEM_ADDR(TCNT1L)), [th] \"n\"(_SFR_MEM_ADDR(TCNT1H))"
+		cycles ? "[tl] \"n\"(_SFR_MEM_ADDR(AVRR_TCNTL)), [th] \"n\"(_SFR_MEM_ADDR(AVRR_TCNTH))"
 		       : "",
 		log ? (cycles ? ", [vn] \"M\"(AVRR_VNUM(vector))" : "[vn] \"M\"(AVRR_VNUM(vector))") : "");
 }
@@ -250,45 +250,77 @@ static int store_addr(const avr_insn *in, const uint8_t *ptr, const uint8_t *kno
 	return in->ptr_mode == AVR_PTR_PREDEC ? a - 1 : in->ptr_mode == AVR_PTR_DISP ? a + in->disp : a;
 }
 
-int fp_tracer_timer1_write(const firmware *fw, const mcu_names *names, uint32_t *pc,
-			   const char **reg)
+/* What is known of the pointers X, Y, Z after `in` (ptr[r - 26] is r's
+ * value when known[r - 26]): an LDI sets one; an instruction that writes
+ * one, or moves it (X+, -Z), forgets it; a call, return or jump forgets
+ * them all (a callee may change them; what follows a jump is reached from
+ * elsewhere).  A jump here from elsewhere is not seen: a static look. */
+static void track_pointers(const avr_insn *in, uint8_t *ptr, uint8_t *known)
 {
-	static const char *const timer1[] = { "TCCR1A", "TCCR1B", "TCNT1H", "TCNT1L" };
-	int addr[4];
-	for (int i = 0; i < 4; i++)
-		addr[i] = ioregs_addr(names, timer1[i]);
+	switch (in->op) {
+	case AVR_OP_RCALL: case AVR_OP_CALL: case AVR_OP_ICALL: case AVR_OP_EICALL:
+	case AVR_OP_RET: case AVR_OP_RETI: case AVR_OP_RJMP: case AVR_OP_JMP:
+	case AVR_OP_IJMP: case AVR_OP_EIJMP:
+		memset(known, 0, 6);
+		return;
+	case AVR_OP_LDI:
+		if (in->rd >= 26) {
+			ptr[in->rd - 26] = in->imm;
+			known[in->rd - 26] = 1;
+		}
+		return;
+	case AVR_OP_ST: case AVR_OP_STD: case AVR_OP_STS: case AVR_OP_OUT: case AVR_OP_SBI:
+	case AVR_OP_CBI: case AVR_OP_PUSH: case AVR_OP_CP: case AVR_OP_CPC: case AVR_OP_CPI:
+	case AVR_OP_CPSE: case AVR_OP_SBRC: case AVR_OP_SBRS: case AVR_OP_SBIC: case AVR_OP_SBIS:
+	case AVR_OP_BRBS: case AVR_OP_BRBC: case AVR_OP_NOP:
+		break;   /* no register written */
+	default:
+		for (int r = in->rd; r >= 26 && r <= in->rd + 1 && r <= 31; r++)
+			if (r == in->rd || in->op == AVR_OP_MOVW || in->op == AVR_OP_ADIW ||
+			    in->op == AVR_OP_SBIW)
+				known[r - 26] = 0;
+		break;
+	}
+	if (in->ptr && (in->ptr_mode == AVR_PTR_POSTINC || in->ptr_mode == AVR_PTR_PREDEC)) {
+		unsigned lo = in->ptr == 'X' ? 0 : in->ptr == 'Y' ? 2 : 4;
+		known[lo] = known[lo + 1] = 0;
+	}
+}
+
+unsigned fp_tracer_timer_writes(const firmware *fw, const mcu_names *names, unsigned timer,
+				fp_timer_write *w, unsigned max)
+{
+	static const char *const regs[] = { "TCCR%uA", "TCCR%uB", "TCNT%uH", "TCNT%uL", "TIMSK%u" };
+	enum { NREGS = sizeof regs / sizeof *regs };
+	char name[NREGS][16];
+	int addr[NREGS];
+	for (unsigned i = 0; i < NREGS; i++) {
+		snprintf(name[i], sizeof name[i], regs[i], timer);
+		addr[i] = ioregs_addr(names, name[i]);
+	}
+	unsigned n = 0;
 	uint8_t ptr[6] = { 0 }, known[6] = { 0 };   /* r26..r31 */
 	avr_insn in;
 	for (uint32_t a = 0; a + 1 < fw->code_end; a += 2u * in.words) {
 		if (avr_decode(fw->flash, fw->flash_size, a, &in))
 			break;
 		int to = store_addr(&in, ptr, known);
-		for (int i = 0; i < 4 && to >= 0; i++) {
+		for (unsigned i = 0; i < NREGS && to >= 0; i++) {
 			if (to != addr[i])
 				continue;
 			const fw_symbol *f = fw_code_symbol_at(fw, a);
-			if (f && !strncmp(f->name, "avrr_", 5))
+			if (f && fp_tracer_own_symbol(f->name))
 				break;
-			*pc = a;
-			*reg = timer1[i];
-			return 1;
+			if (n < max)
+				w[n] = (fp_timer_write){ a, (uint8_t)in.words,
+							 ioregs_name(names, (uint16_t)to),
+							 f ? f->name : NULL };
+			n++;
+			break;
 		}
-		/* what is known of the pointers after it: an LDI sets one; a
-		 * store through one keeps it unless it moves it; anything else
-		 * may change them (a call, a jump here from elsewhere is not
-		 * seen: a static look) */
-		if (in.op == AVR_OP_LDI && in.rd >= 26) {
-			ptr[in.rd - 26] = in.imm;
-			known[in.rd - 26] = 1;
-		} else if ((in.op == AVR_OP_ST || in.op == AVR_OP_STD) && in.ptr &&
-			   (in.ptr_mode == AVR_PTR_PLAIN || in.ptr_mode == AVR_PTR_DISP)) {
-			continue;
-		} else if (in.op != AVR_OP_OUT && in.op != AVR_OP_STS && in.op != AVR_OP_SBI &&
-			   in.op != AVR_OP_CBI && in.op != AVR_OP_LDI) {
-			memset(known, 0, sizeof known);
-		}
+		track_pointers(&in, ptr, known);
 	}
-	return 0;
+	return n;
 }
 
 unsigned fp_log_delta_bits(const fp_config *c)
@@ -311,6 +343,111 @@ unsigned fp_log_item_max(const fp_config *c)
 {
 	unsigned delta = fp_log_delta_bits(c);
 	return 1 + (delta ? (delta + 6) / 7 : (c->ra_bits + c->state_bits + 7) / 8);
+}
+
+/* SPI's pins on port B: SS, MOSI, SCK, by part (the datasheets' pin
+ * tables); a part not here cannot send the log by SPI. */
+static const struct spi_pins {
+	const char *mcu;
+	uint8_t ss, mosi, sck;
+} SPI_PINS[] = {
+	{ "atmega8", 2, 3, 5 }, { "atmega48", 2, 3, 5 }, { "atmega48p", 2, 3, 5 },
+	{ "atmega88", 2, 3, 5 }, { "atmega88p", 2, 3, 5 }, { "atmega168", 2, 3, 5 },
+	{ "atmega168p", 2, 3, 5 }, { "atmega328", 2, 3, 5 }, { "atmega328p", 2, 3, 5 },
+	{ "atmega64", 0, 2, 1 }, { "atmega128", 0, 2, 1 }, { "atmega1280", 0, 2, 1 },
+	{ "atmega1281", 0, 2, 1 }, { "atmega2560", 0, 2, 1 }, { "atmega2561", 0, 2, 1 },
+	{ "atmega16", 4, 5, 7 }, { "atmega32", 4, 5, 7 }, { "atmega164p", 4, 5, 7 },
+	{ "atmega324p", 4, 5, 7 }, { "atmega644", 4, 5, 7 }, { "atmega644p", 4, 5, 7 },
+	{ "atmega1284", 4, 5, 7 }, { "atmega1284p", 4, 5, 7 },
+};
+
+static const struct spi_pins *spi_pins(const mcu_names *names)
+{
+	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
+	for (size_t i = 0; i < sizeof SPI_PINS / sizeof *SPI_PINS; i++)
+		if (!strcmp(SPI_PINS[i].mcu, mcu))
+			return &SPI_PINS[i];
+	return NULL;
+}
+
+const char *fp_log_sink_check(const fp_tracer_log *log, const mcu_names *names)
+{
+	static char why[120];
+	char udr[8];
+	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
+	snprintf(udr, sizeof udr, "UDR%u", log->port);
+	if (log->sink == FP_LOG_UART && log->port && ioregs_addr(names, udr) < 0)
+		snprintf(why, sizeof why, "the %s has no USART%u", mcu, log->port);
+	else if (log->sink == FP_LOG_SPI && !spi_pins(names))
+		snprintf(why, sizeof why, "avrr does not know the %s's SPI pins", mcu);
+	else
+		return NULL;
+	return why;
+}
+
+int fp_log_sink_parse(const char *text, int none, fp_tracer_log *log)
+{
+	log->port = 0;
+	if (!strcmp(text, "uart"))
+		log->sink = FP_LOG_UART;
+	else if (!strncmp(text, "uart", 4) && text[4] >= '1' && text[4] <= '3' && !text[5])
+		log->sink = FP_LOG_UART, log->port = (unsigned)(text[4] - '0');
+	else if (!strcmp(text, "spi"))
+		log->sink = FP_LOG_SPI;
+	else if (!strcmp(text, "func"))
+		log->sink = FP_LOG_FUNC;
+	else if (none && !strcmp(text, "none"))
+		log->sink = FP_LOG_NONE;
+	else
+		return -1;
+	return 0;
+}
+
+/* The sink: the firmware's own function, or the tracer's for a UART or
+ * the SPI, blocking, one byte at a time. */
+static void emit_sink(FILE *o, const fp_tracer_log *log, const mcu_names *names, int runtime)
+{
+	if (log->sink == FP_LOG_FUNC) {
+		fputs("/* The firmware's sink: one byte of the stream, in order. */\n"
+		      "void avrr_log_sink(uint8_t byte);\n\n", o);
+		return;
+	}
+	if (log->sink == FP_LOG_SPI) {
+		const struct spi_pins *p = spi_pins(names);
+		fprintf(o, "/* The SPI sink: the tracer is the bus master at clk/2, its SS, MOSI\n"
+			" * and SCK outputs (PB%u, PB%u, PB%u). */\n"
+			"#define AVRR_SPI_SS %u\n#define AVRR_SPI_MOSI %u\n#define AVRR_SPI_SCK %u\n"
+			"#if defined(SPDR)  /* SPDR0 may be a bit's name */\n"
+			"#define AVRR_SPDR SPDR\n#define AVRR_SPSR SPSR\n#define AVRR_SPCR SPCR\n"
+			"#define AVRR_SPIF SPIF\n#define AVRR_SPI2X SPI2X\n#define AVRR_SPE SPE\n"
+			"#define AVRR_MSTR MSTR\n#else\n#define AVRR_SPDR SPDR0\n#define AVRR_SPSR SPSR0\n"
+			"#define AVRR_SPCR SPCR0\n#define AVRR_SPIF SPIF0\n#define AVRR_SPI2X SPI2X0\n"
+			"#define AVRR_SPE SPE0\n#define AVRR_MSTR MSTR0\n#endif\n"
+			"static inline void avrr_log_sink(uint8_t byte)\n{\n"
+			"\tAVRR_SPDR = byte;\n\twhile (!(AVRR_SPSR & _BV(AVRR_SPIF)))\n\t\t;\n}\n\n",
+			p->ss, p->mosi, p->sck, p->ss, p->mosi, p->sck);
+		return;
+	}
+	if (log->port)
+		fprintf(o, "#define AVRR_UDR UDR%u\n#define AVRR_UCSRA UCSR%uA\n"
+			"#define AVRR_UDRE UDRE%u\n#define AVRR_UCSRB UCSR%uB\n#define AVRR_TXEN TXEN%u\n"
+			"#define AVRR_UBRRL UBRR%uL\n#define AVRR_UBRRH UBRR%uH\n", log->port, log->port,
+			log->port, log->port, log->port, log->port, log->port);
+	else
+		fputs("#if defined(UDR0)\n#define AVRR_UDR UDR0\n#define AVRR_UCSRA UCSR0A\n"
+		      "#define AVRR_UDRE UDRE0\n#define AVRR_UCSRB UCSR0B\n#define AVRR_TXEN TXEN0\n"
+		      "#define AVRR_UBRRL UBRR0L\n#define AVRR_UBRRH UBRR0H\n#else\n"
+		      "#define AVRR_UDR UDR\n#define AVRR_UCSRA UCSRA\n#define AVRR_UDRE UDRE\n"
+		      "#define AVRR_UCSRB UCSRB\n#define AVRR_TXEN TXEN\n"
+		      "#define AVRR_UBRRL UBRRL\n#define AVRR_UBRRH UBRRH\n#endif\n", o);
+	fputs("/* The UART sink: blocking, one byte at a time. */\n"
+	      "static inline void avrr_log_sink(uint8_t byte)\n{\n", o);
+	/* A firmware traced from its finished ELF may turn the transmitter
+	 * off after the runtime set it up (Arduino's init() clears UCSR0B):
+	 * with --baud, the runtime's sink turns it on again. */
+	if (runtime && log->baud)
+		fputs("\tif (!(AVRR_UCSRB & _BV(AVRR_TXEN)))\n\t\tAVRR_UCSRB |= _BV(AVRR_TXEN);\n", o);
+	fputs("\twhile (!(AVRR_UCSRA & _BV(AVRR_UDRE)))\n\t\t;\n\tAVRR_UDR = byte;\n}\n\n", o);
 }
 
 /* The device log (docs/device.md): the header constant, the block being
@@ -368,46 +505,33 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 		fputs("/* The last fingerprint in the log: the next is sent as the difference. */\n"
 		      "volatile AVRR_FP_T avrr_log_last __attribute__((section(\".noinit\")));\n", o);
 	fputs("\n", o);
-	if (log->sink == FP_LOG_FUNC)
-		fputs("/* The firmware's sink: one byte of the stream, in order. */\n"
-		      "void avrr_log_sink(uint8_t byte);\n\n", o);
-	else
-		fputs("#if defined(UDR0)\n#define AVRR_UDR UDR0\n#define AVRR_UCSRA UCSR0A\n"
-		      "#define AVRR_UDRE UDRE0\n#define AVRR_UCSRB UCSR0B\n#define AVRR_TXEN TXEN0\n"
-		      "#define AVRR_UBRRL UBRR0L\n#define AVRR_UBRRH UBRR0H\n#else\n"
-		      "#define AVRR_UDR UDR\n#define AVRR_UCSRA UCSRA\n#define AVRR_UDRE UDRE\n"
-		      "#define AVRR_UCSRB UCSRB\n#define AVRR_TXEN TXEN\n"
-		      "#define AVRR_UBRRL UBRRL\n#define AVRR_UBRRH UBRRH\n#endif\n"
-		      "/* The UART sink: blocking, one byte at a time. */\n"
-		      "static inline void avrr_log_sink(uint8_t byte)\n{\n", o);
-	/* A firmware traced from its finished ELF may turn the transmitter
-	 * off after the runtime set it up (Arduino's init() clears UCSR0B):
-	 * with --baud, the runtime's sink turns it on again. */
-	if (log->sink == FP_LOG_UART && runtime && log->baud)
-		fputs("\tif (!(AVRR_UCSRB & _BV(AVRR_TXEN)))\n\t\tAVRR_UCSRB |= _BV(AVRR_TXEN);\n", o);
-	if (log->sink == FP_LOG_UART)
-		fputs("\twhile (!(AVRR_UCSRA & _BV(AVRR_UDRE)))\n\t\t;\n\tAVRR_UDR = byte;\n}\n\n", o);
+	emit_sink(o, log, names, runtime);
 	fprintf(o, "/* At reset: an empty block, nothing lost%s. */\n"
 		"__attribute__((naked, used, section(\".init3\"))) void avrr_log_init(void)\n{\n"
 		"\tavrr_log_len = 0;\n\tavrr_log_seq = 0;\n\tavrr_log_busy = 0;\n"
 		"\tavrr_log_lost = 0;\n\tavrr_log_run = 0;\n%s",
+		log->sink == FP_LOG_SPI ? ", the SPI the bus master" :
 		log->baud ? ", the UART at its baud" : "", delta ? "\tavrr_log_last = 0;\n" : "");
 	if (log->sink == FP_LOG_UART && log->baud)
 		fprintf(o, "\tuint16_t ubrr = (uint16_t)((F_CPU + 8ul * %luul) / (16ul * %luul) - 1);\n"
 			"\tAVRR_UBRRH = (uint8_t)(ubrr >> 8);\n\tAVRR_UBRRL = (uint8_t)ubrr;\n"
 			"\tAVRR_UCSRB |= _BV(AVRR_TXEN);\n", (unsigned long)log->baud,
 			(unsigned long)log->baud);
+	if (log->sink == FP_LOG_SPI)
+		fputs("\tDDRB |= _BV(AVRR_SPI_SS) | _BV(AVRR_SPI_MOSI) | _BV(AVRR_SPI_SCK);\n"
+		      "\tAVRR_SPSR = _BV(AVRR_SPI2X);\n"
+		      "\tAVRR_SPCR = _BV(AVRR_SPE) | _BV(AVRR_MSTR);\n", o);
 	fputs("}\n\n", o);
 	fputs("/* One byte to the sink.  A send with interrupts off (from a read, or\n"
-	      " * --send-masked) can take longer than Timer1 takes to overflow twice (a\n"
-	      " * 255-byte block at 115,200 baud: 22 ms): the tracer's overflow count is\n"
-	      " * kept here meanwhile, as its TIMER1_OVF handler would, so the cycle\n"
+	      " * --send-masked) can take longer than the counter's timer takes to overflow\n"
+	      " * twice (a 255-byte block at 115,200 baud: 22 ms): the tracer's overflow\n"
+	      " * count is kept here meanwhile, as its overflow handler would, so the cycle\n"
 	      " * counter stays exact. */\n"
 	      "static inline void avrr_log_send(uint8_t byte, uint8_t ien)\n{\n"
 	      "\tavrr_log_sink(byte);\n", o);
 	if (ovf)
-		fprintf(o, "\tif (!ien && (AVRR_TIFR & _BV(TOV1))) {\n"
-			"\t\tAVRR_TIFR = _BV(TOV1);  /* a 1 clears it */\n"
+		fprintf(o, "\tif (!ien && (AVRR_TIFR & _BV(AVRR_TOV))) {\n"
+			"\t\tAVRR_TIFR = _BV(AVRR_TOV);  /* a 1 clears it */\n"
 			"\t\t%s\n\t}\n", ovf > 1 ? "if (++avrr_trace_ovf[0] == 0)\n\t\t\tavrr_trace_ovf[1]++;"
 						: "avrr_trace_ovf[0]++;");
 	else
@@ -551,17 +675,18 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 		log->masked ? "0" : "sreg & 0x80");
 }
 
-/* The tracer's own TIMER1_OVF handler, for a cycles:K counter wider than
- * Timer1's 16 bits: `bytes` of overflow count, incremented with carry.
- * Naked and short, so its cycles per overflow are those cost.h prices;
- * a firmware with its own TIMER1_OVF handler fails to link, as it should:
- * the tracer owns Timer1. */
+/* The tracer's own overflow handler of the counter's timer, for a
+ * cycles:K counter wider than its 16 bits: `bytes` of overflow count,
+ * incremented with carry.  Naked and short, so its cycles per overflow are
+ * those cost.h prices; on the header route a firmware with its own
+ * TIMER1_OVF handler fails to link, as it should: the tracer owns Timer1. */
 static void emit_overflow(FILE *o, unsigned bytes, int runtime)
 {
 	/* the runtime's handler is entered from the vector table avrr
 	 * instrument patches: a plain naked function, not __vector_N */
-	const char *name = runtime ? FP_RT_OVF_SYMBOL : "TIMER1_OVF_vect";
-	fprintf(o, "/* Timer1 overflowed: one more in avrr_trace_ovf (SREG and r24 kept). */\n"
+	const char *name = runtime ? FP_RT_OVF_SYMBOL : "TIMER1_OVF_vect";  /* header: Timer1 */
+	fprintf(o, "/* The counter's timer overflowed: one more in avrr_trace_ovf (SREG and\n"
+		" * r24 kept). */\n"
 		"void %s(void) __attribute__((%snaked, used, externally_visible));\n"
 		"void %s(void)\n{\n"
 		"\t__asm__ volatile(\"push r24\\n\\tin r24, __SREG__\\n\\tpush r24\\n\\t\"\n",
@@ -606,8 +731,8 @@ static void emit_hooks(FILE *o, const layout *l, int cycles, int log, const fp_t
 	fputs("\n\n", o);
 	for (unsigned i = 0; i < h->nhooks; i++) {
 		char ops[160];
-		snprintf(ops, sizeof ops, "%s%s", cycles ? "[tl] \"n\"(_SFR_MEM_ADDR(TCNT1L)), "
-			 "[th] \"n\"(_SFR_MEM_ADDR(TCNT1H))" : "", cycles && log ? ", " : "");
+		snprintf(ops, sizeof ops, "%s%s", cycles ? "[tl] \"n\"(_SFR_MEM_ADDR(AVRR_TCNTL)), "
+			 "[th] \"n\"(_SFR_MEM_ADDR(AVRR_TCNTH))" : "", cycles && log ? ", " : "");
 		if (log)
 			snprintf(ops + strlen(ops), sizeof ops - strlen(ops), "[vn] \"M\"(%u)",
 				 h->hook[i].vector);
@@ -643,14 +768,17 @@ unsigned fp_tracer_hook_cycles(const fp_config *c, int log, uint32_t flash_size)
 }
 
 /* What the device cannot record: NULL, or why. */
-static const char *refusal(const fp_config *c, const mcu_names *names)
+static const char *refusal(const fp_config *c, const mcu_names *names, unsigned timer)
 {
 	for (unsigned i = 0; i < c->ncomp; i++)
 		if (c->comp[i].kind == FP_COMP_ALL)
 			return "a device cannot gather `all` (the whole data space with its I/O "
 			       "registers) at the interrupt point";
-	if (fp_counter_bytes(c, FP_COUNT_CYCLES) && ioregs_addr(names, "TCNT1L") < 0)
-		return "cycles:K needs a 16-bit Timer1, which this MCU does not have";
+	char tcnt[16];
+	snprintf(tcnt, sizeof tcnt, "TCNT%uL", timer);
+	if (fp_counter_bytes(c, FP_COUNT_CYCLES) && ioregs_addr(names, tcnt) < 0)
+		return timer == 1 ? "cycles:K needs a 16-bit Timer1, which this MCU does not have"
+				  : "cycles:K's timer is not on this MCU";
 	return NULL;
 }
 
@@ -687,7 +815,10 @@ static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slo
 	int logging = log && log->sink != FP_LOG_NONE;
 	char spec[600];
 	fp_format(c, spec, sizeof spec);
-	const char *why = refusal(c, names);
+	unsigned timer = hooks && hooks->counter_timer ? hooks->counter_timer : 1;
+	const char *why = refusal(c, names, timer);
+	if (!why && logging)
+		why = fp_log_sink_check(log, names);
 	if (why)
 		return avrr_errf(err, "%s: %s", spec, why);
 	if (!slots || slots > 1024)
@@ -703,7 +834,7 @@ static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slo
 		gbytes += c->comp[i].len;
 	layout l = make_layout(c);
 	unsigned cycles = fp_counter_bytes(c, FP_COUNT_CYCLES), sic = fp_counter_bytes(c, FP_COUNT_SIC);
-	unsigned ovf = cycles > 2 ? cycles - 2 : 0;  /* bytes of Timer1's overflow count */
+	unsigned ovf = cycles > 2 ? cycles - 2 : 0;  /* bytes of the timer's overflow count */
 
 	fprintf(o, "/*\n * tracer.h — avrr's device-side tracer for\n *   %s\n * on the %s, "
 		"generated by `avrr tracer`; do not edit.  Include it before\n"
@@ -724,7 +855,12 @@ static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slo
 	      "#define AVRR_CALL \"call\"\n#define AVRR_JMP \"jmp\"\n#else\n"
 	      "#define AVRR_CALL \"rcall\"\n#define AVRR_JMP \"rjmp\"\n#endif\n\n", o);
 	if (cycles)
-		fprintf(o, "/* TCNT1 + this = cycles since reset at the interrupt point: the\n"
+		fprintf(o, "/* The cycle counter: Timer%u. */\n#define AVRR_TCNTL TCNT%uL\n"
+			"#define AVRR_TCNTH TCNT%uH\n#define AVRR_TCCRB TCCR%uB\n"
+			"#define AVRR_CS CS%u0\n#define AVRR_TOV TOV%u\n#define AVRR_TOIE TOIE%u\n\n",
+			timer, timer, timer, timer, timer, timer, timer);
+	if (cycles)
+		fprintf(o, "/* TCNTn + this = cycles since reset at the interrupt point: the\n"
 			" * timer starts 1 cycle after the reset vector's jump (LDI, then STS),\n"
 			" * the CPU is at the vector's jump AVRR_RESPONSE cycles after the\n"
 			" * interrupt point (the datasheet's interrupt response time), and\n"
@@ -739,11 +875,12 @@ static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slo
 	      "\t__attribute__((section(\".noinit\")));\n"
 	      "volatile uint16_t avrr_trace_count __attribute__((section(\".noinit\")));\n", o);
 	if (ovf)
-		fprintf(o, "/* Timer1's overflows since reset: the cycle counter's bits above\n"
-			" * 16, counted by the tracer's own TIMER1_OVF handler. */\n"
+		fprintf(o, "/* The timer's overflows since reset: the cycle counter's bits above\n"
+			" * 16, counted by the tracer's own overflow handler. */\n"
 			"volatile uint8_t avrr_trace_ovf[%u] __attribute__((section(\".noinit\")));\n"
-			"#ifdef TIMSK1\n#define AVRR_TIMSK TIMSK1\n#define AVRR_TIFR TIFR1\n#else\n"
-			"#define AVRR_TIMSK TIMSK\n#define AVRR_TIFR TIFR\n#endif\n", ovf);
+			"#ifdef TIMSK%u\n#define AVRR_TIMSK TIMSK%u\n#define AVRR_TIFR TIFR%u\n#else\n"
+			"#define AVRR_TIMSK TIMSK\n#define AVRR_TIFR TIFR\n"
+			"#define AVRR_TIMSK_SHARED 1\n#endif\n", ovf, timer, timer, timer);
 	if (sic)
 		fprintf(o, "/* The software instruction counter: avrr instrument adds its\n"
 			" * increments to the linked firmware (-Wl,--emit-relocs). */\n"
@@ -756,20 +893,20 @@ static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slo
 		sic ? "\tfor (uint8_t i = 0; i < sizeof " FP_SIC_SYMBOL "; i++)\n"
 		      "\t\t" FP_SIC_SYMBOL "[i] = 0;\n" : "",
 		ovf ? "\tfor (uint8_t i = 0; i < sizeof avrr_trace_ovf; i++)\n"
-		      "\t\tavrr_trace_ovf[i] = 0;\n\tAVRR_TIMSK |= _BV(TOIE1);\n" : "");
+		      "\t\tavrr_trace_ovf[i] = 0;\n\tAVRR_TIMSK |= _BV(AVRR_TOIE);\n" : "");
 	if (cycles)
-		fputs("/* Timer1 free-running at clk/1 from the first instruction after\n"
-		      " * reset (TCCR1A is 0 at reset): the cycle counter. */\n"
+		fputs("/* The timer free-running at clk/1 from the first instruction after\n"
+		      " * reset (TCCRnA is 0 at reset): the cycle counter. */\n"
 		      "__attribute__((naked, used, section(\".init0\"))) void avrr_trace_timer(void)\n"
-		      "{\n\t__asm__ volatile(\"ldi r24, %0\\n\\tsts %1, r24\" :: \"M\"(_BV(CS10)),\n"
-		      "\t\t\"n\"(_SFR_MEM_ADDR(TCCR1B)));\n}\n\n", o);
+		      "{\n\t__asm__ volatile(\"ldi r24, %0\\n\\tsts %1, r24\" :: \"M\"(_BV(AVRR_CS)),\n"
+		      "\t\t\"n\"(_SFR_MEM_ADDR(AVRR_TCCRB)));\n}\n\n", o);
 	if (ovf)
 		emit_overflow(o, ovf, hooks != NULL);
 	if (c->hash_bits)
 		fputs(HASHES, o);
 	if (logging)
 		emit_log(o, c, names, log, spec, bytes, ovf, hooks != NULL);
-	fputs("/* Called by the stub: frame is its saved SREG, timer TCNT1 and sic the\n"
+	fputs("/* Called by the stub: frame is its saved SREG, timer TCNTn and sic the\n"
 	      " * software instruction counter as it read them. */\n"
 	      "void avrr_trace_record(const uint8_t *frame, uint16_t timer, uint32_t sic)\n"
 	      "\t__attribute__((used));\n"
@@ -784,15 +921,15 @@ static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slo
 	emit_gather(o, c, &l);
 	emit_hash(o, c);
 	if (ovf)
-		fprintf(o, "\t/* The overflows counted, and one more if Timer1 overflowed before\n"
-			"\t * the stub read it but its handler has not run yet: TOV1 pending with\n"
+		fprintf(o, "\t/* The overflows counted, and one more if the timer overflowed before\n"
+			"\t * the stub read it but its handler has not run yet: TOVn pending with\n"
 			"\t * the timer in its lower half (interrupts are off here, so an overflow\n"
 			"\t * flagged after the read finds the timer read in its upper half). */\n"
 			"\tuint%u_t ovf = avrr_trace_ovf[0]%s;\n"
-			"\tif ((AVRR_TIFR & _BV(TOV1)) && !(timer & 0x8000u))\n\t\tovf++;\n"
+			"\tif ((AVRR_TIFR & _BV(AVRR_TOV)) && !(timer & 0x8000u))\n\t\tovf++;\n"
 			"\tuint32_t cyc = ((uint32_t)ovf << 16 | timer) + AVRR_CYCLE_OFFSET;\n"
-			"#ifndef TIMSK1  /* TIMSK is shared: a firmware's TIMSK = ... clears TOIE1 */\n"
-			"\tAVRR_TIMSK |= _BV(TOIE1);\n#endif\n",
+			"#ifdef AVRR_TIMSK_SHARED  /* a firmware's TIMSK = ... clears TOIE1 */\n"
+			"\tAVRR_TIMSK |= _BV(AVRR_TOIE);\n#endif\n",
 			ovf > 1 ? 16 : 8, ovf > 1 ? " | (uint16_t)avrr_trace_ovf[1] << 8" : "");
 	/* Every shift is narrower than AVRR_FP_T (a shift by its width is
 	 * undefined): the first counter is assigned, not shifted in, and the

@@ -40,7 +40,7 @@ int fp_tracer_write(const fp_config *c, const mcu_names *names, unsigned slots, 
 		    avrr_err *err);
 
 /* The device log (docs/device.md): where its bytes go, and its buffer. */
-typedef enum { FP_LOG_NONE, FP_LOG_UART, FP_LOG_FUNC } fp_log_sink;
+typedef enum { FP_LOG_NONE, FP_LOG_UART, FP_LOG_FUNC, FP_LOG_SPI } fp_log_sink;
 #define FP_LOG_RING 64       /* a block's payload bytes, by default */
 #define FP_LOG_VERSION 2
 #define FP_LOG_MAGIC "AVRL"
@@ -61,19 +61,36 @@ typedef enum { FP_LOG_NONE, FP_LOG_UART, FP_LOG_FUNC } fp_log_sink;
 #define FP_LOG_FOLD_ONE 0x20
 typedef struct fp_tracer_log {
 	fp_log_sink sink;
+	unsigned port;          /* the UART sink's USART: 0 (UDR0, or UDR), 1..3 */
 	uint32_t baud;          /* 0: the firmware sets the UART up itself */
 	unsigned ring;          /* payload bytes per block, 8..255 */
 	int masked;             /* an interrupt's block is sent with interrupts off */
 } fp_tracer_log;
 
-/* cycles:K counts with Timer1, free-running at clk/1 from reset: a
- * firmware that sets its mode or clock, or writes its count, breaks the
- * counter.  The first instruction of fw's code (outside the tracer's own
- * avrr_* functions) that writes TCCR1A, TCCR1B, TCNT1H or TCNT1L: 1 with
- * its byte address and the register's name, else 0.  A static look: a
- * write through a pointer is not seen. */
-int fp_tracer_timer1_write(const firmware *fw, const mcu_names *names, uint32_t *pc,
-			   const char **reg);
+/* Parses --log's argument into log->sink and log->port: uart (USART0),
+ * uart1..uart3, spi, func and, where none is 1, none.  0, or -1. */
+int fp_log_sink_parse(const char *text, int none, fp_tracer_log *log);
+
+/* Why the MCU cannot carry log's sink (no such USART, SPI pins not known),
+ * or NULL. */
+const char *fp_log_sink_check(const fp_tracer_log *log, const mcu_names *names);
+
+/* cycles:K counts with a 16-bit timer (Timer1; on the vector route, the
+ * one fp_hookvec_counter chose), free-running at clk/1 from reset: a
+ * firmware that sets its mode or clock, writes its count or its own
+ * interrupt mask breaks the counter.  The writes fw's code (outside the
+ * tracer's own avrr_* functions) makes to Timer `timer`'s TCCRnA, TCCRnB,
+ * TCNTnH, TCNTnL and TIMSKn, in address order: the first `max` in w, and
+ * how many there are.  A static look: a write through a pointer the code
+ * does not set just before is not seen. */
+typedef struct fp_timer_write {
+	uint32_t pc;          /* byte address */
+	uint8_t words;
+	const char *reg;      /* the register's name */
+	const char *func;     /* the function it is in, or NULL */
+} fp_timer_write;
+unsigned fp_tracer_timer_writes(const firmware *fw, const mcu_names *names, unsigned timer,
+				fp_timer_write *w, unsigned max);
 
 /* How the log carries c's fingerprints: 0, as the ring's bytes; else
  * K, as the difference from the previous one modulo 2^K in LEB128 (the
@@ -109,6 +126,7 @@ int fp_tracer_write_log(const fp_config *c, const mcu_names *names, unsigned slo
 #define FP_RT_FW_VECTOR_PREFIX "avrr_fw_vector_"
 typedef struct fp_tracer_hooks {
 	uint32_t reset_target;      /* byte address */
+	uint8_t counter_timer;      /* cycles:K's timer: 1, 3, 4 or 5 (0: 1) */
 	uint16_t ram_base;          /* data address of the runtime's first byte */
 	unsigned nhooks;
 	struct { uint8_t vector; uint32_t target; } hook[128];

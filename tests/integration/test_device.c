@@ -913,7 +913,7 @@ static void test_bad_input(void **state)
 		{ "stamp traces/funcsheap.elf", "avrr stamp: traces/funcsheap.elf: no "
 		  "avrr_log_header: not built with `avrr tracer --log`\n" },
 		{ "tracer traces/funcsheap.elf --log serial -o DIR/t.h", "avrr tracer: --log: "
-		  "'serial'; give uart or func\n" },
+		  "'serial'; give uart, uart1..uart3, spi or func\n" },
 		/* the default's 4-byte fingerprints (width=32): 2 * (4 + 5) = 18 at
 		 * least, as 3-byte ones need 16 */
 		{ "tracer traces/funcsheap.elf --log func --ring 17 -o DIR/t.h", "avrr tracer: the "

@@ -206,7 +206,11 @@ static void test_refusals(void **state)
 	/* the firmware's own TIMER1_OVF under a 32-bit cycle counter */
 	refused(s, "#include <avr/interrupt.h>\nvolatile char n;\nISR(TIMER1_OVF_vect) { n++; }\n"
 		"int main(void) { for (;;) ; }\n", "--log uart",
-		"the firmware handles TIMER1_OVF (vector 13, at 0x");
+		"no 16-bit timer is free for the cycle counter (the firmware handles TIMER1_OVF "
+		"(vector 13, at 0x");
+	/* a sink the part does not have */
+	refused(s, "int main(void) { for (;;) ; }\n", "--log uart1",
+		"the atmega328p has no USART1");
 	/* sic:K's counter needs code that moves */
 	refused(s, "int main(void) { for (;;) ; }\n",
 		"--log uart --fp 'sel=SPL+SPH+SREG+sic:16,hash=jenkins,ra=8,width=32'",
