@@ -101,7 +101,8 @@ int cmd_replay_device(int argc, char **argv)
 	       (unsigned long long)res.reads, (unsigned long long)res.reads_expected,
 	       res.diverged ? "" : ": every item of the log matched");
 	if (res.overflows)
-		printf("replay: the tracer's own Timer1 overflow handler entered %llu times, as "
-		       "Timer1 overflowed (it logs nothing)\n", (unsigned long long)res.overflows);
+		printf("replay: the tracer's own %s overflow handler entered %llu times, as "
+		       "%s overflowed (it logs nothing)\n", res.ovf_timer,
+		       (unsigned long long)res.overflows, res.ovf_timer);
 	return rc;
 }

@@ -75,9 +75,9 @@ int cmd_import(int argc, char **argv)
 	       r.bytes.interrupts, r.bytes.reads, r.bytes.loss);
 	if (r.positioned)
 		printf("import: positions from its replay: %llu instructions, %zu interrupts (%llu "
-		       "of them the tracer's own Timer1 overflows), %llu input reads, %zu events\n",
+		       "of them the tracer's own %s overflows), %llu input reads, %zu events\n",
 		       (unsigned long long)r.instructions, r.replay_interrupts,
-		       (unsigned long long)r.overflows, (unsigned long long)r.replay_reads,
+		       (unsigned long long)r.overflows, r.ovf_timer, (unsigned long long)r.replay_reads,
 		       r.events);
 	return 0;
 }

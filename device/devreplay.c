@@ -35,7 +35,7 @@ typedef struct run {
 	uint16_t log_reg, busy_addr, seq_addr;
 	uint8_t blocks;          /* the dump's blocks, mod 256 (avrr_log_seq) */
 	int have_busy, was_busy, done;
-	int ovf_vector;          /* the tracer's own TIMER1_OVF handler's, or -1 */
+	int ovf_vector;          /* the tracer's own TIMERn_OVF handler's, or -1 */
 	const devreplay_opts *o;
 	devreplay_result *res;
 	uint16_t udr[TRACE_UARTS];
@@ -220,9 +220,9 @@ static const db_fingerprint *logged_here(run *r)
 }
 
 /* At each boundary with interrupts on: the next interrupt of the log,
- * where its fingerprint matches.  The tracer's own Timer1 overflow handler
+ * where its fingerprint matches.  The tracer's own overflow handler
  * (a cycles:K counter with K > 16) stores no fingerprint and so has no
- * item in the log: it is entered where simavr would enter it, Timer1
+ * item in the log: it is entered where simavr would enter it, its timer
  * overflowing as on the device (the cycle counts in the fingerprints keep
  * the two in step) — unless the log's interrupt is due here too and comes
  * first by priority (a lower vector), as the device would have taken it. */
@@ -318,11 +318,8 @@ static int setup(run *r, const firmware *fw, const char *mcu, uint32_t frequency
 	    fp_parse(spec, sim_names(r->s), fw, sim_data_size(r->s), "device", &r->cfg, err))
 		return -1;
 	if (fp_counter_bytes(&r->cfg, FP_COUNT_CYCLES) > 2)
-		for (unsigned v = 1; v < 128 && r->ovf_vector < 0; v++) {
-			const char *vn = sim_vector_name(r->s, (uint8_t)v);
-			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
-				r->ovf_vector = (int)v;
-		}
+		r->ovf_vector = devsite_ovf_vector(r->s);
+	r->res->ovf_timer = devsite_timer_name(r->s, r->ovf_vector);
 	const fw_symbol *busy = fw_find_symbol(fw, "avrr_log_busy");
 	const fw_symbol *sic = fw_find_symbol(fw, FP_SIC_SYMBOL);
 	if (sic && sic->space == FW_SYM_DATA && sic->size >= 1 && sic->size <= 4 &&
@@ -536,7 +533,7 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	}
 	/* A positioned import (instructions > 0, cmd_import.c) also holds
 	 * what its replay found: the reads of registers the device did not
-	 * log, and the tracer's Timer1 overflows with the fingerprints
+	 * log, and the tracer's counter overflows with the fingerprints
 	 * computed there.  The device's items are the rest. */
 	int positioned = meta.instructions > 0;
 	size_t k = 0;

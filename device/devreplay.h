@@ -35,7 +35,8 @@ typedef struct devreplay_opts {
 typedef struct devreplay_result {
 	uint64_t expected, injected, instructions;
 	uint64_t reads_expected, reads;
-	uint64_t overflows;           /* the tracer's own Timer1 overflow handler, entered */
+	uint64_t overflows;           /* the tracer's own overflow handler, entered */
+	const char *ovf_timer;        /* its timer: "Timer1" ... */
 	int diverged;                 /* 1: why says where */
 	char why[512];
 } devreplay_result;

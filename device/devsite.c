@@ -9,6 +9,7 @@
 
 #include "dwarf/lines.h"
 #include "fingerprint/instrument.h"
+#include "fingerprint/tracer.h"
 #include "sim/avr_decode.h"
 
 /* The I/O register a sink writes (OUT, or STS to an address the MCU
@@ -84,6 +85,39 @@ int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **
 	if (from)
 		*from = how;
 	return reg;
+}
+
+int devsite_ovf_vector(sim *s)
+{
+	const firmware *fw = sim_firmware(s);
+	const fw_symbol *h = fw_find_symbol(fw, FP_RT_OVF_SYMBOL);
+	uint32_t flash, vend;
+	sim_flash_layout(s, &flash, &vend);
+	unsigned bytes = flash > 8192 ? 4 : 2;
+	for (unsigned v = 1; v < 128 && (v + 1) * bytes <= vend; v++) {
+		const char *vn = sim_vector_name(s, (uint8_t)v);
+		avr_insn in;
+		if (!h) {   /* the header route's tracer defines Timer1's handler itself */
+			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
+				return (int)v;
+			continue;
+		}
+		if (!avr_decode(fw->flash, fw->flash_size, v * bytes, &in) &&
+		    (in.op == AVR_OP_JMP || in.op == AVR_OP_RJMP) &&
+		    in.target % (flash ? flash : 1u << 22) == h->addr)
+			return (int)v;
+	}
+	return -1;
+}
+
+const char *devsite_timer_name(sim *s, int vector)
+{
+	static const char *const names[] = { "Timer0", "Timer1", "Timer2", "Timer3", "Timer4",
+					     "Timer5" };
+	const char *vn = vector > 0 ? sim_vector_name(s, (uint8_t)vector) : NULL;
+	if (vn && !strncmp(vn, "TIMER", 5) && vn[5] >= '0' && vn[5] <= '5')
+		return names[vn[5] - '0'];
+	return names[1];
 }
 
 int devsite_in_tracer(const firmware *fw, uint32_t pc)

@@ -31,6 +31,16 @@ int devsite_log_reg(sim *s, const char *name, const char **chosen, const char **
  * device's, so a replay does not feed them. */
 int devsite_in_tracer(const firmware *fw, uint32_t pc);
 
+/* The vector of the tracer's own overflow handler of its cycle counter's
+ * timer (cycles:K past 16 bits): the one whose entry jumps to the vector
+ * route's runtime handler, else, on the header route, TIMER1_OVF; -1 if
+ * none.  A replay enters it where the simulator would: it logs nothing. */
+int devsite_ovf_vector(sim *s);
+
+/* "Timer3" for the vector of TIMER3_OVF; "Timer1" for -1 (the header
+ * route's, and the counter's when it has no overflow handler). */
+const char *devsite_timer_name(sim *s, int vector);
+
 /* "PC 0x00554 (main+0x24, uart_poll_rx.c:38)": the code byte address pc,
  * its symbol and, where the ELF has a line table, its source line.  The
  * table is read here, once per call: for a message, not a loop. */

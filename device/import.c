@@ -179,6 +179,7 @@ static int position(work *w, avrr_err *err)
 		snprintf(res->stopped, sizeof res->stopped, "%s%s", rr.why, hint);
 	res->instructions = w->pos.instructions;
 	res->overflows = rr.overflows;
+	res->ovf_timer = rr.ovf_timer;
 	res->replay_reads = rr.reads;
 	res->replay_interrupts = w->pos.nfp;
 	res->events = w->pos.nev;

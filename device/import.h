@@ -53,6 +53,7 @@ typedef struct devimport_result {
 	int positioned;
 	char stopped[768];                 /* !positioned: where the replay stopped */
 	uint64_t instructions, overflows, replay_reads;
+	const char *ovf_timer;             /* the tracer's counter's timer: "Timer1" ... */
 	size_t replay_interrupts, events;
 } devimport_result;
 

@@ -19,7 +19,7 @@
 
 /* An import's device log, kept in it (db_get_device_log): each input read
  * and interrupt of the device, checked as the replay comes to it; `at` of
- * them met so far.  The tracer's own Timer1 overflows (ovf_vector, or -1)
+ * them met so far.  The tracer's own counter overflows (ovf_vector, or -1)
  * and the reads of the log register or of inputs the device did not log
  * are the import's replay's, not in it. */
 struct rp_import {
@@ -222,11 +222,7 @@ int import_open(replay *r, avrr_err *err)
 	while (m->n < m->dev.nitems && m->dev.items[m->n].kind != DEVLOG_ITEM_LOSS)
 		m->n++;
 	if (fp_counter_bytes(&r->fp.cfg, FP_COUNT_CYCLES) > 2)
-		for (unsigned v = 1; v < 128 && m->ovf_vector < 0; v++) {
-			const char *vn = sim_vector_name(r->s, (uint8_t)v);
-			if (vn && !strcmp(vn, "TIMER1_OVF_vect"))
-				m->ovf_vector = (int)v;
-		}
+		m->ovf_vector = devsite_ovf_vector(r->s);
 	if (sim_names(r->s))
 		devlog_inputs(sim_names(r->s), m->device_input);
 	rc = 0;
