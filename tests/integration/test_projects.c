@@ -784,9 +784,10 @@ static void test_flow_races(void **state)
  * shell and avr-gdb on the import stop at FILE:LINE inside an ISR with
  * source lines, their backtraces reaching main.  The instrumented ELF
  * names its part and clock, and the log its register: device, import and
- * replay take no flags.  target: instrument's options. */
-static void device_loop(fixture *f, const char *elf, const char *target, const char *stim,
-			const char *file, int line, const char *isr)
+ * replay take no flags.  target: instrument's options; says: what its
+ * line must say. */
+static void device_loop(fixture *f, const char *elf, const char *target, const char *says,
+			const char *stim, const char *file, int line, const char *isr)
 {
 	char traced[300], log[300], uart[300], dstate[300], rstate[300], db[300];
 	char text[256], want[160];
@@ -797,8 +798,8 @@ static void device_loop(fixture *f, const char *elf, const char *target, const c
 	snprintf(rstate, sizeof rstate, "%s/replay.state", f->s.dir);
 	snprintf(db, sizeof db, "%s/import.db", f->s.dir);
 	if (test_run(f->out, sizeof f->out, "%s instrument %s %s -o '%s' && %s stamp '%s'",
-		     test_avrr(), elf, target, traced, test_avrr(), traced))
-		fail_msg("instrument: %s", f->out);
+		     test_avrr(), elf, target, traced, test_avrr(), traced) || !strstr(f->out, says))
+		fail_msg("instrument, want '%s': %s", says, f->out);
 	if (test_run(f->out, sizeof f->out, "%s device '%s' --stimuli %s --log-out '%s' "
 		     "--uart-out '%s' --state-out '%s' --instructions 2M", test_avrr(), traced, stim,
 		     log, uart, dstate))
@@ -827,13 +828,26 @@ static void device_loop(fixture *f, const char *elf, const char *target, const c
 		fail_msg("%s", f->out);
 }
 
+/* On the ATmega328P the pump's tick has the one 16-bit timer: the cycle
+ * counter has none, and instrument says which write took it. */
+static void test_pump_328p_counter_refused(void **state)
+{
+	fixture *f = *state;
+	assert_int_equal(test_run(f->out, sizeof f->out, "%s instrument %s --log uart --board uno "
+				  "-o '%s/x.elf'", test_avrr(), PUMPS[0].elf, f->s.dir), 2);
+	test_assert_contains(f->out, "pump_atmega328p.elf: no 16-bit timer is free for the cycle "
+			     "counter (clock_init writes TCCR1B at 0x");
+	test_assert_contains(f->out, "): give --fp a spec without cycles:K (docs/device.md)\n");
+}
+
 /* The pump's reports use USART0, so on the ATmega2560 the log goes out on
- * USART1. */
+ * USART1; its tick has Timer1, so the counter takes Timer3. */
 static void test_pump_device_loop(void **state)
 {
 	PENDING("instrument --log from a finished ELF (issue 43 items 1-3): the default spec is "
 		"refused on a firmware that owns Timer1, and the log cannot be sent on UDR1");
 	device_loop(*state, PUMPS[1].elf, "--log uart1 --baud 500000 --send-masked --board mega",
+		    "(and the reset, and TIMER3_OVF)",
 		    PUMPS[1].stim, "buttons.c", src_line(MULTI "buttons.c", "button: pressed"),
 		    "INT0_vect");
 }
@@ -844,7 +858,11 @@ static void test_pump_device_loop(void **state)
  * analogWrite(), which the sketch does not use: the counter takes it. */
 static void test_flow_device_loop(void **state)
 {
+	/* wiring.c's init() writes TCCR1B three times (= 0, CS11, CS10) and
+	 * TCCR1A once (WGM10) */
 	device_loop(*state, FLOW ".elf", "--log spi --log-loads --send-masked --board uno",
+		    "; Timer1 counts the cycles: init()'s 4 writes setting it up for analogWrite() "
+		    "are NOPs, so its PWM outputs are off",
 		    FLOW "/flow_meter.stim", "flow_meter.ino",
 		    src_line(FLOW "/flow_meter.ino", "flow: pulse"), "INT0_vect");
 }
@@ -882,6 +900,7 @@ int main(void)
 		cmocka_unit_test(test_flow_gdb_bt_through_the_interrupt),
 		cmocka_unit_test(test_flow_shell_cxx_objects),
 		cmocka_unit_test(test_flow_races),
+		cmocka_unit_test(test_pump_328p_counter_refused),
 		cmocka_unit_test(test_pump_device_loop),
 		cmocka_unit_test(test_flow_device_loop),
 	};
