@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fingerprint/inputs.h"
 #include "fingerprint/instrument.h"
 #include "sim/avr_decode.h"
 #include "util/le.h"
@@ -143,9 +144,7 @@ int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_
 			in.words = 1;
 			continue;
 		}
-		int d = in.op == AVR_OP_IN ? in.io + 0x20 : in.op == AVR_OP_LDS ? in.data :
-			(in.op == AVR_OP_SBIS || in.op == AVR_OP_SBIC) ? in.io + 0x20 : -1;
-		if (d < 0 || d >= FP_INPUT_SPACE || !inputs[d])
+		if (devlog_input_insn(inputs, &in) < 0)
 			continue;
 		uint8_t skip = 0;
 		if (in.op == AVR_OP_SBIS || in.op == AVR_OP_SBIC) {

@@ -64,12 +64,12 @@ typedef struct fp_hookvec_plan {
 int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vectors_end,
 			 uint16_t ramend, int own_ovf, fp_hookvec_plan *p, avrr_err *err);
 
-/* With the device log: finds the input reads (IN, LDS, SBIS, SBIC) in fw's code (from the reset
- * code to the end of .text: what lies before it, the progmem data and
- * tables, is not decoded), inputs[a] for data address a < 0x200 being 1
- * for an input register.  -1 (err): a read into r0, which the logging's
- * own use of r0 would undo, or a skip on an input on a part with a 3-byte
- * PC. */
+/* With the device log: finds the input reads (IN, LDS, SBIS, SBIC, as
+ * devlog_input_insn judges them) in fw's code (from the reset code to the
+ * end of .text: what lies before it, the progmem data and tables, is not
+ * decoded), inputs as devlog_inputs sets it.  -1 (err): a read into r0,
+ * which the logging's own use of r0 would undo, or a skip on an input's
+ * outside bit on a part with a 3-byte PC. */
 int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
 			  avrr_err *err);
 

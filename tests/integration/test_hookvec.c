@@ -260,6 +260,42 @@ static void test_func_sink(void **state)
 	assert_non_null(strstr(s->out, want));
 }
 
+/* A polled echo on the ATmega16 (tests/firmware/uart_echo_m16.c): both
+ * of its waits are SBIS on UCSRA, the one on RXC an input read, the one
+ * on UDRE not (docs/device.md, "Input reads"): two reads logged in place
+ * (that poll and UDR's IN), the UDRE wait kept as it is, and the replay,
+ * which judges each read by the instruction at its PC, feeds every item
+ * of the log through the echoes. */
+static void test_udre_wait_not_logged(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr(), *d = s->dir;
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL -Os -gdwarf-4 "
+		     "-I/usr/include/simavr -include tests/firmware/log_sink.h -o %s/fw0.elf "
+		     "tests/firmware/uart_echo_m16.c && %s instrument %s/fw0.elf --log func -o "
+		     "%s/fw.elf && avr-objdump -d %s/fw.elf | grep -c 'sbis\t0x0b, 5'",
+		     d, a, d, d, d))
+		fail_msg("instrument: %s", s->out);
+	assert_non_null(strstr(s->out, "hooked 1 vector (and the reset, and TIMER1_OVF), logged 2 "
+			       "input reads in place;"));
+	assert_non_null(strstr(s->out, "\n1\n"));
+	if (test_run(s->out, sizeof s->out, "%s stamp %s/fw.elf && %s device %s/fw.elf --stimuli "
+		     "tests/firmware/uart_echo_m16.stim --log-out %s/run.log --uart-out %s/echo.txt "
+		     "--state-out %s/dev.state --instructions 1000000 && %s import %s/run.log --elf "
+		     "%s/fw.elf -o %s/run.db && %s replay %s/run.db --state-out %s/rep.state && "
+		     "cmp %s/dev.state %s/rep.state && cat %s/echo.txt", a, d, a, d, d, d, d, a, d, d,
+		     d, a, d, d, d, d, d))
+		fail_msg("device loop: %s", s->out);
+	unsigned long irqs = num_after(s->out, " blocks, "), reads = num_after(s->out, " interrupts, ");
+	assert_true(irqs >= 5 && reads > 2000);
+	char want[128];
+	snprintf(want, sizeof want, "%lu of %lu device interrupts re-created, %lu of %lu input reads "
+		 "fed: every item of the log matched", irqs, irqs, reads, reads);
+	assert_non_null(strstr(s->out, want));
+	/* the echo went through the UDRE wait, ten times a line */
+	assert_non_null(strstr(s->out, "ifmmp\v"));
+}
+
 /* A part without JMP (the ATmega88, 8 KB): RJMP vectors to the stubs,
  * RJMPs back to the handlers (the link resolves them, wrapping the 8 KB),
  * RCALL to the read's copy. */
@@ -367,6 +403,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rerun_replaces_its_output, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_udre_wait_not_logged, test_scratch_setup,
 						test_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
