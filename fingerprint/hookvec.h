@@ -69,7 +69,7 @@ int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vecto
  * end of .text: what lies before it, the progmem data and tables, is not
  * decoded), inputs as devlog_inputs sets it.  -1 (err): a read into r0,
  * which the logging's own use of r0 would undo, or a skip on an input's
- * outside bit on a part with a 3-byte PC. */
+ * outside bit as the last word of the code. */
 int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
 			  avrr_err *err);
 
