@@ -39,7 +39,7 @@ typedef struct run {
 	const devreplay_opts *o;
 	devreplay_result *res;
 	uint16_t udr[TRACE_UARTS];
-	uint8_t device_input[FP_INPUT_SPACE];  /* reads the device logged */
+	uint8_t device_input[FP_INPUT_SPACE];  /* the input set (devlog_inputs) */
 	uint8_t traced_output[FP_INPUT_SPACE]; /* writes the log holds (pos) */
 	devreplay_positions *pos;              /* NULL: not collected */
 } run;
@@ -257,15 +257,16 @@ static void on_boundary(void *ud)
 }
 
 /* A read of an input register: the device's value, if the log has this
- * read next; else the replay stops here, naming the read.  A read of a
- * register the device did not log (a traced one, watched only to position
- * the log) sees the hardware's value. */
+ * read next; else the replay stops here, naming the read.  A read the
+ * device did not log (of a traced register, watched only to position the
+ * log, or a skip on a bit the simulation re-creates: devlog_input_read)
+ * sees the hardware's value. */
 static uint8_t on_read(void *ud, uint16_t addr, uint8_t value)
 {
 	run *r = ud;
 	if (r->done)
 		return value;
-	if (addr >= FP_INPUT_SPACE || !r->device_input[addr] ||
+	if (!devlog_input_read_at(r->device_input, sim_firmware(r->s), sim_pc(r->s), addr) ||
 	    devsite_in_tracer(sim_firmware(r->s), sim_pc(r->s))) {
 		note(r, rerun_read(r->s, addr, value));
 		return value;
@@ -538,9 +539,9 @@ int devreplay_run(const char *path, const devreplay_opts *o, devreplay_result *r
 	int positioned = meta.instructions > 0;
 	size_t k = 0;
 	for (size_t i = 0, n = 0; i < nev; i++) {
-		if (ev[i].type == TRACE_READ && (!positioned || (ev[i].addr < FP_INPUT_SPACE &&
-							      r.device_input[ev[i].addr] &&
-							      !devsite_in_tracer(fw, ev[i].pc))))
+		if (ev[i].type == TRACE_READ &&
+		    (!positioned || (devlog_input_read_at(r.device_input, fw, ev[i].pc, ev[i].addr) &&
+				     !devsite_in_tracer(fw, ev[i].pc))))
 			items[r.nitems++] = (item){ .read = 1, .value = (uint8_t)ev[i].value };
 		if (ev[i].type != TRACE_IRQ || n >= nfp)
 			continue;

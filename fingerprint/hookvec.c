@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fingerprint/inputs.h"
 #include "fingerprint/instrument.h"
 #include "sim/avr_decode.h"
 #include "sim/ioregs.h"
@@ -211,15 +212,13 @@ int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_
 			in.words = 1;
 			continue;
 		}
-		int d = in.op == AVR_OP_IN ? in.io + 0x20 : in.op == AVR_OP_LDS ? in.data :
-			(in.op == AVR_OP_SBIS || in.op == AVR_OP_SBIC) ? in.io + 0x20 : -1;
-		if (d < 0 || d >= FP_INPUT_SPACE || !inputs[d])
+		if (devlog_input_insn(inputs, &in) < 0)
 			continue;
 		uint8_t skip = 0;
 		if (in.op == AVR_OP_SBIS || in.op == AVR_OP_SBIC) {
 			/* the copy returns past the next instruction to skip it */
 			avr_insn next;
-			if (p->flash_size > 131072 || a + 2 >= n || avr_decode(fw->flash, n, a + 2, &next))
+			if (a + 2 >= n || avr_decode(fw->flash, n, a + 2, &next))
 				return avrr_errf(err, "%s: %s of an input register at 0x%05x: a skip "
 						 "this rewrite cannot follow; build with the tracer "
 						 "header (docs/tracer.md)", fw->path, in.mnemonic,
@@ -312,8 +311,10 @@ static void write_loads(FILE *o, const fp_hookvec_plan *p)
  * any read, then decides the skip on the logged value: to skip, it adds
  * the next instruction's words to the return address on the stack (16
  * bytes up: the 13 saved registers, SREG, r0, then the address, its high
- * byte first). */
-static void write_skip(FILE *o, const struct fp_hookvec_read *r, const uint8_t *saved, size_t ns)
+ * byte first).  With a 3-byte PC (pc3) the address has a third byte,
+ * first, which takes the carry (r1 is 0 after the log call). */
+static void write_skip(FILE *o, const struct fp_hookvec_read *r, const uint8_t *saved, size_t ns,
+		       unsigned pc3)
 {
 	fprintf(o, "void " FP_HOOKVEC_READ_PREFIX "%05x(void) __attribute__((naked, used));\n"
 		"void " FP_HOOKVEC_READ_PREFIX "%05x(void)\n{\n"
@@ -326,9 +327,13 @@ static void write_skip(FILE *o, const struct fp_hookvec_read *r, const uint8_t *
 		"\t\t\"pop r24\\n\\t%s r24, %u\\n\\trjmp 1f\\n\\t\"\n"
 		"\t\t\"in r30, __SP_L__\\n\\tin r31, __SP_H__\\n\\t\"\n"
 		"\t\t\"ldd r25, Z+%u\\n\\tldd r24, Z+%u\\n\\tadiw r24, %u\\n\\t\"\n"
-		"\t\t\"std Z+%u, r25\\n\\tstd Z+%u, r24\\n\\t\"\n\t\t\"1: ",
-		r->io, r->sbis ? "sbrs" : "sbrc", r->bit, (unsigned)ns + 3, (unsigned)ns + 4, r->skip,
-		(unsigned)ns + 3, (unsigned)ns + 4);
+		"\t\t\"std Z+%u, r25\\n\\tstd Z+%u, r24\\n\\t\"\n",
+		r->io, r->sbis ? "sbrs" : "sbrc", r->bit, (unsigned)ns + 3 + pc3,
+		(unsigned)ns + 4 + pc3, r->skip, (unsigned)ns + 3 + pc3, (unsigned)ns + 4 + pc3);
+	if (pc3)
+		fprintf(o, "\t\t\"ldd r25, Z+%u\\n\\tadc r25, r1\\n\\tstd Z+%u, r25\\n\\t\"\n",
+			(unsigned)ns + 3, (unsigned)ns + 3);
+	fputs("\t\t\"1: ", o);
 	for (size_t k = ns; k-- > 0;)
 		fprintf(o, "pop r%u\\n\\t", saved[k]);
 	fputs("\"\n\t\t\"pop r0\\n\\tout __SREG__, r0\\n\\tpop r0\\n\\tret\");\n}\n\n", o);
@@ -343,7 +348,7 @@ void fp_hookvec_write_reads(const fp_hookvec_plan *p, FILE *o)
 		/* as instrument.h's rewrite: interrupts off from the read until
 		 * its value is appended, r0 the SREG before for avrr_log_read */
 		if (r->skip) {
-			write_skip(o, r, saved, sizeof saved);
+			write_skip(o, r, saved, sizeof saved, p->flash_size > 131072);
 			continue;
 		}
 		fprintf(o, "void " FP_HOOKVEC_READ_PREFIX "%05x(void) __attribute__((naked, used));\n"

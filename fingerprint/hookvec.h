@@ -91,12 +91,12 @@ int fp_hookvec_plan_make(const firmware *fw, uint32_t flash_size, uint32_t vecto
 int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
 		       fp_hookvec_plan *p, avrr_err *err);
 
-/* With the device log: finds the input reads (IN, LDS, SBIS, SBIC) in fw's code (from the reset
- * code to the end of .text: what lies before it, the progmem data and
- * tables, is not decoded), inputs[a] for data address a < 0x200 being 1
- * for an input register.  -1 (err): a read into r0, which the logging's
- * own use of r0 would undo, or a skip on an input on a part with a 3-byte
- * PC. */
+/* With the device log: finds the input reads (IN, LDS, SBIS, SBIC, as
+ * devlog_input_insn judges them) in fw's code (from the reset code to the
+ * end of .text: what lies before it, the progmem data and tables, is not
+ * decoded), inputs as devlog_inputs sets it.  -1 (err): a read into r0,
+ * which the logging's own use of r0 would undo, or a skip on an input's
+ * outside bit as the last word of the code. */
 int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
 			  avrr_err *err);
 

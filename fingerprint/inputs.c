@@ -10,7 +10,10 @@
  * outside world, and why the register is here at all.  Internal state
  * (timers, EEPROM, SRAM, a transmitter's UDRE and TXC) is re-created by
  * the simulation, but a status register mixing both is logged for its
- * outside bits: a polled receiver waits on RXC. */
+ * outside bits: a polled receiver waits on RXC.  A skip on one bit
+ * (SBIS/SBIC) reads only that bit, so it is logged only for an outside
+ * one: a transmitter's SBIS on UDRE is the simulation's, and is not
+ * (devlog_input_read). */
 const devlog_input devlog_input_table[] = {
 	{ "PINA", 0xff, "pin levels" }, { "PINB", 0xff, "pin levels" },
 	{ "PINC", 0xff, "pin levels" }, { "PIND", 0xff, "pin levels" },
@@ -58,9 +61,42 @@ unsigned devlog_inputs(const mcu_names *names, uint8_t *map)
 	for (const devlog_input *p = devlog_input_table; p->name; p++) {
 		int a = ioregs_addr(names, p->name);
 		if (a >= 0 && a < FP_INPUT_SPACE && !map[a]) {
-			map[a] = 1;
+			/* the table's masks are never 0: 0 is "not an input" */
+			map[a] = p->outside;
 			n++;
 		}
 	}
 	return n;
+}
+
+int devlog_input_read(const uint8_t *map, const avr_insn *in, unsigned addr)
+{
+	if (addr >= FP_INPUT_SPACE || !map[addr])
+		return 0;
+	switch (in->op) {
+	case AVR_OP_SBIS:
+	case AVR_OP_SBIC:
+		return map[addr] >> in->bit & 1;
+	case AVR_OP_SBI:
+	case AVR_OP_CBI:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+int devlog_input_insn(const uint8_t *map, const avr_insn *in)
+{
+	int a = in->op == AVR_OP_IN || in->op == AVR_OP_SBIS || in->op == AVR_OP_SBIC
+			? in->io + 0x20
+		: in->op == AVR_OP_LDS ? in->data : -1;
+	return a >= 0 && devlog_input_read(map, in, (unsigned)a) ? a : -1;
+}
+
+int devlog_input_read_at(const uint8_t *map, const firmware *fw, uint32_t pc, unsigned addr)
+{
+	avr_insn in;
+	if (avr_decode(fw->flash, fw->flash_size, pc, &in))
+		in.op = AVR_OP_WORD;
+	return devlog_input_read(map, &in, addr);
 }

@@ -38,6 +38,7 @@
 
 #include "sim/avr_decode.h"
 #include "fingerprint/cost.h"
+#include "fingerprint/inputs.h"
 #include "util/avrspace.h"
 #include "util/le.h"
 
@@ -101,7 +102,7 @@ enum kind {
 	K_REL,     /* RJMP or BRxx forward: redone, lengthened when out of reach */
 	K_SITE,    /* a counted transfer: the sequence, then the transfer */
 	K_READ,    /* an input read: saved SREG, cli, the read, the log call */
-	K_SKIPREAD, /* SBIS/SBIC of an input: IN, the log call, the bit tested */
+	K_SKIPREAD, /* SBIS/SBIC of an input's outside bit: IN, the log call, the bit tested */
 	K_LOAD,    /* LD/LDD: the load, then its address tested at run time */
 };
 
@@ -119,7 +120,8 @@ enum kind {
  * closes with interrupts as they were (fingerprint/tracer.c). */
 #define READ_FIXED 35u   /* words besides the read and the call */
 
-/* SBIS/SBIC A, b of an input register becomes the same around `in r24, A`
+/* SBIS/SBIC A, b of an input register's outside bit (devlog_input_insn:
+ * one on UDRE or TXC is kept as it is) becomes the same around `in r24, A`
  * (the value kept on the stack across the call), then the skip decided on
  * the logged value:
  *
@@ -789,16 +791,14 @@ static int cut(rewrite *rw)
 			e->after_skip = prev && prev->kind != K_DATA && is_skip(&prev->in);
 			int counted = k == AVR_COUNT_ALWAYS || (k == AVR_COUNT_BACKWARD && backward);
 			int skipread = e->in.op == AVR_OP_SBIS || e->in.op == AVR_OP_SBIC;
-			int addr = e->in.op == AVR_OP_IN || skipread ? e->in.io + 0x20
-				 : e->in.op == AVR_OP_LDS ? e->in.data : -1;
+			int input = rw->dev->inputs && devlog_input_insn(rw->dev->inputs, &e->in) >= 0;
 			if (counted && rw->counter_bytes)
 				e->kind = K_SITE;
 			else if (k == AVR_COUNT_BACKWARD || counted)
 				e->kind = e->in.op == AVR_OP_JMP || e->in.op == AVR_OP_CALL ? K_ABS
 					: e->in.op == AVR_OP_RJMP || e->in.op == AVR_OP_RCALL ||
 					  is_branch(e) ? K_REL : K_PLAIN;
-			else if (rw->have_log_read && rw->dev->inputs && addr >= 0 &&
-				 addr < FP_INPUT_SPACE && rw->dev->inputs[addr] &&
+			else if (rw->have_log_read && input &&
 				 !in_tracer(rw, a)) {   /* the UART sink polls UCSRnA */
 				if (skipread) {
 					e->kind = K_SKIPREAD;

@@ -30,9 +30,10 @@ typedef struct fp_instrument_device {
 	uint32_t flash_size;    /* bytes */
 	uint32_t vectors_end;   /* byte address after the interrupt vector table */
 	/* The device log's input set: inputs[a] for data address a < 0x200 is
-	 * 1 when the outside world feeds that register (devlog_inputs); NULL:
+	 * the outside bits of that register, 0 for none (devlog_inputs); NULL:
 	 * no read is logged.  With it, and avrr_log_read in the ELF (avrr
-	 * tracer --log), each IN or LDS of an input register is followed by a
+	 * tracer --log), each input read (devlog_input_insn: IN or LDS of an
+	 * input register, SBIS or SBIC of an outside bit) is followed by a
 	 * call that logs the value (docs/device.md). */
 	const uint8_t *inputs;
 	/* Also every LD/LDD (through X, Y or Z) outside the tracer's own

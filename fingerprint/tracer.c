@@ -639,7 +639,7 @@ static void emit_log(FILE *o, const fp_config *c, const mcu_names *names,
 	uint8_t map[FP_INPUT_SPACE], bits[FP_INPUT_SPACE / 8] = { 0 };
 	devlog_inputs(names, map);
 	for (unsigned a = 0; a < FP_INPUT_SPACE; a++)
-		bits[a / 8] |= (uint8_t)(map[a] << (a % 8));
+		bits[a / 8] |= (uint8_t)((map[a] != 0) << (a % 8));
 	fputs("/* The input set (docs/device.md), a bit per data address below 0x200. */\n"
 	      "static const uint8_t avrr_input_map[] PROGMEM = {", o);
 	for (unsigned i = 0; i < sizeof bits; i++)

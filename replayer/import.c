@@ -52,15 +52,17 @@ static void describe_next(const rp_import *m, char *buf, size_t n)
 }
 
 /* A read of a device input the replay feeds a->value (from the event
- * log): the device's log must have this read next, with this value. */
+ * log): the device's log must have this read next, with this value.  An
+ * input read as the rewrite judged the instruction at a->pc (the read's
+ * own: devlog_input_read_at), so a skip on UDRE is none. */
 static void on_io(void *ud, const rp_access *a)
 {
 	rp_import *m = ud;
 	replay *r = m->r;
 	uint16_t addr = a->addr;
-	if (a->write || addr >= FP_INPUT_SPACE || !m->device_input[addr] || addr == m->log_reg ||
-	    r->diverged ||
-	    devsite_in_tracer(sim_firmware(r->s), sim_pc(r->s)))   /* the tracer's own: not logged */
+	if (a->write || addr == m->log_reg || r->diverged ||
+	    !devlog_input_read_at(m->device_input, sim_firmware(r->s), a->pc, addr) ||
+	    devsite_in_tracer(sim_firmware(r->s), a->pc))   /* the tracer's own: not logged */
 		return;
 	const devlog_item *it = m->at < m->n ? &m->dev.items[m->at] : NULL;
 	if (it && it->kind == DEVLOG_ITEM_READ && it->value == a->value) {

@@ -892,6 +892,77 @@ static void test_polled_uart_receiver(void **state)
 			 want);
 }
 
+#define EM "tests/firmware/uart_echo_m16"
+
+/* How many lines of avr-objdump -d of elf hold `insn` (e.g. "sbis\t0x0b, 5"). */
+static unsigned objdump_count(test_scratch *s, const char *elf, const char *insn)
+{
+	if (test_run(s->out, sizeof s->out, "avr-objdump -d %s | grep -c '%s'", elf, insn) > 1)
+		fail_msg("avr-objdump %s: %s", elf, s->out);
+	return (unsigned)strtoul(s->out, NULL, 10);
+}
+
+/* A polled echo on the ATmega16, whose two waits are skips on UCSRA: on
+ * RXC, an input read, and on UDRE, which the simulation re-creates and
+ * the device does not log (docs/device.md, "Input reads").  The rewrite
+ * logs two reads (the RXC poll and UDR), keeps the UDRE skip as it is,
+ * and the replay, judging each read by the instruction at its PC as the
+ * rewrite did, feeds every item of the log and no other: had it taken
+ * the UDRE skip for an input, or looked at the instruction after the
+ * read's, it would stop at the first echo. */
+static void test_udre_wait_not_logged(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr();
+	char p0[300], p[300];
+	snprintf(p0, sizeof p0, "%s/p0.elf", s->dir);
+	snprintf(p, sizeof p, "%s/p.elf", s->dir);
+	/* the case is real: both waits are SBIS on UCSRA (I/O 0x0b) */
+	assert_int_equal(objdump_count(s, EM ".elf", "sbis\t0x0b, 7"), 1);
+	assert_int_equal(objdump_count(s, EM ".elf", "sbis\t0x0b, 5"), 1);
+	int rc = test_run(s->out, sizeof s->out,
+			  "%s tracer " EM ".elf --log func --ring 255 -o %s/p.h && "
+			  "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL -gdwarf-4 " AVR_FLAGS
+			  " -Wl,--emit-relocs -include %s/p.h -include tests/firmware/log_sink.h "
+			  "-o %s " EM ".c && %s instrument %s -o %s",
+			  a, s->dir, s->dir, p0, a, p0, p);
+	if (rc || !strstr(s->out, "input reads logged: 2\n"))
+		fail_msg("build and instrument: %s", s->out);
+	/* the RXC poll rewritten around an IN, the UDRE wait left alone */
+	assert_int_equal(objdump_count(s, p, "sbis\t0x0b, 7"), 0);
+	assert_int_equal(objdump_count(s, p, "sbis\t0x0b, 5"), 1);
+	rc = test_run(s->out, sizeof s->out,
+		      "%s stamp %s && %s device %s --stimuli " EM ".stim --log-out %s/p.log "
+		      "--uart-out %s/echo.txt --state-out %s/p.state --instructions 1000000 && "
+		      "%s import %s/p.log --elf %s -o %s/p.db",
+		      a, p, a, p, s->dir, s->dir, s->dir, a, s->dir, p, s->dir);
+	if (rc || !strstr(s->out, "import: positions from its replay: "))
+		fail_msg("device and import: exit %d, %s", rc, s->out);
+	unsigned blocks, irqs, reads;
+	assert_int_equal(sscanf(strstr(s->out, "p.log: ") + 7, "%u blocks, %u interrupts, %u input",
+				&blocks, &irqs, &reads), 3);
+	assert_true(irqs >= 5);
+	assert_true(reads > 2000);
+	/* every byte echoed, plus one: each through the UDRE wait (ten lines
+	 * of "hello\n" in the 1.6 M cycles of a million instructions) */
+	rc = test_run(s->out, sizeof s->out, "cat %s/echo.txt", s->dir);
+	assert_int_equal(rc, 0);
+	assert_true(strlen(s->out) >= 60);
+	for (size_t i = 0; s->out[i]; i++)
+		assert_int_equal(s->out[i], "ifmmp\v"[i % 6]);
+	rc = test_run(s->out, sizeof s->out, "%s replay %s/p.db --state-out %s/r.state", a, s->dir,
+		      s->dir);
+	char want[256];
+	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
+		 "fed: every item of the log matched\n", irqs, irqs, reads, reads);
+	if (rc || !strstr(s->out, want))
+		fail_msg("replay: exit %d, %s", rc, s->out);
+	char sp[512], rp[512];
+	snprintf(sp, sizeof sp, "%s/p.state", s->dir);
+	snprintf(rp, sizeof rp, "%s/r.state", s->dir);
+	assert_true(same_files(sp, rp));
+}
+
 /* Bad input to the new commands: one line each, exit 2. */
 static void test_bad_input(void **state)
 {
@@ -965,6 +1036,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unlogged_read_is_named, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_polled_uart_receiver, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_udre_wait_not_logged, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, test_scratch_setup,
 						test_scratch_teardown),

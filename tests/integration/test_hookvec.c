@@ -264,6 +264,167 @@ static void test_func_sink(void **state)
 	assert_non_null(strstr(s->out, want));
 }
 
+/* The byte at data address addr in a state file (devreplay_write_state:
+ * "sram 0xADDR b b b ..." lines). */
+static unsigned state_byte(const char *path, unsigned addr)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		unsigned base;
+		int at;
+		if (sscanf(line, "sram 0x%x%n", &base, &at) != 1 || addr < base || addr >= base + 32)
+			continue;
+		const char *q = line + at;
+		unsigned v = 0;
+		for (unsigned i = base; i <= addr; i++) {
+			char *e;
+			v = (unsigned)strtoul(q, &e, 16);
+			assert_true(e != q);
+			q = e;
+		}
+		fclose(f);
+		return v;
+	}
+	fclose(f);
+	fail_msg("no byte 0x%x in %s", addr, path);
+	return 0;
+}
+
+static unsigned state_u16(const char *path, test_scratch *s, const char *elf, const char *var)
+{
+	if (test_run(s->out, sizeof s->out, "avr-nm %s | sed -n 's/^0080\\(....\\) . %s$/\\1/p'",
+		     elf, var) || !*s->out)
+		fail_msg("no %s in %s: %s", var, elf, s->out);
+	unsigned a = (unsigned)strtoul(s->out, NULL, 16);
+	return state_byte(path, a) | state_byte(path, a + 1) << 8;
+}
+
+/* A polled echo on the ATmega16 (tests/firmware/uart_echo_m16.c): both
+ * of its waits are SBIS on UCSRA, the one on RXC an input read, the one
+ * on UDRE not (docs/device.md, "Input reads"): two reads logged in place
+ * (that poll and UDR's IN), the UDRE wait kept as it is, and the replay,
+ * which judges each read by the instruction at its PC, feeds every item
+ * of the log through the echoes. */
+static void test_udre_wait_not_logged(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr(), *d = s->dir;
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega16 -DF_CPU=8000000UL -Os -gdwarf-4 "
+		     "-I/usr/include/simavr -include tests/firmware/log_sink.h -o %s/fw0.elf "
+		     "tests/firmware/uart_echo_m16.c && %s instrument %s/fw0.elf --log func -o "
+		     "%s/fw.elf && avr-objdump -d %s/fw.elf | grep -c 'sbis\t0x0b, 5'",
+		     d, a, d, d, d))
+		fail_msg("instrument: %s", s->out);
+	assert_non_null(strstr(s->out, "hooked 1 vector (and the reset, and TIMER1_OVF), logged 2 "
+			       "input reads in place;"));
+	assert_non_null(strstr(s->out, "\n1\n"));
+	if (test_run(s->out, sizeof s->out, "%s stamp %s/fw.elf && %s device %s/fw.elf --stimuli "
+		     "tests/firmware/uart_echo_m16.stim --log-out %s/run.log --uart-out %s/echo.txt "
+		     "--state-out %s/dev.state --instructions 1000000 && %s import %s/run.log --elf "
+		     "%s/fw.elf -o %s/run.db && %s replay %s/run.db --state-out %s/rep.state && "
+		     "cmp %s/dev.state %s/rep.state && cat %s/echo.txt", a, d, a, d, d, d, d, a, d, d,
+		     d, a, d, d, d, d, d))
+		fail_msg("device loop: %s", s->out);
+	unsigned long irqs = num_after(s->out, " blocks, "), reads = num_after(s->out, " interrupts, ");
+	assert_true(irqs >= 5 && reads > 2000);
+	char want[128];
+	snprintf(want, sizeof want, "%lu of %lu device interrupts re-created, %lu of %lu input reads "
+		 "fed: every item of the log matched", irqs, irqs, reads, reads);
+	assert_non_null(strstr(s->out, want));
+	/* the echo went through the UDRE wait, ten times a line */
+	assert_non_null(strstr(s->out, "ifmmp\v"));
+}
+
+/* A skip on an input on the ATmega2560, whose return addresses are 3
+ * bytes: its copy adds the skip to the low two and carries into the
+ * third.  A pin high 1 ms in 3 is tested by an SBIS taken both ways; each
+ * turn of the loop counts one of high and low, and turns, so the device's
+ * counts (had the copy returned anywhere else, the loop would have lost
+ * its way) add up, in the proportion of the pin's levels; the replay
+ * re-creates them. */
+static void test_skip_with_3_byte_pc(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr(), *d = s->dir;
+	char path[256];
+	snprintf(path, sizeof path, "%s/pin.c", d);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#include <avr/io.h>\n#include <avr/interrupt.h>\n"
+	      "volatile unsigned high, low, turns;\n"
+	      "void avrr_log_sink(uint8_t b) { GPIOR0 = b; }\n"
+	      "ISR(TIMER0_OVF_vect) { }\n"
+	      "int main(void) { TCCR0B = 3; TIMSK0 = 1; sei();\n"
+	      "\tfor (;;) { if (PINB & 1) high++; else low++; turns++; } }\n", f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/pin.stim", d);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("seed 3\npin B0 every 3ms start 1ms pulse 1ms\n", f);
+	fclose(f);
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega2560 -Os -o %s/pin.elf %s/pin.c && "
+		     "avr-objdump -d %s/pin.elf | grep -c 'sbis\t0x03, 0' && "
+		     "%s instrument %s/pin.elf --log func --freq 16000000 --fp "
+		     "'sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=32' -o %s/fw.elf && "
+		     "%s stamp %s/fw.elf && %s device %s/fw.elf --stimuli %s/pin.stim --log-out "
+		     "%s/run.log --state-out %s/dev.state --instructions 1000000 && %s import "
+		     "%s/run.log --elf %s/fw.elf -o %s/run.db && %s replay %s/run.db --state-out "
+		     "%s/rep.state && cmp %s/dev.state %s/rep.state", d, d, d, a, d, d, a, d, a, d, d,
+		     d, d, a, d, d, d, a, d, d, d, d))
+		fail_msg("atmega2560: %s", s->out);
+	assert_true(!strncmp(s->out, "1\n", 2));
+	assert_non_null(strstr(s->out, "hooked 1 vector (and the reset), logged 1 input read in "
+			       "place;"));
+	unsigned long irqs = num_after(s->out, " blocks, "), reads = num_after(s->out, " interrupts, ");
+	char want[128];
+	snprintf(want, sizeof want, "%lu of %lu device interrupts re-created, %lu of %lu input reads "
+		 "fed: every item of the log matched", irqs, irqs, reads, reads);
+	assert_non_null(strstr(s->out, want));
+	snprintf(path, sizeof path, "%s/dev.state", d);
+	char elf[256];
+	snprintf(elf, sizeof elf, "%s/fw.elf", d);
+	unsigned high = state_u16(path, s, elf, "high"), low = state_u16(path, s, elf, "low"),
+		 turns = state_u16(path, s, elf, "turns");
+	/* stopped anywhere in the loop: a turn may have counted one and not
+	 * yet turns; each turn one read */
+	assert_true(high + low == turns || high + low == turns + 1);
+	assert_true(reads == turns || reads == turns + 1);
+	assert_true(turns > 2000);
+	assert_true(high * 4 > turns && high * 5 < turns * 2);   /* a third, about */
+}
+
+/* The pump controller on the ATmega2560 (tests/firmware/multi), as built:
+ * its input reads, found here in avr-objdump's listing, are the RX
+ * handler's LDS of UDR0 (0xc6), uart_put's LDS of UCSR0A (0xc0: a whole
+ * byte, whatever bit it then tests) and the INT0 handler's SBIS on PIND0
+ * (I/O 0x09: the button); each becomes a call of its copy
+ * avrr_read_at_ADDR, and no other.  (Its Timer1 is its own: the spec has
+ * no cycle counter.) */
+static void test_pump_2560(void **state)
+{
+	test_scratch *s = *state;
+	const char *a = test_avrr(), *d = s->dir;
+	const char *elf = "tests/firmware/multi/pump_atmega2560.elf";
+	if (test_run(s->out, sizeof s->out, "avr-objdump -d %s | grep -E '(lds\tr[0-9]+, 0x00C[06]"
+		     "|sbi[sc]\t0x09, 0)\t' | sed 's/^ *\\([0-9a-f]*\\):.*/0000\\1/; s/^0*\\(.....\\)$/\\1/' "
+		     "| sort", elf))
+		fail_msg("avr-objdump: %s", s->out);
+	char want[3 * 6 + 1];
+	assert_int_equal(strlen(s->out), 3 * 6);   /* "0ADDR\n" each: 5 hex digits */
+	memcpy(want, s->out, sizeof want);
+	if (test_run(s->out, sizeof s->out, "%s instrument %s --log uart --board mega --fp "
+		     "'sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=32' -o %s/fw.elf", a, elf, d))
+		fail_msg("instrument: %s", s->out);
+	assert_non_null(strstr(s->out, "hooked 3 vectors (and the reset), logged 3 input reads in "
+			       "place;"));
+	if (test_run(s->out, sizeof s->out, "avr-nm %s/fw.elf | sed -n 's/.* avrr_read_at_//p' | "
+		     "sort", d))
+		fail_msg("avr-nm: %s", s->out);
+	assert_string_equal(s->out, want);
+}
+
 /* A part without JMP (the ATmega88, 8 KB): RJMP vectors to the stubs,
  * RJMPs back to the handlers (the link resolves them, wrapping the 8 KB),
  * RCALL to the read's copy. */
@@ -371,6 +532,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rerun_replaces_its_output, test_scratch_setup,
 						test_scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_udre_wait_not_logged, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_skip_with_3_byte_pc, test_scratch_setup,
+						test_scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_pump_2560, test_scratch_setup,
 						test_scratch_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
