@@ -183,6 +183,9 @@ int cli_check_output(const char *cmd, const char *opt, const char *out,
  * kinds whose content cannot say avrr wrote them.  Fails silently where
  * the file system keeps no such attributes. */
 void cli_mark_output(FILE *f, cli_output_kind kind);
+/* Whether the file at path carries cli_mark_output's mark of `kind`: a
+ * command that rewrites another's output (stamp) keeps it. */
+int cli_output_marked(const char *path, cli_output_kind kind);
 #define CLI_FORCE_HELP \
 	"      --force             replace an existing file that is not what this\n" \
 	"                          command writes (by its content, or for raw bytes,\n" \

@@ -30,7 +30,10 @@ int cmd_stamp(int argc, char **argv)
 	}
 	char tmp[4096];
 	FILE *f = util_open_temp(path, tmp, sizeof tmp);
-	if (!f || util_close_temp(f, tmp, path, fwrite(elf, 1, n, f) == n)) {
+	int wrote = f && fwrite(elf, 1, n, f) == n;
+	if (wrote && cli_output_marked(path, CLI_OUT_ELF))   /* instrument's output stays its */
+		cli_mark_output(f, CLI_OUT_ELF);
+	if (!f || util_close_temp(f, tmp, path, wrote)) {
 		free(elf);
 		return cli_fail("stamp", "%s: %s", path, strerror(errno));
 	}

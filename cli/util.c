@@ -195,7 +195,7 @@ void cli_mark_output(FILE *f, cli_output_kind kind)
 		(void)fsetxattr(fileno(f), MARK_ATTR, mark_tag[kind], strlen(mark_tag[kind]), 0);
 }
 
-static int has_mark(const char *path, cli_output_kind kind)
+int cli_output_marked(const char *path, cli_output_kind kind)
 {
 	char v[32];
 	ssize_t n = getxattr(path, MARK_ATTR, v, sizeof v);
@@ -275,7 +275,7 @@ int cli_check_output(const char *cmd, const char *opt, const char *out,
 					opt, out, inputs[i]);
 	}
 	if (S_ISDIR(so.st_mode) || force || (S_ISREG(so.st_mode) && so.st_size == 0) ||
-	    (S_ISREG(so.st_mode) && (has_mark(out, kind) || is_kind(out, kind))))
+	    (S_ISREG(so.st_mode) && (cli_output_marked(out, kind) || is_kind(out, kind))))
 		return 0;
 	return cli_fail(cmd, "%s %s: exists and is not %s; use --force to replace it", opt, out,
 			kind_name[kind]);

@@ -125,6 +125,15 @@ static int16_t wrap16(int32_t v)
 	return (int16_t)(uint16_t)(uint32_t)v;
 }
 
+/* Whether a call to `target` is a call of a skip's copy (FW_SKIP_COPY_PREFIX),
+ * which returns past the next instruction when it skips. */
+static int skip_copy(const firmware *fw, uint32_t target)
+{
+	const fw_symbol *f = fw_code_symbol_at(fw, target);
+	return f && f->addr == target &&
+	       !strncmp(f->name, FW_SKIP_COPY_PREFIX, strlen(FW_SKIP_COPY_PREFIX));
+}
+
 /* The state after `in` runs in s (changed in place).  Returns 0, or -1
  * when the stack moves in a way not followed. */
 static int step(state *s, const avr_insn *in, unsigned pc_bytes)
@@ -356,12 +365,14 @@ static int follow(cfi_table *t, const firmware *fw, uint32_t lo, uint32_t hi, in
 			succ[ns++] = in.target;
 			succ[ns++] = next;
 			break;
+		case AVR_OP_RCALL: case AVR_OP_CALL:   /* a skip's copy skips too */
 		case AVR_OP_CPSE: case AVR_OP_SBRC: case AVR_OP_SBRS: case AVR_OP_SBIC:
 		case AVR_OP_SBIS: {
 			avr_insn skipped;
 			succ[ns++] = next;
-			if (!avr_decode(fw->flash, fw->flash_size, next, &skipped))
-				succ[ns++] = next + 2u * skipped.words;
+			if ((in.op != AVR_OP_RCALL && in.op != AVR_OP_CALL) || skip_copy(fw, in.target))
+				if (!avr_decode(fw->flash, fw->flash_size, next, &skipped))
+					succ[ns++] = next + 2u * skipped.words;
 			break;
 		}
 		default:

@@ -316,8 +316,8 @@ static void write_loads(FILE *o, const fp_hookvec_plan *p)
 static void write_skip(FILE *o, const struct fp_hookvec_read *r, const uint8_t *saved, size_t ns,
 		       unsigned pc3)
 {
-	fprintf(o, "void " FP_HOOKVEC_READ_PREFIX "%05x(void) __attribute__((naked, used));\n"
-		"void " FP_HOOKVEC_READ_PREFIX "%05x(void)\n{\n"
+	fprintf(o, "void " FP_HOOKVEC_SKIP_PREFIX "%05x(void) __attribute__((naked, used));\n"
+		"void " FP_HOOKVEC_SKIP_PREFIX "%05x(void)\n{\n"
 		"\t__asm__ volatile(\"push r0\\n\\tin r0, __SREG__\\n\\tcli\\n\\tpush r0\\n\\t\"\n"
 		"\t\t\"", (unsigned)r->at, (unsigned)r->at);
 	for (size_t k = 0; k < ns; k++)
@@ -732,7 +732,8 @@ static int patch(writer *w, const fp_hookvec_plan *p, const runtime *r, fp_hookv
 			le_put(code + p->nops[i].pc + 2 * k, 0x0000, 2);
 	for (unsigned i = 0; i < p->nreads; i++) {
 		const struct fp_hookvec_read *rd = &p->reads[i];
-		snprintf(name, sizeof name, FP_HOOKVEC_READ_PREFIX "%05x", (unsigned)rd->at);
+		snprintf(name, sizeof name, "%s%05x", rd->skip ? FP_HOOKVEC_SKIP_PREFIX
+						       : FP_HOOKVEC_READ_PREFIX, (unsigned)rd->at);
 		const rt_sym *h = rt_find(r, name);
 		if (!h)
 			return avrr_errf(w->err, "the tracer's runtime has no %s", name);

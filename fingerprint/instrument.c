@@ -540,7 +540,8 @@ static int write_load(rewrite *rw, const entry *e, uint32_t at, uint32_t end)
 int fp_tracer_own_symbol(const char *name)
 {
 	return !strncmp(name, "avrr_", 5) && strncmp(name, "avrr_body_", 10) &&
-	       strncmp(name, FP_HOOKVEC_READ_PREFIX, strlen(FP_HOOKVEC_READ_PREFIX));
+	       strncmp(name, FP_HOOKVEC_READ_PREFIX, strlen(FP_HOOKVEC_READ_PREFIX)) &&
+	       strncmp(name, FP_HOOKVEC_SKIP_PREFIX, strlen(FP_HOOKVEC_SKIP_PREFIX));
 }
 
 static const char *sym_name(const rewrite *rw, const Elf32_Sym *sym);

@@ -67,9 +67,10 @@ int fp_instrument(const uint8_t *elf, size_t size, const char *path,
 /* Whether a code symbol is the tracer's own (avrr_*): its reads are not
  * the device's inputs and are neither logged nor fed.  Not the firmware's
  * code the tracer moved: avrr_body_* (an ISR body behind the header
- * route's stub) and avrr_read_at_* (an input read the vector route logs
- * in place). */
+ * route's stub), avrr_read_at_* and avrr_skip_at_* (an input read, or a
+ * skip on one, the vector route logs in place). */
 int fp_tracer_own_symbol(const char *name);
 #define FP_HOOKVEC_READ_PREFIX "avrr_read_at_"   /* + the read's address, 5 hex digits */
+#define FP_HOOKVEC_SKIP_PREFIX FW_SKIP_COPY_PREFIX   /* the same, for a skip */
 
 #endif

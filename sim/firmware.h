@@ -104,6 +104,11 @@ char *fw_demangle(const char *name);
  * linked ("_ZN14HardwareSerial9availableEv"). */
 const fw_symbol *fw_find_symbol(const firmware *fw, const char *name);
 
+/* A function named with this prefix (the vector route's copy of a skip on
+ * an input, `avrr instrument`) returns either to the instruction after its
+ * call or past the one after that: a frame analysis follows both. */
+#define FW_SKIP_COPY_PREFIX "avrr_skip_at_"
+
 /* The code symbol that contains byte address `pc` (the nearest function or
  * label at or below it), or NULL.  Used for "symbol+offset". */
 const fw_symbol *fw_code_symbol_at(const firmware *fw, uint32_t pc);

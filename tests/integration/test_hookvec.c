@@ -147,7 +147,7 @@ static void test_debug_info_kept(void **state)
 		fail_msg("nm: %s", s->out);
 	assert_non_null(strstr(s->out, " T avrr_hook_vector_1\n"));
 	assert_non_null(strstr(s->out, " T avrr_hook_vector_7\n"));
-	assert_non_null(strstr(s->out, " T avrr_read_at_000b0\n"));
+	assert_non_null(strstr(s->out, " T avrr_skip_at_000b0\n"));   /* sbis PIND, 2 */
 	assert_non_null(strstr(s->out, " T avrr_read_at_00104\n"));
 	assert_non_null(strstr(s->out, " B avrr_trace_ring\n"));
 }
@@ -419,7 +419,7 @@ static void test_pump_2560(void **state)
 		fail_msg("instrument: %s", s->out);
 	assert_non_null(strstr(s->out, "hooked 3 vectors (and the reset), logged 3 input reads in "
 			       "place;"));
-	if (test_run(s->out, sizeof s->out, "avr-nm %s/fw.elf | sed -n 's/.* avrr_read_at_//p' | "
+	if (test_run(s->out, sizeof s->out, "avr-nm %s/fw.elf | sed -n 's/.* avrr_[a-z]*_at_//p' | "
 		     "sort", d))
 		fail_msg("avr-nm: %s", s->out);
 	assert_string_equal(s->out, want);
@@ -506,9 +506,13 @@ static void test_rerun_replaces_its_output(void **state)
 		skip();  /* no extended attributes here: only --force replaces */
 	char *first = strdup(s->out);
 	assert_non_null(first);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s " INSTRUMENT " -o %s/fw.elf",
-				  test_avrr(), s->dir, s->dir), 0);
-	assert_string_equal(s->out, first);
+	/* stamp, the pipeline's next step, rewrites it and keeps it instrument's */
+	assert_int_equal(test_run(s->out, sizeof s->out, "%s stamp %s/fw.elf && %s " INSTRUMENT
+				  " -o %s/fw.elf", test_avrr(), s->dir, test_avrr(), s->dir, s->dir),
+			 0);
+	const char *again = strstr(s->out, "hooked ");
+	assert_non_null(again);
+	assert_string_equal(again, first);
 	free(first);
 	assert_int_equal(test_run(s->out, sizeof s->out, "cp %s/fw.elf %s/copy.elf && %s "
 				  INSTRUMENT " -o %s/copy.elf", s->dir, s->dir, test_avrr(), s->dir,

@@ -12,11 +12,8 @@
  *    attachInterrupt and millis().
  *
  * Lines are found in the sources by the marker comments they carry, so the
- * expectations follow the firmware.  What issue 43 has still to build
- * (frames inside ISRs, break on a vector's name, conditions, member and
- * struct watches, extern globals, C++ objects, the enable-bit rule for
- * races, the device loop from a finished ELF) is written as it must
- * behave and skipped with a reason that starts "pending:".
+ * expectations follow the firmware.  Last, each goes through the device
+ * loop from its finished ELF, with no source change.
  */
 #include "tests/testlib.h"
 
@@ -28,18 +25,6 @@
 
 /* Each recording lasts 4,800,000 cycles: 300 ms at 16 MHz. */
 #define CYCLES 4800000
-
-/* Skips a test of what another part of issue 43 is still building; the
- * test below it is how that part must behave (delete the line to run it,
- * or run them all with AVRR_TEST_PENDING=1 in the environment). */
-#define PENDING(why)                                            \
-	do {                                                    \
-		if (!getenv("AVRR_TEST_PENDING")) {             \
-			printf("SKIP: pending: %s\n", why);     \
-			fflush(stdout);                         \
-			skip();                                 \
-		}                                               \
-	} while (0)
 
 /* One build of the pump controller. */
 typedef struct pump {
@@ -844,8 +829,6 @@ static void test_pump_328p_counter_refused(void **state)
  * USART1; its tick has Timer1, so the counter takes Timer3. */
 static void test_pump_device_loop(void **state)
 {
-	PENDING("instrument --log from a finished ELF (issue 43 items 1-3): the default spec is "
-		"refused on a firmware that owns Timer1, and the log cannot be sent on UDR1");
 	device_loop(*state, PUMPS[1].elf, "--log uart1 --baud 500000 --send-masked --board mega",
 		    "(and the reset, and TIMER3_OVF)",
 		    PUMPS[1].stim, "buttons.c", src_line(MULTI "buttons.c", "button: pressed"),
