@@ -141,7 +141,7 @@ int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
 	static const unsigned timers[] = { 1, 3, 4, 5 };
 	char why[4][120];
 	unsigned nwhy = 0;
-	int fallback = -1, ovf[4];
+	int chosen = -1, ovf[4];
 	for (unsigned i = 0; i < 4; i++) {
 		unsigned t = timers[i];
 		char name[24];
@@ -169,16 +169,16 @@ int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
 		fp_timer_write w[FP_HOOKVEC_NOPS_MAX + 1];
 		unsigned n = fp_tracer_timer_writes(fw, names, t, w, FP_HOOKVEC_NOPS_MAX + 1);
 		if (!n) {
-			fallback = (int)i;
+			chosen = (int)i;
 			p->nnops = 0;
 			break;
 		}
 		unsigned kept = n < FP_HOOKVEC_NOPS_MAX + 1 ? n : FP_HOOKVEC_NOPS_MAX + 1, other = 0;
 		while (other < kept && w[other].func && !strcmp(w[other].func, "init"))
 			other++;
-		if (other == n) {
-			if (fallback < 0) {
-				fallback = (int)i;
+		if (other == n && n <= FP_HOOKVEC_NOPS_MAX) {
+			if (chosen < 0) {
+				chosen = (int)i;
 				p->nnops = n;
 				memcpy(p->nops, w, n * sizeof *w);
 			}
@@ -188,7 +188,7 @@ int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
 		snprintf(why[nwhy++], sizeof why[0], "%s writes %s at 0x%05x",
 			 x->func ? x->func : "the code", x->reg, (unsigned)x->pc);
 	}
-	if (fallback < 0) {
+	if (chosen < 0) {
 		char list[500] = "";
 		for (unsigned i = 0; i < nwhy; i++)
 			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
@@ -197,8 +197,8 @@ int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
 				 "give --fp a spec without cycles:K (docs/device.md)", fw->path,
 				 nwhy ? list : "the part has none");
 	}
-	p->hooks.counter_timer = (uint8_t)timers[fallback];
-	p->ovf_vector = need_ovf ? ovf[fallback] : -1;
+	p->hooks.counter_timer = (uint8_t)timers[chosen];
+	p->ovf_vector = need_ovf ? ovf[chosen] : -1;
 	return 0;
 }
 

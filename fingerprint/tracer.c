@@ -370,16 +370,16 @@ static const struct spi_pins *spi_pins(const mcu_names *names)
 	return NULL;
 }
 
-const char *fp_log_sink_check(const fp_tracer_log *log, const mcu_names *names)
+const char *fp_log_sink_check(const fp_tracer_log *log, const mcu_names *names, char *why,
+			       size_t n)
 {
-	static char why[120];
 	char udr[8];
 	const char *mcu = names->gcc_mcu ? names->gcc_mcu : names->mcu;
 	snprintf(udr, sizeof udr, "UDR%u", log->port);
 	if (log->sink == FP_LOG_UART && log->port && ioregs_addr(names, udr) < 0)
-		snprintf(why, sizeof why, "the %s has no USART%u", mcu, log->port);
+		snprintf(why, n, "the %s has no USART%u", mcu, log->port);
 	else if (log->sink == FP_LOG_SPI && !spi_pins(names))
-		snprintf(why, sizeof why, "avrr does not know the %s's SPI pins", mcu);
+		snprintf(why, n, "avrr does not know the %s's SPI pins", mcu);
 	else
 		return NULL;
 	return why;
@@ -817,8 +817,9 @@ static int write_tracer(const fp_config *c, const mcu_names *names, unsigned slo
 	fp_format(c, spec, sizeof spec);
 	unsigned timer = hooks && hooks->counter_timer ? hooks->counter_timer : 1;
 	const char *why = refusal(c, names, timer);
+	char sink_why[120];
 	if (!why && logging)
-		why = fp_log_sink_check(log, names);
+		why = fp_log_sink_check(log, names, sink_why, sizeof sink_why);
 	if (why)
 		return avrr_errf(err, "%s: %s", spec, why);
 	if (!slots || slots > 1024)

@@ -72,8 +72,9 @@ typedef struct fp_tracer_log {
 int fp_log_sink_parse(const char *text, int none, fp_tracer_log *log);
 
 /* Why the MCU cannot carry log's sink (no such USART, SPI pins not known),
- * or NULL. */
-const char *fp_log_sink_check(const fp_tracer_log *log, const mcu_names *names);
+ * written into why[0..n), or NULL. */
+const char *fp_log_sink_check(const fp_tracer_log *log, const mcu_names *names, char *why,
+			      size_t n);
 
 /* cycles:K counts with a 16-bit timer (Timer1; on the vector route, the
  * one fp_hookvec_counter chose), free-running at clk/1 from reset: a
