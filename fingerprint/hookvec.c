@@ -138,57 +138,54 @@ static int hooked(const fp_hookvec_plan *p, unsigned v)
 int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
 		       fp_hookvec_plan *p, avrr_err *err)
 {
-	static const unsigned timers[] = { 1, 3, 4, 5 };
 	char why[4][120];
 	unsigned nwhy = 0;
-	int chosen = -1, ovf[4];
-	for (unsigned i = 0; i < 4; i++) {
-		unsigned t = timers[i];
+	int chosen = 0, chosen_ovf = -1;
+	for (unsigned t = 1; t <= 5; t++) {
 		char name[24];
 		snprintf(name, sizeof name, "TCNT%uL", t);
-		ovf[i] = -1;
-		if (ioregs_addr(names, name) < 0)
+		if (ioregs_addr(names, name) < 0)   /* no such 16-bit timer (Timer2 is 8-bit) */
 			continue;
 		snprintf(name, sizeof name, "TIMER%u_OVF_vect", t);
-		for (unsigned v = 1; v < 128 && ovf[i] < 0; v++) {
+		int ovf = -1;
+		for (unsigned v = 1; v < 128 && ovf < 0; v++) {
 			const char *vn = ioregs_vector_name(names, v);
 			if (vn && !strcmp(vn, name))
-				ovf[i] = (int)v;
+				ovf = (int)v;
 		}
-		int h = ovf[i] < 0 ? -1 : hooked(p, (unsigned)ovf[i]);
+		int h = ovf < 0 ? -1 : hooked(p, (unsigned)ovf);
 		if (need_ovf && h) {
 			if (h < 0)
 				snprintf(why[nwhy++], sizeof why[0], "Timer%u has no overflow "
 					 "interrupt", t);
 			else
 				snprintf(why[nwhy++], sizeof why[0], "the firmware handles TIMER%u_OVF "
-					 "(vector %d, at 0x%x)", t, ovf[i],
+					 "(vector %d, at 0x%x)", t, ovf,
 					 (unsigned)p->hooks.hook[h - 1].target);
 			continue;
 		}
 		fp_timer_write w[FP_HOOKVEC_NOPS_MAX + 1];
 		unsigned n = fp_tracer_timer_writes(fw, names, t, w, FP_HOOKVEC_NOPS_MAX + 1);
-		if (!n) {
-			chosen = (int)i;
-			p->nnops = 0;
-			break;
-		}
 		unsigned kept = n < FP_HOOKVEC_NOPS_MAX + 1 ? n : FP_HOOKVEC_NOPS_MAX + 1, other = 0;
 		while (other < kept && w[other].func && !strcmp(w[other].func, "init"))
 			other++;
 		if (other == n && n <= FP_HOOKVEC_NOPS_MAX) {
-			if (chosen < 0) {
-				chosen = (int)i;
+			/* a timer nothing writes wins over one init() sets up */
+			if (!chosen || (!n && p->nnops)) {
+				chosen = (int)t;
+				chosen_ovf = ovf;
 				p->nnops = n;
 				memcpy(p->nops, w, n * sizeof *w);
 			}
+			if (!n)
+				break;
 			continue;
 		}
 		const fp_timer_write *x = &w[other < kept ? other : 0];
 		snprintf(why[nwhy++], sizeof why[0], "%s writes %s at 0x%05x",
 			 x->func ? x->func : "the code", x->reg, (unsigned)x->pc);
 	}
-	if (chosen < 0) {
+	if (!chosen) {
 		char list[500] = "";
 		for (unsigned i = 0; i < nwhy; i++)
 			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
@@ -197,9 +194,19 @@ int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
 				 "give --fp a spec without cycles:K (docs/device.md)", fw->path,
 				 nwhy ? list : "the part has none");
 	}
-	p->hooks.counter_timer = (uint8_t)timers[chosen];
-	p->ovf_vector = need_ovf ? ovf[chosen] : -1;
+	p->hooks.counter_timer = (uint8_t)chosen;
+	p->ovf_vector = need_ovf ? chosen_ovf : -1;
 	return 0;
+}
+
+/* A list of n items of `size` bytes at `items`, grown by doubling (at
+ * 1, 2, 4, ... items), with room for one more: its new base, or NULL
+ * when out of memory (the list as it was). */
+static void *room_for_one(void *items, unsigned n, size_t size)
+{
+	if (items && (n & (n + 1)))
+		return items;
+	return realloc(items, (2 * (size_t)n + 2) * size);
 }
 
 int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
@@ -229,12 +236,10 @@ int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_
 		if (in.rd == 0)
 			return avrr_errf(err, "%s: an input read into r0 at 0x%05x, which its "
 					 "logging uses", fw->path, (unsigned)a);
-		if (!(p->nreads & (p->nreads + 1)) || !p->reads) {
-			void *m = realloc(p->reads, (2 * p->nreads + 2) * sizeof *p->reads);
-			if (!m)
-				return avrr_errf(err, "out of memory");
-			p->reads = m;
-		}
+		struct fp_hookvec_read *m = room_for_one(p->reads, p->nreads, sizeof *m);
+		if (!m)
+			return avrr_errf(err, "out of memory");
+		p->reads = m;
 		p->reads[p->nreads++] = (struct fp_hookvec_read){ a, { in.raw[0], in.raw[1] },
 								  in.words, (uint8_t)in.rd, skip,
 								  (uint8_t)(in.op == AVR_OP_SBIS), in.bit,
@@ -257,12 +262,10 @@ int fp_hookvec_find_loads(const firmware *fw, fp_hookvec_plan *p, avrr_err *err)
 		unsigned lo = in.ptr == 'X' ? 26 : in.ptr == 'Y' ? 28 : 30;
 		if ((unsigned)in.rd == lo || (unsigned)in.rd == lo + 1)
 			continue;
-		if (!(p->nloads & (p->nloads + 1)) || !p->loads) {
-			void *m = realloc(p->loads, (2 * p->nloads + 2) * sizeof *p->loads);
-			if (!m)
-				return avrr_errf(err, "out of memory");
-			p->loads = m;
-		}
+		struct fp_hookvec_load *m = room_for_one(p->loads, p->nloads, sizeof *m);
+		if (!m)
+			return avrr_errf(err, "out of memory");
+		p->loads = m;
 		p->loads[p->nloads++] = (struct fp_hookvec_load){ a, in.raw[0], (uint8_t)in.rd,
 								  in.disp, in.ptr_mode, in.ptr };
 	}

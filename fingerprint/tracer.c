@@ -774,11 +774,9 @@ static const char *refusal(const fp_config *c, const mcu_names *names, unsigned 
 		if (c->comp[i].kind == FP_COMP_ALL)
 			return "a device cannot gather `all` (the whole data space with its I/O "
 			       "registers) at the interrupt point";
-	char tcnt[16];
-	snprintf(tcnt, sizeof tcnt, "TCNT%uL", timer);
-	if (fp_counter_bytes(c, FP_COUNT_CYCLES) && ioregs_addr(names, tcnt) < 0)
-		return timer == 1 ? "cycles:K needs a 16-bit Timer1, which this MCU does not have"
-				  : "cycles:K's timer is not on this MCU";
+	/* (the vector route's timer is one fp_hookvec_counter found on the part) */
+	if (fp_counter_bytes(c, FP_COUNT_CYCLES) && timer == 1 && ioregs_addr(names, "TCNT1L") < 0)
+		return "cycles:K needs a 16-bit Timer1, which this MCU does not have";
 	return NULL;
 }
 

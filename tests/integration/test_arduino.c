@@ -380,33 +380,27 @@ static void test_shell_on_echo(void **state)
 
 static void test_races_per_member(void **state)
 {
+	/* serial_echo: HardwareSerial's buffers, per member.  SoftwareSerial's
+	 * begin() sets the 16-bit bit delays (members of `port`, which its
+	 * PCINT ISR reads) with interrupts on, but before listen() sets the
+	 * pin's PCMSK bit: the ISR cannot come, no race.  Nor
+	 * attachInterrupt's write of intFunc[0], before INT0 in EIMSK. */
+	static const struct { const char *db, *fw, *board, *instructions; } runs[] = {
+		{ "serial_echo.db", "serial_echo", "uno", "10M" },
+		{ "soft_serial.db", "soft_serial", "mega", "10M" },
+		{ "attach.db", "attach_interrupt", "uno", "2M" },
+	};
 	scratch *s = *state;
 	char path[256];
-	test_record(s, path, sizeof path, "serial_echo.db", "tests/firmware/arduino/serial_echo.elf "
-		    "--board uno --stimuli tests/firmware/arduino/serial_echo/serial_echo.stim "
-		    "--instructions 10M");
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races", test_avrr(), path),
-			 0);
-	assert_string_equal(s->out, "no races: no shared variable is accessed non-atomically where an "
-			    "interrupt could come\n");
-	/* SoftwareSerial's begin() sets the 16-bit bit delays (members of
-	 * `port`, which its PCINT ISR reads) with interrupts on, but before
-	 * listen() sets the pin's PCMSK bit: the ISR cannot come, no race.
-	 * Nor attachInterrupt's write of intFunc[0], before INT0 in EIMSK. */
-	test_record(s, path, sizeof path, "soft_serial.db", "tests/firmware/arduino/soft_serial.elf "
-		    "--board mega --stimuli tests/firmware/arduino/soft_serial/soft_serial.stim "
-		    "--instructions 10M");
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races", test_avrr(), path),
-			 0);
-	assert_string_equal(s->out, "no races: no shared variable is accessed non-atomically where an "
-			    "interrupt could come\n");
-	test_record(s, path, sizeof path, "attach.db", "tests/firmware/arduino/attach_interrupt.elf "
-		    "--board uno --stimuli tests/firmware/arduino/attach_interrupt/attach_interrupt.stim "
-		    "--instructions 2M");
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races", test_avrr(), path),
-			 0);
-	assert_string_equal(s->out, "no races: no shared variable is accessed non-atomically where an "
-			    "interrupt could come\n");
+	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+		test_record(s, path, sizeof path, runs[i].db, "tests/firmware/arduino/%s.elf --board "
+			    "%s --stimuli tests/firmware/arduino/%s/%s.stim --instructions %s",
+			    runs[i].fw, runs[i].board, runs[i].fw, runs[i].fw, runs[i].instructions);
+		assert_int_equal(test_run(s->out, sizeof s->out, "%s analyze '%s' races",
+					  test_avrr(), path), 0);
+		assert_string_equal(s->out, "no races: no shared variable is accessed non-atomically "
+				    "where an interrupt could come\n");
+	}
 }
 
 int main(void)

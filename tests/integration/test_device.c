@@ -58,6 +58,24 @@ static int same_files(const char *a, const char *b)
 	return test_run(out, sizeof out, "cmp '%s' '%s'", a, b) == 0;
 }
 
+/* `avrr replay ARGS...` (a printf format) re-creates all irqs of the
+ * device's interrupts and feeds all its reads, or the test fails. */
+static void replay_matches(test_scratch *s, unsigned irqs, unsigned reads, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void replay_matches(test_scratch *s, unsigned irqs, unsigned reads, const char *fmt, ...)
+{
+	char args[1024], want[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof args, fmt, ap);
+	va_end(ap);
+	int rc = test_run(s->out, sizeof s->out, "%s replay %s", test_avrr(), args);
+	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
+		 "fed: every item of the log matched\n", irqs, irqs, reads, reads);
+	if (rc || !strstr(s->out, want))
+		fail_msg("replay %s: exit %d, %s", args, rc, s->out);
+}
+
 static void test_blink_end_to_end(void **state)
 {
 	test_scratch *s = *state;
@@ -103,13 +121,8 @@ static void test_blink_end_to_end(void **state)
 	 * overflows every 1.024 ms, Timer2 ticks every 1 ms, the UART sends
 	 * a few bytes every 20 ms — more than 400 interrupts. */
 	assert_true(irqs > 400);
-	assert_int_equal(test_run(s->out, sizeof s->out, "%s replay %s/ab.db --log-reg GPIOR0 "
-				  "--uart-out %s/r.uart --log-out %s/r.log --state-out %s/r.state",
-				  a, s->dir, s->dir, s->dir, s->dir), 0);
-	char want[160];
-	snprintf(want, sizeof want, "%u of %u device interrupts re-created, 0 of 0 input reads "
-		 "fed: every item of the log matched", irqs, irqs);
-	assert_non_null(strstr(s->out, want));
+	replay_matches(s, irqs, 0, "%s/ab.db --log-reg GPIOR0 --uart-out %s/r.uart --log-out "
+		       "%s/r.log --state-out %s/r.state", s->dir, s->dir, s->dir, s->dir);
 	char p1[256], p2[256];
 	const char *ext[] = { "uart", "log", "state" };
 	for (int i = 0; i < 3; i++) {
@@ -528,14 +541,8 @@ static void bundled_end_to_end(test_scratch *s, const char *fw, const char *trac
 	 * interrupts, and each ADC conversion is read in two INs */
 	assert_true(irqs > 120);
 	assert_true(reads > 100);
-	rc = test_run(s->out, sizeof s->out, "%s replay %s/f.db --log-reg %s --uart-out %s/r.uart "
-		      "--log-out %s/r.log --state-out %s/r.state", a, s->dir, reg, s->dir, s->dir,
-		      s->dir);
-	char want[160];
-	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
-		 "fed: every item of the log matched", irqs, irqs, reads, reads);
-	if (rc || !strstr(s->out, want))
-		fail_msg("replay %s: exit %d, %s", fw, rc, s->out);
+	replay_matches(s, irqs, reads, "%s/f.db --log-reg %s --uart-out %s/r.uart --log-out "
+		       "%s/r.log --state-out %s/r.state", s->dir, reg, s->dir, s->dir, s->dir);
 	/* The default's cycles:32: Timer1 runs at clk/1 from the tracer's
 	 * .init0 (cycle 6: the reset JMP's 3, LDI 1, STS 2) and overflows
 	 * every 65,536 cycles.  Each overflow is counted in avrr_trace_ovf
@@ -699,14 +706,8 @@ static void test_arduino_digitalread(void **state)
 	 * them through the pointer (no IN of an input in this firmware) */
 	assert_true(reads > 2000);
 	assert_null(strstr(s->out, "input reads logged"));
-	rc = test_run(s->out, sizeof s->out, "%s replay %s/b.db --log-reg GPIOR0 --uart-out "
-		      "%s/r.uart --log-out %s/r.log --state-out %s/r.state", a, s->dir, s->dir,
-		      s->dir, s->dir);
-	char want[160];
-	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
-		 "fed: every item of the log matched", irqs, irqs, reads, reads);
-	if (rc || !strstr(s->out, want))
-		fail_msg("replay: exit %d, %s", rc, s->out);
+	replay_matches(s, irqs, reads, "%s/b.db --log-reg GPIOR0 --uart-out %s/r.uart --log-out "
+		       "%s/r.log --state-out %s/r.state", s->dir, s->dir, s->dir, s->dir);
 	char p1[256], p2[256];
 	const char *ext[] = { "uart", "log", "state" };
 	for (int i = 0; i < 3; i++) {
@@ -828,18 +829,13 @@ static void test_polled_uart_receiver(void **state)
 		      s->dir);
 	assert_int_equal(rc, 0);
 	assert_string_equal(s->out, "GPIOR0\n");
-	rc = test_run(s->out, sizeof s->out, "%s replay %s/p.db --board uno --state-out %s/r.state",
-		      a, s->dir, s->dir);
-	char want[256];
-	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
-		 "fed: every item of the log matched\n", irqs, irqs, reads, reads);
-	if (rc || !strstr(s->out, want))
-		fail_msg("replay: exit %d, %s", rc, s->out);
+	replay_matches(s, irqs, reads, "%s/p.db --board uno --state-out %s/r.state", s->dir, s->dir);
 	char sp[512], rp[512];
 	snprintf(sp, sizeof sp, "%s/p.state", s->dir);
 	snprintf(rp, sizeof rp, "%s/r.state", s->dir);
 	assert_true(same_files(sp, rp));
 	/* what the recording ran with: a replay told otherwise refuses */
+	char want[256];
 	rc = test_run(s->out, sizeof s->out, "%s replay %s/p.db --freq 8000000", a, s->dir);
 	snprintf(want, sizeof want, "avrr replay: --freq 8000000: %s/p.db ran at 16000000 Hz\n",
 		 s->dir);
@@ -950,13 +946,7 @@ static void test_udre_wait_not_logged(void **state)
 	assert_true(strlen(s->out) >= 60);
 	for (size_t i = 0; s->out[i]; i++)
 		assert_int_equal(s->out[i], "ifmmp\v"[i % 6]);
-	rc = test_run(s->out, sizeof s->out, "%s replay %s/p.db --state-out %s/r.state", a, s->dir,
-		      s->dir);
-	char want[256];
-	snprintf(want, sizeof want, "%u of %u device interrupts re-created, %u of %u input reads "
-		 "fed: every item of the log matched\n", irqs, irqs, reads, reads);
-	if (rc || !strstr(s->out, want))
-		fail_msg("replay: exit %d, %s", rc, s->out);
+	replay_matches(s, irqs, reads, "%s/p.db --state-out %s/r.state", s->dir, s->dir);
 	char sp[512], rp[512];
 	snprintf(sp, sizeof sp, "%s/p.state", s->dir);
 	snprintf(rp, sizeof rp, "%s/r.state", s->dir);

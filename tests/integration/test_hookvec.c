@@ -152,18 +152,15 @@ static void test_debug_info_kept(void **state)
 	assert_non_null(strstr(s->out, " B avrr_trace_ring\n"));
 }
 
-/* One line, exit 2, no file; src built with avr-gcc's crt unless
+/* One line, exit 2, no file; src built for mcu with avr-gcc's crt unless
  * `nostart`. */
-static void refused_built(test_scratch *s, const char *src, int nostart, const char *args,
-			  const char *line)
+static void refused_built(test_scratch *s, const char *mcu, const char *src, int nostart,
+			  const char *args, const char *line)
 {
 	char path[256];
 	snprintf(path, sizeof path, "%s/bad.c", s->dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(src, f);
-	fclose(f);
-	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega328p -Os %s -o %s/bad.elf %s",
+	test_write_text(path, src);
+	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=%s -Os %s -o %s/bad.elf %s", mcu,
 		     nostart ? "-nostartfiles" : "", s->dir, path))
 		fail_msg("avr-gcc: %s", s->out);
 	int rc = test_run(s->out, sizeof s->out, "%s instrument %s/bad.elf %s -o %s/out.elf",
@@ -178,7 +175,7 @@ static void refused_built(test_scratch *s, const char *src, int nostart, const c
 
 static void refused(test_scratch *s, const char *src, const char *args, const char *line)
 {
-	refused_built(s, src, 0, args, line);
+	refused_built(s, "atmega328p", src, 0, args, line);
 }
 
 /* A vector table of JMPs without avr-libc's crt: its own reset code. */
@@ -189,11 +186,11 @@ static void refused(test_scratch *s, const char *src, const char *args, const ch
 static void test_refusals(void **state)
 {
 	/* no stack set-up to move under the tracer's RAM */
-	refused_built(*state, OWN_VECTORS("jmp start"), 1, "--log uart --mcu atmega328p",
+	refused_built(*state, "atmega328p", OWN_VECTORS("jmp start"), 1, "--log uart --mcu atmega328p",
 		      "no avr-libc stack set-up (ldi r28/r29 with RAMEND 0x8ff, out SPH/SPL) in "
 		      "the reset code at 0x68: cannot reserve the tracer's RAM");
 	/* a vector entry that is no jump */
-	refused_built(*state, OWN_VECTORS("nop\\nnop"), 1, "--log uart --mcu atmega328p",
+	refused_built(*state, "atmega328p", OWN_VECTORS("nop\\nnop"), 1, "--log uart --mcu atmega328p",
 		      "the reset vector at 0x0 is not a jump");
 	test_scratch *s = *state;
 	/* 32,600 bytes of constants: the runtime does not fit the 32 KB */
@@ -208,9 +205,21 @@ static void test_refusals(void **state)
 		"int main(void) { for (;;) ; }\n", "--log uart",
 		"no 16-bit timer is free for the cycle counter (the firmware handles TIMER1_OVF "
 		"(vector 13, at 0x");
-	/* a sink the part does not have */
+	/* a sink the part does not have, or that avrr cannot drive */
 	refused(s, "int main(void) { for (;;) ; }\n", "--log uart1",
 		"the atmega328p has no USART1");
+	refused(s, "int main(void) { for (;;) ; }\n", "--log serial",
+		"--log: 'serial'; give uart, uart1..uart3, spi, func or none");
+	refused(s, "int main(void) { for (;;) ; }\n", "--log none --log-loads",
+		"--log-loads logs into the device log: give --log SINK");
+	/* the ATtiny85: no 16-bit timer for cycles:K, no SPI (a USI) */
+	static const char tiny[] = "#include <avr/interrupt.h>\nvolatile char n;\n"
+		"ISR(TIMER0_OVF_vect) { n++; }\nint main(void) { for (;;) ; }\n";
+	refused_built(s, "attiny85", tiny, 0, "--log uart", "bad.elf: no 16-bit timer is free for "
+		      "the cycle counter (the part has none): give --fp a spec without cycles:K");
+	refused_built(s, "attiny85", tiny, 0, "--log spi --fp "
+		      "'sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=32'",
+		      "avrr does not know the attiny85's SPI pins");
 	/* sic:K's counter needs code that moves */
 	refused(s, "int main(void) { for (;;) ; }\n",
 		"--log uart --fp 'sel=SPL+SPH+SREG+sic:16,hash=jenkins,ra=8,width=32'",
@@ -229,31 +238,41 @@ static void test_refusals(void **state)
 		"--baud needs the clock, which the ELF does not name");
 }
 
+/* The device loop on DIR/fw.elf: `avrr instrument elf INST`, stamp,
+ * `device DEV`, `import IMP`, replay, and the two final states compared,
+ * all it printed in s->out; else the test fails, naming `what`. */
+static void loop_closes(test_scratch *s, const char *what, const char *elf, const char *inst,
+			const char *dev, const char *imp)
+{
+	const char *a = test_avrr(), *d = s->dir;
+	if (test_run(s->out, sizeof s->out, "%s instrument %s %s -o %s/fw.elf && %s stamp %s/fw.elf "
+		     "&& %s device %s/fw.elf %s --log-out %s/run.log --state-out %s/dev.state && "
+		     "%s import %s/run.log --elf %s/fw.elf -o %s/run.db %s && %s replay %s/run.db "
+		     "--state-out %s/rep.state && cmp %s/dev.state %s/rep.state", a, elf, inst, d, a,
+		     d, a, d, dev, d, d, a, d, d, d, imp, a, d, d, d, d))
+		fail_msg("%s: %s", what, s->out);
+}
+
 /* --log func: the runtime calls the firmware's own avrr_log_sink (here
  * to GPIOR0); the loop closes through it as through the UART.  The
  * firmware has initialised data, whose load image the runtime follows. */
 static void test_func_sink(void **state)
 {
 	test_scratch *s = *state;
-	const char *a = test_avrr(), *d = s->dir;
+	const char *d = s->dir;
 	char path[256];
 	snprintf(path, sizeof path, "%s/sink.c", d);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("#include <avr/io.h>\n#include <avr/interrupt.h>\n"
+	test_write_text(path, "#include <avr/io.h>\n#include <avr/interrupt.h>\n"
 	      "volatile unsigned n = 0x1234;\nconst char *msg = \"hello world\";\n"
 	      "void avrr_log_sink(uint8_t b) { GPIOR0 = b; }\n"
 	      "ISR(TIMER0_OVF_vect) { n++; }\n"
-	      "int main(void) { TCCR0B = 3; TIMSK0 = 1; sei(); for (;;) ; }\n", f);
-	fclose(f);
+	      "int main(void) { TCCR0B = 3; TIMSK0 = 1; sei(); for (;;) ; }\n");
 	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega328p -Os -gdwarf-4 -o %s/sink.elf "
-		     "%s && %s instrument %s/sink.elf --log func --freq 16000000 -o %s/fw.elf && "
-		     "%s stamp %s/fw.elf && %s device %s/fw.elf --log-reg GPIOR0 --log-out %s/run.log "
-		     "--state-out %s/dev.state && %s import %s/run.log --elf %s/fw.elf -o %s/run.db "
-		     "--log-reg GPIOR0 && %s replay %s/run.db --state-out %s/rep.state && "
-		     "cmp %s/dev.state %s/rep.state", d, path, a, d, d, a, d, a, d, d, d, a, d, d, d,
-		     a, d, d, d, d))
-		fail_msg("func sink: %s", s->out);
+		     "%s", d, path))
+		fail_msg("avr-gcc: %s", s->out);
+	snprintf(path, sizeof path, "%s/sink.elf", d);
+	loop_closes(s, "func sink", path, "--log func --freq 16000000", "--log-reg GPIOR0",
+		    "--log-reg GPIOR0");
 	/* after .text (0xda bytes) and the .data load image (16 bytes) */
 	assert_non_null(strstr(s->out, "hooked 1 vector (and the reset, and TIMER1_OVF), logged 0 "
 			       "input reads in place; the tracer: 1506 bytes of flash at 0x000ea-"));
@@ -347,34 +366,26 @@ static void test_udre_wait_not_logged(void **state)
 static void test_skip_with_3_byte_pc(void **state)
 {
 	test_scratch *s = *state;
-	const char *a = test_avrr(), *d = s->dir;
+	const char *d = s->dir;
 	char path[256];
 	snprintf(path, sizeof path, "%s/pin.c", d);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("#include <avr/io.h>\n#include <avr/interrupt.h>\n"
+	test_write_text(path, "#include <avr/io.h>\n#include <avr/interrupt.h>\n"
 	      "volatile unsigned high, low, turns;\n"
 	      "void avrr_log_sink(uint8_t b) { GPIOR0 = b; }\n"
 	      "ISR(TIMER0_OVF_vect) { }\n"
 	      "int main(void) { TCCR0B = 3; TIMSK0 = 1; sei();\n"
-	      "\tfor (;;) { if (PINB & 1) high++; else low++; turns++; } }\n", f);
-	fclose(f);
+	      "\tfor (;;) { if (PINB & 1) high++; else low++; turns++; } }\n");
 	snprintf(path, sizeof path, "%s/pin.stim", d);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("seed 3\npin B0 every 3ms start 1ms pulse 1ms\n", f);
-	fclose(f);
+	test_write_text(path, "seed 3\npin B0 every 3ms start 1ms pulse 1ms\n");
 	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega2560 -Os -o %s/pin.elf %s/pin.c && "
-		     "avr-objdump -d %s/pin.elf | grep -c 'sbis\t0x03, 0' && "
-		     "%s instrument %s/pin.elf --log func --freq 16000000 --fp "
-		     "'sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=32' -o %s/fw.elf && "
-		     "%s stamp %s/fw.elf && %s device %s/fw.elf --stimuli %s/pin.stim --log-out "
-		     "%s/run.log --state-out %s/dev.state --instructions 1000000 && %s import "
-		     "%s/run.log --elf %s/fw.elf -o %s/run.db && %s replay %s/run.db --state-out "
-		     "%s/rep.state && cmp %s/dev.state %s/rep.state", d, d, d, a, d, d, a, d, a, d, d,
-		     d, d, a, d, d, d, a, d, d, d, d))
-		fail_msg("atmega2560: %s", s->out);
-	assert_true(!strncmp(s->out, "1\n", 2));
+		     "avr-objdump -d %s/pin.elf | grep -c 'sbis\t0x03, 0'", d, d, d))
+		fail_msg("avr-gcc: %s", s->out);
+	assert_string_equal(s->out, "1\n");
+	char elf[256], stim[300];
+	snprintf(elf, sizeof elf, "%s/pin.elf", d);
+	snprintf(stim, sizeof stim, "--stimuli %s/pin.stim --instructions 1000000", d);
+	loop_closes(s, "atmega2560", elf, "--log func --freq 16000000 --fp "
+		    "'sel=SPL+SPH+SREG+r24,hash=jenkins,ra=8,width=32'", stim, "");
 	assert_non_null(strstr(s->out, "hooked 1 vector (and the reset), logged 1 input read in "
 			       "place;"));
 	unsigned long irqs = num_after(s->out, " blocks, "), reads = num_after(s->out, " interrupts, ");
@@ -383,7 +394,6 @@ static void test_skip_with_3_byte_pc(void **state)
 		 "fed: every item of the log matched", irqs, irqs, reads, reads);
 	assert_non_null(strstr(s->out, want));
 	snprintf(path, sizeof path, "%s/dev.state", d);
-	char elf[256];
 	snprintf(elf, sizeof elf, "%s/fw.elf", d);
 	unsigned high = state_u16(path, s, elf, "high"), low = state_u16(path, s, elf, "low"),
 		 turns = state_u16(path, s, elf, "turns");
@@ -431,26 +441,23 @@ static void test_pump_2560(void **state)
 static void test_rjmp_part(void **state)
 {
 	test_scratch *s = *state;
-	const char *a = test_avrr(), *d = s->dir;
+	const char *d = s->dir;
 	char path[256];
 	snprintf(path, sizeof path, "%s/m88.c", d);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("#include <avr/io.h>\n#include <avr/interrupt.h>\nvolatile unsigned n, e;\n"
+	test_write_text(path, "#include <avr/io.h>\n#include <avr/interrupt.h>\nvolatile unsigned n, e;\n"
 	      "volatile unsigned char lv;\nISR(TIMER0_OVF_vect) { n++; }\n"
 	      "ISR(INT0_vect) { e++; lv = PIND; }\n"
-	      "int main(void) { EICRA = 3; EIMSK = 1; TCCR0B = 3; TIMSK0 = 1; sei(); for (;;) ; }\n",
-	      f);
-	fclose(f);
+	      "int main(void) { EICRA = 3; EIMSK = 1; TCCR0B = 3; TIMSK0 = 1; sei(); for (;;) ; }\n");
 	if (test_run(s->out, sizeof s->out, "avr-gcc -mmcu=atmega88 -Os -gdwarf-4 -o %s/m88.elf "
-		     "%s && %s instrument %s/m88.elf --log uart --baud 500000 --send-masked --freq "
-		     "8000000 -o %s/fw.elf && %s stamp %s/fw.elf && %s device %s/fw.elf --stimuli "
-		     DM "/devmulti.stim --log-out %s/run.log --state-out %s/dev.state && "
-		     "%s import %s/run.log --elf %s/fw.elf -o %s/run.db && %s replay %s/run.db "
-		     "--state-out %s/rep.state && cmp %s/dev.state %s/rep.state && "
-		     "avr-objdump -d %s/fw.elf | grep -E '^ +[02]:'", d, path, a, d, d, a, d, a, d, d,
-		     d, a, d, d, d, a, d, d, d, d, d))
-		fail_msg("atmega88: %s", s->out);
+		     "%s", d, path))
+		fail_msg("avr-gcc: %s", s->out);
+	snprintf(path, sizeof path, "%s/m88.elf", d);
+	loop_closes(s, "atmega88", path, "--log uart --baud 500000 --send-masked --freq 8000000",
+		    "--stimuli " DM "/devmulti.stim", "");
+	size_t len = strlen(s->out);
+	if (test_run(s->out + len, sizeof s->out - len, "avr-objdump -d %s/fw.elf | "
+		     "grep -E '^ +[02]:'", d))
+		fail_msg("avr-objdump: %s", s->out);
 	/* 79 cycles: RCALL (3) for CALL, RJMP (2) for JMP */
 	assert_non_null(strstr(s->out, "hooked 2 vectors (and the reset, and TIMER1_OVF), logged 1 "
 			       "input read in place;"));

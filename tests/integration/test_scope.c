@@ -80,6 +80,25 @@ static void shell(fixture *f, const char *db, const char *text)
 				  db, x), 0);
 }
 
+/* The shell answers cmds (which print 12345 first) on db exactly as
+ * avr-gdb does from that $1 on, avr-gdb's detach line aside; the shell's
+ * output stays in f->s.out. */
+static void same_as_avr_gdb(fixture *f, const char *db, const char *cmds)
+{
+	const char *x = script(f, cmds);
+	assert_int_equal(test_run(f->gdb, sizeof f->gdb, "%s gdb '%s' -batch -x '%s'", test_avrr(),
+				  db, x), 0);
+	shell(f, db, cmds);
+	char *g = strstr(f->gdb, "$1 = 12345\n");
+	assert_non_null(g);
+	char *end = strstr(g, "[Inferior 1");
+	if (end)
+		*end = 0;
+	const char *mine = strstr(f->s.out, "$1 = 12345\n");
+	assert_non_null(mine);
+	assert_string_equal(mine, g);
+}
+
 /* A global defined in another unit prints wherever the current one
  * declares it extern (issue: `<optimized out>`, "Attempt to take address
  * of value not located in memory"). */
@@ -176,16 +195,7 @@ static void test_cplus_matches_avr_gdb(void **state)
 		"p &Serial\np sizeof(Serial)\nwhatis Serial\nwhatis &Serial\n"
 		"whatis Serial._rx_buffer_head\nptype Serial._rx_buffer_head\np echoed\n"
 		"ptype Serial\nptype Stream\n";
-	const char *x = script(f, cmds);
-	assert_int_equal(test_run(f->gdb, sizeof f->gdb, "%s gdb '%s' -batch -x '%s'", test_avrr(),
-				  f->echo, x), 0);
-	shell(f, f->echo, cmds);
-	char *g = strstr(f->gdb, "$1 = 12345\n");
-	assert_non_null(g);
-	char *end = strstr(g, "[Inferior 1");
-	if (end)
-		*end = 0;
-	assert_string_equal(strstr(f->s.out, "$1 = 12345\n"), g);
+	same_as_avr_gdb(f, f->echo, cmds);
 	test_assert_contains(f->s.out, "$7 = 157\ntype = HardwareSerial\n");
 	test_assert_contains(f->s.out, "type = class HardwareSerial : public Stream {\n");
 	test_assert_contains(f->s.out, "type = class Stream : public Print {\n");
@@ -252,16 +262,7 @@ static void test_cplus_references(void **state)
 		"break account\ncontinue\np 12345\ninfo args\np s\np sum\np s.id_\np thermo\n"
 		"p probe\np total_ref\np total_ref + 1\nwhatis total_ref\nwhatis s\nptype Thermo\n"
 		"p probe.t.offset\nwhatis probe.t\np &total_ref\np sizeof(s)\np *&s\nwhatis &s\n";
-	const char *x = script(f, cmds);
-	assert_int_equal(test_run(f->gdb, sizeof f->gdb, "%s gdb '%s' -batch -x '%s'", test_avrr(),
-				  f->cpp, x), 0);
-	shell(f, f->cpp, cmds);
-	char *g = strstr(f->gdb, "$1 = 12345\n");
-	assert_non_null(g);
-	char *end = strstr(g, "[Inferior 1");
-	if (end)
-		*end = 0;
-	assert_string_equal(strstr(f->s.out, "$1 = 12345\n"), g);
+	same_as_avr_gdb(f, f->cpp, cmds);
 	test_assert_contains(f->s.out,
 		"s = @0x80010e: {_vptr.Sensor = 0x80010b <vtable for Thermo+4>, id_ = 5 '\\005', "
 		"reads_ = 0}\n"
