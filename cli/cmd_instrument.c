@@ -209,8 +209,7 @@ static int hook_vectors(firmware *fw, sim *s, const hook_opts *ho, const char *o
 		return cli_fail("instrument", "%s", err.msg);
 	uint8_t inputs[FP_INPUT_SPACE];
 	if (ho->log.sink != FP_LOG_NONE && devlog_inputs(sim_names(s), inputs) &&
-	    (fp_hookvec_find_reads(fw, inputs, &plan, &err) ||
-	     (ho->loads && fp_hookvec_find_loads(fw, &plan, &err)))) {
+	    fp_hookvec_find_reads(fw, inputs, ho->loads, &plan, &err)) {
 		cli_fail("instrument", "%s", err.msg);
 		goto done;
 	}

@@ -209,14 +209,35 @@ static void *room_for_one(void *items, unsigned n, size_t size)
 	return realloc(items, (2 * (size_t)n + 2) * size);
 }
 
-int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
-			  avrr_err *err)
+/* Whether `in` is a load through a pointer that --log-loads tests: LD or
+ * LDD, into r2..r31 and not into its own pointer (as the header route's
+ * rewrite leaves those). */
+static int tested_load(const avr_insn *in)
+{
+	if ((in->op != AVR_OP_LD && in->op != AVR_OP_LDD) || !in->ptr || in->rd < 2)
+		return 0;
+	unsigned lo = in->ptr == 'X' ? 26 : in->ptr == 'Y' ? 28 : 30;
+	return (unsigned)in->rd != lo && (unsigned)in->rd != lo + 1;
+}
+
+int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, int loads,
+			  fp_hookvec_plan *p, avrr_err *err)
 {
 	uint32_t n = fw->code_end < fw->flash_size ? fw->code_end : fw->flash_size;
 	avr_insn in;
 	for (uint32_t a = p->hooks.reset_target; a + 1 < n; a += 2u * in.words) {
 		if (avr_decode(fw->flash, n, a, &in)) {
 			in.words = 1;
+			continue;
+		}
+		if (loads && tested_load(&in)) {
+			struct fp_hookvec_load *m = room_for_one(p->loads, p->nloads, sizeof *m);
+			if (!m)
+				return avrr_errf(err, "out of memory");
+			p->loads = m;
+			p->loads[p->nloads++] = (struct fp_hookvec_load){ a, in.raw[0], (uint8_t)in.rd,
+									  in.disp, in.ptr_mode,
+									  in.ptr };
 			continue;
 		}
 		if (devlog_input_insn(inputs, &in) < 0)
@@ -244,30 +265,6 @@ int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_
 								  in.words, (uint8_t)in.rd, skip,
 								  (uint8_t)(in.op == AVR_OP_SBIS), in.bit,
 								  (uint8_t)(in.io < 0 ? 0 : in.io) };
-	}
-	return 0;
-}
-
-int fp_hookvec_find_loads(const firmware *fw, fp_hookvec_plan *p, avrr_err *err)
-{
-	uint32_t n = fw->code_end < fw->flash_size ? fw->code_end : fw->flash_size;
-	avr_insn in;
-	for (uint32_t a = p->hooks.reset_target; a + 1 < n; a += 2u * in.words) {
-		if (avr_decode(fw->flash, n, a, &in)) {
-			in.words = 1;
-			continue;
-		}
-		if ((in.op != AVR_OP_LD && in.op != AVR_OP_LDD) || !in.ptr || in.rd < 2)
-			continue;
-		unsigned lo = in.ptr == 'X' ? 26 : in.ptr == 'Y' ? 28 : 30;
-		if ((unsigned)in.rd == lo || (unsigned)in.rd == lo + 1)
-			continue;
-		struct fp_hookvec_load *m = room_for_one(p->loads, p->nloads, sizeof *m);
-		if (!m)
-			return avrr_errf(err, "out of memory");
-		p->loads = m;
-		p->loads[p->nloads++] = (struct fp_hookvec_load){ a, in.raw[0], (uint8_t)in.rd,
-								  in.disp, in.ptr_mode, in.ptr };
 	}
 	return 0;
 }

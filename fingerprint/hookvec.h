@@ -94,17 +94,14 @@ int fp_hookvec_counter(const firmware *fw, const mcu_names *names, int need_ovf,
 /* With the device log: finds the input reads (IN, LDS, SBIS, SBIC, as
  * devlog_input_insn judges them) in fw's code (from the reset code to the
  * end of .text: what lies before it, the progmem data and tables, is not
- * decoded), inputs as devlog_inputs sets it.  -1 (err): a read into r0,
- * which the logging's own use of r0 would undo, or a skip on an input's
- * outside bit as the last word of the code. */
-int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, fp_hookvec_plan *p,
-			  avrr_err *err);
-
-/* With --log-loads: finds the loads through a pointer (LD, LDD) in the
- * same stretch of code as fp_hookvec_find_reads, but for those into r0 or
- * r1 or into their own pointer, which are left alone (as the header
- * route's rewrite leaves them). */
-int fp_hookvec_find_loads(const firmware *fw, fp_hookvec_plan *p, avrr_err *err);
+ * decoded), inputs as devlog_inputs sets it; with `loads` (--log-loads),
+ * in the same pass, the loads through a pointer (LD, LDD), but for those
+ * into r0 or r1 or into their own pointer, which are left alone (as the
+ * header route's rewrite leaves them).  -1 (err): a read into r0, which
+ * the logging's own use of r0 would undo, or a skip on an input's outside
+ * bit as the last word of the code. */
+int fp_hookvec_find_reads(const firmware *fw, const uint8_t *inputs, int loads,
+			  fp_hookvec_plan *p, avrr_err *err);
 
 /* The logging copies of the reads and loads, as C for the runtime (after
  * the tracer's, which defines avrr_log_read and avrr_log_ld_sreg).  The
